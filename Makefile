@@ -1,0 +1,37 @@
+# Two commands do everything on a fresh machine: `make demo` and `make test`.
+# Both create or reuse .venv and install what they need (torch first: the
+# pinned CPU build, so sentence-transformers does not pull CUDA wheels).
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test install bench lint clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
+	$(PY) -m pip install --upgrade pip
+
+$(STAMP): $(PY) pyproject.toml
+	$(PY) -m pip install torch==2.13.0
+	$(PY) -m pip install -e '.[all,dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	HF_HUB_OFFLINE=1 $(PY) -m pytest example_suites -p no:cacheprovider --llm-report=llmeval-report.json --junitxml=llmeval-junit.xml; \
+	status=$$?; echo "pytest exit code: $$status (1 = a sample failed or the pass-rate gate was missed)"; \
+	if [ $$status -gt 1 ]; then exit $$status; fi
+
+test: $(STAMP)
+	HF_HUB_OFFLINE=1 $(PY) -m pytest tests -n 2 -q
+
+bench: $(STAMP)
+	for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f; done
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check pytest_llmeval tests benchmarks
+
+clean:
+	rm -rf $(VENV) llmeval-report.json llmeval-junit.xml

@@ -1,0 +1,60 @@
+"""Exception hierarchy of pytest-llmeval."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class LLMEvalError(Exception):
+    """Base class of every error raised by pytest-llmeval."""
+
+
+class GoldFileError(LLMEvalError):
+    """A gold-file line that cannot become a sample (bad JSON, schema, duplicate id)."""
+
+    def __init__(self, path: str, line: int, message: str) -> None:
+        super().__init__(f"{path}:{line}: {message}")
+        self.path = path
+        self.line = line
+        self.message = message
+
+
+class GraderError(LLMEvalError):
+    """A grader could not produce a score (bad settings, judge failure, timeout).
+
+    Reported as an *error* outcome, never as a fail.
+    """
+
+
+class ModelError(LLMEvalError):
+    """A model or judge call failed after its retries, or replied with something unusable."""
+
+    def __init__(self, message: str, *, status: int | None = None, attempts: int = 1) -> None:
+        super().__init__(message)
+        self.status = status
+        self.attempts = attempts
+
+
+class FatalModelError(ModelError):
+    """A failure no retry or later sample can fix (401/403, unknown model): stops the run once."""
+
+
+class CacheMissError(ModelError):
+    """Replay-only mode (``--llm-record=none``) was asked for a request that is not cached."""
+
+
+class MissingExtraError(ImportError, LLMEvalError):
+    """An optional dependency is needed; the message names the ``pip install`` that adds it."""
+
+    def __init__(self, feature: str, extra: str, module: str) -> None:
+        super().__init__(
+            f"{feature} needs the optional package {module!r}: pip install 'pytest-llmeval[{extra}]'"
+        )
+
+
+class LLMEvalAssertionError(AssertionError):
+    """Raised by the ``assert_*`` helpers; ``result`` holds the metric's result object."""
+
+    def __init__(self, message: str, result: Any = None) -> None:
+        super().__init__(message)
+        self.result = result

@@ -1,0 +1,1 @@
+"""Graders: one module per metric. Nothing heavy is imported here."""

@@ -1,0 +1,52 @@
+"""Types shared by providers, the judge and the plugin. Stdlib only."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+@dataclass
+class Completion:
+    """One chat completion (a model answer or a judge reply)."""
+
+    text: str
+    usage: Usage = field(default_factory=Usage)
+    cached: bool = False
+    latency_s: float = 0.0
+    attempts: int = 1
+    model: str = ""
+
+
+@dataclass
+class Answer:
+    """The answer under test for one sample, whatever produced it."""
+
+    text: str
+    source: str  # "response" | "hook" | "openai:<model>" | "python:..." | "file:..."
+    contexts: list[str] | None = None
+    retrieved: list[str] | None = None
+    usage: Usage = field(default_factory=Usage)
+    cached: bool = False
+    latency_s: float = 0.0
+
+
+class ChatModel(Protocol):
+    """What a judge needs from the model layer: a synchronous, cached chat call.
+
+    ``response_format`` is an OpenAI ``response_format`` dict (e.g. a json_schema)
+    that providers with structured output honour and others ignore. Raises
+    :class:`pytest_llmeval.errors.ModelError` on failure.
+    """
+
+    name: str
+
+    def complete(
+        self, messages: list[dict[str, str]], *, response_format: dict[str, Any] | None = None
+    ) -> Completion: ...

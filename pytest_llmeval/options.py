@@ -1,0 +1,229 @@
+"""Every CLI flag and its ini twin, declared once, resolved once into a frozen ``Settings``.
+
+Precedence: CLI > ini > built-in default. Option names are module constants that
+tests import.
+"""
+
+from __future__ import annotations
+
+import argparse
+import enum
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+GROUP = "llmeval"
+
+
+class RecordMode(str, enum.Enum):
+    """Cache record modes (after vcrpy): what happens on a cache hit or miss."""
+
+    OFF = "off"  # no cache at all
+    NONE = "none"  # replay only; a miss is an error
+    ONCE = "once"  # record only if the cache directory holds nothing for this request set
+    NEW = "new"  # replay hits, record misses (default)
+    ALL = "all"  # call the model every time and overwrite
+
+
+class ErrorsMode(str, enum.Enum):
+    """How error items count in the pass rate."""
+
+    FAIL = "fail"  # an error counts as a failed sample
+    EXCLUDE = "exclude"  # errors are left out of the denominator
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    name: str  # ini key; CLI flag is --llm-x for ini llm_x
+    help: str
+    default: Any
+    convert: Callable[[str], Any]
+    ini_type: str = "string"
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+def _fraction(value: str) -> float:
+    number = float(value)
+    if not 0.0 <= number <= 1.0:
+        raise ValueError("must be between 0 and 1")
+    return number
+
+
+def _positive_int(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise ValueError("must be a positive integer")
+    return number
+
+
+def _non_negative_int(value: str) -> int:
+    number = int(value)
+    if number < 0:
+        raise ValueError("must be 0 or more")
+    return number
+
+
+def _optional_float(value: str) -> float | None:
+    return None if value in ("", "none", "None") else float(value)
+
+
+def _optional_int(value: str) -> int | None:
+    return None if value in ("", "none", "None") else int(value)
+
+
+def _str(value: str) -> str:
+    return value.strip()
+
+
+def _optional_str(value: str) -> str | None:
+    value = value.strip()
+    return value or None
+
+
+def _json_object(value: str) -> dict[str, Any]:
+    if not value.strip():
+        return {}
+    parsed = json.loads(value)
+    if not isinstance(parsed, dict):
+        raise ValueError("must be a JSON object")
+    return parsed
+
+
+def _weights(value: str) -> dict[str, float]:
+    """``accuracy=0.5,citation=0.25`` or a JSON object."""
+    value = value.strip()
+    if not value:
+        return {}
+    if value.startswith("{"):
+        return {k: float(v) for k, v in _json_object(value).items()}
+    weights: dict[str, float] = {}
+    for part in value.replace("\n", ",").split(","):
+        if not part.strip():
+            continue
+        key, sep, number = part.partition("=")
+        if not sep:
+            raise ValueError(f"expected name=weight, got {part.strip()!r}")
+        weights[key.strip()] = float(number)
+    return weights
+
+
+def _tiers(value: str) -> tuple[float, float]:
+    """``pass,acceptable`` cut-offs, e.g. ``0.9,0.75``."""
+    parts = [p for p in value.replace(" ", ",").split(",") if p]
+    if len(parts) != 2:
+        raise ValueError("expected two numbers: pass,acceptable (e.g. 0.9,0.75)")
+    pass_cut, acceptable_cut = float(parts[0]), float(parts[1])
+    if not 0 <= acceptable_cut <= pass_cut <= 1:
+        raise ValueError("need 0 <= acceptable <= pass <= 1")
+    return pass_cut, acceptable_cut
+
+
+def _lines(value: str) -> tuple[str, ...]:
+    return tuple(line.strip() for line in value.splitlines() if line.strip())
+
+
+def _choice(enum_type: type[enum.Enum]) -> Callable[[str], Any]:
+    def convert(value: str) -> Any:
+        try:
+            return enum_type(value.strip().lower())
+        except ValueError:
+            valid = "|".join(str(m.value) for m in enum_type)
+            raise ValueError(f"must be one of {valid}") from None
+
+    return convert
+
+
+OPTIONS: tuple[OptionSpec, ...] = (
+    # plugin core
+    OptionSpec("llm_gold_files", "Glob patterns of gold JSONL files to collect", "*_eval.jsonl *.llmeval.jsonl", _str),
+    OptionSpec("llm_min_pass_rate", "Fail the run when the pass rate (pass + acceptable) is below this fraction", None, _optional_float),
+    OptionSpec("llm_errors", "How error items count in the pass rate: fail|exclude", "fail", _choice(ErrorsMode)),
+    OptionSpec("llm_report", "Write a JSON report to this path", None, _optional_str),
+    OptionSpec("llm_weights", "Rubric weights as name=weight pairs", "accuracy=0.5,citation=0.25,length=0.15,keywords=0.1", _weights),
+    OptionSpec("llm_tiers", "Tier cut-offs pass,acceptable", "0.9,0.75", _tiers),
+    OptionSpec("llm_length_bands", "Length bands as JSON: {\"ideal\":[100,250],\"ok\":[50,300],\"ok_score\":0.8,\"short_score\":0.5}", "", _json_object),
+    OptionSpec("llm_accuracy", "Default accuracy grader when the gold does not pick one", "semantic_similarity", _str),
+    OptionSpec("llm_citation_patterns", "Extra citation regexes, one per line", "", _lines, "linelist"),
+    OptionSpec("llm_worst", "How many worst samples the summary lists", 5, _non_negative_int),
+    # model layer
+    OptionSpec("llm_model", "Model answering the samples: openai:MODEL, MODEL, python:pkg.mod:func or file:predictions.jsonl", None, _optional_str),
+    OptionSpec("llm_base_url", "Base URL of an OpenAI-compatible API (else OPENAI_BASE_URL)", None, _optional_str),
+    OptionSpec("llm_api_key_env", "Environment variable holding the API key", "OPENAI_API_KEY", _str),
+    OptionSpec("llm_temperature", "Sampling temperature", 0.0, float),
+    OptionSpec("llm_max_tokens", "Max tokens per answer", None, _optional_int),
+    OptionSpec("llm_seed", "Seed sent with each request", None, _optional_int),
+    OptionSpec("llm_timeout", "Per-request timeout in seconds", 60.0, float),
+    OptionSpec("llm_extra_body", "Extra JSON merged into each request body", "", _json_object),
+    OptionSpec("llm_concurrency", "Concurrent model requests", 8, _positive_int),
+    OptionSpec("llm_rpm", "Request-per-minute limit (none = unlimited)", None, _optional_float),
+    OptionSpec("llm_max_retries", "Retries for 429, 5xx, timeouts and dropped connections", 4, _non_negative_int),
+    OptionSpec("llm_record", "Cache record mode: off|none|once|new|all", "new", _choice(RecordMode)),
+    OptionSpec("llm_cache_dir", "Directory of the response cache (commit it to replay in CI)", ".llmeval_cache", _str),
+    OptionSpec("llm_prices", "Price table as JSON {model: [usd_per_1k_prompt, usd_per_1k_completion]}", "", _json_object),
+    # judging
+    OptionSpec("llm_judge", "Judge for free-form graders: offline or a model spec like openai:MODEL", "offline", _str),
+    OptionSpec("llm_embedding_model", "Sentence-transformers model name or path (default: bundled all-MiniLM-L6-v2)", None, _optional_str),
+)
+
+OPTIONS_BY_NAME = {spec.name: spec for spec in OPTIONS}
+
+
+def addoption(parser: pytest.Parser) -> None:
+    """Register each option as a CLI flag and an ini key with the same dest."""
+    group = parser.getgroup(GROUP, "LLM evaluation (pytest-llmeval)")
+    for spec in OPTIONS:
+        shown = " ".join(spec.default) if isinstance(spec.default, tuple) else spec.default
+        group.addoption(spec.flag, dest=spec.name, default=None, help=f"{spec.help}. Default: {shown!r}")
+        parser.addini(spec.name, help=spec.help, type=spec.ini_type, default=None)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """All options, resolved once per run (stored in the session object).
+
+    Read as attributes without the ``llm_`` prefix: ``settings.min_pass_rate``.
+    """
+
+    values: dict[str, Any]
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.__dict__["values"]["llm_" + name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def get(self, name: str) -> Any:
+        return self.values[name]
+
+
+def resolve(config: pytest.Config) -> Settings:
+    """CLI > ini > default; a bad value is a ``pytest.UsageError`` naming both spellings."""
+    values: dict[str, Any] = {}
+    for spec in OPTIONS:
+        raw: Any = config.getoption(spec.name, default=None)
+        origin = spec.flag
+        if raw is None:
+            ini_value = config.getini(spec.name)
+            if ini_value not in (None, "", []):
+                raw = "\n".join(ini_value) if isinstance(ini_value, list) else ini_value
+                origin = f"ini {spec.name}"
+        if raw is None:
+            values[spec.name] = spec.default if not isinstance(spec.default, str) else _safe(spec, spec.default)
+            continue
+        try:
+            values[spec.name] = spec.convert(str(raw))
+        except (ValueError, TypeError, argparse.ArgumentTypeError) as exc:
+            raise pytest.UsageError(
+                f"{origin}={raw!r} (ini {spec.name} / {spec.flag}): {exc}"
+            ) from None
+    return Settings(values)
+
+
+def _safe(spec: OptionSpec, default: str) -> Any:
+    return spec.convert(default)

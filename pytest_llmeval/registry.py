@@ -1,0 +1,70 @@
+"""Accuracy graders by name. The rubric asks this registry; plugins add to it via a hook.
+
+Built-ins are import paths so nothing heavy is imported until a grader runs.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pytest_llmeval.errors import GraderError
+
+if TYPE_CHECKING:
+    from pytest_llmeval.metrics.base import MetricResult
+    from pytest_llmeval.models.base import ChatModel
+    from pytest_llmeval.sample import Sample
+
+
+@dataclass(frozen=True)
+class GradeContext:
+    """Everything an accuracy grader may use for one sample."""
+
+    response: str
+    expected: str
+    question: str | None
+    criteria: dict[str, Any]
+    sample: Sample | None = None
+    judge: ChatModel | None = None
+    contexts: tuple[str, ...] = ()
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+Grader = Callable[[GradeContext], "MetricResult"]
+
+BUILTIN_GRADERS: dict[str, str] = {
+    "exact": "pytest_llmeval.metrics.fuzzy:grade_exact",
+    "fuzzy": "pytest_llmeval.metrics.fuzzy:grade_fuzzy",
+    "numeric": "pytest_llmeval.metrics.numeric:grade",
+    "extractive": "pytest_llmeval.metrics.extractive:grade",
+    "semantic_similarity": "pytest_llmeval.metrics.semantic:grade",
+    "answer_correctness": "pytest_llmeval.metrics.correctness:grade",
+    "claims_f1": "pytest_llmeval.metrics.claims:grade",
+}
+
+
+class GraderRegistry:
+    """Name -> grader. Built-ins load lazily; user graders come from ``pytest_llmeval_graders``."""
+
+    def __init__(self, extra: dict[str, Grader] | None = None) -> None:
+        self._paths = dict(BUILTIN_GRADERS)
+        self._loaded: dict[str, Grader] = dict(extra or {})
+
+    def names(self) -> list[str]:
+        return sorted(set(self._paths) | set(self._loaded))
+
+    def register(self, name: str, grader: Grader) -> None:
+        self._loaded[name] = grader
+
+    def get(self, name: str) -> Grader:
+        if name in self._loaded:
+            return self._loaded[name]
+        path = self._paths.get(name)
+        if path is None:
+            raise GraderError(f"unknown grader {name!r}; registered graders: {', '.join(self.names())}")
+        module_name, _, attr = path.partition(":")
+        grader: Grader = getattr(importlib.import_module(module_name), attr)
+        self._loaded[name] = grader
+        return grader

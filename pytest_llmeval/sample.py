@@ -1,0 +1,53 @@
+"""The normalised gold sample every grader and provider sees."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One gold record, normalised from either the flat or the gold-layer format.
+
+    ``messages`` are the chat messages to send to a model (system + user; the gold
+    assistant turn is removed and becomes ``expected``). ``criteria`` is
+    ``eval_criteria`` merged over the file-level defaults.
+    """
+
+    id: str
+    path: str
+    line: int
+    question: str
+    expected: str
+    messages: tuple[dict[str, str], ...]
+    response: str | None = None
+    contexts: tuple[str, ...] = ()
+    retrieved: tuple[str, ...] | None = None
+    relevant: Any = None  # list of ids or dict id -> graded relevance
+    gold_claims: tuple[str, ...] | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    criteria: dict[str, Any] = field(default_factory=dict)
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def task(self) -> str:
+        return str(self.metadata.get("task") or "-")
+
+    @property
+    def domain(self) -> str:
+        return str(self.metadata.get("domain") or "-")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain builtins, for callables, reports and xdist."""
+        return {
+            "id": self.id,
+            "question": self.question,
+            "expected": self.expected,
+            "messages": [dict(m) for m in self.messages],
+            "response": self.response,
+            "contexts": list(self.contexts),
+            "retrieved": None if self.retrieved is None else list(self.retrieved),
+            "metadata": dict(self.metadata),
+            "eval_criteria": dict(self.criteria),
+        }
