@@ -1,0 +1,335 @@
+"""A small, real-HTTP, OpenAI-compatible chat server for tests.
+
+Runs on 127.0.0.1 (random port) in a background thread. Replies are scripted:
+
+    def test_x(fake_openai):
+        fake_openai.reply_with(lambda body: "Paris")          # every request
+        fake_openai.script(Reply.error(429, "slow down", headers={"Retry-After": "0.1"}), "Paris")
+        client = OpenAI(base_url=fake_openai.url, api_key="sk-test")
+
+A handler ``fn(body) -> str | Reply`` receives the JSON request body. A ``str`` is the
+assistant content of a well-formed completion (with token usage). A :class:`Reply`
+injects anything else: HTTP errors, ``Retry-After``, latency (``delay`` longer than
+the client timeout gives a timeout), dropped connections (``drop=True``) and
+malformed bodies (``body="not json"``, ``body={"id": "x"}``).
+
+``script(*replies)`` queues replies consumed first, one per request, before the handler.
+``requests`` holds every received body, ``max_in_flight`` the peak of concurrent
+chat requests, ``latency`` a default delay for every reply.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+__all__ = ["FakeOpenAIServer", "Reply", "fake_openai"]
+
+
+@dataclass
+class Reply:
+    """One scripted HTTP reply.
+
+    - ``content``: assistant text of a normal completion (status 200 unless set).
+    - ``body``: the JSON body (dict/list) or a raw string sent as is (malformed bodies).
+    - ``raw``: bytes written to the socket with no HTTP framing, then the connection closes.
+    - ``drop``: close the connection without replying (a dropped connection).
+    - ``delay``: seconds to wait before replying (longer than the client timeout = timeout).
+    """
+
+    content: str | None = None
+    status: int = 200
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float | None = None
+    raw: bytes | None = None
+    drop: bool = False
+    usage: dict[str, int] | None = None
+
+    @classmethod
+    def error(
+        cls,
+        status: int,
+        message: str,
+        *,
+        type: str = "server_error",  # noqa: A002 - OpenAI's field name
+        code: str | None = None,
+        headers: dict[str, str] | None = None,
+        delay: float | None = None,
+    ) -> Reply:
+        """An OpenAI-style error body: ``{"error": {"message", "type", "code"}}``."""
+        body = {"error": {"message": message, "type": type, "param": None, "code": code}}
+        return cls(status=status, body=body, headers=dict(headers or {}), delay=delay)
+
+
+Handler = Callable[[dict[str, Any]], "str | Reply"]
+
+
+def _last_user_message(body: dict[str, Any]) -> str:
+    for message in reversed(body.get("messages") or []):
+        if message.get("role") == "user":
+            content = message.get("content")
+            return content if isinstance(content, str) else json.dumps(content)
+    return ""
+
+
+def echo(body: dict[str, Any]) -> str:
+    """Default handler: the assistant repeats the last user message."""
+    return _last_user_message(body)
+
+
+def _count_tokens(text: str) -> int:
+    return len(text.split())
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    owner: FakeOpenAIServer
+
+
+class _RequestHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, like a real API behind httpx
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        pass  # keep test output clean
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.owner._track(self.connection, add=True)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        except OSError:
+            pass
+        self.server.owner._track(self.connection, add=False)
+
+    def do_GET(self) -> None:
+        owner = self.server.owner
+        if self.path.rstrip("/").endswith("/models"):
+            models = sorted(owner.known_models or {"fake-model"})
+            data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in models]
+            self._send(200, {"object": "list", "data": data}, {})
+        else:
+            self._send(404, {"error": {"message": f"no route {self.path}", "type": "invalid_request_error"}}, {})
+
+    def do_POST(self) -> None:
+        owner = self.server.owner
+        length = int(self.headers.get("Content-Length") or 0)
+        raw_body = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw_body or b"{}")
+        except ValueError:
+            self._send(400, {"error": {"message": "request body is not JSON", "type": "invalid_request_error"}}, {})
+            return
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._send(404, {"error": {"message": f"no route {self.path}", "type": "invalid_request_error"}}, {})
+            return
+        owner._enter(body, dict(self.headers.items()))
+        try:
+            reply = owner._reply_for(body, self.headers.get("Authorization", ""))
+            delay = owner.latency if reply.delay is None else reply.delay
+            if delay > 0 and owner._stopping.wait(delay):
+                self.close_connection = True
+                return
+            if reply.drop or reply.raw is not None:
+                if reply.raw:
+                    self.wfile.write(reply.raw)
+                    self.wfile.flush()
+                self.close_connection = True
+                try:
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                return
+            self._send(reply.status, owner._body_for(reply, body), reply.headers)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client gave up (timeout) first
+        finally:
+            owner._leave()
+
+    def _send(self, status: int, body: Any, headers: dict[str, str]) -> None:
+        payload = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+        self.send_response(status)
+        content_type = "text/plain" if isinstance(body, str) else "application/json"
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(payload)))
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(payload)
+        self.wfile.flush()
+
+
+class FakeOpenAIServer:
+    """OpenAI-compatible ``/v1/chat/completions`` and ``/v1/models`` on 127.0.0.1."""
+
+    def __init__(self, *, latency: float = 0.0) -> None:
+        self.latency = latency
+        self.known_models: set[str] | None = None  # set it to answer 404 model_not_found for others
+        self.api_key: str | None = None  # set it to answer 401 to any other bearer token
+        self.requests: list[dict[str, Any]] = []
+        self.request_headers: list[dict[str, str]] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._handler: Handler = echo
+        self._queue: deque[str | Reply] = deque()
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._connections: set[socket.socket] = set()
+        self._httpd: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- scripting ---------------------------------------------------------
+    def reply_with(self, fn: Handler) -> None:
+        """Answer every request with ``fn(body)`` (a ``str`` content or a :class:`Reply`)."""
+        self._handler = fn
+
+    def script(self, *replies: str | Reply) -> None:
+        """Queue replies used one per request, in order, before the handler."""
+        with self._lock:
+            self._queue.extend(replies)
+
+    def reset(self) -> None:
+        """Forget requests, counters, scripts and settings; back to echo."""
+        with self._lock:
+            self.requests.clear()
+            self.request_headers.clear()
+            self.max_in_flight = self.in_flight
+            self._queue.clear()
+        self._handler = echo
+        self.latency = 0.0
+        self.known_models = None
+        self.api_key = None
+
+    @property
+    def url(self) -> str:
+        assert self._httpd is not None, "server not started"
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}/v1"
+
+    @property
+    def chat_requests(self) -> int:
+        return len(self.requests)
+
+    # -- lifecycle ---------------------------------------------------------
+    def start(self) -> FakeOpenAIServer:
+        httpd = _Server(("127.0.0.1", 0), _RequestHandler)
+        httpd.owner = self
+        self._httpd = httpd
+        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+        with self._lock:
+            connections = list(self._connections)
+        for conn in connections:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        # let handler threads notice the shut sockets and close them
+        deadline = time.monotonic() + 2
+        while self._connections and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- used by the request handler ---------------------------------------
+    def _track(self, conn: socket.socket, *, add: bool) -> None:
+        with self._lock:
+            if add:
+                self._connections.add(conn)
+            else:
+                self._connections.discard(conn)
+
+    def _enter(self, body: dict[str, Any], headers: dict[str, str]) -> None:
+        with self._lock:
+            self.requests.append(body)
+            self.request_headers.append(headers)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def _leave(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+
+    def _reply_for(self, body: dict[str, Any], authorization: str) -> Reply:
+        if self.api_key is not None and authorization != f"Bearer {self.api_key}":
+            return Reply.error(401, "Incorrect API key provided.", type="invalid_request_error", code="invalid_api_key")
+        model = str(body.get("model", ""))
+        if self.known_models is not None and model not in self.known_models:
+            return Reply.error(
+                404,
+                f"The model `{model}` does not exist or you do not have access to it.",
+                type="invalid_request_error",
+                code="model_not_found",
+            )
+        with self._lock:
+            scripted = self._queue.popleft() if self._queue else None
+        result = scripted if scripted is not None else self._handler(body)
+        return Reply(content=result) if isinstance(result, str) else result
+
+    def _body_for(self, reply: Reply, request: dict[str, Any]) -> Any:
+        if reply.body is not None:
+            return reply.body
+        if reply.content is None:
+            if reply.status >= 400:
+                return {"error": {"message": f"HTTP {reply.status}", "type": "server_error", "param": None, "code": None}}
+            return {}
+        prompt = " ".join(
+            m["content"] if isinstance(m.get("content"), str) else json.dumps(m.get("content"))
+            for m in request.get("messages") or []
+        )
+        usage = reply.usage or {
+            "prompt_tokens": _count_tokens(prompt),
+            "completion_tokens": _count_tokens(reply.content),
+        }
+        usage = {**usage, "total_tokens": usage["prompt_tokens"] + usage["completion_tokens"]}
+        return {
+            "id": f"chatcmpl-fake-{len(self.requests)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": request.get("model", "fake-model"),
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": reply.content},
+                    "finish_reason": "stop",
+                    "logprobs": None,
+                }
+            ],
+            "usage": usage,
+        }
+
+
+@pytest.fixture
+def fake_openai() -> Iterator[FakeOpenAIServer]:
+    """A started :class:`FakeOpenAIServer` (echo handler, no latency), stopped after the test."""
+    server = FakeOpenAIServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
