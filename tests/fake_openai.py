@@ -20,6 +20,7 @@ chat requests, ``latency`` a default delay for every reply.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -61,7 +62,7 @@ class Reply:
         status: int,
         message: str,
         *,
-        type: str = "server_error",  # noqa: A002 - OpenAI's field name
+        type: str = "server_error",
         code: str | None = None,
         headers: dict[str, str] | None = None,
         delay: float | None = None,
@@ -101,7 +102,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, like a real API behind httpx
     server: _Server
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: Any) -> None:
         pass  # keep test output clean
 
     def setup(self) -> None:
@@ -109,10 +110,8 @@ class _RequestHandler(BaseHTTPRequestHandler):
         self.server.owner._track(self.connection, add=True)
 
     def finish(self) -> None:
-        try:
+        with contextlib.suppress(OSError):
             super().finish()
-        except OSError:
-            pass
         self.server.owner._track(self.connection, add=False)
 
     def do_GET(self) -> None:
@@ -122,7 +121,11 @@ class _RequestHandler(BaseHTTPRequestHandler):
             data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in models]
             self._send(200, {"object": "list", "data": data}, {})
         else:
-            self._send(404, {"error": {"message": f"no route {self.path}", "type": "invalid_request_error"}}, {})
+            self._send(
+                404,
+                {"error": {"message": f"no route {self.path}", "type": "invalid_request_error"}},
+                {},
+            )
 
     def do_POST(self) -> None:
         owner = self.server.owner
@@ -131,10 +134,18 @@ class _RequestHandler(BaseHTTPRequestHandler):
         try:
             body = json.loads(raw_body or b"{}")
         except ValueError:
-            self._send(400, {"error": {"message": "request body is not JSON", "type": "invalid_request_error"}}, {})
+            self._send(
+                400,
+                {"error": {"message": "request body is not JSON", "type": "invalid_request_error"}},
+                {},
+            )
             return
         if not self.path.rstrip("/").endswith("/chat/completions"):
-            self._send(404, {"error": {"message": f"no route {self.path}", "type": "invalid_request_error"}}, {})
+            self._send(
+                404,
+                {"error": {"message": f"no route {self.path}", "type": "invalid_request_error"}},
+                {},
+            )
             return
         owner._enter(body, dict(self.headers.items()))
         try:
@@ -148,10 +159,8 @@ class _RequestHandler(BaseHTTPRequestHandler):
                     self.wfile.write(reply.raw)
                     self.wfile.flush()
                 self.close_connection = True
-                try:
+                with contextlib.suppress(OSError):
                     self.connection.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
                 return
             self._send(reply.status, owner._body_for(reply, body), reply.headers)
         except (BrokenPipeError, ConnectionResetError):
@@ -228,7 +237,9 @@ class FakeOpenAIServer:
         httpd = _Server(("127.0.0.1", 0), _RequestHandler)
         httpd.owner = self
         self._httpd = httpd
-        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread = threading.Thread(
+            target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
         self._thread.start()
         return self
 
@@ -240,10 +251,8 @@ class FakeOpenAIServer:
         with self._lock:
             connections = list(self._connections)
         for conn in connections:
-            try:
+            with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
         if self._thread is not None:
             self._thread.join(timeout=5)
         # let handler threads notice the shut sockets and close them
@@ -278,7 +287,12 @@ class FakeOpenAIServer:
 
     def _reply_for(self, body: dict[str, Any], authorization: str) -> Reply:
         if self.api_key is not None and authorization != f"Bearer {self.api_key}":
-            return Reply.error(401, "Incorrect API key provided.", type="invalid_request_error", code="invalid_api_key")
+            return Reply.error(
+                401,
+                "Incorrect API key provided.",
+                type="invalid_request_error",
+                code="invalid_api_key",
+            )
         model = str(body.get("model", ""))
         if self.known_models is not None and model not in self.known_models:
             return Reply.error(
@@ -297,7 +311,14 @@ class FakeOpenAIServer:
             return reply.body
         if reply.content is None:
             if reply.status >= 400:
-                return {"error": {"message": f"HTTP {reply.status}", "type": "server_error", "param": None, "code": None}}
+                return {
+                    "error": {
+                        "message": f"HTTP {reply.status}",
+                        "type": "server_error",
+                        "param": None,
+                        "code": None,
+                    }
+                }
             return {}
         prompt = " ".join(
             m["content"] if isinstance(m.get("content"), str) else json.dumps(m.get("content"))
