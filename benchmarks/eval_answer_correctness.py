@@ -1,0 +1,132 @@
+"""Agreement of the offline ``answer_correctness`` verdict with human labels on FinanceBench.
+
+Usage:  python benchmarks/eval_answer_correctness.py ../shared/data [--errors N] [--no-cv]
+
+Reads ``financebench_dev.jsonl`` (label correct / incorrect / refusal) from the data dir and prints
+agreement on "correct vs not", Cohen's kappa, a confusion table per question type, refusal
+detection precision / recall / F1, and a cross-validated agreement in which the tunable
+thresholds are chosen on other questions only (5 folds by question id).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import random
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pytest_llmeval.metrics import correctness  # noqa: E402
+from pytest_llmeval.metrics.refusal import is_refusal  # noqa: E402
+
+GRID = {
+    "rel_tol": [0.005, 0.01, 0.02, 0.03, 0.05],
+    "text_inclusion": [0.0, 0.1, 0.2, 0.25, 0.3, 0.4, 0.5],
+}
+
+
+def kappa(pairs: list[tuple[bool, bool]]) -> float:
+    n = len(pairs)
+    po = sum(a == b for a, b in pairs) / n
+    pa = sum(a for a, _ in pairs) / n
+    pb = sum(b for _, b in pairs) / n
+    pe = pa * pb + (1 - pa) * (1 - pb)
+    return (po - pe) / (1 - pe) if pe < 1 else 1.0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("data_dir")
+    ap.add_argument("--errors", type=int, default=0, help="print N disagreements")
+    ap.add_argument("--no-cv", action="store_true")
+    args = ap.parse_args()
+    rows = [json.loads(line) for line in open(Path(args.data_dir) / "financebench_dev.jsonl", encoding="utf-8")]
+
+    t0 = time.perf_counter()
+    verdicts = [
+        correctness.answer_correctness(r["response"], r["gold"], question=r["question"], judge="offline") for r in rows
+    ]
+    elapsed = time.perf_counter() - t0
+    human = [r["label"] == "correct" for r in rows]
+    pred = [v.correct for v in verdicts]
+    pairs = list(zip(pred, human, strict=True))
+    agree = sum(a == b for a, b in pairs) / len(pairs)
+    print(f"FinanceBench dev: {len(rows)} answers, {len({r['id'].split('/')[0] for r in rows})} questions")
+    print(f"offline answer_correctness: agreement {agree:.3f}  Cohen's kappa {kappa(pairs):.3f}  ({elapsed:.1f}s)")
+    majority = max(sum(human), len(human) - sum(human)) / len(human)
+    print(f"  (majority baseline {majority:.3f}; needs_review flagged on {sum(v.needs_review for v in verdicts)})")
+
+    print("\nconfusion per question type (rows: human label, cols: offline verdict)")
+    by_type: dict[str, Counter[tuple[str, str]]] = defaultdict(Counter)
+    for r, v in zip(rows, verdicts, strict=True):
+        got = "refusal" if v.refusal else ("correct" if v.correct else "incorrect")
+        by_type[r["question_type"]][(r["label"], got)] += 1
+        by_type["ALL"][(r["label"], got)] += 1
+    labels = ["correct", "incorrect", "refusal"]
+    for qt, conf in by_type.items():
+        n = sum(conf.values())
+        acc = sum(c for (h, g), c in conf.items() if (h == "correct") == (g == "correct")) / n
+        print(f"  {qt}  (n={n}, agreement {acc:.3f})")
+        print("    human\\pred  " + "".join(f"{lab:>10}" for lab in labels))
+        for h in labels:
+            print(f"    {h:<11}" + "".join(f"{conf[(h, g)]:>10}" for g in labels))
+
+    ref_h = [r["label"] == "refusal" for r in rows]
+    ref_p = [is_refusal(r["response"]) for r in rows]
+    tp = sum(a and b for a, b in zip(ref_p, ref_h, strict=True))
+    prec = tp / max(1, sum(ref_p))
+    rec = tp / max(1, sum(ref_h))
+    f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
+    print(f"\nrefusal detection: precision {prec:.3f}  recall {rec:.3f}  F1 {f1:.3f}")
+
+    if not args.no_cv:
+        cross_validate(rows, human)
+
+    if args.errors:
+        bad = [(r, v) for r, v in zip(rows, verdicts, strict=True) if v.correct != (r["label"] == "correct")]
+        random.Random(0).shuffle(bad)
+        for r, v in bad[: args.errors]:
+            print("\n---", r["label"], "| pred", v.correct, "|", r["question_type"], r["model"], r["eval_mode"])
+            print("Q:", r["question"][:200])
+            print("GOLD:", r["gold"][:200])
+            print("RESP:", r["response"][:600].replace("\n", " "))
+            print("WHY:", "; ".join(v.reasons))
+
+
+def cross_validate(rows: list[dict[str, str]], human: list[bool]) -> None:
+    """5-fold CV by question: thresholds picked on 4/5 of the questions, scored on the rest."""
+    qids = sorted({r["id"].split("/")[0] for r in rows})
+    random.Random(13).shuffle(qids)
+    fold_of = {q: i % 5 for i, q in enumerate(qids)}
+    # Signals depend on rel_tol only; compute once per tolerance.
+    signals = {
+        tol: [correctness.analyse(r["response"], r["gold"], r["question"], {"rel_tol": tol}) for r in rows]
+        for tol in GRID["rel_tol"]
+    }
+    combos = [dict(zip(GRID, vals, strict=True)) for vals in itertools.product(*GRID.values())]
+    preds = {
+        i: [correctness.decide(s, c)[0] for s in signals[c["rel_tol"]]] for i, c in enumerate(combos)
+    }
+    correct_total = 0
+    chosen = []
+    for fold in range(5):
+        train = [k for k, r in enumerate(rows) if fold_of[r["id"].split("/")[0]] != fold]
+        test = [k for k, r in enumerate(rows) if fold_of[r["id"].split("/")[0]] == fold]
+        best = max(preds, key=lambda i: sum(preds[i][k] == human[k] for k in train))
+        chosen.append(combos[best])
+        correct_total += sum(preds[best][k] == human[k] for k in test)
+    print(f"\n5-fold cross-validation by question (thresholds tuned on held-out-free folds): agreement {correct_total / len(rows):.3f}")
+    for c in chosen:
+        print("   fold params:", c)
+    best_all = max(preds, key=lambda i: sum(p == h for p, h in zip(preds[i], human, strict=True)))
+    print("   best params on all dev:", combos[best_all], f"(agreement {sum(p == h for p, h in zip(preds[best_all], human, strict=True)) / len(rows):.3f})")
+    print("   shipped params:", {k: correctness.PARAMS[k] for k in GRID})
+
+
+if __name__ == "__main__":
+    main()
