@@ -1,0 +1,152 @@
+"""Gold JSONL files become pytest items: one ``GoldItem`` per sample, one ``BadLineItem`` per bad line."""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_llmeval.schema import FILE_CONFIG_KEY, SampleError, normalise, validate
+
+if TYPE_CHECKING:
+    from pytest_llmeval.rubric import GradeResult
+    from pytest_llmeval.sample import Sample
+
+GRADE_KEY = pytest.StashKey["GradeResult"]()
+
+
+def _display_path(path: Path, rootpath: Path) -> str:
+    """Path relative to the rootdir (stable across machines and xdist workers)."""
+    try:
+        return path.relative_to(rootpath).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def is_gold_file(file_path: Path, patterns: str) -> bool:
+    return any(fnmatch.fnmatch(file_path.name, pattern) for pattern in patterns.split())
+
+
+class GoldFailure(Exception):
+    """The sample graded into the fail tier (a failed test, not an error)."""
+
+
+class GoldItemError(Exception):
+    """A gold line that cannot be graded; shown without a traceback."""
+
+
+def read_records(path: Path) -> Iterator[tuple[int, Any, str | None]]:
+    """Yield (line number, parsed record or None, problem) for each non-empty line, in file order."""
+    text = path.read_bytes().decode("utf-8-sig", errors="replace")
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line), None
+        except json.JSONDecodeError as exc:
+            yield number, None, f"invalid JSON at column {exc.colno}: {exc.msg}"
+
+
+class JsonlFile(pytest.File):
+    """A gold file; collection never stops at a bad line."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        defaults: dict[str, Any] = {}
+        seen: dict[str, int] = {}
+        relpath = self.path.name
+        shown_path = _display_path(self.path, self.config.rootpath)
+        for number, record, problem in read_records(self.path):
+            if problem is None and isinstance(record, dict) and set(record) == {FILE_CONFIG_KEY}:
+                if seen:
+                    problem = f"{FILE_CONFIG_KEY!r} must come before the first sample"
+                elif not isinstance(record[FILE_CONFIG_KEY], dict):
+                    problem = f"field {FILE_CONFIG_KEY!r}: must be an object"
+                else:
+                    defaults = dict(record[FILE_CONFIG_KEY])
+                    continue
+            sample: Sample | None = None
+            if problem is None:
+                try:
+                    validate(record)
+                    sample = normalise(record, path=shown_path, line=number, defaults=defaults)
+                except SampleError as exc:
+                    problem = str(exc)
+            if sample is not None and sample.id in seen:
+                problem = f"field 'id': duplicate id {sample.id!r} (first on line {seen[sample.id]})"
+                sample = None
+            if sample is None:
+                yield BadLineItem.from_parent(
+                    self, name=f"{relpath}:{number}", lineno=number, problem=problem or "unknown problem",
+                    shown_path=shown_path,
+                )
+                continue
+            seen[sample.id] = number
+            yield GoldItem.from_parent(self, name=sample.id, sample=sample)
+
+
+class BadLineItem(pytest.Item):
+    """A line that could not become a sample: an error outcome naming file, line, field and problem."""
+
+    def __init__(self, *, lineno: int, problem: str, shown_path: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.lineno = lineno
+        self.problem = problem
+        self.shown_path = shown_path
+
+    def setup(self) -> None:
+        raise GoldItemError(f"{self.shown_path}:{self.lineno}: {self.problem}")
+
+    def runtest(self) -> None:  # pragma: no cover - setup always raises
+        pass
+
+    def explain_setup_error(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
+        if isinstance(excinfo.value, GoldItemError):
+            return str(excinfo.value)
+        return self._repr_failure_py(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, self.lineno - 1, f"{self.path.name}:{self.lineno}"
+
+
+class GoldItem(pytest.Item):
+    """One gold sample. Answering and grading happen in setup (failures there are errors);
+    the call phase only checks the tier."""
+
+    def __init__(self, *, sample: Sample, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.sample = sample
+        for marker in ("llmeval",):
+            self.add_marker(marker)
+
+    def setup(self) -> None:
+        from pytest_llmeval.session import get_session
+
+        get_session(self.config).grade_item(self)
+
+    def runtest(self) -> None:
+        grade = self.stash[GRADE_KEY]
+        if grade.tier == "fail":
+            raise GoldFailure(grade.failure_message(self.sample))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, GoldFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def explain_setup_error(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
+        """Model, judge and grader failures: one message naming the sample, never a traceback."""
+        from pytest_llmeval.errors import LLMEvalError
+
+        if isinstance(excinfo.value, LLMEvalError | GoldItemError):
+            return (
+                f"{self.sample.path}:{self.sample.line}: sample {self.sample.id!r}: "
+                f"{type(excinfo.value).__name__}: {excinfo.value}"
+            )
+        return self._repr_failure_py(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, self.sample.line - 1, f"{self.path.name}:{self.sample.line}::{self.sample.id}"

@@ -1,0 +1,100 @@
+"""Support for hand-written tests: the ``llm_sample`` fixture and the helpers' tally."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_llmeval.metrics.base import MetricResult, current_recorder
+
+if TYPE_CHECKING:
+    from pytest_llmeval.models.base import Answer
+    from pytest_llmeval.sample import Sample
+    from pytest_llmeval.session import LLMEvalSession
+
+
+class LLMSample:
+    """A gold sample inside a hand-written test; ``answer`` is fetched on first use."""
+
+    def __init__(self, sample: Sample, llm_session: LLMEvalSession) -> None:
+        self.sample = sample
+        self._session = llm_session
+        self._answer: Answer | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.sample, name)
+
+    @property
+    def answer_obj(self) -> Answer:
+        if self._answer is None:
+            self._answer = self._session.answer_for(self.sample)
+        return self._answer
+
+    @property
+    def answer(self) -> str:
+        """The answer text under test (model, pre-recorded response or your generate hook)."""
+        return self.answer_obj.text
+
+
+def parametrize_samples(metafunc: pytest.Metafunc, marker_name: str) -> None:
+    """Parametrize ``llm_sample`` over the samples of the files named by the marker."""
+    from pytest_llmeval.collector import read_records
+    from pytest_llmeval.schema import FILE_CONFIG_KEY, SampleError, normalise, validate
+
+    marker = metafunc.definition.get_closest_marker(marker_name)
+    if marker is None or not marker.args:
+        raise pytest.UsageError(
+            f"{metafunc.definition.nodeid}: the llm_sample fixture needs @pytest.mark.{marker_name}('path/to/gold.jsonl')"
+        )
+    base = Path(metafunc.definition.path).parent
+    samples: list[Any] = []
+    ids: list[str] = []
+    for name in marker.args:
+        path = (base / name).resolve()
+        defaults: dict[str, Any] = {}
+        for number, record, problem in read_records(path):
+            if isinstance(record, dict) and set(record) == {FILE_CONFIG_KEY}:
+                defaults = dict(record[FILE_CONFIG_KEY])
+                continue
+            try:
+                if problem:
+                    raise SampleError(problem)
+                validate(record)
+                sample = normalise(record, path=str(path), line=number, defaults=defaults)
+            except SampleError as exc:
+                samples.append(pytest.param(None, marks=pytest.mark.skip(reason=f"{path}:{number}: {exc}")))
+                ids.append(f"{path.name}:{number}")
+                continue
+            samples.append(sample)
+            ids.append(sample.id)
+    metafunc.parametrize("llm_sample", samples, ids=ids, indirect=True)
+
+
+@contextlib.contextmanager
+def recording(item: pytest.Item, llm_session: LLMEvalSession) -> Iterator[list[MetricResult]]:
+    """Collect the results of ``assert_*`` helpers called by the test; set the default judge."""
+    results: list[MetricResult] = []
+    token = current_recorder.set(results)
+    judge_token = None
+    if llm_session.settings.judge not in ("", "offline", "none"):
+        from pytest_llmeval.judge import default_judge
+
+        judge_token = default_judge.set(llm_session.judge)
+    try:
+        yield results
+    finally:
+        current_recorder.reset(token)
+        if judge_token is not None:
+            from pytest_llmeval.judge import default_judge
+
+            default_judge.reset(judge_token)
+        for result in results:
+            name = result.metric or type(result).__name__
+            item.user_properties.append((f"llmeval_{name}", f"{float(result.score):.4f}"))
+        if results:
+            scores = [float(r.score) for r in results]
+            item.user_properties.append(("llmeval_score", f"{sum(scores) / len(scores):.4f}"))

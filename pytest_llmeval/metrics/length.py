@@ -1,0 +1,79 @@
+"""Answer length in whitespace tokens, scored by bands (too short or too long costs score)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_llmeval.metrics.base import MetricResult, enforce
+
+
+@dataclass(frozen=True)
+class LengthBands:
+    """Default bands: 100-250 tokens -> 1.0; 50-100 or 250-300 -> 0.8; otherwise 0.5; over max_tokens -> 0.5."""
+
+    ideal: tuple[int, int] = (100, 250)
+    ok: tuple[int, int] = (50, 300)
+    ok_score: float = 0.8
+    out_score: float = 0.5
+
+    @classmethod
+    def from_mapping(cls, values: dict[str, Any]) -> LengthBands:
+        base = cls()
+        return cls(
+            ideal=tuple(values.get("ideal", base.ideal)),  # type: ignore[arg-type]
+            ok=tuple(values.get("ok", base.ok)),  # type: ignore[arg-type]
+            ok_score=float(values.get("ok_score", base.ok_score)),
+            out_score=float(values.get("out_score", values.get("short_score", base.out_score))),
+        )
+
+
+@dataclass(kw_only=True)
+class LengthResult(MetricResult):
+    tokens: int = 0
+
+
+def count_tokens(text: str) -> int:
+    """Whitespace tokens: deterministic, offline, and close enough to BPE counts for banding."""
+    return len((text or "").split())
+
+
+def length_score(
+    response: str,
+    *,
+    max_tokens: int | None = None,
+    min_tokens: int | None = None,
+    bands: LengthBands | None = None,
+) -> LengthResult:
+    """Score the length of ``response`` by ``bands``; a hard ``max_tokens``/``min_tokens`` fails."""
+    bands = bands or LengthBands()
+    tokens = count_tokens(response)
+    if max_tokens is not None and tokens > max_tokens:
+        score, why = bands.out_score, f"{tokens} tokens is over max_tokens={max_tokens}"
+    elif min_tokens is not None and tokens < min_tokens:
+        score, why = bands.out_score, f"{tokens} tokens is under min_tokens={min_tokens}"
+    elif bands.ideal[0] <= tokens <= bands.ideal[1]:
+        score, why = 1.0, f"{tokens} tokens, inside the ideal band {bands.ideal[0]}-{bands.ideal[1]}"
+    elif bands.ok[0] <= tokens <= bands.ok[1]:
+        score, why = bands.ok_score, f"{tokens} tokens, outside the ideal band {bands.ideal[0]}-{bands.ideal[1]} but within {bands.ok[0]}-{bands.ok[1]}"
+    elif tokens < bands.ok[0]:
+        score, why = bands.out_score, f"{tokens} tokens, under {bands.ok[0]}"
+    else:
+        score, why = bands.out_score, f"{tokens} tokens, over {bands.ok[1]}"
+    hard_limit_ok = (max_tokens is None or tokens <= max_tokens) and (min_tokens is None or tokens >= min_tokens)
+    return LengthResult(
+        metric="length",
+        passed=hard_limit_ok,
+        score=score,
+        explanation=why + " (whitespace tokens)",
+        details={"tokens": tokens},
+        tokens=tokens,
+    )
+
+
+def assert_length(
+    response: str, *, max_tokens: int | None = None, min_tokens: int | None = None
+) -> LengthResult:
+    """Assert ``min_tokens <= tokens(response) <= max_tokens`` (whitespace tokens)."""
+    __tracebackhide__ = True
+    return enforce(length_score(response, max_tokens=max_tokens, min_tokens=min_tokens))  # type: ignore[return-value]

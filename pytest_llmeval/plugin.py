@@ -1,0 +1,121 @@
+"""pytest11 entry point: hook implementations and fixtures, each a few lines.
+
+Everything heavy lives elsewhere and is imported lazily; loading this module costs
+an unrelated pytest run almost nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_llmeval import options
+from pytest_llmeval.collector import BadLineItem, GoldItem, JsonlFile, is_gold_file
+from pytest_llmeval.session import SESSION_KEY, LLMEvalSession, get_session
+
+HELPER_RESULTS_KEY = pytest.StashKey[list[Any]]()
+GOLD_MARKER = "llmeval_gold"
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from pytest_llmeval import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    options.addoption(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "llmeval: a gold sample graded by pytest-llmeval")
+    config.addinivalue_line(
+        "markers", f"{GOLD_MARKER}(*paths): parametrize the llm_sample fixture over the samples of these gold files"
+    )
+    llm_session = LLMEvalSession(config, options.resolve(config))
+    config.stash[SESSION_KEY] = llm_session
+    # The session also collects per-sample records from pytest_runtest_logreport
+    # (which gets no config argument), on the controller and in plain runs alike.
+    config.pluginmanager.register(llm_session, "llmeval-session")
+    if config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(XdistController(config), "llmeval-xdist")
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if file_path.suffix == ".jsonl" and is_gold_file(file_path, get_session(parent.config).settings.gold_files):
+        return JsonlFile.from_parent(parent, path=file_path)
+    return None
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if not session.config.option.collectonly:
+        get_session(session.config).prefetch(session.items)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "llm_sample" in metafunc.fixturenames:
+        from pytest_llmeval.fixtures import parametrize_samples
+
+        parametrize_samples(metafunc, GOLD_MARKER)
+
+
+@pytest.fixture
+def llm_sample(request: pytest.FixtureRequest) -> Any:
+    """The gold sample of this test case (with ``.answer``), from ``@pytest.mark.llmeval_gold(path)``."""
+    from pytest_llmeval.fixtures import LLMSample
+
+    return LLMSample(request.param, get_session(request.config))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    if isinstance(item, GoldItem):
+        return (yield)
+    from pytest_llmeval.fixtures import recording
+
+    with recording(item, get_session(item.config)) as results:
+        item.stash[HELPER_RESULTS_KEY] = results
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    if report.when == "setup" and report.failed and call.excinfo is not None and isinstance(item, GoldItem | BadLineItem):
+        # Our own setup errors (bad line, model or grader failure) read as one
+        # explained message, not a traceback through pytest's runner.
+        report.longrepr = item.explain_setup_error(call.excinfo)
+    record = get_session(item.config).record_for(item, report, item.stash.get(HELPER_RESULTS_KEY, None))
+    if record is not None:
+        report.llmeval = record  # type: ignore[attr-defined]
+    return report
+
+
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, Any] | None:
+    record = getattr(report, "llmeval", None)
+    if record and report.when == "call" and report.passed and record["status"] == "acceptable":
+        return "acceptable", "A", ("ACCEPTABLE", {"yellow": True})
+    return None
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    get_session(session.config).finish(session, exitstatus)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    get_session(config).print_summary(terminalreporter)
+
+
+class XdistController:
+    """Registered on the xdist controller only: merges the workers' model statistics."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        get_session(self.config).merge_worker_output(getattr(node, "workeroutput", {}))

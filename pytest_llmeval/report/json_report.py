@@ -1,0 +1,113 @@
+"""``--llm-report=PATH``: the run as JSON, written atomically (also after Ctrl-C, marked incomplete)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pytest_llmeval.session import LLMEvalSession, Tally
+
+REPORT_VERSION = 1
+
+
+def _group(tally: Tally) -> dict[str, Any]:
+    return {
+        "total": len(tally.records),
+        "pass": tally.tiers["pass"],
+        "acceptable": tally.tiers["acceptable"],
+        "fail": tally.tiers["fail"],
+        "error": tally.errors,
+        "pass_rate": tally.pass_rate,
+        "overall_score": tally.mean("overall"),
+        "accuracy": tally.mean("accuracy"),
+    }
+
+
+def build_report(llm_session: LLMEvalSession, *, incomplete: bool) -> dict[str, Any]:
+    from pytest_llmeval import __version__
+
+    tally = llm_session.tally()
+    settings = llm_session.settings
+    records = tally.records
+    aggregate = {
+        "overall_score": tally.mean("overall"),
+        "accuracy": tally.mean("accuracy"),
+        "citation_coverage": tally.mean("citation"),
+        "length": tally.mean("length"),
+        "keywords": tally.mean("keywords"),
+        "retrieval": tally.mean("retrieval"),
+        "avg_length_tokens": tally.mean_length(),
+        "pass_rate": tally.pass_rate,
+        "pass": tally.tiers["pass"],
+        "acceptable": tally.tiers["acceptable"],
+        "fail": tally.tiers["fail"],
+        "errors": tally.errors,
+        "skipped": tally.tiers["skipped"],
+        "refusals": tally.count("refusal"),
+        "needs_review": tally.count("needs_review"),
+        "errors_mode": settings.errors.value,
+        "min_pass_rate": settings.min_pass_rate,
+        "gate_passed": None if settings.min_pass_rate is None or tally.pass_rate is None else tally.pass_rate >= settings.min_pass_rate,
+    }
+    sample_results = [
+        {
+            "sample_id": r["sample_id"],
+            "nodeid": r["nodeid"],
+            "kind": r["kind"],
+            "file": r.get("file"),
+            "question": r.get("question"),
+            "expected": r.get("expected"),
+            "predicted": r.get("predicted"),
+            "task": r.get("task"),
+            "domain": r.get("domain"),
+            "scores": r["scores"],
+            "status": r["status"],
+            "reason": r.get("reason", ""),
+            "accuracy_grader": r.get("accuracy_grader"),
+            "refusal": r.get("refusal", False),
+            "needs_review": r.get("needs_review", False),
+            **({"components": r["components"]} if "components" in r else {}),
+            **({"metrics": r["metrics"]} if "metrics" in r else {}),
+            **({"retrieval_metrics": r["retrieval_metrics"]} if r.get("retrieval_metrics") else {}),
+        }
+        for r in sorted(records, key=lambda r: r["nodeid"])
+    ]
+    return {
+        "version": REPORT_VERSION,
+        "metadata": {
+            "model": settings.model or "pre-recorded responses / pytest_llmeval_generate",
+            "judge": settings.judge,
+            "eval_files": sorted({r["file"] for r in records if r["kind"] == "gold"}),
+            "total_samples": len(records),
+            "timestamp": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "plugin_version": __version__,
+            "incomplete": incomplete,
+        },
+        "aggregate_metrics": aggregate,
+        "by_task": {name: _group(t) for name, t in tally.groups("task").items()},
+        "by_domain": {name: _group(t) for name, t in tally.groups("domain").items()},
+        "sample_results": sample_results,
+        "failed_samples": [s for s in sample_results if s["status"] in ("fail", "error")],
+        "needs_review": [s["sample_id"] for s in sample_results if s["needs_review"]],
+        "model_stats": llm_session.model_stats(),
+        "warnings": list(llm_session.warnings) + ([llm_session.gate_message] if llm_session.gate_message and "FAILED" in llm_session.gate_message else []),
+    }
+
+
+def write_report(path: Path, report: dict[str, Any]) -> None:
+    """Write via a temp file in the same directory and ``os.replace``: readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(report, handle, indent=2, ensure_ascii=False, default=str)
+            handle.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,103 @@
+"""The end-of-run summary table (printed under -q too)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pytest_llmeval.session import LLMEvalSession, Tally
+
+
+def _fmt(value: float | None, pattern: str = "{:.3f}") -> str:
+    return "-" if value is None else pattern.format(value)
+
+
+def _group_table(title: str, groups: dict[str, Tally]) -> list[str]:
+    lines = [f"{title:<22} {'n':>4} {'pass':>5} {'acc':>5} {'fail':>5} {'err':>5} {'rate':>7} {'overall':>8}"]
+    for name, tally in groups.items():
+        lines.append(
+            f"{name[:22]:<22} {len(tally.records):>4} {tally.tiers['pass']:>5} {tally.tiers['acceptable']:>5} "
+            f"{tally.tiers['fail']:>5} {tally.errors:>5} {_fmt(tally.pass_rate, '{:.1%}'):>7} "
+            f"{_fmt(tally.mean('overall')):>8}"
+        )
+    return lines
+
+
+def summary_lines(llm_session: LLMEvalSession, *, worst: int) -> list[tuple[str, dict[str, bool]]]:
+    """Lines of the summary with their terminal markup."""
+    tally = llm_session.tally()
+    out: list[tuple[str, dict[str, bool]]] = []
+    plain: dict[str, bool] = {}
+
+    def add(text: str, **markup: bool) -> None:
+        out.append((text, markup or plain))
+
+    skipped = tally.tiers["skipped"]
+    add(
+        f"samples: {len(tally.graded)} graded, {tally.errors} error(s)"
+        + (f", {skipped} skipped" if skipped else "")
+        + f" | pass {tally.tiers['pass']}  acceptable {tally.tiers['acceptable']}  "
+        f"fail {tally.tiers['fail']}  error {tally.errors}"
+    )
+    add(
+        f"pass rate: {_fmt(tally.pass_rate, '{:.1%}')} ({tally.passed} of {tally.denominator}; "
+        f"pass + acceptable; errors count as {llm_session.settings.errors.value})"
+    )
+    means = [f"mean overall {_fmt(tally.mean('overall'))}"]
+    for component in ("accuracy", "citation", "length", "keywords", "retrieval"):
+        value = tally.mean(component)
+        if value is not None:
+            means.append(f"{component}{' (info)' if component == 'retrieval' else ''} {value:.3f}")
+    add(" | ".join(means))
+    retrieval = [r.get("retrieval_metrics") for r in tally.graded if r.get("retrieval_metrics")]
+    if retrieval:
+        ndcg = sum(m["ndcg_harmonic"] for m in retrieval) / len(retrieval)
+        precision = sum(m["modified_precision"] for m in retrieval) / len(retrieval)
+        add(f"retrieval: {len(retrieval)} samples, mean nDCG (harmonic) {ndcg:.3f}, mean precision {precision:.3f}")
+    add(f"refusals: {tally.count('refusal')}   needs review: {tally.count('needs_review')}")
+    graders = Counter(r.get("accuracy_grader") for r in tally.graded if r.get("accuracy_grader"))
+    if graders:
+        add("accuracy graders: " + ", ".join(f"{name} {n}" for name, n in sorted(graders.items())))
+    for warning in llm_session.warnings:
+        add(f"warning: {warning}", yellow=True)
+    stats = llm_session.model_stats()
+    if stats:
+        add(model_stats_line(stats))
+    for key, title in (("task", "by task"), ("domain", "by domain")):
+        groups = tally.groups(key)
+        if len(groups) > 1 or (groups and "-" not in groups):
+            out.extend((line, plain) for line in _group_table(title, groups))
+    review = [r for r in tally.graded if r.get("needs_review")]
+    if review:
+        add("needs review (offline judge and fuzzy check disagree):", yellow=True)
+        for record in review[:worst]:
+            add(f"  {record['nodeid']}")
+    worst_records = tally.worst(worst)
+    if worst_records:
+        add(f"worst samples (up to {worst}):")
+        for record in worst_records:
+            overall = record["scores"].get("overall")
+            reason = " ".join(str(record.get("reason") or "").split())
+            if len(reason) > 110:
+                reason = reason[:109] + "…"
+            color = {"error": "red", "fail": "red", "acceptable": "yellow"}[record["status"]]
+            add(
+                f"  {record['status'].upper():<10} {_fmt(overall, '{:.2f}'):>5}  {record['nodeid']}  {reason}",
+                **{color: True},
+            )
+    if llm_session.gate_message:
+        failed = "FAILED" in llm_session.gate_message
+        add(llm_session.gate_message, red=failed, green=not failed, bold=True)
+    return out
+
+
+def model_stats_line(stats: dict[str, Any]) -> str:
+    parts = [f"model calls: {stats.get('calls', 0)}", f"cache hits {stats.get('cache_hits', 0)}"]
+    parts.append(f"retries {stats.get('retries', 0)}")
+    parts.append(f"tokens {stats.get('prompt_tokens', 0)}+{stats.get('completion_tokens', 0)}")
+    if stats.get("latency_median_s") is not None:
+        parts.append(f"latency median {stats['latency_median_s']:.2f}s p95 {stats.get('latency_p95_s', 0):.2f}s")
+    if stats.get("cost_usd") is not None:
+        parts.append(f"cost ${stats['cost_usd']:.4f}")
+    return " | ".join(parts)

@@ -1,0 +1,348 @@
+"""Per-run state: answers, grading, per-sample records, tallies and the gate decision.
+
+One ``LLMEvalSession`` lives in ``config.stash[SESSION_KEY]``. Records are plain
+builtins copied onto test reports, so the controller aggregates the same data with
+or without pytest-xdist.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_llmeval.options import ErrorsMode, Settings
+
+if TYPE_CHECKING:
+    from pytest_llmeval.collector import GoldItem
+    from pytest_llmeval.models.base import Answer, ChatModel
+    from pytest_llmeval.rubric import Rubric
+    from pytest_llmeval.sample import Sample
+
+SESSION_KEY = pytest.StashKey["LLMEvalSession"]()
+COMPONENT_NAMES = ("accuracy", "citation", "length", "keywords", "retrieval")
+
+
+def get_session(config: pytest.Config) -> LLMEvalSession:
+    return config.stash[SESSION_KEY]
+
+
+@dataclass
+class Tally:
+    """Aggregates over sample records; the numbers the summary, report and gate share."""
+
+    records: list[dict[str, Any]]
+    errors_mode: ErrorsMode = ErrorsMode.FAIL
+    tiers: Counter[str] = field(default_factory=Counter)
+
+    def __post_init__(self) -> None:
+        self.tiers = Counter(r["status"] for r in self.records)
+
+    @property
+    def graded(self) -> list[dict[str, Any]]:
+        return [r for r in self.records if r["status"] in ("pass", "acceptable", "fail")]
+
+    @property
+    def errors(self) -> int:
+        return self.tiers["error"]
+
+    @property
+    def denominator(self) -> int:
+        graded = len(self.graded)
+        return graded + (self.errors if self.errors_mode is ErrorsMode.FAIL else 0)
+
+    @property
+    def passed(self) -> int:
+        return self.tiers["pass"] + self.tiers["acceptable"]
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.passed / self.denominator if self.denominator else None
+
+    def mean(self, component: str) -> float | None:
+        values = [r["scores"][component] for r in self.graded if r["scores"].get(component) is not None]
+        return statistics.fmean(values) if values else None
+
+    def count(self, flag: str) -> int:
+        return sum(1 for r in self.graded if r.get(flag))
+
+    def groups(self, key: str) -> dict[str, Tally]:
+        names = sorted({str(r.get(key) or "-") for r in self.records})
+        return {n: Tally([r for r in self.records if str(r.get(key) or "-") == n], self.errors_mode) for n in names}
+
+    def worst(self, limit: int) -> list[dict[str, Any]]:
+        bad = [r for r in self.records if r["status"] in ("fail", "error", "acceptable")]
+        order = {"error": 0, "fail": 1, "acceptable": 2}
+        bad.sort(key=lambda r: (order[r["status"]], r["scores"].get("overall") or 0.0, r["nodeid"]))
+        return bad[:limit]
+
+    def mean_length(self) -> float | None:
+        values = [r["length_tokens"] for r in self.graded if r.get("length_tokens") is not None]
+        return statistics.fmean(values) if values else None
+
+
+class LLMEvalSession:
+    """State of one pytest run for pytest-llmeval (controller, worker or plain run)."""
+
+    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+        self.config = config
+        self.settings = settings
+        self.is_worker = hasattr(config, "workerinput")
+        self.records: list[dict[str, Any]] = []
+        self.worker_stats: list[dict[str, Any]] = []
+        self.warnings: list[str] = []
+        self.gate_message: str | None = None
+        self.stopped_reason: str | None = None
+        self._rubric: Rubric | None = None
+        self._answers: Any = None
+        self._judge: ChatModel | None = None
+
+    # -- answers ---------------------------------------------------------------
+    @property
+    def answers(self) -> Any:
+        """The model layer's AnswerService (only when ``--llm-model`` is set)."""
+        if self._answers is None:
+            from pytest_llmeval.models.answers import AnswerService
+
+            self._answers = AnswerService(self.settings, rootdir=self.config.rootpath)
+        return self._answers
+
+    def prefetch(self, items: list[pytest.Item]) -> None:
+        """Fetch every answer this process will need, concurrently, before items run."""
+        if not self.settings.model:
+            return
+        from pytest_llmeval.collector import GoldItem
+
+        samples = [item.sample for item in items if isinstance(item, GoldItem)]
+        if not samples:
+            return
+        workerinput = getattr(self.config, "workerinput", None)
+        worker_index = int(str(workerinput["workerid"]).lstrip("gw")) if workerinput else 0
+        worker_count = int(workerinput["workercount"]) if workerinput else 1
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        self.answers.prefetch(samples, worker_index=worker_index, worker_count=worker_count, reporter=reporter)
+
+    def answer_for(self, sample: Sample) -> Answer:
+        """Precedence: ``--llm-model`` > pre-recorded ``response`` > ``pytest_llmeval_generate`` hook."""
+        from pytest_llmeval.models.base import Answer
+
+        if self.settings.model:
+            answer: Answer = self.answers.answer(sample)
+            return answer
+        if sample.response is not None:
+            return Answer(text=sample.response, source="response")
+        generated = self.config.hook.pytest_llmeval_generate(sample=sample, config=self.config)
+        if generated is None:
+            pytest.skip(
+                f"no answer for sample {sample.id!r}: it has no 'response' field and no "
+                "pytest_llmeval_generate hook returned one (or pass --llm-model)"
+            )
+        if isinstance(generated, dict):
+            return Answer(
+                text=str(generated.get("text", "")),
+                source="hook",
+                contexts=generated.get("contexts"),
+                retrieved=[str(r) for r in generated["retrieved"]] if generated.get("retrieved") is not None else None,
+            )
+        return Answer(text=str(generated), source="hook")
+
+    # -- grading ---------------------------------------------------------------
+    @property
+    def judge(self) -> ChatModel | None:
+        if self._judge is None and self.settings.judge not in ("", "offline", "none"):
+            from pytest_llmeval.models import make_chat_model
+
+            self._judge = make_chat_model(self.settings.judge, self.settings)
+        return self._judge
+
+    @property
+    def rubric(self) -> Rubric:
+        if self._rubric is None:
+            from pytest_llmeval.registry import GraderRegistry
+            from pytest_llmeval.rubric import Rubric
+
+            registry = GraderRegistry()
+            for extra in self.config.hook.pytest_llmeval_graders(config=self.config):
+                for name, grader in (extra or {}).items():
+                    registry.register(name, grader)
+            self._rubric = Rubric(self.settings, registry, judge=self.judge)
+        return self._rubric
+
+    def grade_item(self, item: GoldItem) -> None:
+        from pytest_llmeval.collector import GRADE_KEY
+
+        answer = self.answer_for(item.sample)
+        grade = self.rubric.grade(item.sample, answer)
+        item.stash[GRADE_KEY] = grade
+        item.user_properties.append(("llmeval_tier", grade.tier))
+        item.user_properties.append(("llmeval_score", f"{grade.overall:.4f}"))
+        for name, comp in grade.components.items():
+            item.user_properties.append((f"llmeval_{name}", f"{comp.score:.4f}"))
+
+    # -- records ---------------------------------------------------------------
+    def gold_record(self, item: GoldItem, status: str, error: str | None = None) -> dict[str, Any]:
+        from pytest_llmeval.collector import GRADE_KEY
+
+        sample = item.sample
+        record: dict[str, Any] = {
+            "kind": "gold",
+            "nodeid": item.nodeid,
+            "sample_id": sample.id,
+            "file": sample.path,
+            "line": sample.line,
+            "question": sample.question,
+            "expected": sample.expected,
+            "predicted": None,
+            "task": sample.task,
+            "domain": sample.domain,
+            "status": status,
+            "scores": {"overall": None, **dict.fromkeys(COMPONENT_NAMES)},
+            "reason": error or "",
+        }
+        grade = item.stash.get(GRADE_KEY, None)
+        if grade is not None:
+            record.update(grade.to_builtins())
+            record["predicted"] = grade.response
+            record["status"] = status if status == "error" else grade.tier
+        return record
+
+    def helper_record(self, item: pytest.Item, results: list[Any], passed: bool) -> dict[str, Any]:
+        scores: dict[str, Any] = {"overall": None, **dict.fromkeys(COMPONENT_NAMES)}
+        by_metric = {r.metric or type(r).__name__: r for r in results}
+        metrics = {name: round(float(r.score), 4) for name, r in by_metric.items()}
+        scores["overall"] = round(statistics.fmean(metrics.values()), 4) if metrics else None
+        failing = [r for r in results if not r.passed]
+        return {
+            "kind": "helper",
+            "nodeid": item.nodeid,
+            "sample_id": item.nodeid,
+            "file": str(item.path),
+            "question": None,
+            "expected": None,
+            "predicted": None,
+            "task": "assertions",
+            "domain": "-",
+            "status": "pass" if passed else "fail",
+            "scores": scores,
+            "metrics": metrics,
+            "reason": failing[0].explanation if failing else "",
+        }
+
+    def add_record(self, record: dict[str, Any]) -> None:
+        self.records.append(record)
+
+    def tally(self) -> Tally:
+        return Tally(self.records, self.settings.errors)
+
+    # -- gate ------------------------------------------------------------------
+    def apply_gate(self, session: pytest.Session) -> None:
+        """Escalate OK -> TESTS_FAILED when the pass rate misses ``--llm-min-pass-rate``."""
+        gate = self.settings.min_pass_rate
+        tally = self.tally()
+        if gate is None or tally.pass_rate is None:
+            return
+        if tally.pass_rate < gate:
+            self.gate_message = (
+                f"llmeval gate FAILED: pass rate {tally.pass_rate:.1%} is below --llm-min-pass-rate "
+                f"{gate:.1%} ({tally.passed} of {tally.denominator} samples passed, errors count as "
+                f"{self.settings.errors.value})"
+            )
+            if session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        else:
+            self.gate_message = (
+                f"llmeval gate passed: pass rate {tally.pass_rate:.1%} >= {gate:.1%} "
+                f"({tally.passed} of {tally.denominator})"
+            )
+
+    def model_stats(self) -> dict[str, Any] | None:
+        stats = list(self.worker_stats)
+        if self._answers is not None:
+            stats.append(self._answers.stats())
+        if not stats:
+            return None
+        from pytest_llmeval.models.answers import merge_stats
+
+        merged: dict[str, Any] = merge_stats(stats)
+        return merged
+
+    # -- pytest glue (called from plugin.py; logreport is a hook on this object) ---
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        record = getattr(report, "llmeval", None)
+        if record is not None:
+            self.add_record(record)
+
+    def record_for(self, item: pytest.Item, report: pytest.TestReport, helper_results: list[Any] | None) -> dict[str, Any] | None:
+        """The builtins record to attach to ``report`` (None when this phase adds nothing)."""
+        from pytest_llmeval.collector import BadLineItem, GoldItem
+
+        if isinstance(item, BadLineItem):
+            if report.when != "setup":
+                return None
+            return {
+                "kind": "gold", "nodeid": item.nodeid, "sample_id": item.name, "file": item.shown_path,
+                "line": item.lineno, "question": None, "expected": None, "predicted": None, "task": "-",
+                "domain": "-", "status": "error", "scores": {"overall": None, **dict.fromkeys(COMPONENT_NAMES)},
+                "reason": item.problem,
+            }
+        if isinstance(item, GoldItem):
+            if report.when == "setup" and report.failed:
+                return self.gold_record(item, "error", error=_one_line(report.longreprtext))
+            if report.when == "setup" and report.skipped:
+                return self.gold_record(item, "skipped", error=_skip_reason(report))
+            if report.when == "call":
+                record = self.gold_record(item, "graded")
+                item.config.hook.pytest_llmeval_sample_graded(item=item, record=record)
+                return record
+            return None
+        if report.when == "call" and helper_results:
+            return self.helper_record(item, helper_results, passed=report.passed)
+        return None
+
+    def finish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.is_worker:
+            if self._answers is not None:
+                self.config.workeroutput["llmeval"] = {"stats": self._answers.stats()}  # type: ignore[attr-defined]
+            return
+        self.apply_gate(session)
+        if self.settings.report:
+            from pathlib import Path
+
+            from pytest_llmeval.report.json_report import build_report, write_report
+
+            incomplete = exitstatus == pytest.ExitCode.INTERRUPTED or self.stopped_reason is not None
+            path = Path(self.settings.report)
+            if not path.is_absolute():
+                path = Path(self.config.invocation_params.dir) / path
+            write_report(path, build_report(self, incomplete=incomplete))
+
+    def merge_worker_output(self, workeroutput: dict[str, Any]) -> None:
+        # A missing key means the plugin made no model calls on that worker.
+        data = workeroutput.get("llmeval")
+        if data and data.get("stats"):
+            self.worker_stats.append(data["stats"])
+
+    def print_summary(self, terminalreporter: Any) -> None:
+        if self.is_worker or not self.records:
+            return
+        from pytest_llmeval.report.terminal import summary_lines
+
+        terminalreporter.write_sep("=", "llmeval summary", bold=True)
+        for line, markup in summary_lines(self, worst=self.settings.worst):
+            terminalreporter.write_line(line, **markup)
+
+
+def _one_line(text: str) -> str:
+    lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
+    # The last line of a traceback names the exception; our own errors are one line anyway.
+    return lines[-1] if lines else ""
+
+
+def _skip_reason(report: pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return str(longrepr[2]).removeprefix("Skipped: ")
+    return str(longrepr)
