@@ -95,6 +95,7 @@ def _count_tokens(text: str) -> int:
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = 256  # the default 5 resets bursts of concurrent connects
     owner: FakeOpenAIServer
 
 

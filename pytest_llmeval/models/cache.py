@@ -1,0 +1,260 @@
+"""On-disk response cache: one pretty JSON file per request, safe for concurrent xdist workers.
+
+Layout (commit everything but ``.locks``)::
+
+    <cache_dir>/<provider_model>/<sha256>.json    {"version": 1, "key", "label", "request", "response"}
+    <cache_dir>/.locks/                            per-request lock files, ignored by git
+
+The key is the sha256 of the canonical JSON of the request identity: provider, model,
+endpoint, messages and generation settings. API keys never enter it or the files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import hashlib
+import json
+import os
+import re
+import socket
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from pytest_llmeval.errors import CacheMissError
+from pytest_llmeval.options import RecordMode
+
+FORMAT_VERSION = 1
+_LOCKS = ".locks"
+
+
+def cache_key(identity: dict[str, Any]) -> str:
+    canonical = json.dumps({"v": FORMAT_VERSION, **identity}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "model"
+
+
+def _describe(identity: dict[str, Any], limit: int = 160) -> str:
+    messages = identity.get("messages") or []
+    parts = []
+    for message in messages:
+        content = str(message.get("content", "")).replace("\n", " ")
+        if len(content) > limit:
+            content = content[: limit - 3] + "..."
+        parts.append(f"[{message.get('role')}] {content}")
+    return " | ".join(parts) or "(no messages)"
+
+
+def _request_text(identity: dict[str, Any]) -> str:
+    return "\n".join(str(m.get("content", "")) for m in identity.get("messages") or [])
+
+
+class ResponseCache:
+    """Get/put cached replies for one provider+model directory and apply the record mode.
+
+    ``once`` replays only when the directory already held replies before this run
+    (workers of one xdist run share the run id, so they record together).
+    """
+
+    def __init__(
+        self, root: Path, namespace: str, mode: RecordMode, *, run_id: str | None = None
+    ) -> None:
+        self.root = root
+        self.namespace = namespace
+        self.dir = root / slug(namespace)
+        self.mode = RecordMode(mode)
+        self.run_id = run_id or os.environ.get("PYTEST_XDIST_TESTRUNUID") or uuid.uuid4().hex
+        self.replay_only = self.mode is RecordMode.NONE
+        if self.mode is RecordMode.ONCE:
+            self.replay_only = self._once_is_replay()
+
+    # -- record-mode policy ----------------------------------------------------
+    @property
+    def reads(self) -> bool:
+        return self.mode is not RecordMode.ALL
+
+    @property
+    def writes(self) -> bool:
+        return not self.replay_only
+
+    def _once_is_replay(self) -> bool:
+        marker = self.lock_dir / f"once-{slug(self.namespace)}-{slug(self.run_id)}"
+        if marker.exists():
+            return False  # another worker of this run found the directory empty
+        if self.dir.is_dir() and any(self.dir.glob("*.json")):
+            return True
+        self._ensure_lock_dir()
+        marker.touch()
+        return False
+
+    # -- files -------------------------------------------------------------------
+    @property
+    def lock_dir(self) -> Path:
+        return self.root / _LOCKS
+
+    def path_for(self, key: str) -> Path:
+        return self.dir / f"{key}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The cached record, or ``None``; an unreadable file counts as a miss."""
+        try:
+            with self.path_for(key).open(encoding="utf-8") as handle:
+                record = json.load(handle)
+        except (OSError, ValueError):
+            return None
+        if not isinstance(record, dict) or record.get("version") != FORMAT_VERSION:
+            return None
+        return record
+
+    def put(
+        self, key: str, identity: dict[str, Any], response: dict[str, Any], *, label: str | None
+    ) -> Path:
+        record = {
+            "version": FORMAT_VERSION,
+            "key": key,
+            "label": label,
+            "request": identity,
+            "response": response,
+        }
+        self.dir.mkdir(parents=True, exist_ok=True)
+        text = json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=self.dir)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(text)
+            target = self.path_for(key)
+            for attempt in range(5):  # Windows refuses to replace a file a reader holds open
+                try:
+                    os.replace(tmp, target)
+                    break
+                except PermissionError:
+                    if attempt == 4:
+                        raise
+                    time.sleep(0.05 * (attempt + 1))
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+        return self.path_for(key)
+
+    # -- cross-process locks -------------------------------------------------------
+    def _ensure_lock_dir(self) -> None:
+        if not self.lock_dir.is_dir():
+            self.lock_dir.mkdir(parents=True, exist_ok=True)
+            ignore = self.lock_dir / ".gitignore"
+            if not ignore.exists():
+                ignore.write_text("*\n", encoding="utf-8")
+
+    def lock_path(self, key: str) -> Path:
+        return self.lock_dir / f"{key}.lock"
+
+    def try_lock(self, key: str, *, stale_after: float) -> bool:
+        """Create the lock file atomically; take over a stale one (dead holder or too old)."""
+        self._ensure_lock_dir()
+        path = self.lock_path(key)
+        for _ in range(2):
+            try:
+                fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            except FileExistsError:
+                if not self._is_stale(path, stale_after):
+                    return False
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(path)
+                continue
+            with os.fdopen(fd, "w") as handle:
+                handle.write(f"{socket.gethostname()} {os.getpid()}\n")
+            return True
+        return False
+
+    def unlock(self, key: str) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.lock_path(key))
+
+    def is_locked(self, key: str) -> bool:
+        return self.lock_path(key).exists()
+
+    @staticmethod
+    def _is_stale(path: Path, stale_after: float) -> bool:
+        try:
+            age = time.time() - path.stat().st_mtime
+            host, _, pid = path.read_text(encoding="utf-8").strip().partition(" ")
+        except (OSError, ValueError):
+            return False  # vanished or half-written: the holder is alive or just finished
+        if age > stale_after:
+            return True
+        if os.name == "posix" and host == socket.gethostname() and pid.isdigit():
+            try:
+                os.kill(int(pid), 0)  # signal 0 only checks the process exists (POSIX)
+            except ProcessLookupError:
+                return True
+            except PermissionError:
+                return False
+        return False
+
+    # -- replay-miss message ---------------------------------------------------------
+    def nearest(
+        self, identity: dict[str, Any], limit: int = 3, scan: int = 2000
+    ) -> list[tuple[float, dict[str, Any]]]:
+        """Cached records most similar to ``identity`` (messages text ratio), best first."""
+        if not self.dir.is_dir():
+            return []
+        wanted = _request_text(identity)
+        scored: list[tuple[float, dict[str, Any]]] = []
+        for index, path in enumerate(sorted(self.dir.glob("*.json"))):
+            if index >= scan:
+                break
+            record = self.get(path.stem)
+            if record is None:
+                continue
+            other = _request_text(record.get("request") or {})
+            ratio = difflib.SequenceMatcher(None, wanted, other, autojunk=False).ratio()
+            scored.append((ratio, record))
+        scored.sort(key=lambda item: -item[0])
+        return scored[:limit]
+
+    def miss_error(
+        self, key: str, identity: dict[str, Any], *, label: str | None
+    ) -> CacheMissError:
+        """A vcrpy-style explanation: what was asked, the mode, nearest keys, the flag that records."""
+        what = f"sample {label!r}" if label else "a request"
+        mode = self.mode.value
+        why = (
+            "--llm-record=none replays only"
+            if self.mode is RecordMode.NONE
+            else "--llm-record=once replays only because the cache already held replies for this model"
+        )
+        params = identity.get("params") or {}
+        lines = [
+            f"no cached reply for {what} to {self.namespace} and {why}.",
+            f"  asked: {_describe(identity)}",
+            f"  endpoint: {identity.get('endpoint')}  settings: {json.dumps(params, sort_keys=True)}",
+            f"  key: {key} (would be {self.path_for(key)})",
+        ]
+        near = self.nearest(identity)
+        if near:
+            lines.append("  nearest cached requests:")
+            for ratio, record in near:
+                request = record.get("request") or {}
+                differs = sorted(
+                    name
+                    for name in set(identity) | set(request)
+                    if identity.get(name) != request.get(name)
+                )
+                lines.append(
+                    f"    - {record.get('key', '?')[:16]}... (label {record.get('label')!r}), "
+                    f"messages {ratio:.0%} similar, differs in: {', '.join(differs) or 'nothing'}"
+                )
+        else:
+            lines.append(f"  nearest cached requests: none in {self.dir}")
+        lines.append(
+            "  To record it, run once with --llm-record=new (records missing replies, keeps the rest)"
+            " or --llm-record=all (re-records everything), with the model reachable."
+        )
+        error = CacheMissError("\n".join(lines))
+        error.mode = mode  # type: ignore[attr-defined]
+        return error

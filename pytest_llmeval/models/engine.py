@@ -1,0 +1,247 @@
+"""The asyncio side of the model layer: a private event loop, the concurrency bound, the
+rate limit, and cached calls with cross-process exactly-once.
+
+Our loop runs in its own daemon thread, so sync callers (pytest items, the judge) block on a
+future and nothing ever meets "event loop is already running", under pytest-asyncio or not.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pytest_llmeval.errors import ModelError
+from pytest_llmeval.models.base import Completion, Usage
+from pytest_llmeval.models.cache import ResponseCache, cache_key
+from pytest_llmeval.models.stats import Stats
+from pytest_llmeval.options import RecordMode
+
+if TYPE_CHECKING:
+    from pytest_llmeval.models.openai_chat import OpenAIChat
+
+T = TypeVar("T")
+LOCK_POLL_S = 0.05
+
+
+class LoopRunner:
+    """A private event loop in a daemon thread; ``run(coro)`` blocks the caller until done."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._guard = threading.Lock()
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        with self._guard:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                thread = threading.Thread(
+                    target=loop.run_forever, name="llmeval-models", daemon=True
+                )
+                thread.start()
+                self._loop, self._thread = loop, thread
+            return self._loop
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        loop = self.loop
+        if threading.current_thread() is self._thread:
+            coro.close()
+            raise RuntimeError("LoopRunner.run() called from its own loop thread (await instead)")
+        future = asyncio.run_coroutine_threadsafe(coro, loop)
+        try:
+            return future.result()
+        except BaseException:
+            future.cancel()
+            raise
+
+    def close(self, *closers: Coroutine[Any, Any, None]) -> None:
+        with self._guard:
+            loop, thread = self._loop, self._thread
+            self._loop = self._thread = None
+        if loop is None:
+            for closer in closers:
+                closer.close()
+            return
+
+        async def shutdown() -> None:
+            for closer in closers:
+                try:
+                    await closer
+                except Exception:  # closing is best effort
+                    pass
+            await loop.shutdown_asyncgens()
+
+        asyncio.run_coroutine_threadsafe(shutdown(), loop).result(timeout=10)
+        loop.call_soon_threadsafe(loop.stop)
+        assert thread is not None
+        thread.join(timeout=10)
+        loop.close()
+
+
+class RateLimiter:
+    """Spaces request starts ``60 / rpm`` seconds apart (``rpm=None``: no limit)."""
+
+    def __init__(self, rpm: float | None) -> None:
+        self.interval = 60.0 / rpm if rpm else 0.0
+        self._next = 0.0
+        self._lock: asyncio.Lock | None = None
+
+    async def wait(self) -> None:
+        if not self.interval:
+            return
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            now = time.monotonic()
+            start = max(now, self._next)
+            self._next = start + self.interval
+        if start > now:
+            await asyncio.sleep(start - now)
+
+
+class Engine:
+    """Shared by the answer service and judge chat models: one loop, one bound, one cache root."""
+
+    def __init__(self, settings: Any, *, rootdir: Path) -> None:
+        self.settings = settings
+        self.mode = RecordMode(settings.record)
+        self.cache_root = (rootdir / settings.cache_dir).resolve()
+        self.stats = Stats(settings.prices)
+        self.runner = LoopRunner()
+        self.limiter = RateLimiter(settings.rpm)
+        self._semaphore: asyncio.Semaphore | None = None
+        self._caches: dict[str, ResponseCache] = {}
+        self._chats: dict[str, OpenAIChat] = {}
+        self._guard = threading.Lock()
+
+    @property
+    def semaphore(self) -> asyncio.Semaphore:
+        if self._semaphore is None:  # created lazily, inside our loop
+            self._semaphore = asyncio.Semaphore(int(self.settings.concurrency))
+        return self._semaphore
+
+    def chat(self, model: str) -> OpenAIChat:
+        from pytest_llmeval.models.openai_chat import OpenAIChat
+
+        with self._guard:
+            if model not in self._chats:
+                self._chats[model] = OpenAIChat(model, self.settings)
+            return self._chats[model]
+
+    def cache_for(self, namespace: str) -> ResponseCache | None:
+        if self.mode is RecordMode.OFF:
+            return None
+        with self._guard:
+            if namespace not in self._caches:
+                self._caches[namespace] = ResponseCache(self.cache_root, namespace, self.mode)
+            return self._caches[namespace]
+
+    @property
+    def stale_lock_after(self) -> float:
+        s = self.settings
+        return float(s.timeout) * (int(s.max_retries) + 1) + 60.0 * int(s.max_retries) + 60.0
+
+    async def complete(
+        self,
+        chat: OpenAIChat,
+        messages: list[dict[str, Any]],
+        response_format: dict[str, Any] | None = None,
+        *,
+        label: str | None = None,
+    ) -> Completion:
+        """A cached, bounded, retried call. Exactly once across processes sharing the cache dir."""
+        cache = self.cache_for(chat.name)
+        if cache is None:
+            return await self._call(chat, messages, response_format)
+        identity = chat.identity(messages, response_format)
+        key = cache_key(identity)
+        if cache.reads:
+            hit = self._from_cache(cache, key)
+            if hit is not None:
+                return hit
+        if not cache.writes:
+            self.stats.record_error()
+            raise cache.miss_error(key, identity, label=label)
+        while not cache.try_lock(key, stale_after=self.stale_lock_after):
+            # another worker is asking the same thing: wait for its reply instead of paying twice
+            while cache.is_locked(key):
+                await asyncio.sleep(LOCK_POLL_S)
+            if cache.reads:
+                hit = self._from_cache(cache, key)
+                if hit is not None:
+                    return hit
+        try:
+            if cache.reads:
+                hit = self._from_cache(cache, key)  # written between our miss and our lock
+                if hit is not None:
+                    return hit
+            completion = await self._call(chat, messages, response_format)
+            cache.put(
+                key,
+                identity,
+                {
+                    "text": completion.text,
+                    "model": completion.model,
+                    "usage": {
+                        "prompt_tokens": completion.usage.prompt_tokens,
+                        "completion_tokens": completion.usage.completion_tokens,
+                    },
+                },
+                label=label,
+            )
+            return completion
+        finally:
+            cache.unlock(key)
+
+    def _from_cache(self, cache: ResponseCache, key: str) -> Completion | None:
+        record = cache.get(key)
+        if record is None:
+            return None
+        response = record.get("response") or {}
+        text = response.get("text")
+        if not isinstance(text, str):
+            return None
+        usage = response.get("usage") or {}
+        self.stats.record_hit()
+        return Completion(
+            text=text,
+            usage=Usage(
+                int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
+            ),
+            cached=True,
+            attempts=0,
+            model=str(response.get("model") or ""),
+        )
+
+    async def _call(
+        self,
+        chat: OpenAIChat,
+        messages: list[dict[str, Any]],
+        response_format: dict[str, Any] | None,
+    ) -> Completion:
+        async def before_attempt() -> None:
+            await self.limiter.wait()
+
+        async with self.semaphore:
+            try:
+                completion = await chat.complete(
+                    messages,
+                    response_format,
+                    before_attempt=before_attempt,
+                    on_retry=self.stats.record_retry,
+                )
+            except ModelError:
+                self.stats.record_error()
+                raise
+        self.stats.record_call(chat.model, completion.usage, completion.latency_s)
+        return completion
+
+    def close(self) -> None:
+        closers = [chat.aclose() for chat in self._chats.values()]
+        self._chats.clear()
+        self.runner.close(*closers)

@@ -1,0 +1,271 @@
+"""One OpenAI-compatible chat endpoint, with our own retry loop (the SDK's is switched off).
+
+Retried: 408/409/429 (``Retry-After`` honoured), 5xx, timeouts, dropped connections,
+with exponential backoff and full jitter. Not retried: malformed replies and other 4xx.
+Fatal (stops the run): 401/403 and 404 (unknown model or wrong endpoint).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import os
+import random
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from pytest_llmeval.errors import FatalModelError, ModelError
+from pytest_llmeval.models.base import Completion, Usage
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
+OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
+BACKOFF_BASE_S = 0.5  # first retry waits up to this; doubles each attempt (tests lower it)
+BACKOFF_CAP_S = 30.0
+RETRY_AFTER_CAP_S = 120.0
+_RETRY_STATUSES = {408, 409, 429}
+_FATAL_STATUSES = {401, 403, 404}
+
+
+def backoff_delay(attempt: int) -> float:
+    """Full jitter (AWS architecture blog): uniform in [0, min(cap, base * 2**(attempt-1))]."""
+    ceiling = min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2 ** (attempt - 1))
+    return random.uniform(ceiling / 2, ceiling)
+
+
+def retry_after_seconds(headers: Any) -> float | None:
+    """``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date), capped."""
+    if headers is None:
+        return None
+    value = headers.get("retry-after-ms")
+    if value:
+        try:
+            return min(RETRY_AFTER_CAP_S, max(0.0, float(value) / 1000))
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        seconds = when.timestamp() - time.time()
+    return min(RETRY_AFTER_CAP_S, max(0.0, seconds))
+
+
+def _error_message(body: Any, fallback: str) -> str:
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])
+        return json.dumps(body)[:300]
+    if isinstance(body, str) and body.strip():
+        return body.strip()[:300]
+    return fallback
+
+
+def parse_completion(text: str, *, status: int, model: str) -> dict[str, Any]:
+    """Validate a chat-completion body; malformed ones raise :class:`ModelError` naming the problem."""
+    try:
+        body = json.loads(text)
+    except ValueError:
+        raise ModelError(
+            f"malformed reply from {model}: HTTP {status} body is not JSON: {text[:200]!r}",
+            status=status,
+        ) from None
+    if not isinstance(body, dict):
+        raise ModelError(
+            f"malformed reply from {model}: expected a JSON object, got {text[:200]!r}",
+            status=status,
+        )
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices:
+        raise ModelError(
+            f"malformed reply from {model}: no choices in {text[:200]!r}", status=status
+        )
+    first = choices[0] if isinstance(choices[0], dict) else {}
+    message = first.get("message") if isinstance(first.get("message"), dict) else {}
+    content = message.get("content")
+    if not isinstance(content, str) or not content.strip():
+        finish = first.get("finish_reason")
+        raise ModelError(
+            f"malformed reply from {model}: empty content (finish_reason={finish!r})", status=status
+        )
+    usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+    return {
+        "text": content,
+        "finish_reason": first.get("finish_reason"),
+        "model": body.get("model") or model,
+        "usage": {
+            "prompt_tokens": int(usage.get("prompt_tokens") or 0),
+            "completion_tokens": int(usage.get("completion_tokens") or 0),
+        },
+    }
+
+
+class OpenAIChat:
+    """Chat completions against one model at one OpenAI-compatible endpoint."""
+
+    provider = "openai"
+
+    def __init__(self, model: str, settings: Any) -> None:
+        self.model = model
+        self.base_url = (
+            settings.base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_DEFAULT_URL
+        ).rstrip("/")
+        self.api_key_env = settings.api_key_env or "OPENAI_API_KEY"
+        self.temperature = settings.temperature
+        self.max_tokens = settings.max_tokens
+        self.seed = settings.seed
+        self.timeout = float(settings.timeout)
+        self.extra_body = dict(settings.extra_body or {})
+        self.max_retries = int(settings.max_retries)
+        self._client: AsyncOpenAI | None = None
+
+    @property
+    def name(self) -> str:
+        return f"openai:{self.model}"
+
+    def identity(
+        self, messages: list[dict[str, Any]], response_format: dict[str, Any] | None
+    ) -> dict[str, Any]:
+        """What the cache key covers: never the API key, never the timeout."""
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "endpoint": self.base_url,
+            "messages": [dict(m) for m in messages],
+            "params": {
+                "temperature": self.temperature,
+                "max_tokens": self.max_tokens,
+                "seed": self.seed,
+                "extra_body": self.extra_body,
+                "response_format": response_format,
+            },
+        }
+
+    def _api_key(self) -> str:
+        key = os.environ.get(self.api_key_env)
+        if key:
+            return key
+        if self.base_url == OPENAI_DEFAULT_URL:
+            raise FatalModelError(
+                f"{self.name}: no API key: set the environment variable {self.api_key_env} "
+                "(or name another one with --llm-api-key-env), or replay the cache with --llm-record=none"
+            )
+        return "EMPTY"  # local servers (vLLM, Ollama, llama.cpp) accept any key
+
+    def client(self) -> AsyncOpenAI:
+        if self._client is None:
+            from openai import AsyncOpenAI
+
+            self._client = AsyncOpenAI(
+                base_url=self.base_url, api_key=self._api_key(), max_retries=0, timeout=self.timeout
+            )
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.close()
+
+    async def complete(
+        self,
+        messages: list[dict[str, Any]],
+        response_format: dict[str, Any] | None,
+        *,
+        before_attempt: Callable[[], Awaitable[None]] | None = None,
+        on_retry: Callable[[], None] | None = None,
+    ) -> Completion:
+        """Call the endpoint, retrying transient failures; raise ModelError/FatalModelError after."""
+        import openai
+
+        attempts = self.max_retries + 1
+        last: ModelError | None = None
+        for attempt in range(1, attempts + 1):
+            if attempt > 1 and on_retry is not None:
+                on_retry()
+            if before_attempt is not None:
+                await before_attempt()
+            started = time.perf_counter()
+            wait: float | None = None
+            try:
+                raw = await self._post(messages, response_format)
+                parsed = parse_completion(raw[1], status=raw[0], model=self.name)
+            except openai.APIStatusError as exc:
+                status = exc.status_code
+                detail = _error_message(exc.body, exc.message)
+                if status in _FATAL_STATUSES:
+                    what = {401: "authentication failed", 403: "permission denied"}.get(
+                        status, "unknown model or wrong endpoint"
+                    )
+                    raise FatalModelError(
+                        f"{self.name} at {self.base_url}: {what} (HTTP {status}): {detail}",
+                        status=status,
+                        attempts=attempt,
+                    ) from None
+                last = ModelError(
+                    f"{self.name}: HTTP {status} after {attempt} attempt(s): {detail}",
+                    status=status,
+                    attempts=attempt,
+                )
+                if status not in _RETRY_STATUSES and status < 500:
+                    raise last from None
+                wait = retry_after_seconds(exc.response.headers)
+            except openai.APITimeoutError:
+                last = ModelError(
+                    f"{self.name}: timed out after {self.timeout:g} s, {attempt} attempt(s)",
+                    attempts=attempt,
+                )
+            except openai.APIConnectionError as exc:
+                cause = exc.__cause__ or exc
+                last = ModelError(
+                    f"{self.name}: connection to {self.base_url} failed after {attempt} attempt(s): "
+                    f"{type(cause).__name__}: {cause}",
+                    attempts=attempt,
+                )
+            except ModelError as exc:
+                exc.attempts = attempt
+                raise
+            else:
+                usage = Usage(**parsed["usage"])
+                return Completion(
+                    text=parsed["text"],
+                    usage=usage,
+                    latency_s=time.perf_counter() - started,
+                    attempts=attempt,
+                    model=parsed["model"],
+                )
+            if attempt < attempts:
+                delay = backoff_delay(attempt) if wait is None else wait * random.uniform(1.0, 1.1)
+                await asyncio.sleep(delay)
+        assert last is not None
+        raise last
+
+    async def _post(
+        self, messages: list[dict[str, Any]], response_format: dict[str, Any] | None
+    ) -> tuple[int, str]:
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "temperature": self.temperature,
+        }
+        if self.max_tokens is not None:
+            kwargs["max_tokens"] = self.max_tokens
+        if self.seed is not None:
+            kwargs["seed"] = self.seed
+        if response_format is not None:
+            kwargs["response_format"] = response_format
+        if self.extra_body:
+            kwargs["extra_body"] = self.extra_body
+        # raw response: we validate the body ourselves so malformed replies become clear errors
+        raw = await self.client().chat.completions.with_raw_response.create(**kwargs)
+        http = raw.http_response
+        return http.status_code, http.text

@@ -1,0 +1,106 @@
+"""Per-run counters of the model layer, as builtins so xdist workers can ship them."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pytest_llmeval.models.base import Usage
+
+_COUNTERS = ("calls", "cache_hits", "retries", "errors", "prompt_tokens", "completion_tokens")
+
+
+def _percentile(values: list[float], fraction: float) -> float | None:
+    """Nearest-rank percentile (no interpolation: a real observed latency)."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, -(-len(ordered) * fraction // 1))  # ceil
+    return ordered[int(rank) - 1]
+
+
+def _median(values: list[float]) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) / 2
+
+
+class Stats:
+    """Thread-safe tally of calls, cache hits, retries, tokens, latencies and cost.
+
+    Tokens, latencies and cost count the calls made in this run; a cache hit costs nothing.
+    ``prices`` maps a model name to ``[usd_per_1k_prompt, usd_per_1k_completion]``.
+    """
+
+    def __init__(self, prices: Mapping[str, Any] | None = None) -> None:
+        self.prices = dict(prices or {})
+        self._lock = threading.Lock()
+        self.counts = dict.fromkeys(_COUNTERS, 0)
+        self.latencies: list[float] = []
+        self.cost: float | None = None
+
+    def record_call(self, model: str, usage: Usage, latency_s: float) -> None:
+        with self._lock:
+            self.counts["calls"] += 1
+            self.counts["prompt_tokens"] += usage.prompt_tokens
+            self.counts["completion_tokens"] += usage.completion_tokens
+            self.latencies.append(round(latency_s, 4))
+            price = self._price(model)
+            if price is not None:
+                cost = (usage.prompt_tokens * price[0] + usage.completion_tokens * price[1]) / 1000
+                self.cost = (self.cost or 0.0) + cost
+
+    def record_hit(self) -> None:
+        with self._lock:
+            self.counts["cache_hits"] += 1
+
+    def record_retry(self) -> None:
+        with self._lock:
+            self.counts["retries"] += 1
+
+    def record_error(self) -> None:
+        with self._lock:
+            self.counts["errors"] += 1
+
+    def _price(self, model: str) -> tuple[float, float] | None:
+        bare = model.split(":", 1)[1] if model.startswith("openai:") else model
+        for name in (model, bare, f"openai:{bare}"):
+            if name in self.prices:
+                prompt, completion = self.prices[name]
+                return float(prompt), float(completion)
+        return None
+
+    def as_dict(self) -> dict[str, Any]:
+        with self._lock:
+            data: dict[str, Any] = dict(self.counts)
+            data["latencies"] = list(self.latencies)
+            data["cost"] = self.cost
+        return _with_summary(data)
+
+
+def _with_summary(data: dict[str, Any]) -> dict[str, Any]:
+    latencies = data.get("latencies") or []
+    data["latency_median"] = _median(latencies)
+    data["latency_p95"] = _percentile(latencies, 0.95)
+    return data
+
+
+def merge_stats(parts: Iterable[Mapping[str, Any] | None]) -> dict[str, Any]:
+    """Sum per-worker ``stats()`` dicts (xdist); ``None`` parts (plugin inactive) are skipped."""
+    merged: dict[str, Any] = dict.fromkeys(_COUNTERS, 0)
+    merged["latencies"] = []
+    merged["cost"] = None
+    for part in parts:
+        if not part:
+            continue
+        for name in _COUNTERS:
+            merged[name] += int(part.get(name) or 0)
+        merged["latencies"].extend(part.get("latencies") or [])
+        if part.get("cost") is not None:
+            merged["cost"] = (merged["cost"] or 0.0) + float(part["cost"])
+    return _with_summary(merged)
