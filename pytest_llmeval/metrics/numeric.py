@@ -1,0 +1,842 @@
+"""Numeric grader: does a free-text answer state the expected financial value?
+
+``numeric_match("Revenue came to $1.5B.", "1,500 million USD")`` extracts every value from the
+response (see :mod:`numeric_extract`), picks the figure stated as the answer, normalises scale,
+sign and percent on both sides, and compares with a tolerance that also accepts rounded displays.
+Conventions are documented in the README section "Numeric answers".
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from pytest_llmeval.errors import GraderError
+from pytest_llmeval.metrics.base import MetricResult, enforce
+from pytest_llmeval.metrics.numeric_extract import Candidate, extract_values
+
+if TYPE_CHECKING:
+    from pytest_llmeval.registry import GradeContext
+
+__all__ = [
+    "CATEGORY_SYNONYMS",
+    "Candidate",
+    "NumericMatch",
+    "assert_numeric_match",
+    "extract_values",
+    "grade",
+    "looks_numeric",
+    "numeric_match",
+    "register_category",
+    "values_agree",
+]
+
+TOLERANCE_MODES = ("relative", "absolute", "rounding", "exact")
+PERCENT_MODES = ("ratio-or-percent", "number", "strict")
+MATCH_MODES = ("concluding", "any", "first", "last")
+
+# Category -> phrases that name it in prose. Extend with register_category().
+CATEGORY_SYNONYMS: dict[str, list[str]] = {
+    "revenue": ["total net revenue", "net revenues", "net revenue", "total revenues", "total revenue", "revenues",
+                "revenue", "net sales", "total sales", "sales", "turnover", "top line", "top-line"],
+    "net income": ["net income", "net profit", "net earnings", "profit after tax", "earnings", "profit",
+                   "bottom line", "net loss"],
+    "operating income": ["operating income", "operating profit", "income from operations", "operating loss", "ebit"],
+    "gross profit": ["gross profit", "gross margin"],
+    "ebitda": ["adjusted ebitda", "adj. ebitda", "ebitda"],
+    "eps": ["diluted eps", "diluted earnings per share", "earnings per share", "eps"],
+    "capex": ["capital expenditures", "capital expenditure", "capex", "capital spending",
+              "purchases of property, plant and equipment", "purchases of property and equipment"],
+    "operating cash flow": ["net cash provided by operating activities", "cash from operations",
+                            "operating cash flow", "cash flow from operations", "cash flows from operating activities"],
+    "free cash flow": ["free cash flow", "fcf"],
+    "cash": ["cash and cash equivalents", "cash and equivalents", "cash"],
+    "debt": ["total debt", "long-term debt", "borrowings", "debt"],
+    "total assets": ["total assets", "assets"],
+    "total liabilities": ["total liabilities", "liabilities"],
+    "equity": ["shareholders' equity", "stockholders' equity", "total equity", "equity"],
+    "dividends": ["dividends paid", "cash dividends", "dividend per share", "dividends", "dividend"],
+    "cost of sales": ["cost of goods sold", "cost of sales", "cost of revenue", "cogs"],
+    "operating expenses": ["operating expenses", "opex", "sg&a", "selling, general and administrative"],
+    "r&d": ["research and development", "r&d"],
+    "inventory": ["inventories", "inventory"],
+    "accounts receivable": ["accounts receivable", "receivables"],
+    "accounts payable": ["accounts payable", "payables"],
+    "margin": ["operating margin", "net margin", "gross margin", "margin"],
+    "growth": ["growth rate", "growth", "increase", "change"],
+    "tax rate": ["effective tax rate", "tax rate"],
+    "share price": ["share price", "stock price", "price per share"],
+}
+
+
+def register_category(name: str, synonyms: list[str]) -> None:
+    """Add or extend a category (e.g. ``register_category("arr", ["annual recurring revenue", "ARR"])``)."""
+    key = name.strip().lower()
+    existing = CATEGORY_SYNONYMS.setdefault(key, [])
+    for s in synonyms:
+        if s.lower() not in existing:
+            existing.append(s.lower())
+    _category_regex.cache_clear()
+
+
+@dataclass(kw_only=True)
+class NumericMatch(MetricResult):
+    """Result of :func:`numeric_match`. Values are normalised floats (scale, sign, percent applied)."""
+
+    metric: str = "numeric"
+    expected_value: float | None = None
+    found_value: float | None = None
+    percentage_difference: float | None = None
+    unit_match: bool | None = None
+    candidates: list[Candidate] = field(default_factory=list)
+    found: Candidate | None = None
+
+
+# --------------------------------------------------------------------------- question hints
+
+_Q_SCALE_RE = re.compile(
+    r"(?:\bin\s+(?:units\s+of\s+)?(?:(?:usd|us\$|\$|eur|€|gbp|£|jpy|¥|dollars?)\s+)?"
+    r"|\(\s*(?:in\s+)?(?:(?:usd|us\$|\$|eur|€)\s*)?"
+    r"|\b(?:usd|us\$|\$|eur|€|gbp|£)\s*)"
+    r"(thousands|millions|billions|trillions|mn|bn|mm|crores|lakhs)\b",
+    re.IGNORECASE,
+)
+_Q_PERCENT_RE = re.compile(
+    r"\b(?:in\s+(?:units\s+of\s+)?(?:percents?|percentages?|%)|as\s+a\s+percent(?:age)?|in\s+%"
+    r"|what\s+(?:is\s+the\s+|was\s+the\s+)?percent(?:age)?|percentage\s+(?:change|increase|decrease|growth)"
+    r"|%\s*(?:margin|change|growth)|(?:margin|growth\s+rate|cagr|rate)\b)",
+    re.IGNORECASE,
+)
+_Q_PERCENT_STRONG_RE = re.compile(
+    r"\b(?:in\s+(?:units\s+of\s+)?(?:percents?|percentages?)|as\s+a\s+percent(?:age)?|in\s+%|what\s+percent(?:age)?"
+    r"|what\s+(?:is|was)\s+the\s+percent(?:age)?|percentage\s+(?:change|increase|decrease|growth|of))",
+    re.IGNORECASE,
+)
+_Q_CURRENCY_RE = re.compile(r"\b(USD|EUR|GBP|JPY|CHF|NOK|CAD|AUD|INR)\b|(US\$|\$|€|£|¥)")
+_Q_NEG_DIRECTION_RE = re.compile(
+    r"\b(?:decreas\w*|declin\w*|drop\w*|fall|fell|loss\w*|reduc\w*|shr[iau]nk\w*|lower|down|contract\w*"
+    r"|expenditures?|capex|spen[dt]\w*|paid|pay\s?out|payments?|purchases?|repurchas\w*|used\s+in|outflows?"
+    r"|costs?|expenses?|impairment|write-?downs?|dividends?|buybacks?)\b",
+    re.IGNORECASE,
+)
+_RESPONSE_SCALE_RE = re.compile(
+    r"\((?:\s*(?:amounts|figures|dollars)\s+)?(?:in\s+)?(?:\$|usd|us\$|€)?\s*(thousands|millions|billions)(?:\s+of\s+(?:dollars|usd))?\s*\)"
+    r"|\b(?:amounts|figures|numbers|values|dollars|expressed|presented|stated|reported)\s+(?:are\s+)?in\s+(?:\$\s*|usd\s+)?(thousands|millions|billions)\b",
+    re.IGNORECASE,
+)
+_SCALE_NAMES = {"thousands": 1e3, "millions": 1e6, "billions": 1e9, "trillions": 1e12, "mn": 1e6, "mm": 1e6,
+                "bn": 1e9, "crores": 1e7, "lakhs": 1e5}
+
+
+@dataclass(frozen=True)
+class _QuestionHints:
+    scale: float | None
+    percent: bool
+    percent_strong: bool
+    currency: str | None
+    magnitude_ok: bool
+
+
+@lru_cache(maxsize=512)
+def _question_hints(question: str | None) -> _QuestionHints:
+    if not question:
+        return _QuestionHints(None, False, False, None, False)
+    q = question[:4000]
+    sm = _Q_SCALE_RE.search(q)
+    scale = _SCALE_NAMES.get(sm.group(1).lower()) if sm else None
+    cm = _Q_CURRENCY_RE.search(q)
+    currency = None
+    if cm:
+        code = cm.group(1) or {"US$": "USD", "$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY"}.get(cm.group(2) or "")
+        currency = code
+    return _QuestionHints(
+        scale=scale,
+        percent=bool(_Q_PERCENT_RE.search(q)),
+        percent_strong=bool(_Q_PERCENT_STRONG_RE.search(q)),
+        currency=currency,
+        magnitude_ok=bool(_Q_NEG_DIRECTION_RE.search(q)),
+    )
+
+
+# --------------------------------------------------------------------------- expected value
+
+
+@dataclass(frozen=True)
+class _Gold:
+    value: float
+    ulp: float
+    percent: bool
+    currency: str | None
+    raw: str
+    bare: bool  # no scale word, no percent, no currency
+    yearish: bool
+    display_unit: float  # 1 unit of the number as written, normalised (for absolute tolerance)
+    word_sign: bool
+
+
+def _decimals_of_float(x: float) -> int:
+    r = repr(float(x))
+    if "e" in r or "E" in r:
+        mant, _, exp = r.lower().partition("e")
+        d = len(mant.partition(".")[2].rstrip("0"))
+        return max(0, d - int(exp))
+    frac = r.partition(".")[2].rstrip("0")
+    return len(frac)
+
+
+def _parse_gold(expected: Any, question: str | None) -> _Gold | None:
+    if isinstance(expected, bool):
+        return None
+    if isinstance(expected, (int, float)):
+        x = float(expected)
+        if not math.isfinite(x):
+            return None
+        d = _decimals_of_float(x)
+        return _Gold(x, 10.0**-d if d else 1.0, False, None, repr(expected), True,
+                     x.is_integer() and 1900 <= x <= 2100, 1.0, False)
+    if isinstance(expected, (list, tuple)):
+        expected = " ".join(str(e) for e in expected)
+    text = str(expected) if expected is not None else ""
+    return _parse_gold_text(text[:2000], question)
+
+
+@lru_cache(maxsize=2048)
+def _parse_gold_text(text: str, question: str | None) -> _Gold | None:
+    cands = extract_values(text, question=question)
+    if not cands:
+        return None
+    pick = None
+    eligible = [c for c in cands if not c.ignored]
+    if len(eligible) == 1:
+        pick = eligible[0]
+    elif eligible:
+        pick = _select_concluding(text, eligible, question, set())[0]
+    else:
+        pick = cands[0]  # a gold that is a year or a note number is still the answer
+    if pick is None:
+        return None
+    value = pick.value
+    # In a gold, parentheses always mean negative ("(5)").
+    if pick.role == "marker" and text.strip().startswith("(") and text.strip().rstrip(".").endswith(")"):
+        value = -abs(value)
+    word_sign = pick.sign_source == "word"
+    if word_sign:
+        value = -abs(value)
+    bare = pick.scale_word is None and not pick.percent
+    unit = pick.scale * (0.01 if pick.percent else 1.0)
+    return _Gold(value, pick.ulp, pick.percent, pick.currency, pick.raw or text.strip(), bare,
+                 pick.role == "year", unit, word_sign)
+
+
+# --------------------------------------------------------------------------- agreement
+
+
+def _digits_ulp(x: float) -> float:
+    """One unit in the last significant digit of a float's shortest repr (1500 -> 100, 8.74 -> 0.01)."""
+    if x == 0 or not math.isfinite(x):
+        return 0.0
+    d = _decimals_of_float(x)
+    if d > 0:
+        return 10.0**-d
+    n = abs(int(round(x)))
+    ulp = 1.0
+    while n and n % 10 == 0:
+        n //= 10
+        ulp *= 10
+    return ulp
+
+
+def _sig_digits(x: float, ulp: float) -> int:
+    if x == 0 or ulp <= 0:
+        return 1
+    return max(1, int(math.floor(math.log10(abs(x)) - math.log10(ulp) + 1e-9)) + 1)
+
+
+def values_agree(a: float, b: float, *, rel_tol: float = 1e-9, rounding: bool = True) -> bool:
+    """True when ``a`` and ``b`` state the same value.
+
+    With ``rounding`` the one shown with fewer significant digits counts as a rounded display of the
+    other (394.3e9 agrees with 394_328e6; 8.74 with 8.738), provided it keeps at least two
+    significant digits. ``rel_tol`` adds a relative tolerance.
+    """
+    try:
+        a, b = float(a), float(b)
+    except (TypeError, ValueError):
+        return False
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return False
+    diff = abs(a - b)
+    if diff <= rel_tol * max(abs(a), abs(b)) or diff <= 1e-12:
+        return True
+    if not rounding:
+        return False
+    ua, ub = _digits_ulp(a), _digits_ulp(b)
+    coarse, ulp = (a, ua) if ua >= ub else (b, ub)
+    return _sig_digits(coarse, ulp) >= 2 and diff < 0.5 * ulp * (1 - 1e-9)
+
+
+def _agree(g: _Gold, gv: float, gulp: float, cv: float, culp: float, csig: int, tol: float, mode: str) -> bool:
+    diff = abs(gv - cv)
+    scale = max(abs(gv), abs(cv))
+    if diff <= 1e-9 * scale or diff <= 1e-15:
+        return True
+    if mode == "relative" and diff <= tol * abs(gv) * (1 + 1e-9):
+        return True
+    if mode == "absolute" and diff <= tol * g.display_unit * (1 + 1e-9):
+        return True
+    if mode == "exact":
+        return False
+    extra = tol if mode == "rounding" else 0.0
+    if gulp >= culp:
+        # The gold is the coarser display: the answer rounds to it.
+        return diff < (0.5 + extra) * gulp * (1 - 1e-9)
+    # The answer is the coarser display: accept if it keeps two significant digits.
+    return csig >= 2 and diff < (0.5 + extra) * culp * (1 - 1e-9)
+
+
+@dataclass(frozen=True)
+class _Interp:
+    value: float
+    ulp: float
+    percent: bool
+    note: str
+
+
+def _gold_interps(g: _Gold, hints: _QuestionHints, percent_mode: str) -> list[_Interp]:
+    out = []
+    if g.bare and hints.scale and not g.yearish:
+        out.append(_Interp(g.value * hints.scale, g.ulp * hints.scale, False, f"scale x{_fmt(hints.scale)} from the question"))
+    if g.bare and not g.percent and (hints.percent_strong or percent_mode == "number"):
+        out.append(_Interp(g.value / 100.0, g.ulp / 100.0, True, "percent from the question"))
+    if not out or not (g.bare and hints.scale):
+        # With a question scale the unscaled reading is dropped: a bare answer gets the same scale.
+        out.append(_Interp(g.value, g.ulp, g.percent, ""))
+    return out
+
+
+def _cand_interps(c: Candidate, hints: _QuestionHints, resp_scale: float | None, percent_mode: str) -> list[_Interp]:
+    out = [_Interp(c.value, c.ulp, c.percent, "")]
+    unscaled = c.scale_word is None and not c.percent
+    if unscaled and hints.scale:
+        out.append(_Interp(c.value * hints.scale, c.ulp * hints.scale, False, "question scale"))
+    if unscaled and resp_scale and resp_scale != hints.scale:
+        out.append(_Interp(c.value * resp_scale, c.ulp * resp_scale, False, "scale stated in the answer"))
+    if unscaled and not c.currency and (hints.percent_strong or percent_mode == "number"):
+        out.append(_Interp(c.value / 100.0, c.ulp / 100.0, True, "percent from the question"))
+    if percent_mode == "number" and c.percent:
+        out.append(_Interp(c.value * 100.0, c.ulp * 100.0, False, "percent sign ignored"))
+    return out
+
+
+def _percent_ok(g: _Gold, c: Candidate, gi: _Interp, ci: _Interp, percent_mode: str) -> bool:
+    if percent_mode == "strict":
+        return gi.percent == ci.percent
+    # A money amount never matches a percentage ("$0.40" vs "40%"), in either direction.
+    if (g.currency and ci.percent) or (gi.percent and c.currency):
+        return False
+    return True
+
+
+def _match_candidate(
+    g: _Gold, c: Candidate, hints: _QuestionHints, resp_scale: float | None,
+    tol: float, mode: str, percent_mode: str,
+) -> tuple[bool, float, str]:
+    """(agrees, signed value used, note). Applies the sign conventions."""
+    best_val = c.value
+    best_note = ""
+    gis = _gold_interps(g, hints, percent_mode)
+    cis = _cand_interps(c, hints, resp_scale, percent_mode)
+    signs: list[tuple[float, str]] = []
+    if c.sign_source == "word" and c.value > 0:
+        signs.append((-1.0, "negative from wording"))
+        if hints.magnitude_ok or not g.word_sign and g.value >= 0 and hints.magnitude_ok:
+            signs.append((1.0, ""))
+    else:
+        signs.append((1.0, ""))
+    magnitude = hints.magnitude_ok or g.word_sign
+    for gi in gis:
+        for ci in cis:
+            if not _percent_ok(g, c, gi, ci, percent_mode):
+                continue
+            for sgn, snote in signs:
+                cv = sgn * ci.value
+                ok = _agree(g, gi.value, gi.ulp, cv, ci.ulp, c.sig_digits, tol, mode)
+                if not ok and magnitude:
+                    ok = _agree(g, abs(gi.value), gi.ulp, abs(cv), ci.ulp, c.sig_digits, tol, mode)
+                    if ok:
+                        snote = "sign read from the question's direction"
+                if ok:
+                    notes = [n for n in (gi.note, ci.note, snote) if n]
+                    return True, cv, "; ".join(notes)
+    # Not agreeing: report the value in the gold's most likely frame (first interpretation pair).
+    gi0 = gis[0]
+    best = None
+    for ci in cis:
+        for sgn, _ in signs:
+            d = abs(gi0.value - sgn * ci.value)
+            if best is None or d < best[0]:
+                best = (d, sgn * ci.value)
+    if best is not None:
+        best_val = best[1]
+    return False, best_val, best_note
+
+
+# --------------------------------------------------------------------------- concluding selection
+
+_SEG_RE = re.compile(r"\n+|(?<=[.!?])[\"”')\]*]*\s+")
+_STRONG_CUE_RE = re.compile(
+    r"\b(?:therefore|thus|hence|consequently|in\s+conclusion|in\s+summary|to\s+summari[sz]e|so,?\s+(?:the|\w+'s)|"
+    r"the\s+(?:final\s+)?answer|final\s+answer|answer\s*:|as\s+a\s+result|this\s+(?:gives|means|results|represents|amounts)|this\s+(?:is|was)\s+an?\s+(?:increase|decrease|change|growth|decline|gain|loss|total|difference|drop|rise)|"
+    r"comes?\s+(?:out\s+)?to|works?\s+out\s+to|in\s+total|totals?\s+\$|rounded|rounding|round(?:s|ed)?\s+to)\b",
+    re.IGNORECASE,
+)
+_WEAK_CUE_RE = re.compile(r"\b(?:overall|approximately|roughly|about|total|was|is|were|amounted|stood|came)\b", re.IGNORECASE)
+_STATED_RE = re.compile(
+    r"\b(?:is|was|were|are|be|been|amounted\s+to|amounts\s+to|totall?ed|totals|came\s+(?:in\s+)?(?:to|at)|stood\s+at|"
+    r"equals?|equaled|reached|of|at|by|reported|recorded|generated|earned|paid|spent|had|has|to)\s*:?\s*"
+    r"(?:approximately|about|around|roughly|nearly|almost|an?|the|just|over|under|a\s+total\s+of|negative|\*\*|~)*\s*[$€£¥(−\-]?\s*$",
+    re.IGNORECASE,
+)
+_REFUSAL_RE = re.compile(
+    r"\b(?:not\s+(?:explicitly\s+)?(?:provided|stated|available|included|given|mentioned|disclosed|possible)|cannot|can't|can\s+not|"
+    r"unable|don't\s+have|do\s+not\s+have|doesn't\s+(?:provide|include|contain)|does\s+not\s+(?:provide|include|contain)|"
+    r"no\s+information|if\s+you\s+(?:can\s+)?provide|would\s+need|you\s+would|let\s+me\s+know|for\s+example|e\.g\.|such\s+as|"
+    r"hypothetical|assume|assuming|suppose|expects?|guidance|forecast|projected?)\b",
+    re.IGNORECASE,
+)
+_ALT_LINK_RE = re.compile(r"^\s*(?:,?\s*or\b|\(|,?\s*i\.e\.,?|,?\s*which\s+is|,?\s*equivalent\s+to|/|,?\s*that\s+is,?)\s*(?:about|approximately|roughly)?\s*[$€£¥]?", re.IGNORECASE)
+_STOP = frozenset(
+    "what which when where does have been were with from that this than then them they their there these those "
+    "into over under about above below based using used provided information statement statements answer question "
+    "following primarily details shown response round rounded decimal places units percents percent millions billions "
+    "thousands calculate compute company give please only assume your respond perspective analyst financial "
+    "metric metrics help basing address adopting clearly utilizing items line reported year fiscal total".split()
+)
+
+
+def _segments(text: str) -> list[tuple[int, int]]:
+    segs: list[tuple[int, int]] = []
+    pos = 0
+    for m in _SEG_RE.finditer(text):
+        if m.start() > pos:
+            segs.append((pos, m.start()))
+        pos = m.end()
+    if pos < len(text):
+        segs.append((pos, len(text)))
+    # A lead-in ending with ":" belongs to what follows ("... is:\n\n$1,577 million").
+    merged: list[tuple[int, int]] = []
+    for seg in segs:
+        if merged and text[merged[-1][0] : merged[-1][1]].rstrip(" *").endswith(":") and (seg[1] - seg[0]) < 200:
+            merged[-1] = (merged[-1][0], seg[1])
+        else:
+            merged.append(seg)
+    return merged
+
+
+def _question_stems(question: str | None) -> frozenset[str]:
+    if not question:
+        return frozenset()
+    words = re.findall(r"[A-Za-z][A-Za-z&'-]{2,}", question[:2000].lower())
+    return frozenset(w[:5] for w in words if w not in _STOP and len(w) >= 3)
+
+
+def _score_segment(seg_text: str, q_stems: frozenset[str], n_cands: int) -> float:
+    score = 0.0
+    if _STRONG_CUE_RE.search(seg_text):
+        score += 3.0
+    if q_stems:
+        words = {w[:5] for w in re.findall(r"[A-Za-z][A-Za-z&'-]{2,}", seg_text.lower())}
+        score += min(len(words & q_stems), 4) * 0.5
+    if _REFUSAL_RE.search(seg_text):
+        score -= 3.0
+    if re.match(r"\s*(?:[-*•]|\d+[.)])\s", seg_text) and not _STRONG_CUE_RE.search(seg_text):
+        score -= 0.5  # a bullet in a list of inputs
+    return score
+
+
+def _pick_in_segment(text: str, seg: tuple[int, int], cands: list[Candidate]) -> Candidate | None:
+    results = [c for c in cands if c.role == "result"]
+    if results:
+        return results[-1]
+    values = [c for c in cands if c.role in ("value", "range")]
+    if not values:
+        return None
+    for c in values:
+        if _STATED_RE.search(text[max(seg[0], c.span[0] - 60) : c.span[0]]):
+            return c
+    return values[0]
+
+
+def _select_concluding(
+    text: str, cands: list[Candidate], question: str | None, allow_roles: set[str],
+) -> tuple[Candidate | None, list[Candidate], str]:
+    """The figure stated as the answer, its restatements ("0.66 or 66%"), and why it was chosen."""
+    eligible = [c for c in cands if c.role in ("value", "result", "range") or c.role in allow_roles]
+    if not eligible:
+        return None, [], "no stated value (only operands, comparisons, years or references)"
+    segs = _segments(text)
+    q_stems = _question_stems(question)
+    by_seg: dict[int, list[Candidate]] = {}
+    si = 0
+    for c in eligible:
+        while si < len(segs) - 1 and c.span[0] >= segs[si][1]:
+            si += 1
+        by_seg.setdefault(si, []).append(c)
+    last_idx = max(by_seg)
+    first_idx = min(by_seg)
+    best: tuple[float, int] | None = None
+    for idx, group in by_seg.items():
+        seg = segs[idx] if idx < len(segs) else (0, len(text))
+        seg_text = text[seg[0] : seg[1]]
+        sc = _score_segment(seg_text, q_stems, len(group))
+        if any(c.role == "result" for c in group):
+            sc += 2.0
+        if any(_STATED_RE.search(text[max(seg[0], c.span[0] - 60) : c.span[0]]) for c in group):
+            sc += 1.0
+        if idx == last_idx:
+            sc += 1.5
+        if idx == first_idx and len(by_seg) > 1:
+            sc += 0.5
+        key = (sc, idx)
+        if best is None or key > best:
+            best = key
+    assert best is not None
+    idx = best[1]
+    seg = segs[idx] if idx < len(segs) else (0, len(text))
+    group = by_seg[idx]
+    primary = _pick_in_segment(text, seg, group) or group[0]
+    alts = []
+    pos = cands.index(primary) if primary in cands else -1
+    while 0 <= pos < len(cands) - 1:
+        nxt = cands[pos + 1]
+        link = text[cands[pos].span[1] : nxt.span[0]]
+        if len(link) <= 40 and _ALT_LINK_RE.match(link) and not nxt.ignored:
+            alts.append(nxt)
+            pos += 1
+        else:
+            break
+    snippet = " ".join(text[seg[0] : seg[1]].split())
+    if len(snippet) > 120:
+        snippet = snippet[:117] + "..."
+    return primary, alts, f'the concluding figure, in "{snippet}"'
+
+
+@lru_cache(maxsize=256)
+def _category_regex(category: str) -> re.Pattern[str]:
+    key = category.strip().lower().replace("_", " ")
+    phrases = list(CATEGORY_SYNONYMS.get(key, []))
+    for k, syns in CATEGORY_SYNONYMS.items():
+        if key in syns and k not in phrases:
+            phrases.extend(syns)
+    if key not in phrases:
+        phrases.append(key)
+    phrases = sorted({p for p in phrases if p}, key=len, reverse=True)
+    return re.compile(r"(?<![\w])(?:" + "|".join(re.escape(p) for p in phrases) + r")(?![\w])", re.IGNORECASE)
+
+
+def _select_category(
+    text: str, cands: list[Candidate], category: str, question: str | None,
+) -> tuple[Candidate | None, str]:
+    rx = _category_regex(category)
+    hits = [m for m in rx.finditer(text)]
+    if not hits:
+        return None, ""
+    eligible = [c for c in cands if c.role in ("value", "result", "range")]
+    if not eligible:
+        return None, ""
+    segs = _segments(text)
+    q_stems = _question_stems(question)
+    best: tuple[float, int, Candidate, str] | None = None
+    for m in hits:
+        seg = next((s for s in segs if s[0] <= m.start() < s[1]), (0, len(text)))
+        # The value tied to the phrase: the first stated value after it in the same clause,
+        # before the next category-like phrase; otherwise the nearest one before it.
+        pick = None
+        for c in eligible:
+            if c.span[0] >= m.end() and c.span[0] < seg[1]:
+                between = text[m.end() : c.span[0]]
+                if ";" in between or len(between) > 150:
+                    break
+                pick = c
+                break
+        if pick is None:
+            before = [c for c in eligible if seg[0] <= c.span[0] < m.start() and m.start() - c.span[1] < 60]
+            if before:
+                pick = before[-1]
+        if pick is None:
+            continue
+        sc = _score_segment(text[seg[0] : seg[1]], q_stems, 1)
+        dist = abs(pick.span[0] - m.end())
+        key = (sc - dist / 200.0, seg[0])
+        if best is None or key > (best[0], best[1]):
+            best = (key[0], key[1], pick, m.group(0))
+    if best is None:
+        return None, ""
+    return best[2], f'the value tied to "{best[3]}" (category {category!r})'
+
+
+# --------------------------------------------------------------------------- formatting
+
+
+def _fmt(v: float | None) -> str:
+    if v is None:
+        return "none"
+    if not math.isfinite(v):
+        return str(v)
+    if v == 0:
+        return "0"
+    a = abs(v)
+    if a >= 1e6 or a < 1e-4:
+        s = f"{v:.6g}"
+        return s.replace("e+0", "e").replace("e+", "e").replace("e-0", "e-")
+    return f"{v:.10g}" if a >= 1 else f"{v:.6g}"
+
+
+def _fmt_val(v: float | None, percent: bool, currency: str | None) -> str:
+    if v is None:
+        return "none"
+    s = f"{_fmt(v * 100)}%" if percent else _fmt(v)
+    return f"{s} {currency}" if currency else s
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def numeric_match(
+    response: str,
+    expected: str | float | int,
+    *,
+    category: str | None = None,
+    tolerance: float = 0.0,
+    tolerance_mode: str = "relative",
+    question: str | None = None,
+    require_currency: bool = False,
+    percent: str = "ratio-or-percent",
+    match: str = "concluding",
+) -> NumericMatch:
+    """Compare the value stated in ``response`` with ``expected`` after normalisation.
+
+    See the README section "Numeric answers" for the conventions (scale, sign, percent, rounding).
+    Bad option values raise ``ValueError``; no response string makes it raise.
+    """
+    if tolerance_mode not in TOLERANCE_MODES:
+        raise ValueError(f"tolerance_mode must be one of {', '.join(TOLERANCE_MODES)}; got {tolerance_mode!r}")
+    if percent not in PERCENT_MODES:
+        raise ValueError(f"percent must be one of {', '.join(PERCENT_MODES)}; got {percent!r}")
+    if match not in MATCH_MODES:
+        raise ValueError(f"match must be one of {', '.join(MATCH_MODES)}; got {match!r}")
+    try:
+        tol = float(tolerance)
+    except (TypeError, ValueError):
+        raise ValueError(f"tolerance must be a number; got {tolerance!r}") from None
+    if not math.isfinite(tol) or tol < 0:
+        raise ValueError(f"tolerance must be a finite number >= 0; got {tolerance!r}")
+    if not isinstance(response, str):
+        response = "" if response is None else str(response)
+    if question is not None and not isinstance(question, str):
+        question = str(question)
+    return _numeric_match(response, expected, category, tol, tolerance_mode, question, require_currency, percent, match)
+
+
+def _tol_text(tol: float, mode: str) -> str:
+    if mode == "relative":
+        return f"relative tolerance {_fmt(tol * 100)}% (plus rounding of the coarser display)"
+    if mode == "absolute":
+        return f"absolute tolerance {_fmt(tol)} expected units (plus rounding of the coarser display)"
+    if mode == "rounding":
+        return f"rounding tolerance (half a unit in the last shown digit{f' + {_fmt(tol)} units' if tol else ''})"
+    return "exact match"
+
+
+def _numeric_match(
+    response: str, expected: Any, category: str | None, tol: float, mode: str, question: str | None,
+    require_currency: bool, percent_mode: str, match: str,
+) -> NumericMatch:
+    gold = _parse_gold(expected, question)
+    cands = extract_values(response, question=question)
+    exp_repr = expected if isinstance(expected, str) else repr(expected)
+    if gold is None:
+        return NumericMatch(
+            passed=False, score=0.0, candidates=cands,
+            explanation=f"expected {str(exp_repr)[:80]!r} holds no number, so there is nothing to compare; "
+            "use a text grader for non-numeric golds",
+            details={"error": "expected_not_numeric"},
+        )
+    hints = _question_hints(question)
+    resp_scale = None
+    rs = _RESPONSE_SCALE_RE.search(response[:20000])
+    if rs:
+        resp_scale = _SCALE_NAMES.get((rs.group(1) or rs.group(2)).lower())
+    exp_currency = gold.currency or hints.currency
+    exp_desc = f'expected {_fmt_val(gold.value, gold.percent, gold.currency)} (from "{str(exp_repr)[:60]}")'
+    gold_interps = _gold_interps(gold, hints, percent_mode)
+    if len(gold_interps) > 1 and gold_interps[0].note:
+        exp_desc += f", i.e. {_fmt_val(gold_interps[0].value, gold_interps[0].percent, gold.currency)} with {gold_interps[0].note}"
+
+    allow = {"year"} if gold.yearish else set()
+    how = ""
+    chosen: list[Candidate] = []
+    if match == "any":
+        chosen = [c for c in cands if not c.ignored or c.role in allow]
+        how = "any value in the answer (match='any')"
+    elif match in ("first", "last"):
+        pool = [c for c in cands if c.role in ("value", "result", "range") or c.role in allow]
+        if pool:
+            chosen = [pool[0] if match == "first" else pool[-1]]
+        how = f"the {match} stated value"
+    else:
+        primary = None
+        if category:
+            primary, how = _select_category(response, cands, category, question)
+            if primary is not None:
+                chosen = [primary]
+        if primary is None:
+            primary, alts, how2 = _select_concluding(response, cands, question, allow)
+            if primary is not None:
+                chosen = [primary, *alts]
+                how = (f"no value tied to category {category!r}; " if category else "") + how2
+
+    if not chosen:
+        reason = "no numeric value found in the answer" if not cands else (
+            "no stated value found (values seen: " + ", ".join(f'"{c.raw}" ({c.role})' for c in cands[:6]) + ")"
+        )
+        return NumericMatch(
+            passed=False, score=0.0, expected_value=gold.value, candidates=cands,
+            explanation=f"{exp_desc}; {reason}.",
+            details={"selection": how, "expected_raw": str(exp_repr)},
+        )
+
+    found = chosen[0]
+    found_val = found.value
+    ok = False
+    note = ""
+    for c in chosen:
+        agree, val, nt = _match_candidate(gold, c, hints, resp_scale, tol, mode, percent_mode)
+        if agree:
+            ok, found, found_val, note = True, c, val, nt
+            break
+        if c is chosen[0]:
+            found_val = val
+    unit_match = _unit_match(gold, found, exp_currency, percent_mode)
+    currency_note = ""
+    if exp_currency and found.currency and exp_currency != found.currency:
+        currency_note = f"; currency differs ({found.currency} vs expected {exp_currency})"
+    elif exp_currency and not found.currency and require_currency:
+        currency_note = f"; the answer states no currency (expected {exp_currency})"
+    if require_currency and exp_currency and found.currency != exp_currency:
+        ok = False
+    if percent_mode == "strict" and gold.percent != found.percent:
+        ok = False
+    denom = abs(gold.value) if gold.value else 0.0
+    pdiff = abs(found_val - gold.value) / denom * 100.0 if denom else (0.0 if found_val == gold.value else math.inf)
+    if ok:
+        score = 1.0
+    else:
+        rel = pdiff / 100.0 if math.isfinite(pdiff) else math.inf
+        score = 0.9 * math.exp(-20.0 * rel) if math.isfinite(rel) else 0.0
+    found_desc = f'found {_fmt_val(found_val, found.percent, found.currency)} (from "{found.raw}", {how})'
+    if note:
+        found_desc += f" [{note}]"
+    verdict = (
+        f"match within {_tol_text(tol, mode)}" if ok
+        else f"difference {_fmt(pdiff) if math.isfinite(pdiff) else 'inf'}% exceeds {_tol_text(tol, mode)}"
+    )
+    if not ok and require_currency and exp_currency and found.currency != exp_currency:
+        verdict = "currency required to match (require_currency=True)"
+    explanation = f"{exp_desc}, {found_desc}: {verdict}{currency_note}."
+    return NumericMatch(
+        passed=ok, score=round(score, 6), expected_value=gold.value, found_value=found_val,
+        percentage_difference=pdiff if math.isfinite(pdiff) else None, unit_match=unit_match,
+        candidates=cands, found=found, explanation=explanation,
+        details={
+            "selection": how, "found_raw": found.raw, "expected_raw": str(exp_repr),
+            "tolerance": tol, "tolerance_mode": mode, "percent": percent_mode, "match": match,
+        },
+    )
+
+
+def _unit_match(gold: _Gold, found: Candidate, exp_currency: str | None, percent_mode: str) -> bool:
+    if exp_currency and found.currency and exp_currency != found.currency:
+        return False
+    if gold.percent and not found.percent and found.currency:
+        return False
+    return not (found.percent and gold.currency)
+
+
+def assert_numeric_match(
+    response: str,
+    expected: str | float | int,
+    *,
+    category: str | None = None,
+    tolerance: float = 0.0,
+    tolerance_mode: str = "relative",
+    question: str | None = None,
+    require_currency: bool = False,
+    percent: str = "ratio-or-percent",
+    match: str = "concluding",
+) -> NumericMatch:
+    """Like :func:`numeric_match`, but records the result and raises on a mismatch."""
+    __tracebackhide__ = True
+    result = numeric_match(
+        response, expected, category=category, tolerance=tolerance, tolerance_mode=tolerance_mode,
+        question=question, require_currency=require_currency, percent=percent, match=match,
+    )
+    enforce(result)
+    return result
+
+
+_GRADE_KEYS = ("category", "tolerance", "tolerance_mode", "require_currency", "percent", "match")
+
+
+def grade(ctx: GradeContext) -> MetricResult:
+    """Rubric grader: settings from ``ctx.criteria["numeric"]`` (a dict, or ``true`` for defaults)."""
+    settings = ctx.criteria.get("numeric", True) if isinstance(ctx.criteria, dict) else True
+    if settings is True or settings is None:
+        settings = {}
+    if not isinstance(settings, dict):
+        raise GraderError(f"eval_criteria.numeric must be true or an object with {', '.join(_GRADE_KEYS)}; got {settings!r}")
+    unknown = sorted(set(settings) - set(_GRADE_KEYS))
+    if unknown:
+        raise GraderError(f"eval_criteria.numeric: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(_GRADE_KEYS)}")
+    if _parse_gold(ctx.expected, ctx.question) is None:
+        raise GraderError(f"numeric grader: expected answer {str(ctx.expected)[:80]!r} holds no number")
+    try:
+        return numeric_match(ctx.response, ctx.expected, question=ctx.question, **settings)
+    except (TypeError, ValueError) as exc:
+        raise GraderError(f"eval_criteria.numeric: {exc}") from exc
+
+
+_FILLER_RE = re.compile(
+    r"\b(?:approximately|approx|about|around|roughly|nearly|almost|circa|ca|usd|eur|gbp|us|dollars?|euros?|per|share|"
+    r"a|an|the|of|in|is|was|total|net|negative|minus|plus|or|and|increase|decrease|growth|decline|loss|gain|times|x|"
+    r"million|billion|thousand|trillion|percent|percentage|points?|bps|basis|units?|shares?)\b",
+    re.IGNORECASE,
+)
+
+
+def looks_numeric(expected: str) -> bool:
+    """True when a gold answer is essentially a number, amount or percentage ("$1,500 million", "12.5%")."""
+    if isinstance(expected, bool):
+        return False
+    if isinstance(expected, (int, float)):
+        return math.isfinite(float(expected))
+    if not isinstance(expected, str):
+        return False
+    text = expected.strip()
+    if not text or len(text) > 80:
+        return False
+    cands = extract_values(text)
+    stated = [c for c in cands if not c.ignored]
+    if not stated:
+        return bool(cands) and len(cands) == 1 and cands[0].role == "year" and cands[0].raw.strip() == text
+    if len(stated) > 2:
+        return False
+    rest = text
+    for c in reversed(cands):
+        rest = rest[: c.span[0]] + " " + rest[c.span[1] :]
+    rest = _FILLER_RE.sub(" ", rest)
+    leftover = re.findall(r"[A-Za-z]{2,}", rest)
+    return len(leftover) <= 1

@@ -1,0 +1,529 @@
+"""Candidate extraction for the numeric grader: every value stated in a text, normalised.
+
+A :class:`Candidate` carries the value as a float with scale, sign and percent applied
+("$(1,657) million" -> -1.657e9, "12.5%" -> 0.125), the precision it was written with (so a
+rounded display can be compared fairly), and a *role* saying whether it is an answer-like value
+or something to ignore (year, date, note number, list marker, operand of a calculation...).
+
+Every regex here is anchored to small windows or uses unambiguous repetition, so extraction is
+linear in the input length.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+# Roles that never count as a stated value.
+IGNORED_ROLES = frozenset({"year", "date", "reference", "marker", "descriptor", "name"})
+
+SCALE_WORDS: dict[str, float] = {
+    "thousand": 1e3, "thousands": 1e3, "k": 1e3, "K": 1e3, "thou": 1e3,
+    "million": 1e6, "millions": 1e6, "mn": 1e6, "mln": 1e6, "mm": 1e6, "MM": 1e6, "m": 1e6, "M": 1e6,
+    "mio": 1e6,
+    "billion": 1e9, "billions": 1e9, "bn": 1e9, "bln": 1e9, "b": 1e9, "B": 1e9, "Bn": 1e9, "BN": 1e9,
+    "trillion": 1e12, "trillions": 1e12, "tn": 1e12, "T": 1e12, "Tn": 1e12,
+    "lakh": 1e5, "lakhs": 1e5, "lac": 1e5, "lacs": 1e5,
+    "crore": 1e7, "crores": 1e7, "cr": 1e7, "Cr": 1e7,
+}
+
+_CURRENCY_CODES = {
+    "$": "USD", "US$": "USD", "U.S.$": "USD", "USD": "USD", "dollar": "USD", "dollars": "USD",
+    "€": "EUR", "EUR": "EUR", "euro": "EUR", "euros": "EUR",
+    "£": "GBP", "GBP": "GBP", "pound": "GBP", "pounds": "GBP",
+    "¥": "JPY", "JPY": "JPY", "yen": "JPY", "CNY": "CNY", "RMB": "CNY", "yuan": "CNY",
+    "NOK": "NOK", "SEK": "SEK", "DKK": "DKK", "kr": "NOK", "kr.": "NOK",
+    "CHF": "CHF", "Fr.": "CHF", "CAD": "CAD", "C$": "CAD", "CA$": "CAD", "AUD": "AUD", "A$": "AUD",
+    "HKD": "HKD", "HK$": "HKD", "S$": "SGD", "SGD": "SGD", "INR": "INR", "₹": "INR", "Rs": "INR",
+    "Rs.": "INR", "rupees": "INR", "KRW": "KRW", "₩": "KRW", "won": "KRW", "BRL": "BRL", "R$": "BRL",
+    "MXN": "MXN", "ZAR": "ZAR",
+}
+
+_CUR_PREFIX = (
+    r"U\.S\.\$|US\$|CA\$|HK\$|C\$|A\$|S\$|R\$|\$|€|£|¥|₹|₩|USD|EUR|GBP|JPY|CNY|RMB|NOK|SEK|DKK|CHF|CAD|AUD"
+    r"|HKD|SGD|INR|KRW|BRL|MXN|ZAR|Rs\.?|kr\.?|Fr\."
+)
+_CUR_SUFFIX = (
+    r"USD|EUR|GBP|JPY|CNY|RMB|NOK|SEK|DKK|CHF|CAD|AUD|HKD|SGD|INR|KRW|BRL|MXN|ZAR|€|£|kr\.?"
+    r"|dollars?|euros?|pounds?|yen|yuan|rupees|won"
+)
+
+_MONTHS = (
+    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t|tember)?"
+    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
+)
+
+# A number as written: plain digits, grouped digits (",", ".", "'", thin/nbsp spaces) with an optional
+# decimal part, or a leading-dot decimal. Groups are fixed-width, so no backtracking blow-up.
+_NUM_RE = re.compile(
+    r"(?<![\w.,'’])(?<![\w][-–])"
+    r"(?:\d{1,3}(?:(?P<sep>[,.'’\u00a0\u202f\u2009])\d{3})(?:(?P=sep)\d{3})*(?![\d])(?:[.,]\d+)?"
+    r"|\d{1,3}(?: \d{3})+(?:,\d+)"  # "1 500,5": plain-space grouping only with a decimal comma
+    r"|\d+(?:[.,]\d+)?"
+    r"|\.\d+)"
+)
+
+_WORD_NUMS: dict[str, int] = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+    "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
+    "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
+}
+_WORD_SCALES = {"hundred": 100.0, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+_NW = "|".join([*_WORD_NUMS, *_WORD_SCALES, "point"])
+_WORDNUM_RE = re.compile(
+    rf"\b(?:{_NW})\b(?:(?:[ \t-]+|[ \t]+and[ \t]+)(?:{_NW})\b)*", re.IGNORECASE
+)
+
+_PREFIX_RE = re.compile(
+    rf"(?P<sign1>[-−–+]|\()?[ \u00a0]?(?P<cur>{_CUR_PREFIX})?[ \u00a0]?(?P<sign2>[-−–+]|\()?$"
+)
+_SUFFIX_RE = re.compile(
+    r"(?P<close>\))?"
+    r"(?P<pct>[ \u00a0]?(?:%|percent(?:age)?\s+points?|per\s*cent|percent|pct\.?|pp\b|p\.p\.|bps\b|basis\s+points?))?"
+    r"(?:[ \u00a0]?(?P<scale>thousands?|millions?|billions?|trillions?|mn|mln|mm|MM|bn|bln|Bn|BN|tn|Tn|lakhs?|lacs?|crores?|cr|Cr|mio|thou)(?![\w])"
+    r"|(?P<letter>[kKmMbBT])(?![\w]))?"
+    r"(?P<close2>\))?"
+    rf"(?:[ \u00a0]?(?P<cur>{_CUR_SUFFIX})(?![\w]))?"
+    r"(?P<pct2>[ \u00a0]?(?:%|percent|per\s*cent))?"
+)
+_REF_BEFORE_RE = re.compile(
+    r"(?:\b(?:note|notes|item|items|section|sections|part|exhibit|rule|article|form|schedule|chapter|page|pages|pp|p|table|figure|fig|footnote|step|phase|level|tier|class|series|line|row|column|option|question|q|no|number|#|version|v|topic|asc|ias|ifrs|sfas|fasb|paragraph|para|appendix|s&p|fortune|russell|nasdaq|ftse|stoxx|dax|nikkei|covid)\.?\s*#?|#)\s*$",
+    re.IGNORECASE,
+)
+_YEARISH_BEFORE_RE = re.compile(
+    r"(?:\b(?:fy|fiscal(?:\s+year)?|calendar\s+year|cy|year|years|in|since|during|of|for|from|through|until|by|and|to|between|end|ended|ending)\s*'?)$",
+    re.IGNORECASE,
+)
+_MONTH_BEFORE_RE = re.compile(rf"\b(?:{_MONTHS})\.?\s+(?:\d{{1,2}},?\s+)?$", re.IGNORECASE)
+_MONTH_AFTER_RE = re.compile(rf"^(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b", re.IGNORECASE)
+_DESCRIPTOR_AFTER_RE = re.compile(
+    r"^(?:-(?:year|yr|month|day|week|quarter|k\b|q\b|for-|to-|step|fold|point)|\s(?:year|month|week|quarter)\s+(?!ago|earlier|later|before|after)[a-z])",
+    re.IGNORECASE,
+)
+_ORDINAL_AFTER_RE = re.compile(r"^(?:st|nd|rd|th)\b", re.IGNORECASE)
+_NEG_WORD_BEFORE_RE = re.compile(
+    r"\b(?:net\s+loss(?:es)?|loss(?:es)?|deficit|decrease[sd]?|decline[sd]?|fell|falls?|drop(?:ped|s)?|down"
+    r"|reduc(?:ed|tion)|shr[au]nk|contract(?:ed|ion)|lower|outflows?|negative|minus)"
+    r"(?:\s+(?:of|by|was|were|is|are|at|amounting|totall?ing|approximately|about|around|roughly|nearly|some|almost|an?|the|net|its|it|just|over|under|only|\w+ly)\b)*"
+    r"[\s:]*(?:" + _CUR_PREFIX + r")?\s*$",
+    re.IGNORECASE,
+)
+_NEG_WORD_AFTER_RE = re.compile(
+    r"^[\s,]*(?:net\s+)?(?:loss(?:es)?|decrease|decline|drop|reduction|contraction|deficit|lower|outflow)\b",
+    re.IGNORECASE,
+)
+_COMPARE_BEFORE_RE = re.compile(
+    r"\b(?:from|compared\s+(?:to|with)|vs\.?|versus|against|relative\s+to|than|prior(?:\s+year)?|previous(?:ly)?|last\s+year|a\s+year\s+(?:earlier|ago)|up\s+from|down\s+from|rather\s+than|instead\s+of|before|preceding)"
+    r"(?:\s+(?:the|a|an|its|of|about|approximately|around|roughly|nearly|just|only|fy\s*'?\d{2,4}|\d{4}(?:'s)?|'s|year's|year|figure|level|total|amount|value)\b)*"
+    r"[\s:,]*(?:" + _CUR_PREFIX + r")?[\s(]*$",
+    re.IGNORECASE,
+)
+_COMPARE_AFTER_RE = re.compile(
+    r"^[\s,]*(?:in\s+(?:the\s+)?(?:prior|previous|preceding)\s+(?:fiscal\s+)?year|a\s+year\s+(?:earlier|ago|before)|last\s+year|previously)\b",
+    re.IGNORECASE,
+)
+_OPERATOR_AFTER_RE = re.compile(
+    r"^(?:\s*(?:[+*/×÷^=]|divided\s+by|multiplied\s+by)|\s+[-−–]\s|\s+(?:x|times|minus|plus)\s+[$€£¥(]?\s*\d)",
+    re.IGNORECASE,
+)
+_OPERATOR_BEFORE_RE = re.compile(
+    r"(?:[+*/×÷^]|\s[-−–]|divided\s+by|multiplied\s+by|\btimes|\bminus|\bplus|\bsum\s+of|\baverage\s+of)\s*[$€£¥(\[]*\s*$",
+    re.IGNORECASE,
+)
+_RESULT_BEFORE_RE = re.compile(r"(?:=|≈|≅|~=|->|→)\s*[$€£¥]?\s*[-−(]?\s*[$€£¥]?\s*$")
+_APPROX_BEFORE_RE = re.compile(r"~\s*[$€£¥]?\s*$")
+_LIST_MARKER_AFTER_RE = re.compile(r"^(?:[.)]\s|[.)]$|\.\s*$)")
+_DIGIT_SLASH_RE = re.compile(r"^/\s?\d")
+
+
+@dataclass(kw_only=True)
+class Candidate:
+    """One value found in a text.
+
+    ``value`` is normalised: scale, sign and percent applied ("$(1.5) million" -> -1.5e6,
+    "12%" -> 0.12). ``ulp`` is one unit in the last digit as written, in normalised units
+    (used to accept rounded displays). ``role`` is "value", "result", "operand", "comparison",
+    "range", or an ignored role ("year", "date", "reference", "marker", "descriptor", "name").
+    """
+
+    span: tuple[int, int]
+    raw: str
+    value: float
+    number: float
+    scale: float = 1.0
+    scale_word: str | None = None
+    currency: str | None = None
+    percent: bool = False
+    basis_points: bool = False
+    negative: bool = False
+    sign_source: str | None = None  # "symbol", "parentheses", "word"
+    role: str = "value"
+    decimals: int = 0
+    ulp: float = 1.0
+    sig_digits: int = 1
+    approximate: bool = False
+
+    @property
+    def sign(self) -> int:
+        return -1 if self.value < 0 else 1
+
+    @property
+    def ignored(self) -> bool:
+        return self.role in IGNORED_ROLES
+
+
+def _parse_number_text(text: str) -> tuple[float, int, int] | None:
+    """Digits with separators -> (magnitude, decimals shown, significant digits)."""
+    t = text.replace("\u00a0", " ").replace("\u202f", " ").replace("\u2009", " ").replace("’", "'")
+    t = t.replace("'", "").replace(" ", "")
+    if not t:
+        return None
+    has_comma, has_dot = "," in t, "." in t
+    if has_comma and has_dot:
+        if t.rfind(",") > t.rfind("."):  # 1.500,5
+            int_part, _, frac = t.rpartition(",")
+            int_part = int_part.replace(".", "")
+        else:  # 1,500.5
+            int_part, _, frac = t.rpartition(".")
+            int_part = int_part.replace(",", "")
+    elif has_comma:
+        parts = t.split(",")
+        # Thousands grouping when every group after the first has three digits ("1,500", "12,345,678");
+        # otherwise a decimal comma ("12,5", "1500,25").
+        if len(parts) > 2 or (len(parts[-1]) == 3 and 1 <= len(parts[0]) <= 3 and parts[0] != "0"):
+            int_part, frac = "".join(parts), ""
+        else:
+            int_part, frac = parts[0], parts[1]
+    elif has_dot:
+        parts = t.split(".")
+        if len(parts) > 2:  # 1.500.000
+            int_part, frac = "".join(parts), ""
+        else:
+            int_part, frac = parts[0], parts[1]
+    else:
+        int_part, frac = t, ""
+    if not (int_part or frac) or not (int_part + frac).isdigit():
+        return None
+    try:
+        value = float(f"{int_part or '0'}.{frac or '0'}")
+    except ValueError:
+        return None
+    # Trailing decimal zeros are formatting, not precision ("$8.70", "$1616.00").
+    frac = frac.rstrip("0")
+    digits = (int_part + frac).lstrip("0")
+    if not frac:
+        digits = digits.rstrip("0") or digits
+    return value, len(frac), max(1, len(digits))
+
+
+def _parse_word_number(text: str) -> tuple[float, int, bool] | None:
+    """'one point five billion' -> (1.5e9, decimals, has_scale). None if not a number phrase."""
+    words = [w for w in re.split(r"[\s-]+", text.lower()) if w and w != "and"]
+    total, current = 0.0, 0.0
+    frac_digits: list[int] = []
+    in_frac, seen, has_scale = False, False, False
+    for w in words:
+        if w == "point":
+            if in_frac:
+                return None
+            in_frac = True
+            continue
+        if w in _WORD_NUMS:
+            n = _WORD_NUMS[w]
+            if in_frac:
+                if n > 9:
+                    return None
+                frac_digits.append(n)
+            else:
+                current += n
+            seen = True
+        elif w in _WORD_SCALES:
+            scale = _WORD_SCALES[w]
+            if in_frac:
+                current += float("0." + "".join(map(str, frac_digits))) if frac_digits else 0.0
+                frac_digits, in_frac = [], False
+            if not seen and current == 0:
+                current = 1.0
+            if scale == 100:
+                current *= 100
+            else:
+                total += current * scale
+                current = 0.0
+                has_scale = True
+            seen = True
+        else:
+            return None
+    if in_frac:
+        current += float("0." + "".join(map(str, frac_digits))) if frac_digits else 0.0
+    if not seen:
+        return None
+    return total + current, len(frac_digits), has_scale
+
+
+def _ulp(decimals: int, number: float, sig: int) -> float:
+    if decimals > 0:
+        return 10.0 ** (-decimals)
+    # An integer with trailing zeros ("1,500") is still exact to the unit: writers rarely round
+    # to hundreds without a scale word, and "1,500 million" is covered by the scale.
+    return 1.0
+
+
+_LINE_START_RE = re.compile(r"(?:^|\n)[ \t>*•\-–]*(?:\*\*)?[ \t]*$")
+
+
+def extract_values(text: str, *, question: str | None = None) -> list[Candidate]:
+    """Every numeric value stated in ``text``, in order, with scale/sign/percent applied.
+
+    ``question`` lets identifiers that also appear in the question ("3M") be read as names.
+    Never raises; non-string input is converted with ``str``.
+    """
+    if not isinstance(text, str):
+        text = "" if text is None else str(text)
+    out: list[Candidate] = []
+    q_tokens = _question_alnum_tokens(question)
+    n = len(text)
+    for m in _NUM_RE.finditer(text):
+        s, e = m.span()
+        raw_num = m.group(0)
+        parsed = _parse_number_text(raw_num)
+        if parsed is None:
+            continue
+        number, decimals, sig = parsed
+        cand = _build_candidate(text, s, e, number, decimals, sig, raw_num, q_tokens, n)
+        if cand is not None:
+            out.append(cand)
+    if _has_word_number_hint(text):
+        out.extend(_word_candidates(text))
+        out.sort(key=lambda c: c.span[0])
+    return out
+
+
+_WORD_HINT_RE = re.compile(r"\b(?:point|hundred|thousand|million|billion|trillion|percent|per cent)\b", re.IGNORECASE)
+
+
+def _has_word_number_hint(text: str) -> bool:
+    return _WORD_HINT_RE.search(text) is not None
+
+
+def _word_candidates(text: str) -> list[Candidate]:
+    out: list[Candidate] = []
+    for m in _WORDNUM_RE.finditer(text):
+        s, e = m.span()
+        phrase = m.group(0)
+        parsed = _parse_word_number(phrase)
+        if parsed is None:
+            continue
+        number, decimals, has_scale = parsed
+        after = text[e : e + 40]
+        pm = re.match(r"\s*(percent(?:age points?)?|per\s*cent|%)", after, re.IGNORECASE)
+        cm = re.match(r"\s*(dollars|euros|pounds|yen|USD|EUR|GBP)\b", after, re.IGNORECASE)
+        has_point = "point" in phrase.lower()
+        low_words = set(re.split(r"[\s-]+", phrase.lower()))
+        if not low_words & _WORD_NUMS.keys():
+            continue  # a bare "million" after digits belongs to the digit candidate
+        if not (has_scale or pm or cm or has_point):
+            continue  # "one of the", "two segments": not a stated amount
+        before = text[max(0, s - 12) : s]
+        pre = re.search(rf"(?P<cur>{_CUR_PREFIX})\s?$", before)
+        currency = None
+        if pre:
+            currency = _CURRENCY_CODES.get(pre.group("cur"))
+        elif cm:
+            currency = _CURRENCY_CODES.get(cm.group(1).lower(), _CURRENCY_CODES.get(cm.group(1)))
+        end = e + (pm.end() if pm else 0) + (cm.end() if cm and not pm else 0)
+        value = number / 100.0 if pm else number
+        ulp = 10.0 ** (-decimals) if decimals else 1.0
+        scale_part = 1.0
+        if has_scale:
+            # the integer before the scale word was exact to the scale's precision
+            for w, sc in _WORD_SCALES.items():
+                if w in phrase.lower() and sc > 100:
+                    scale_part = max(scale_part, sc)
+            ulp *= scale_part if decimals else scale_part
+        if pm:
+            ulp /= 100.0
+        out.append(
+            Candidate(
+                span=(s, end), raw=text[s:end], value=value, number=number,
+                scale=scale_part, scale_word=None, currency=currency, percent=bool(pm),
+                role="value", decimals=decimals, ulp=ulp, sig_digits=2,
+            )
+        )
+    return out
+
+
+_TOKEN_RE = re.compile(r"\b\d+[A-Za-z][\w&]*")
+
+
+def _question_alnum_tokens(question: str | None) -> frozenset[str]:
+    if not question:
+        return frozenset()
+    return frozenset(t.lower() for t in _TOKEN_RE.findall(question[:5000]))
+
+
+def _build_candidate(
+    text: str, s: int, e: int, number: float, decimals: int, sig: int, raw_num: str,
+    q_tokens: frozenset[str], n: int,
+) -> Candidate | None:
+    before = text[max(0, s - 60) : s]
+    after = text[e : e + 60]
+    role = "value"
+
+    # Identifiers glued to letters after the number: "3M's", "10K" filings, "2nd", "5G".
+    glued = re.match(r"[A-Za-z][\w&]*", after)
+    if glued:
+        word = glued.group(0)
+        token = (raw_num + word).lower()
+        if token in q_tokens or word.endswith("'s") or after[len(word) : len(word) + 2] in ("'s", "’s"):
+            role = "name"
+        elif _ORDINAL_AFTER_RE.match(after):
+            role = "descriptor"
+        elif word not in SCALE_WORDS and word.lower() not in ("x", "pct", "bps", "pp", "mn", "bn", "mm", "tn", "mln", "bln"):
+            role = "name"  # "5G", "4K", "10Q": product or form identifiers
+    if role == "value" and re.match(r"[-–][A-Za-z]", after):
+        role = "descriptor"  # "10-K", "3-year", "5-day"
+
+    # Currency, sign and parentheses before the number.
+    pm = _PREFIX_RE.search(before[-8:])
+    currency = None
+    negative = False
+    sign_source: str | None = None
+    open_paren = False
+    if pm:
+        cur = pm.group("cur")
+        if cur:
+            currency = _CURRENCY_CODES.get(cur, _CURRENCY_CODES.get(cur.rstrip(".")))
+        for g in ("sign2", "sign1"):
+            sg = pm.group(g)
+            if not sg:
+                continue
+            if sg == "(":
+                # "* (43,762.5)" groups an operand; it is not an accounting negative.
+                open_paren = not re.search(r"[*/×÷+]\s*$", before[: len(before) - len(pm.group(0)) + pm.start(g)])
+            elif sg in "-−–":
+                start = pm.start(g) + len(before) - len(before[-8:])
+                prev = before[start - 1] if start >= 1 else " "
+                nxt = before[start + 1] if start + 1 < len(before) else ""
+                if prev.isalnum() or prev in ").%":
+                    continue  # "2020-2022", "10-15", "COVID-19": a range or identifier, not a sign
+                if sg == "–" and nxt == " ":
+                    continue
+                if prev == " " and nxt == " " and _looks_like_expression_before(before[:start]):
+                    continue  # "a - b" subtraction
+                negative = True
+                sign_source = "symbol"
+    sm = _SUFFIX_RE.match(after)
+    close = bool(sm and sm.group("close"))
+    pct_text = (sm.group("pct") or sm.group("pct2") or "") if sm else ""
+    scale_word = (sm.group("scale") or sm.group("letter")) if sm else None
+    suffix_end = sm.end() if sm else 0
+    if sm and not currency and sm.group("cur"):
+        currency = _CURRENCY_CODES.get(sm.group("cur"), _CURRENCY_CODES.get(sm.group("cur").lower()))
+    close2 = bool(sm and sm.group("close2") and scale_word)
+    if open_paren and (close or close2) and not negative:
+        if not close and close2 and not currency:
+            pass  # "(1.5 million)": an aside, not a negative
+        elif raw_num.isdigit() and len(raw_num) <= 2 and not currency and not pct_text and close:
+            role = "marker" if role == "value" else role  # "(1)", "(12)": footnote or list label
+        else:
+            negative = True
+            sign_source = "parentheses"
+    if role == "value" and re.search(r"\[\s*$", before) and re.match(r"\s*\]", after):
+        role = "marker"  # footnote "[2]"
+
+    percent = False
+    bps = False
+    if pct_text:
+        lt = pct_text.lower()
+        if "bps" in lt or "basis" in lt:
+            bps = True
+        percent = True
+
+    scale = SCALE_WORDS.get(scale_word or "", 1.0) if scale_word else 1.0
+    if scale_word and scale_word not in SCALE_WORDS:
+        scale = SCALE_WORDS.get(scale_word.lower(), 1.0)
+
+    value = number * scale
+    ulp = _ulp(decimals, number, sig) * scale
+    if percent:
+        div = 10000.0 if bps else 100.0
+        value /= div
+        ulp /= div
+    # Word-implied sign ("a loss of $5 million", "revenue decreased by 3%"): soft, see numeric.py.
+    if not negative:
+        ctx = before.rsplit("\n", 1)[-1]
+        if _NEG_WORD_BEFORE_RE.search(ctx[-48:]) or _NEG_WORD_AFTER_RE.match(after[suffix_end : suffix_end + 30]):
+            sign_source = "word"
+    if negative:
+        value = -value
+
+    # Roles: things that are not stated values.
+    if role == "value":
+        role = _classify(text, s, e, before, after, number, decimals, raw_num, currency, scale_word, percent, suffix_end)
+    approximate = bool(re.search(r"(?:approx(?:imately|\.)?|about|around|roughly|nearly|almost|~|≈)\s*[$€£¥]?\s*$", before, re.IGNORECASE))
+
+    end = e + suffix_end
+    start = s
+    if pm and pm.group(0):
+        start = s - len(pm.group(0))
+    start = max(0, start)
+    raw = text[start:end].strip()
+    return Candidate(
+        span=(start, end), raw=raw, value=value, number=number, scale=scale, scale_word=scale_word,
+        currency=currency, percent=percent, basis_points=bps, negative=negative,
+        sign_source=sign_source, role=role, decimals=decimals, ulp=ulp, sig_digits=sig,
+        approximate=approximate,
+    )
+
+
+def _looks_like_expression_before(before: str) -> bool:
+    tail = before.rstrip()[-12:]
+    return bool(re.search(r"[\d)%]\s*(?:[a-zA-Z]+)?$", tail)) and not re.search(r"[=:]\s*$", tail)
+
+
+def _classify(
+    text: str, s: int, e: int, before: str, after: str, number: float, decimals: int, raw_num: str,
+    currency: str | None, scale_word: str | None, percent: bool, suffix_end: int,
+) -> str:
+    plain_int = raw_num.isdigit()
+    bare = currency is None and scale_word is None and not percent
+    # Identifiers glued before: "Q3", "FY2022", "H1" are excluded by the regex lookbehind; a letter
+    # plus hyphen ("S-1", "COVID-19") too. References by keyword: "Note 12", "Item 7".
+    if bare and _REF_BEFORE_RE.search(before[-24:]):
+        return "reference"
+    if bare and _MONTH_BEFORE_RE.search(before[-16:]):
+        return "date"
+    if bare and plain_int and number <= 31 and _MONTH_AFTER_RE.match(after):
+        return "date"
+    if bare and (_DIGIT_SLASH_RE.match(after) or re.search(r"\d/$", before)):
+        return "date"
+    if bare and plain_int and len(raw_num) == 4 and 1900 <= number <= 2100:
+        if re.match(r"[-/]\d{1,2}(?:\b|[-/])", after):
+            return "date"
+        return "year"
+    if bare and plain_int and len(raw_num) == 2 and re.search(r"(?:fy|cy|'|’)\s?$", before[-4:], re.IGNORECASE):
+        return "year"
+    if bare and plain_int and _DESCRIPTOR_AFTER_RE.match(after):
+        return "descriptor"
+    if bare and plain_int and len(raw_num) <= 2 and _LIST_MARKER_AFTER_RE.match(after[:3]):
+        if _LINE_START_RE.search(before[-12:]):
+            return "marker"  # "1. Revenue ...", "2) ..."
+    if bare and plain_int and re.match(r"\s*:", after) and _LINE_START_RE.search(before[-16:]):
+        return "marker"
+    # Calculation structure.
+    tail = after[suffix_end:]
+    if _RESULT_BEFORE_RE.search(before[-8:]) and not _OPERATOR_AFTER_RE.match(tail):
+        return "result"
+    if _OPERATOR_AFTER_RE.match(tail) or _OPERATOR_BEFORE_RE.search(before[-16:]):
+        return "operand"
+    if _COMPARE_BEFORE_RE.search(before[-48:]) or _COMPARE_AFTER_RE.match(tail):
+        return "comparison"
+    if re.match(r"\s*(?:[-–]|to)\s*[$€£¥]?\s*\d", tail) and not re.search(r"\bfrom\s+[$€£¥]?\s*$", before[-12:]):
+        return "range" if re.match(r"\s*[-–]\s*\d", tail) else "value"
+    return "value"
+
+
+def is_finite(x: float) -> bool:
+    return not (math.isnan(x) or math.isinf(x))
