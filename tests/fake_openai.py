@@ -148,7 +148,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
                 {},
             )
             return
-        owner._enter(body, dict(self.headers.items()))
+        owner._enter(body, {k.lower(): v for k, v in self.headers.items()})
         try:
             reply = owner._reply_for(body, self.headers.get("Authorization", ""))
             delay = owner.latency if reply.delay is None else reply.delay
@@ -190,7 +190,7 @@ class FakeOpenAIServer:
         self.known_models: set[str] | None = None  # set it to answer 404 model_not_found for others
         self.api_key: str | None = None  # set it to answer 401 to any other bearer token
         self.requests: list[dict[str, Any]] = []
-        self.request_headers: list[dict[str, str]] = []
+        self.request_headers: list[dict[str, str]] = []  # lower-case names
         self.in_flight = 0
         self.max_in_flight = 0
         self._handler: Handler = echo

@@ -8,6 +8,7 @@ future and nothing ever meets "event loop is already running", under pytest-asyn
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from collections.abc import Coroutine
@@ -70,10 +71,8 @@ class LoopRunner:
 
         async def shutdown() -> None:
             for closer in closers:
-                try:
+                with contextlib.suppress(Exception):  # closing is best effort
                     await closer
-                except Exception:  # closing is best effort
-                    pass
             await loop.shutdown_asyncgens()
 
         asyncio.run_coroutine_threadsafe(shutdown(), loop).result(timeout=10)

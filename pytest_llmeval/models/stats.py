@@ -79,14 +79,14 @@ class Stats:
         with self._lock:
             data: dict[str, Any] = dict(self.counts)
             data["latencies"] = list(self.latencies)
-            data["cost"] = self.cost
+            data["cost_usd"] = self.cost
         return _with_summary(data)
 
 
 def _with_summary(data: dict[str, Any]) -> dict[str, Any]:
     latencies = data.get("latencies") or []
-    data["latency_median"] = _median(latencies)
-    data["latency_p95"] = _percentile(latencies, 0.95)
+    data["latency_median_s"] = _median(latencies)
+    data["latency_p95_s"] = _percentile(latencies, 0.95)
     return data
 
 
@@ -94,13 +94,13 @@ def merge_stats(parts: Iterable[Mapping[str, Any] | None]) -> dict[str, Any]:
     """Sum per-worker ``stats()`` dicts (xdist); ``None`` parts (plugin inactive) are skipped."""
     merged: dict[str, Any] = dict.fromkeys(_COUNTERS, 0)
     merged["latencies"] = []
-    merged["cost"] = None
+    merged["cost_usd"] = None
     for part in parts:
         if not part:
             continue
         for name in _COUNTERS:
             merged[name] += int(part.get(name) or 0)
         merged["latencies"].extend(part.get("latencies") or [])
-        if part.get("cost") is not None:
-            merged["cost"] = (merged["cost"] or 0.0) + float(part["cost"])
+        if part.get("cost_usd") is not None:
+            merged["cost_usd"] = (merged["cost_usd"] or 0.0) + float(part["cost_usd"])
     return _with_summary(merged)
