@@ -11,8 +11,8 @@ thresholds are chosen on other questions only (5 folds by question id).
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
+import math
 import random
 import sys
 import time
@@ -21,13 +21,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pytest_llmeval.metrics import correctness  # noqa: E402
-from pytest_llmeval.metrics.refusal import is_refusal  # noqa: E402
+from pytest_llmeval.metrics import correctness
+from pytest_llmeval.metrics.refusal import is_refusal
 
-GRID = {
-    "rel_tol": [0.005, 0.01, 0.02, 0.03, 0.05],
-    "text_inclusion": [0.0, 0.1, 0.2, 0.25, 0.3, 0.4, 0.5],
-}
+GRID = {"rel_tol": [0.005, 0.01, 0.02, 0.03, 0.05]}
 
 
 def kappa(pairs: list[tuple[bool, bool]]) -> float:
@@ -45,21 +42,37 @@ def main() -> None:
     ap.add_argument("--errors", type=int, default=0, help="print N disagreements")
     ap.add_argument("--no-cv", action="store_true")
     args = ap.parse_args()
-    rows = [json.loads(line) for line in open(Path(args.data_dir) / "financebench_dev.jsonl", encoding="utf-8")]
+    lines = (
+        (Path(args.data_dir) / "financebench_dev.jsonl").read_text(encoding="utf-8").splitlines()
+    )
+    rows = [json.loads(line) for line in lines if line.strip()]
 
     t0 = time.perf_counter()
     verdicts = [
-        correctness.answer_correctness(r["response"], r["gold"], question=r["question"], judge="offline") for r in rows
+        correctness.answer_correctness(
+            r["response"], r["gold"], question=r["question"], judge="offline"
+        )
+        for r in rows
     ]
     elapsed = time.perf_counter() - t0
     human = [r["label"] == "correct" for r in rows]
     pred = [v.correct for v in verdicts]
     pairs = list(zip(pred, human, strict=True))
     agree = sum(a == b for a, b in pairs) / len(pairs)
-    print(f"FinanceBench dev: {len(rows)} answers, {len({r['id'].split('/')[0] for r in rows})} questions")
-    print(f"offline answer_correctness: agreement {agree:.3f}  Cohen's kappa {kappa(pairs):.3f}  ({elapsed:.1f}s)")
+    print(
+        f"FinanceBench dev: {len(rows)} answers, {len({r['id'].split('/')[0] for r in rows})} questions"
+    )
+    print(
+        f"offline answer_correctness: agreement {agree:.3f}  Cohen's kappa {kappa(pairs):.3f}  ({elapsed:.1f}s)"
+    )
     majority = max(sum(human), len(human) - sum(human)) / len(human)
-    print(f"  (majority baseline {majority:.3f}; needs_review flagged on {sum(v.needs_review for v in verdicts)})")
+    print(f"  (majority baseline {majority:.3f})")
+    flagged = [a == b for (a, b), v in zip(pairs, verdicts, strict=True) if v.needs_review]
+    unflagged = [a == b for (a, b), v in zip(pairs, verdicts, strict=True) if not v.needs_review]
+    print(
+        f"  needs_review flagged on {len(flagged)} answers: agreement there {sum(flagged) / max(1, len(flagged)):.3f}"
+        f" vs {sum(unflagged) / max(1, len(unflagged)):.3f} on the rest"
+    )
 
     print("\nconfusion per question type (rows: human label, cols: offline verdict)")
     by_type: dict[str, Counter[tuple[str, str]]] = defaultdict(Counter)
@@ -88,44 +101,101 @@ def main() -> None:
         cross_validate(rows, human)
 
     if args.errors:
-        bad = [(r, v) for r, v in zip(rows, verdicts, strict=True) if v.correct != (r["label"] == "correct")]
+        bad = [
+            (r, v)
+            for r, v in zip(rows, verdicts, strict=True)
+            if v.correct != (r["label"] == "correct")
+        ]
         random.Random(0).shuffle(bad)
         for r, v in bad[: args.errors]:
-            print("\n---", r["label"], "| pred", v.correct, "|", r["question_type"], r["model"], r["eval_mode"])
+            print(
+                "\n---",
+                r["label"],
+                "| pred",
+                v.correct,
+                "|",
+                r["question_type"],
+                r["model"],
+                r["eval_mode"],
+            )
             print("Q:", r["question"][:200])
             print("GOLD:", r["gold"][:200])
             print("RESP:", r["response"][:600].replace("\n", " "))
             print("WHY:", "; ".join(v.reasons))
 
 
+def fit_logistic(
+    xs: list[list[float]], ys: list[bool], l2: float = 0.01, steps: int = 3000
+) -> tuple[float, ...]:
+    """Plain batch gradient descent on the log loss with a small L2 penalty (bias unpenalised)."""
+    n_feat = len(xs[0])
+    w = [0.0] * (n_feat + 1)
+    lr = 0.5
+    for _ in range(steps):
+        grad = [0.0] * (n_feat + 1)
+        for x, y in zip(xs, ys, strict=True):
+            z = w[0] + sum(wi * xi for wi, xi in zip(w[1:], x, strict=True))
+            p = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+            err = p - (1.0 if y else 0.0)
+            grad[0] += err
+            for i, xi in enumerate(x):
+                grad[i + 1] += err * xi
+        for i in range(n_feat + 1):
+            reg = l2 * w[i] if i else 0.0
+            w[i] -= lr * (grad[i] / len(xs) + reg)
+    return tuple(round(v, 2) for v in w)
+
+
+def is_text(s: correctness.Signals) -> bool:
+    return not s.refusal and not (s.gold_numeric and s.gold_numbers)
+
+
 def cross_validate(rows: list[dict[str, str]], human: list[bool]) -> None:
-    """5-fold CV by question: thresholds picked on 4/5 of the questions, scored on the rest."""
+    """5-fold CV by question: rel_tol chosen and text weights fitted on 4/5 of the questions, scored on the rest."""
     qids = sorted({r["id"].split("/")[0] for r in rows})
     random.Random(13).shuffle(qids)
     fold_of = {q: i % 5 for i, q in enumerate(qids)}
-    # Signals depend on rel_tol only; compute once per tolerance.
     signals = {
-        tol: [correctness.analyse(r["response"], r["gold"], r["question"], {"rel_tol": tol}) for r in rows]
+        tol: [
+            correctness.analyse(r["response"], r["gold"], r["question"], {"rel_tol": tol})
+            for r in rows
+        ]
         for tol in GRID["rel_tol"]
     }
-    combos = [dict(zip(GRID, vals, strict=True)) for vals in itertools.product(*GRID.values())]
-    preds = {
-        i: [correctness.decide(s, c)[0] for s in signals[c["rel_tol"]]] for i, c in enumerate(combos)
-    }
     correct_total = 0
-    chosen = []
     for fold in range(5):
         train = [k for k, r in enumerate(rows) if fold_of[r["id"].split("/")[0]] != fold]
         test = [k for k, r in enumerate(rows) if fold_of[r["id"].split("/")[0]] == fold]
-        best = max(preds, key=lambda i: sum(preds[i][k] == human[k] for k in train))
-        chosen.append(combos[best])
-        correct_total += sum(preds[best][k] == human[k] for k in test)
-    print(f"\n5-fold cross-validation by question (thresholds tuned on held-out-free folds): agreement {correct_total / len(rows):.3f}")
-    for c in chosen:
-        print("   fold params:", c)
-    best_all = max(preds, key=lambda i: sum(p == h for p, h in zip(preds[i], human, strict=True)))
-    print("   best params on all dev:", combos[best_all], f"(agreement {sum(p == h for p, h in zip(preds[best_all], human, strict=True)) / len(rows):.3f})")
-    print("   shipped params:", {k: correctness.PARAMS[k] for k in GRID})
+
+        def fit(tol: float, train: list[int] = train) -> tuple[float, tuple[float, ...]]:
+            sig = signals[tol]
+            text_rows = [k for k in train if is_text(sig[k])]
+            w = fit_logistic(
+                [correctness.text_features(sig[k]) for k in text_rows],
+                [human[k] for k in text_rows],
+            )
+            acc = sum(
+                correctness.decide(sig[k], {"rel_tol": tol}, w)[0] == human[k] for k in train
+            ) / len(train)
+            return acc, w
+
+        fits = {tol: fit(tol) for tol in GRID["rel_tol"]}
+        tol = max(fits, key=lambda t: fits[t][0])
+        w = fits[tol][1]
+        correct_total += sum(
+            correctness.decide(signals[tol][k], {"rel_tol": tol}, w)[0] == human[k] for k in test
+        )
+        print(f"   fold {fold}: rel_tol {tol}, text weights {w}")
+    print(
+        f"5-fold cross-validation by question (rel_tol and weights fitted without the held-out questions): agreement {correct_total / len(rows):.3f}"
+    )
+    sig = signals[correctness.PARAMS["rel_tol"]]
+    text_rows = [k for k in range(len(rows)) if is_text(sig[k])]
+    w_all = fit_logistic(
+        [correctness.text_features(sig[k]) for k in text_rows], [human[k] for k in text_rows]
+    )
+    print(f"   weights fitted on all dev (rel_tol {correctness.PARAMS['rel_tol']}): {w_all}")
+    print(f"   shipped weights: {correctness.TEXT_WEIGHTS}  features: {correctness.TEXT_FEATURES}")
 
 
 if __name__ == "__main__":

@@ -29,13 +29,134 @@ __all__ = [
 ]
 
 _STOPWORDS = frozenset(
-    """a an the and or but if of in on at to for from by with as is are was were be been being it its
-    this that these those there their they them he she his her we our you your i me my which who whom
-    what when where why how than then so such not no yes do does did has have had will would can could
-    should may might shall also any all each both more most other some into over under about between
-    during after before per via up down out only very just vs versus while whereas amongst among
-    company companys fy year years fiscal q1 q2 q3 q4 usd million millions billion billions
-    percent approximately approx roughly around about""".split()
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "if",
+        "of",
+        "in",
+        "on",
+        "at",
+        "to",
+        "for",
+        "from",
+        "by",
+        "with",
+        "as",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "their",
+        "they",
+        "them",
+        "he",
+        "she",
+        "his",
+        "her",
+        "we",
+        "our",
+        "you",
+        "your",
+        "i",
+        "me",
+        "my",
+        "which",
+        "who",
+        "whom",
+        "what",
+        "when",
+        "where",
+        "why",
+        "how",
+        "than",
+        "then",
+        "so",
+        "such",
+        "not",
+        "no",
+        "yes",
+        "do",
+        "does",
+        "did",
+        "has",
+        "have",
+        "had",
+        "will",
+        "would",
+        "can",
+        "could",
+        "should",
+        "may",
+        "might",
+        "shall",
+        "also",
+        "any",
+        "all",
+        "each",
+        "both",
+        "more",
+        "most",
+        "other",
+        "some",
+        "into",
+        "over",
+        "under",
+        "about",
+        "between",
+        "during",
+        "after",
+        "before",
+        "per",
+        "via",
+        "up",
+        "down",
+        "out",
+        "only",
+        "very",
+        "just",
+        "vs",
+        "versus",
+        "while",
+        "whereas",
+        "amongst",
+        "among",
+        "company",
+        "companys",
+        "fy",
+        "year",
+        "years",
+        "fiscal",
+        "q1",
+        "q2",
+        "q3",
+        "q4",
+        "usd",
+        "million",
+        "millions",
+        "billion",
+        "billions",
+        "percent",
+        "approximately",
+        "approx",
+        "roughly",
+        "around",
+        "about",
+    ]
 )
 _WORD_RE = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
 
@@ -58,6 +179,16 @@ def content_words(text: str, *, ignore: frozenset[str] | set[str] = frozenset())
     return list(seen)
 
 
+def _in_stems(word: str, words: set[str] | list[str]) -> bool:
+    """Same word up to its ending ("operations" ~ "operating", "acquisitions" ~ "acquired")."""
+    if word in words:
+        return True
+    if len(word) < 5:
+        return False
+    stem = word[:5] if len(word) < 8 else word[:6]
+    return any(w.startswith(stem) for w in words if len(w) >= 5)
+
+
 @dataclass(kw_only=True)
 class FactInclusion(MetricResult):
     """Share of the gold answer's key words found (fuzzily) in the response."""
@@ -68,7 +199,12 @@ class FactInclusion(MetricResult):
 
 
 def fact_inclusion(
-    response: str, expected: str, *, question: str | None = None, threshold: float = 0.5, min_ratio: float = 85.0
+    response: str,
+    expected: str,
+    *,
+    question: str | None = None,
+    threshold: float = 0.5,
+    min_ratio: float = 85.0,
 ) -> FactInclusion:
     """Fuzzy key-fact inclusion: each gold content word not already in the question must match a
     response word with rapidfuzz ``ratio >= min_ratio`` (so "acquisitions" ~ "acquisition").
@@ -77,13 +213,22 @@ def fact_inclusion(
     from rapidfuzz import fuzz, process
 
     q_words = set(content_words(question or ""))
-    keys = content_words(expected, ignore=q_words) or content_words(expected)
-    resp_words = list(set(_WORD_RE.findall(normalise_text(response).replace("'s", ""))))
+    # Figures are judged by the numeric checks, not as words.
+    gold_words = [w for w in content_words(expected) if not any(ch.isdigit() for ch in w)]
+    keys = [w for w in gold_words if w not in q_words and not _in_stems(w, q_words)] or gold_words
+    resp_norm = normalise_text(response).replace("'s", "")
+    resp_words = list(set(_WORD_RE.findall(resp_norm)))
+    squashed = resp_norm.replace(" ", "").replace("-", "")
     found: list[str] = []
     missing: list[str] = []
     for key in keys:
-        hit = process.extractOne(key, resp_words, scorer=fuzz.ratio, score_cutoff=min_ratio) if resp_words else None
-        (found if hit is not None else missing).append(key)
+        hit = _in_stems(key, resp_words) or (len(key) >= 6 and key in squashed)
+        if not hit and resp_words:
+            hit = (
+                process.extractOne(key, resp_words, scorer=fuzz.ratio, score_cutoff=min_ratio)
+                is not None
+            )
+        (found if hit else missing).append(key)
     score = len(found) / len(keys) if keys else 0.0
     passed = bool(keys) and score >= threshold
     explanation = (
@@ -127,7 +272,9 @@ def grade_fuzzy(ctx: GradeContext) -> MetricResult:
     try:
         threshold = float(threshold)
     except (TypeError, ValueError) as exc:
-        raise GraderError(f"fuzzy grader: min_ratio must be a number in [0, 1], got {threshold!r}") from exc
+        raise GraderError(
+            f"fuzzy grader: min_ratio must be a number in [0, 1], got {threshold!r}"
+        ) from exc
     if not 0.0 <= threshold <= 1.0:
         raise GraderError(f"fuzzy grader: min_ratio must be in [0, 1], got {threshold!r}")
     score = fuzz.token_set_ratio(normalise_text(ctx.response), normalise_text(ctx.expected)) / 100.0

@@ -133,4 +133,6 @@ def is_refusal(response: str) -> bool:
 def assert_not_refusal(response: str) -> RefusalResult:
     """Fail the running test when ``response`` is a refusal."""
     __tracebackhide__ = True
-    return enforce(refusal_check(response))
+    result = refusal_check(response)
+    enforce(result)
+    return result
