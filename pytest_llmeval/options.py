@@ -69,6 +69,10 @@ def _non_negative_int(value: str) -> int:
     return number
 
 
+def _optional_fraction(value: str) -> float | None:
+    return None if value in ("", "none", "None") else _fraction(value)
+
+
 def _optional_float(value: str) -> float | None:
     return None if value in ("", "none", "None") else float(value)
 
@@ -142,7 +146,7 @@ def _choice(enum_type: type[enum.Enum]) -> Callable[[str], Any]:
 OPTIONS: tuple[OptionSpec, ...] = (
     # plugin core
     OptionSpec("llm_gold_files", "Glob patterns of gold JSONL files to collect", "*_eval.jsonl *.llmeval.jsonl", _str),
-    OptionSpec("llm_min_pass_rate", "Fail the run when the pass rate (pass + acceptable) is below this fraction", None, _optional_float),
+    OptionSpec("llm_min_pass_rate", "Fail the run when the fraction of samples in the pass tier is below this", None, _optional_fraction),
     OptionSpec("llm_errors", "How error items count in the pass rate: fail|exclude", "fail", _choice(ErrorsMode)),
     OptionSpec("llm_report", "Write a JSON report to this path", None, _optional_str),
     OptionSpec("llm_weights", "Rubric weights as name=weight pairs", "accuracy=0.5,citation=0.25,length=0.15,keywords=0.1", _weights),

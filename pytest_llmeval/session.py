@@ -56,7 +56,9 @@ class Tally:
 
     @property
     def passed(self) -> int:
-        return self.tiers["pass"] + self.tiers["acceptable"]
+        # Acceptable samples pass their tests but not the gate: otherwise the gate
+        # could never fail a run whose tests all passed.
+        return self.tiers["pass"]
 
     @property
     def pass_rate(self) -> float | None:
@@ -247,7 +249,7 @@ class LLMEvalSession:
         if tally.pass_rate < gate:
             self.gate_message = (
                 f"llmeval gate FAILED: pass rate {tally.pass_rate:.1%} is below --llm-min-pass-rate "
-                f"{gate:.1%} ({tally.passed} of {tally.denominator} samples passed, errors count as "
+                f"{gate:.1%} ({tally.passed} of {tally.denominator} samples in the pass tier, errors count as "
                 f"{self.settings.errors.value})"
             )
             if session.exitstatus == pytest.ExitCode.OK:

@@ -41,8 +41,8 @@ def summary_lines(llm_session: LLMEvalSession, *, worst: int) -> list[tuple[str,
         f"fail {tally.tiers['fail']}  error {tally.errors}"
     )
     add(
-        f"pass rate: {_fmt(tally.pass_rate, '{:.1%}')} ({tally.passed} of {tally.denominator}; "
-        f"pass + acceptable; errors count as {llm_session.settings.errors.value})"
+        f"pass rate: {_fmt(tally.pass_rate, '{:.1%}')} ({tally.passed} of {tally.denominator} in the pass tier; "
+        f"errors count as {llm_session.settings.errors.value})"
     )
     means = [f"mean overall {_fmt(tally.mean('overall'))}"]
     for component in ("accuracy", "citation", "length", "keywords", "retrieval"):
@@ -66,7 +66,7 @@ def summary_lines(llm_session: LLMEvalSession, *, worst: int) -> list[tuple[str,
         add(model_stats_line(stats))
     for key, title in (("task", "by task"), ("domain", "by domain")):
         groups = tally.groups(key)
-        if len(groups) > 1 or (groups and "-" not in groups):
+        if len(groups) > 1:
             out.extend((line, plain) for line in _group_table(title, groups))
     review = [r for r in tally.graded if r.get("needs_review")]
     if review:

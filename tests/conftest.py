@@ -1,0 +1,25 @@
+"""Shared fixtures for the plugin tests."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture(params=[pytest.param([], id="no-xdist"), pytest.param(["-n", "2"], id="xdist-2")])
+def plugin_args(request: pytest.FixtureRequest) -> list[str]:
+    """Run an integration test without xdist and with two workers."""
+    return list(request.param)
+
+
+def write_suite(pytester: pytest.Pytester, records: Iterable[dict[str, Any] | str], name: str = "qa_eval.jsonl") -> Path:
+    """Write a gold file: dicts become JSON lines, strings are written verbatim."""
+    lines = [r if isinstance(r, str) else json.dumps(r, ensure_ascii=False) for r in records]
+    path = pytester.path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
