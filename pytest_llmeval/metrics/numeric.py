@@ -101,7 +101,7 @@ _Q_SCALE_RE = re.compile(
     r"(?:\bin\s+(?:units\s+of\s+)?(?:(?:usd|us\$|\$|eur|€|gbp|£|jpy|¥|dollars?)\s+)?"
     r"|\(\s*(?:in\s+)?(?:(?:usd|us\$|\$|eur|€)\s*)?"
     r"|\b(?:usd|us\$|\$|eur|€|gbp|£)\s*)"
-    r"(thousands|millions|billions|trillions|mn|bn|mm|crores|lakhs)\b",
+    r"(thousands?|millions?|billions?|trillions?|mn|bn|mm|crores?|lakhs?)\b",
     re.IGNORECASE,
 )
 _Q_PERCENT_RE = re.compile(
@@ -128,7 +128,8 @@ _RESPONSE_SCALE_RE = re.compile(
     re.IGNORECASE,
 )
 _SCALE_NAMES = {"thousands": 1e3, "millions": 1e6, "billions": 1e9, "trillions": 1e12, "mn": 1e6, "mm": 1e6,
-                "bn": 1e9, "crores": 1e7, "lakhs": 1e5}
+                "bn": 1e9, "crores": 1e7, "lakhs": 1e5, "thousand": 1e3, "million": 1e6, "billion": 1e9,
+                "trillion": 1e12, "crore": 1e7, "lakh": 1e5}
 
 
 @dataclass(frozen=True)
@@ -396,7 +397,7 @@ _STRONG_CUE_RE = re.compile(
 _WEAK_CUE_RE = re.compile(r"\b(?:overall|approximately|roughly|about|total|was|is|were|amounted|stood|came)\b", re.IGNORECASE)
 _STATED_RE = re.compile(
     r"\b(?:is|was|were|are|be|been|amounted\s+to|amounts\s+to|totall?ed|totals|came\s+(?:in\s+)?(?:to|at)|stood\s+at|"
-    r"equals?|equaled|reached|of|at|by|reported|recorded|generated|earned|paid|spent|had|has|to)\s*:?\s*"
+    r"equals?|equaled|reached|of|at|by|reported|recorded|generated|earned|paid|spent|had|has|to|gives|giving|yields|yielding|results\s+in)\s*:?\s*"
     r"(?:approximately|about|around|roughly|nearly|almost|an?|the|just|over|under|a\s+total\s+of|negative|\*\*|~)*\s*[$€£¥(−\-]?\s*$",
     re.IGNORECASE,
 )
@@ -415,6 +416,27 @@ _STOP = frozenset(
     "thousands calculate compute company give please only assume your respond perspective analyst financial "
     "metric metrics help basing address adopting clearly utilizing items line reported year fiscal total".split()
 )
+
+
+_STATED_WORDS = frozenset(
+    "is was were are be been totaled totalled totals equals equal equaled reached of at by to reported recorded "
+    "generated earned paid spent had has gives giving yields yielding amounted amounts stood came ="
+    .split()
+)
+_STATED_FILLERS = frozenset(
+    "approximately about around roughly nearly almost an a the just over under negative total ~ ** * : - −".split()
+)
+
+
+def _is_stated(text: str, seg_start: int, c: Candidate) -> bool:
+    """Is the value introduced as a statement ("... was $5 million", "= 0.66", "a total of 12")?"""
+    toks = text[max(seg_start, c.span[0] - 40) : c.span[0]].lower().split()[-5:]
+    while toks and (toks[-1].strip("*:~(") in _STATED_FILLERS or not toks[-1].strip("*:~($€£¥")):
+        toks.pop()
+    if not toks:
+        return False
+    last = toks[-1].strip("*:~(,")
+    return last in _STATED_WORDS or toks[-1].endswith(":")
 
 
 def _segments(text: str) -> list[tuple[int, int]]:
@@ -457,17 +479,79 @@ def _score_segment(seg_text: str, q_stems: frozenset[str], n_cands: int) -> floa
     return score
 
 
-def _pick_in_segment(text: str, seg: tuple[int, int], cands: list[Candidate]) -> Candidate | None:
+_CLAUSE_CUE_RE = re.compile(
+    r"(?:,\s*so\b|\bso\s+(?:the|its|this)\b|\btherefore\b|\bthus\b|\bhence\b|\bwhich\s+(?:gives|yields|results\s+in|equals|comes\s+to)|"
+    r"\bgiving\b|\bresulting\s+in\b|\bthis\s+(?:gives|yields|means)\b|\bin\s+total\b|\boverall\b)",
+    re.IGNORECASE,
+)
+
+
+def _pick_in_segment(
+    text: str, seg: tuple[int, int], cands: list[Candidate],
+    q_stems: frozenset[str] = frozenset(), q_years: frozenset[str] = frozenset(), q_change: bool = False,
+) -> Candidate | None:
+    # Within a sentence, what follows the last "so"/"therefore"/"which gives" is the conclusion.
+    cue_pos = -1
+    for m in _CLAUSE_CUE_RE.finditer(text, seg[0], seg[1]):
+        cue_pos = m.end()
+    if cue_pos >= 0:
+        after = [c for c in cands if c.span[0] >= cue_pos]
+        if after:
+            cands = after
     results = [c for c in cands if c.role == "result"]
     if results:
         return results[-1]
     values = [c for c in cands if c.role in ("value", "range")]
     if not values:
         return None
-    for c in values:
-        if _STATED_RE.search(text[max(seg[0], c.span[0] - 60) : c.span[0]]):
-            return c
-    return values[0]
+    if len(values) == 1:
+        return values[0]
+    # Several stated values in one sentence: the one whose clause speaks of what was asked
+    # ("... in 2022", "a change of ..."), then the first one stated with "is/was/of".
+    asks_change = bool(q_change)
+    best: tuple[float, int] | None = None
+    for i, c in enumerate(values):
+        clause = _clause_around(text, seg, c)
+        words = {w[:5] for w in re.findall(r"[A-Za-z][A-Za-z&'-]{2,}", clause.lower())}
+        sc = 0.5 * len(words & q_stems)
+        years = set(_YEAR_RE.findall(clause))
+        if len(q_years) == 1 and years:
+            sc += 1.0 if years & q_years else -1.0
+        is_change = bool(_CHANGE_BEFORE_RE.search(text[max(seg[0], c.span[0] - 40) : c.span[0]]))
+        if is_change:
+            sc += 1.5 if asks_change else -1.5
+        if _is_stated(text, seg[0], c):
+            sc += 0.25
+        key = (sc, -i)
+        if best is None or key > best:
+            best = key
+    assert best is not None
+    return values[-best[1]]
+
+
+_CLAUSE_SPLIT_RE = re.compile(r"[,;]\s|\s(?:and|while|whereas|but|compared)\s", re.IGNORECASE)
+_YEAR_RE = re.compile(r"\b(?:19|20)\d{2}\b")
+_CHANGE_BEFORE_RE = re.compile(
+    r"\b(?:change|increase|decrease|difference|decline|growth|rise|drop|fall|gain|up|down|grew|rose|fell|"
+    r"increased|decreased|declined|dropped|improved|expanded|contracted)"
+    r"(?:\s+(?:of|by|approximately|about|around|roughly|nearly|some|an?|the|just|only))*\s*[$€£¥]?\s*[-−]?\s*$",
+    re.IGNORECASE,
+)
+_Q_CHANGE_RE = re.compile(
+    r"\b(?:change|changed|increase|decrease|difference|decline|growth|grow|grew|rise|drop|fall|by\s+how\s+much|"
+    r"increased|decreased|declined|variance|cagr)\b",
+    re.IGNORECASE,
+)
+
+
+def _clause_around(text: str, seg: tuple[int, int], c: Candidate) -> str:
+    start, end = seg
+    for m in _CLAUSE_SPLIT_RE.finditer(text, seg[0], c.span[0]):
+        start = m.end()
+    m2 = _CLAUSE_SPLIT_RE.search(text, c.span[1], seg[1])
+    if m2:
+        end = m2.start()
+    return text[start:end]
 
 
 def _select_concluding(
@@ -494,7 +578,7 @@ def _select_concluding(
         sc = _score_segment(seg_text, q_stems, len(group))
         if any(c.role == "result" for c in group):
             sc += 2.0
-        if any(_STATED_RE.search(text[max(seg[0], c.span[0] - 60) : c.span[0]]) for c in group):
+        if any(_is_stated(text, seg[0], c) for c in group):
             sc += 1.0
         if idx == last_idx:
             sc += 1.5
@@ -507,7 +591,9 @@ def _select_concluding(
     idx = best[1]
     seg = segs[idx] if idx < len(segs) else (0, len(text))
     group = by_seg[idx]
-    primary = _pick_in_segment(text, seg, group) or group[0]
+    q_years = frozenset(_YEAR_RE.findall(question[:2000])) if question else frozenset()
+    q_change = bool(question and _Q_CHANGE_RE.search(question[:2000]))
+    primary = _pick_in_segment(text, seg, group, q_stems, q_years, q_change) or group[0]
     alts = []
     pos = cands.index(primary) if primary in cands else -1
     while 0 <= pos < len(cands) - 1:
@@ -528,9 +614,12 @@ def _select_concluding(
 def _category_regex(category: str) -> re.Pattern[str]:
     key = category.strip().lower().replace("_", " ")
     phrases = list(CATEGORY_SYNONYMS.get(key, []))
-    for k, syns in CATEGORY_SYNONYMS.items():
-        if key in syns and k not in phrases:
-            phrases.extend(syns)
+    if not phrases:
+        # Not a table key: the phrase itself, or the group it belongs to when it is a synonym
+        # ("profit" -> net income group); _select_category tries the exact phrase first.
+        for k, syns in CATEGORY_SYNONYMS.items():
+            if key in syns:
+                phrases.extend([k, *syns])
     if key not in phrases:
         phrases.append(key)
     phrases = sorted({p for p in phrases if p}, key=len, reverse=True)
@@ -540,8 +629,12 @@ def _category_regex(category: str) -> re.Pattern[str]:
 def _select_category(
     text: str, cands: list[Candidate], category: str, question: str | None,
 ) -> tuple[Candidate | None, str]:
-    rx = _category_regex(category)
-    hits = [m for m in rx.finditer(text)]
+    key = category.strip().lower().replace("_", " ")
+    hits = []
+    if key not in CATEGORY_SYNONYMS:
+        hits = list(re.finditer(r"(?<![\w])" + re.escape(key) + r"(?![\w])", text, re.IGNORECASE))
+    if not hits:
+        hits = list(_category_regex(category).finditer(text))
     if not hits:
         return None, ""
     eligible = [c for c in cands if c.role in ("value", "result", "range")]

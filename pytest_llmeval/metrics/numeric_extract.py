@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 # Roles that never count as a stated value.
 IGNORED_ROLES = frozenset({"year", "date", "reference", "marker", "descriptor", "name"})
+# Roles a concluding answer can have ("aside", "operand" and "comparison" are context for it).
+STATED_ROLES = frozenset({"value", "result", "range"})
 
 SCALE_WORDS: dict[str, float] = {
     "thousand": 1e3, "thousands": 1e3, "k": 1e3, "K": 1e3, "thou": 1e3,
@@ -103,10 +105,17 @@ _DESCRIPTOR_AFTER_RE = re.compile(
     re.IGNORECASE,
 )
 _ORDINAL_AFTER_RE = re.compile(r"^(?:st|nd|rd|th)\b", re.IGNORECASE)
+_NEG_NOUN_BEFORE_RE = re.compile(
+    r"\b(?:net\s+)?(?:loss(?:es)?(?!\s+(?:ratio|rate|reserves?|provisions?|allowance|adjustment))|deficit|outflows?)\b"
+    r"[^.;\d$€£¥]{0,40}?\b(?:was|were|is|are|of|totall?ed|amounted\s+to|came\s+to|stood\s+at|at|reached)\s*:?\s*"
+    r"(?:(?:approximately|about|around|roughly|nearly|some|almost|an?|the|just)\s+)*"
+    r"(?:" + _CUR_PREFIX + r")?\s*$",
+    re.IGNORECASE,
+)
 _NEG_WORD_BEFORE_RE = re.compile(
-    r"\b(?:net\s+loss(?:es)?|loss(?:es)?|deficit|decrease[sd]?|decline[sd]?|fell|falls?|drop(?:ped|s)?|down"
-    r"|reduc(?:ed|tion)|shr[au]nk|contract(?:ed|ion)|lower|outflows?|negative|minus)"
-    r"(?:\s+(?:of|by|was|were|is|are|at|amounting|totall?ing|approximately|about|around|roughly|nearly|some|almost|an?|the|net|its|it|just|over|under|only|\w+ly)\b)*"
+    r"\b(?:net\s+loss(?:es)?|loss(?:es)?\s+of|deficit\s+of|outflows?\s+of|decrease[sd]?|decline[sd]?|fell|falls?|drop(?:ped|s)?|down"
+    r"|reduc(?:ed|tion)|shr[au]nk|contract(?:ed|ion)|lower|negative|minus)"
+    r"(?:\s+(?:of|by|approximately|about|around|roughly|nearly|some|almost|an?|the|just|over|only|\w+ly)\b)*"
     r"[\s:]*(?:" + _CUR_PREFIX + r")?\s*$",
     re.IGNORECASE,
 )
@@ -125,17 +134,45 @@ _COMPARE_AFTER_RE = re.compile(
     re.IGNORECASE,
 )
 _OPERATOR_AFTER_RE = re.compile(
-    r"^(?:\s*(?:[+*/×÷^=]|divided\s+by|multiplied\s+by)|\s+[-−–]\s|\s+(?:x|times|minus|plus)\s+[$€£¥(]?\s*\d)",
+    r"^(?:\s*(?:[+/×÷^=]|\*(?!\*)|divided\s+by|multiplied\s+by)|\s+[-−–]\s|\s+(?:x|times|minus|plus)\s+[$€£¥(]?\s*\d)",
     re.IGNORECASE,
 )
 _OPERATOR_BEFORE_RE = re.compile(
-    r"(?:[+*/×÷^]|\s[-−–]|divided\s+by|multiplied\s+by|\btimes|\bminus|\bplus|\bsum\s+of|\baverage\s+of)\s*[$€£¥(\[]*\s*$",
+    r"(?:[+/×÷^]|(?<!\*)\*|(?:[\d)%]|million|billion|thousand|bn|mn)\s*[-−–]\s+|divided\s+by|multiplied\s+by|\btimes|\bminus|\bplus|\bsum\s+of|\baverage\s+of)\s*[$€£¥(\[]*\s*$",
     re.IGNORECASE,
 )
 _RESULT_BEFORE_RE = re.compile(r"(?:=|≈|≅|~=|->|→)\s*[$€£¥]?\s*[-−(]?\s*[$€£¥]?\s*$")
 _APPROX_BEFORE_RE = re.compile(r"~\s*[$€£¥]?\s*$")
 _LIST_MARKER_AFTER_RE = re.compile(r"^(?:[.)]\s|[.)]$|\.\s*$)")
 _DIGIT_SLASH_RE = re.compile(r"^/\s?\d")
+_GLUED_RE = re.compile(r"[A-Za-z][\w&]*")
+_ISO_DATE_AFTER_RE = re.compile(r"[-/]\d{1,2}(?:\b|[-/])")
+_FY_SHORT_RE = re.compile(r"(?:fy|cy|'|’)\s?$", re.IGNORECASE)
+_RANGE_AFTER_RE = re.compile(r"\s*(?:[-–]|to)\s*[$€£¥]?\s*\d")
+_DASH_RANGE_AFTER_RE = re.compile(r"\s*[-–]\s*\d")
+_APPROX_RE = re.compile(r"(?:approx(?:imately|\.)?|about|around|roughly|nearly|almost|~|≈)\s*[$€£¥]?\s*$")
+_APPROX_KEYS = ("approx", "about", "around", "roughly", "nearly", "almost", "~", "≈")
+_NEG_KEYS = ("loss", "deficit", "outflow", "decrea", "declin", "fell", "fall", "drop", "down", "reduc", "shr",
+             "contract", "lower", "negative", "minus")
+_COMPARE_KEYS = ("from", "compar", "vs", "versus", "against", "relative", "than", "prior", "previous", "last year",
+                 "a year", "rather", "instead", "before", "preceding")
+_OP_WORDS = ("divided", "multipl", "times", "minus", "plus", "sum of", "average of")
+_REF_WORDS = frozenset(
+    "note notes item items section sections part exhibit rule article form schedule chapter page pages pp p table "
+    "figure fig footnote step phase level tier class series line row column option question q no number version v "
+    "topic asc ias ifrs sfas fasb paragraph para appendix s&p fortune russell nasdaq ftse stoxx dax nikkei covid".split()
+)
+_MONTH_WORDS = frozenset(
+    "jan january feb february mar march apr april may jun june jul july aug august sep sept september oct october "
+    "nov november dec december".split()
+)
+# Parenthesised amount right after a noun is an aside; after a verb, "=", ":" or in a table it is a negative.
+_ASIDE_LEAD_RE = re.compile(r"[A-Za-z][\w'’.-]*\s*$")
+_NEG_LEAD_RE = re.compile(
+    r"(?:\b(?:is|was|were|are|be|been|of|at|to|by|totall?ed|totals|amounted|equals?|reported|recorded|"
+    r"minus|negative|loss|net|change|usd|eur|gbp|dollars|in\s+(?:thousands|millions|billions))|[=:|])\s*$",
+    re.IGNORECASE,
+)
 
 
 @dataclass(kw_only=True)
@@ -294,17 +331,33 @@ def extract_values(text: str, *, question: str | None = None) -> list[Candidate]
         cand = _build_candidate(text, s, e, number, decimals, sig, raw_num, q_tokens, n)
         if cand is not None:
             out.append(cand)
-    if _has_word_number_hint(text):
+    if _has_word_number_hint(text, n):
         out.extend(_word_candidates(text))
         out.sort(key=lambda c: c.span[0])
     return out
 
 
-_WORD_HINT_RE = re.compile(r"\b(?:point|hundred|thousand|million|billion|trillion|percent|per cent)\b", re.IGNORECASE)
+_WORD_HINT_RE = re.compile(r"\b(?:point|hundred|thousand|million|billion|trillion|percent\w*|per cent)\b", re.IGNORECASE)
 
 
-def _has_word_number_hint(text: str) -> bool:
-    return _WORD_HINT_RE.search(text) is not None
+_WORD_NUM_SET = frozenset(_WORD_NUMS)
+_WORD_UNIT_SET = frozenset(
+    ["point", "hundred", "thousand", "million", "billion", "trillion", "percent", "dollars", "euros", "pounds", "yen", "usd", "eur", "gbp", "per"]
+)
+
+
+def _has_word_number_hint(text: str, n: int) -> bool:
+    # Cheap token check first: the phrase regex is only worth running when a number word is
+    # followed closely by a scale, "point" or a unit.
+    toks = [t.strip(".,;:()*\"'-").lower() for t in text.split()] if n < 200_000 else []
+    if n >= 200_000:
+        return _WORD_HINT_RE.search(text) is not None
+    for i, t in enumerate(toks):
+        if t in _WORD_NUM_SET:
+            for u in toks[i + 1 : i + 6]:
+                if u in _WORD_UNIT_SET or u.startswith("percent"):
+                    return True
+    return False
 
 
 def _word_candidates(text: str) -> list[Candidate]:
@@ -372,7 +425,7 @@ def _build_candidate(
     role = "value"
 
     # Identifiers glued to letters after the number: "3M's", "10K" filings, "2nd", "5G".
-    glued = re.match(r"[A-Za-z][\w&]*", after)
+    glued = _GLUED_RE.match(after) if after[:1].isalpha() else None
     if glued:
         word = glued.group(0)
         token = (raw_num + word).lower()
@@ -382,7 +435,7 @@ def _build_candidate(
             role = "descriptor"
         elif word not in SCALE_WORDS and word.lower() not in ("x", "pct", "bps", "pp", "mn", "bn", "mm", "tn", "mln", "bln"):
             role = "name"  # "5G", "4K", "10Q": product or form identifiers
-    if role == "value" and re.match(r"[-–][A-Za-z]", after):
+    if role == "value" and after[:1] in "-–" and after[1:2].isalpha():
         role = "descriptor"  # "10-K", "3-year", "5-day"
 
     # Currency, sign and parentheses before the number.
@@ -401,7 +454,7 @@ def _build_candidate(
                 continue
             if sg == "(":
                 # "* (43,762.5)" groups an operand; it is not an accounting negative.
-                open_paren = not re.search(r"[*/×÷+]\s*$", before[: len(before) - len(pm.group(0)) + pm.start(g)])
+                open_paren = before[: len(before) - len(pm.group(0)) + pm.start(g)].rstrip()[-1:] not in ("*", "/", "×", "÷", "+")
             elif sg in "-−–":
                 start = pm.start(g) + len(before) - len(before[-8:])
                 prev = before[start - 1] if start >= 1 else " "
@@ -423,14 +476,18 @@ def _build_candidate(
         currency = _CURRENCY_CODES.get(sm.group("cur"), _CURRENCY_CODES.get(sm.group("cur").lower()))
     close2 = bool(sm and sm.group("close2") and scale_word)
     if open_paren and (close or close2) and not negative:
-        if not close and close2 and not currency:
-            pass  # "(1.5 million)": an aside, not a negative
+        paren_at = len(before) - len(pm.group(0)) if pm else len(before)
+        lead = before[:paren_at]
+        if not close and close2:
+            role = "aside" if role == "value" else role  # "(1.5 million)": a restatement, not a negative
         elif raw_num.isdigit() and len(raw_num) <= 2 and not currency and not pct_text and close:
             role = "marker" if role == "value" else role  # "(1)", "(12)": footnote or list label
+        elif _ASIDE_LEAD_RE.search(lead[-40:]) and not _NEG_LEAD_RE.search(lead[-40:]):
+            role = "aside" if role == "value" else role  # "net income ($9,542)": prose aside
         else:
             negative = True
             sign_source = "parentheses"
-    if role == "value" and re.search(r"\[\s*$", before) and re.match(r"\s*\]", after):
+    if role == "value" and before.rstrip().endswith("[") and after[suffix_end:].lstrip().startswith("]"):
         role = "marker"  # footnote "[2]"
 
     percent = False
@@ -453,8 +510,13 @@ def _build_candidate(
         ulp /= div
     # Word-implied sign ("a loss of $5 million", "revenue decreased by 3%"): soft, see numeric.py.
     if not negative:
-        ctx = before.rsplit("\n", 1)[-1]
-        if _NEG_WORD_BEFORE_RE.search(ctx[-48:]) or _NEG_WORD_AFTER_RE.match(after[suffix_end : suffix_end + 30]):
+        ctx = before.rsplit("\n", 1)[-1][-60:]
+        low = ctx.lower()
+        if any(k in low for k in _NEG_KEYS) and (
+            _NEG_WORD_BEFORE_RE.search(ctx[-48:]) or _NEG_NOUN_BEFORE_RE.search(ctx)
+        ):
+            sign_source = "word"
+        elif _NEG_WORD_AFTER_RE.match(after[suffix_end : suffix_end + 30]):
             sign_source = "word"
     if negative:
         value = -value
@@ -462,7 +524,8 @@ def _build_candidate(
     # Roles: things that are not stated values.
     if role == "value":
         role = _classify(text, s, e, before, after, number, decimals, raw_num, currency, scale_word, percent, suffix_end)
-    approximate = bool(re.search(r"(?:approx(?:imately|\.)?|about|around|roughly|nearly|almost|~|≈)\s*[$€£¥]?\s*$", before, re.IGNORECASE))
+    low20 = before[-20:].lower()
+    approximate = any(k in low20 for k in _APPROX_KEYS) and bool(_APPROX_RE.search(low20))
 
     end = e + suffix_end
     start = s
@@ -491,37 +554,45 @@ def _classify(
     bare = currency is None and scale_word is None and not percent
     # Identifiers glued before: "Q3", "FY2022", "H1" are excluded by the regex lookbehind; a letter
     # plus hyphen ("S-1", "COVID-19") too. References by keyword: "Note 12", "Item 7".
-    if bare and _REF_BEFORE_RE.search(before[-24:]):
-        return "reference"
-    if bare and _MONTH_BEFORE_RE.search(before[-16:]):
-        return "date"
+    toks = before[-24:].split() if bare else []
+    if bare and (before[-1:].isspace() or before[-1:] == "#"):
+        last = toks[-1].rstrip(".#:").lower() if toks else ""
+        if last in _REF_WORDS or (toks and toks[-1].endswith("#")):
+            return "reference"
+        if last in _MONTH_WORDS or (len(toks) >= 2 and toks[-1].rstrip(",").isdigit() and toks[-2].rstrip(".").lower() in _MONTH_WORDS):
+            return "date"
     if bare and plain_int and number <= 31 and _MONTH_AFTER_RE.match(after):
         return "date"
-    if bare and (_DIGIT_SLASH_RE.match(after) or re.search(r"\d/$", before)):
+    if bare and (_DIGIT_SLASH_RE.match(after) or (before[-1:] == "/" and before[-2:-1].isdigit())):
         return "date"
     if bare and plain_int and len(raw_num) == 4 and 1900 <= number <= 2100:
-        if re.match(r"[-/]\d{1,2}(?:\b|[-/])", after):
+        if _ISO_DATE_AFTER_RE.match(after):
             return "date"
         return "year"
-    if bare and plain_int and len(raw_num) == 2 and re.search(r"(?:fy|cy|'|’)\s?$", before[-4:], re.IGNORECASE):
+    if bare and plain_int and len(raw_num) == 2 and _FY_SHORT_RE.search(before[-4:]):
         return "year"
     if bare and plain_int and _DESCRIPTOR_AFTER_RE.match(after):
         return "descriptor"
     if bare and plain_int and len(raw_num) <= 2 and _LIST_MARKER_AFTER_RE.match(after[:3]):
         if _LINE_START_RE.search(before[-12:]):
             return "marker"  # "1. Revenue ...", "2) ..."
-    if bare and plain_int and re.match(r"\s*:", after) and _LINE_START_RE.search(before[-16:]):
+    if bare and plain_int and after.lstrip(" ")[:1] == ":" and _LINE_START_RE.search(before[-16:]):
         return "marker"
     # Calculation structure.
     tail = after[suffix_end:]
     if _RESULT_BEFORE_RE.search(before[-8:]) and not _OPERATOR_AFTER_RE.match(tail):
         return "result"
-    if _OPERATOR_AFTER_RE.match(tail) or _OPERATOR_BEFORE_RE.search(before[-16:]):
+    if _OPERATOR_AFTER_RE.match(tail):
         return "operand"
-    if _COMPARE_BEFORE_RE.search(before[-48:]) or _COMPARE_AFTER_RE.match(tail):
+    b16 = before[-16:]
+    if (any(ch in b16 for ch in "+*/×÷^-−–") or any(k in b16.lower() for k in _OP_WORDS)) and _OPERATOR_BEFORE_RE.search(b16):
+        return "operand"
+    b48 = before[-48:]
+    low48 = b48.lower()
+    if (any(k in low48 for k in _COMPARE_KEYS) and _COMPARE_BEFORE_RE.search(b48)) or _COMPARE_AFTER_RE.match(tail):
         return "comparison"
-    if re.match(r"\s*(?:[-–]|to)\s*[$€£¥]?\s*\d", tail) and not re.search(r"\bfrom\s+[$€£¥]?\s*$", before[-12:]):
-        return "range" if re.match(r"\s*[-–]\s*\d", tail) else "value"
+    if _RANGE_AFTER_RE.match(tail) and "from" not in before[-12:].lower():
+        return "range" if _DASH_RANGE_AFTER_RE.match(tail) else "value"
     return "value"
 
 
