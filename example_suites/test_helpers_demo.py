@@ -21,7 +21,9 @@ from pytest_llmeval.metrics.numeric import assert_numeric_match, numeric_match
 from pytest_llmeval.metrics.retrieval import assert_retrieval
 
 # Hand-written answers of a hypothetical assistant (not model output).
-EPS_ANSWER = "Apple's diluted earnings per share for fiscal 2022 were $6.11, up from $5.61 in fiscal 2021."
+EPS_ANSWER = (
+    "Apple's diluted earnings per share for fiscal 2022 were $6.11, up from $5.61 in fiscal 2021."
+)
 MARGIN_ANSWER = "Apple's gross margin was $170.8 billion in fiscal 2022, or 43.3% of net sales."
 VAT_ANSWER = (
     "Fradragsrett betyr at en registrert næringsdrivende kan trekke fra inngående merverdiavgift på "
@@ -32,12 +34,16 @@ VAT_SOURCES = {"mval-8-1": "Lov om merverdiavgift § 8-1 Hovedregel om fradragsr
 
 def test_eps_answer_states_the_reported_figure() -> None:
     # "$6.11" in the 10-K; the concluding figure of the answer is compared, not the prior-year $5.61.
-    assert_numeric_match(EPS_ANSWER, "$6.11", category="eps", question="What was diluted EPS in fiscal 2022?")
+    assert_numeric_match(
+        EPS_ANSWER, "$6.11", category="eps", question="What was diluted EPS in fiscal 2022?"
+    )
 
 
 def test_rounded_billions_match_the_filing_in_millions() -> None:
     # $170.8 billion is $170,782 million rounded to the precision the answer was written with.
-    assert_numeric_match(MARGIN_ANSWER, "$170,782 million", tolerance_mode="rounding", category="gross profit")
+    assert_numeric_match(
+        MARGIN_ANSWER, "$170,782 million", tolerance_mode="rounding", category="gross profit"
+    )
 
 
 def test_twin_returns_a_result_instead_of_raising() -> None:
@@ -67,7 +73,9 @@ def test_maths_answer_is_equivalent_not_identical() -> None:
 
 
 def test_missing_keyword_is_reported_with_what_was_found() -> None:
-    result = must_include("Merverdiavgift er en avgift til staten.", ["avgift til staten", "omsetning"])
+    result = must_include(
+        "Merverdiavgift er en avgift til staten.", ["avgift til staten", "omsetning"]
+    )
     assert result.missing == ["omsetning"]
     assert result.score == pytest.approx(0.5)
 

@@ -35,7 +35,9 @@ EXPECTED_TIERS = {
 
 
 class DemoRun:
-    def __init__(self, proc: subprocess.CompletedProcess[str], report: dict[str, Any], junit: ET.Element) -> None:
+    def __init__(
+        self, proc: subprocess.CompletedProcess[str], report: dict[str, Any], junit: ET.Element
+    ) -> None:
         self.proc = proc
         self.report = report
         self.junit = junit
@@ -52,10 +54,23 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
     env["HF_HUB_OFFLINE"] = "1"
     proc = subprocess.run(
         [
-            sys.executable, "-m", "pytest", "example_suites", "-p", "no:cacheprovider", "-p", "no:xdist",
-            f"--llm-report={out / 'report.json'}", f"--junitxml={out / 'junit.xml'}",
+            sys.executable,
+            "-m",
+            "pytest",
+            "example_suites",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            f"--llm-report={out / 'report.json'}",
+            f"--junitxml={out / 'junit.xml'}",
         ],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert (out / "report.json").exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
     report = json.loads((out / "report.json").read_text("utf-8"))
@@ -67,7 +82,9 @@ def test_demo_fails_the_run_because_samples_fail(demo: DemoRun) -> None:
     assert demo.proc.returncode == 1, demo.proc.stdout[-3000:] + demo.proc.stderr[-3000:]
     # Failed samples are failed tests, never errors or internal errors.
     assert "INTERNALERROR" not in demo.proc.stdout + demo.proc.stderr
-    assert re.search(r"\b\d+ failed, \d+ passed, \d+ acceptable in ", demo.proc.stdout), demo.proc.stdout[-2000:]
+    assert re.search(r"\b\d+ failed, \d+ passed, \d+ acceptable in ", demo.proc.stdout), (
+        demo.proc.stdout[-2000:]
+    )
 
 
 @pytest.mark.slow
@@ -79,7 +96,9 @@ def test_summary_shows_every_tier_and_no_errors(demo: DemoRun) -> None:
     assert match, demo.proc.stdout[-3000:]
     graded, errors, passed, acceptable, failed, error_tier = map(int, match.groups())
     assert errors == error_tier == 0
-    assert passed > 0 and acceptable > 0 and failed > 0
+    assert passed > 0
+    assert acceptable > 0
+    assert failed > 0
     assert graded == passed + acceptable + failed
     assert "llmeval summary" in demo.proc.stdout
     for line in ("by task", "by domain", "worst samples", "ACCEPTABLE", "FAIL"):
@@ -100,7 +119,15 @@ def test_each_demo_sample_lands_in_its_documented_tier(demo: DemoRun) -> None:
 @pytest.mark.slow
 def test_json_report_has_the_documented_keys(demo: DemoRun) -> None:
     report = demo.report
-    for key in ("metadata", "aggregate_metrics", "by_task", "by_domain", "sample_results", "failed_samples", "warnings"):
+    for key in (
+        "metadata",
+        "aggregate_metrics",
+        "by_task",
+        "by_domain",
+        "sample_results",
+        "failed_samples",
+        "warnings",
+    ):
         assert key in report
     for key in ("model", "eval_files", "total_samples", "timestamp"):
         assert key in report["metadata"]
@@ -118,7 +145,9 @@ def test_json_report_has_the_documented_keys(demo: DemoRun) -> None:
     for key in ("sample_id", "question", "expected", "predicted", "scores", "status"):
         assert key in sample
     assert set(sample["scores"]) >= {"overall", "accuracy", "citation", "length", "keywords"}
-    assert sample["predicted"].startswith("Apple's total net sales for fiscal 2022 were $394,328 million")
+    assert sample["predicted"].startswith(
+        "Apple's total net sales for fiscal 2022 were $394,328 million"
+    )
     failed = {s["sample_id"] for s in report["failed_samples"]}
     assert {"fy22-rd-expense", "fy22-effective-tax-rate", "percent-choice"} <= failed
     assert "fy22-net-sales" not in failed
