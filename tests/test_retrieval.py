@@ -377,3 +377,32 @@ def test_moving_a_relevant_document_above_an_irrelevant_one_never_lowers_rank_me
     assert after.average_precision > before.average_precision
     assert after.mrr >= before.mrr
     assert after.modified_precision == before.modified_precision
+
+
+def test_gold_file_retrieval_component_is_reported_with_weight_zero(pytester: pytest.Pytester):
+    import json
+
+    from tests.conftest import write_suite
+
+    base = {
+        "question": "Hva er satsen?",
+        "expected": "25 prosent",
+        "response": "25 prosent",
+        "eval_criteria": {"accuracy": "exact", "weights": {"length": 0}},
+    }
+    write_suite(
+        pytester,
+        [
+            {**base, "id": "ids", "retrieved": RETURNED, "relevant_ids": RELEVANT},
+            {**base, "id": "source-ids", "retrieved": ["x", "mval-3-1"], "metadata": {"source_ids": ["mval-3-1"]}},
+            {**base, "id": "no-retrieval"},
+        ],
+        name="vat_eval.jsonl",
+    )  # fmt: skip
+    result = pytester.runpytest("-p", "no:randomly", "-p", "no:asyncio", "--llm-report=report.json")
+    result.assert_outcomes(passed=3)  # weight 0: a weak retriever does not fail the answer
+    report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
+    scores = {s["sample_id"]: s["scores"]["retrieval"] for s in report["sample_results"]}
+    assert scores["ids"] == pytest.approx(19 / 22, abs=1e-4)
+    assert scores["source-ids"] == pytest.approx(0.5)  # relevant at rank 2: (1/2) / 1
+    assert scores["no-retrieval"] is None
