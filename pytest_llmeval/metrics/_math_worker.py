@@ -1,0 +1,472 @@
+"""The bounded worker process of the extractive-match metric, and the engine it runs.
+
+The parent (:mod:`pytest_llmeval.metrics.extractive`) starts this module as a
+separate Python process and talks to it with one JSON object per line on
+stdin/stdout.  All parsing and comparison of untrusted text happens here:
+the process caps its own address space (``RLIMIT_AS``) and the parent kills and
+restarts it when a deadline passes, so no ``SIGALRM`` is ever used in the
+calling process.  Module-level imports are stdlib only: the in-process fast
+path imports :func:`extract_candidates` from here without loading sympy.
+
+Safety: sympy's string parsers evaluate Python (``parse_expr`` calls ``eval``).
+The worker replaces every reference to ``parse_expr`` it knows of with a guard
+that accepts only plain numeric literals (what latex2sympy passes for NUMBER
+tokens) and raises for anything else, and plain expressions are parsed by the
+closed grammar of :mod:`extractive_safe_expr`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections.abc import Callable, Iterable
+from itertools import groupby, product
+from typing import Any
+
+from pytest_llmeval.metrics import extractive_patterns as pats
+from pytest_llmeval.metrics.extractive_safe_expr import ExprSyntaxError, parse_plain, to_sympy
+
+READY = "llmeval-math-worker-ready"
+DEFAULT_MEMORY_MB = 2048
+
+# --- extraction loop (stdlib; shared with the in-process fast path) -------------
+
+Parser = Callable[["re.Match[str]", str], "tuple[Any, str]"]
+
+
+class Candidates:
+    """What the extraction loop found: parsed values (first) and the raw texts tried."""
+
+    def __init__(self) -> None:
+        self.values: list[Any] = []
+        self.value_texts: list[str] = []
+        self.kinds: list[str] = []
+        self.fallbacks: list[str] = []
+        self.found_any = False
+
+
+def extract_candidates(
+    text: str,
+    targets: Iterable[tuple[str, pats.Patterns]],
+    parse: Parser,
+    *,
+    extraction_mode: str,
+    fallback_mode: str,
+    skip: Callable[[re.Match[str], str], bool] | None = None,
+) -> Candidates:
+    """Try patterns by priority; within a priority the right-most match first; keep what parses.
+
+    ``extraction_mode="first_match"`` stops at the first match even if it does not
+    parse; ``"any_match"`` keeps trying.  ``fallback_mode="first_match"`` also keeps
+    the raw text of the first match (compared as a string).
+    """
+    out = Candidates()
+    flat = sorted(
+        ((pattern, kind, prio) for kind, patterns in targets for pattern, prio in patterns),
+        key=lambda x: x[2],
+    )
+    for _, group in groupby(flat, key=lambda x: x[2]):
+        matches = sorted(
+            ((m, kind) for pattern, kind, _ in group for m in pattern.finditer(text)),
+            key=lambda x: (x[0].end(), -x[0].start()),
+            reverse=True,
+        )
+        for m, kind in matches:
+            if skip is not None and skip(m, kind):
+                continue
+            value, raw = parse(m, kind)
+            out.found_any = True
+            if raw:
+                out.fallbacks.append(raw)
+            if value is not None:
+                out.values.append(value)
+                out.value_texts.append(raw)
+                out.kinds.append(kind)
+                break
+            if extraction_mode == "first_match":
+                break
+        if out.values or (out.found_any and extraction_mode == "first_match"):
+            break
+    if fallback_mode == "first_match" and out.fallbacks:
+        out.values.append(out.fallbacks[0])
+        out.value_texts.append(out.fallbacks[0])
+        out.kinds.append("fallback")
+    return out
+
+
+def number_text(m: re.Match[str]) -> str | None:
+    """The normalised digits of a plain-number match ("1,000.5" -> "1000.5"), or None for an expression."""
+    groups = m.groupdict()
+    integer = next((v for k, v in groups.items() if k.startswith("integer") and v), "")
+    decimal = next((v for k, v in groups.items() if k.startswith("decimal") and v), "")
+    if not (integer or decimal):
+        return None
+    sign = "-" if integer.startswith("-") else ""
+    integer = integer.lstrip("-").translate(str.maketrans("", "", ", ")).lstrip("0") or "0"
+    return f"{sign}{integer}{decimal.replace(',', '.')}"
+
+
+_ROMAN_CONSTANT = re.compile(r"\\(?:mathrm|text|operatorname)\{\s*([ei])\s*\}")
+_MATH_ENV = re.compile(
+    r"(?<!\\)\$\$(?:[^$]|\$(?!\$))+?\$\$|(?<!\\)\$[^\n$]+?(?<!\\)\$|\\\((?:.|\n)+?\\\)|\\\[(?:.|\n)+?\\\]"
+)
+
+
+def preprocess(text: str) -> str:
+    """Repairs applied to both sides before extraction.
+
+    \\fbox is \\boxed; upright constants (\\mathrm{e}, \\mathrm{i}) are the letters,
+    not units to strip; Unicode maths becomes LaTeX.
+    """
+    text = text.replace("\\fbox{", "\\boxed{")
+    text = _ROMAN_CONSTANT.sub(r"\1", text)
+    return pats.unicode_to_latex(text)
+
+
+def latex_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of maths environments that hold LaTeX commands (a backslash inside)."""
+    return [m.span() for m in _MATH_ENV.finditer(text) if "\\" in m.group(0)[1:-1]]
+
+
+def inside_latex(spans: list[tuple[int, int]]) -> Callable[[re.Match[str], str], bool]:
+    """A ``skip`` predicate: plain-number matches taken from inside a LaTeX environment.
+
+    When such an environment fails to parse, a number picked out of it ("1" from
+    "$1 - \\frac{1}{x}$") would compare loosely; the environment decides or nothing does.
+    """
+
+    def skip(m: re.Match[str], kind: str) -> bool:
+        if kind != "expr" or not spans:
+            return False
+        groups = m.groupdict()
+        names = ("expr", "integer1", "integer2", "decimal3", "integer3")
+        start = next((m.start(k) for k in names if groups.get(k)), m.start())
+        return any(a <= start < b for a, b in spans)
+
+    return skip
+
+
+def build_targets(
+    targets: Iterable[str], lang_code: str, boxed_priority: int, n_choices: int
+) -> list[tuple[str, pats.Patterns]]:
+    out: list[tuple[str, pats.Patterns]] = []
+    for t in targets:
+        if t == "latex":
+            out.append(("latex", pats.latex_patterns(lang_code, boxed_priority)))
+        elif t == "expr":
+            out.append(("expr", pats.expr_patterns(lang_code)))
+        elif t == "index":
+            out.append(("index", pats.index_patterns(lang_code, n_choices)))
+        elif t == "string":
+            out.append(("string", pats.string_patterns(("A", "B", "C", "D"))))
+    return out
+
+
+# --- sympy side (only ever imported inside the worker) ---------------------------
+
+_NUMERIC_LITERAL = re.compile(r"\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*")
+
+
+def install_guards() -> None:
+    """Make sympy's string parsers refuse anything but a numeric literal, everywhere we know of."""
+    import latex2sympy2_extended.latex2sympy2 as l2s
+    import math_verify.parser as mvp
+    import sympy.parsing
+    import sympy.parsing.sympy_parser as sp
+
+    original = sp.parse_expr
+    if getattr(original, "_llmeval_guard", False):
+        return
+
+    def guarded_parse_expr(s: Any, *args: Any, **kwargs: Any) -> Any:
+        if _called_from_untrusted_path() and (
+            not isinstance(s, str) or not _NUMERIC_LITERAL.fullmatch(s)
+        ):
+            raise ValueError("llmeval: sympy string parsing of non-numeric text is disabled")
+        return original(s, *args, **kwargs)
+
+    guarded_parse_expr._llmeval_guard = True  # type: ignore[attr-defined]
+    sp.parse_expr = guarded_parse_expr
+    sympy.parsing.parse_expr = guarded_parse_expr  # type: ignore[attr-defined]
+    mvp.parse_expr = guarded_parse_expr
+    l2s.parse_expr = guarded_parse_expr
+    mvp.parse_expr_cached = _safe_parse_expr
+    _patch_numeric_eq()
+
+
+def _patch_numeric_eq() -> None:
+    """Replace math-verify's chopped numeric check by a relative one for exact expressions.
+
+    math-verify compares non-float expressions with ``(a - b).evalf(chop=True) == 0``;
+    ``chop`` zeroes anything tiny, so 1/2^98 "equals" 1/2^99 and 1/2004! "equals"
+    1/2006!.  Here the difference must be negligible *relative to the values*.
+    """
+    import math_verify.grader as mvg
+    from sympy import Float, MatrixBase, MatrixExpr, Number
+
+    original = mvg.sympy_numeric_eq
+    if getattr(original, "_llmeval_patch", False):
+        return
+
+    def numeric_eq(a: Any, b: Any, float_rounding: int, numeric_precision: int) -> bool:
+        if (
+            (isinstance(a, (MatrixBase, MatrixExpr)) and isinstance(b, (MatrixBase, MatrixExpr)))
+            or mvg.is_atomic_or_pct_atomic(a, Number)
+            or mvg.is_atomic_or_pct_atomic(b, Number)
+        ):
+            return bool(original(a, b, float_rounding, numeric_precision))
+        try:
+            diff = (a - b).evalf(n=numeric_precision)
+            if not isinstance(diff, Number):
+                return False
+            if diff == 0:
+                return True
+            scale = max(abs(a.evalf(n=numeric_precision)), abs(b.evalf(n=numeric_precision)))
+            if not isinstance(scale, Number):
+                return False
+            has_float = bool(a.atoms(Float) or b.atoms(Float))
+            # Exact inputs: only evaluation noise may remain; floats: their rounding.
+            tol = Float(10) ** (-float_rounding if has_float else -(numeric_precision - 3))
+            return bool(abs(diff) <= tol * scale)
+        except Exception:
+            return False
+
+    numeric_eq._llmeval_patch = True  # type: ignore[attr-defined]
+    mvg.sympy_numeric_eq = numeric_eq
+
+
+_UNTRUSTED_CALLERS = ("latex2sympy2_extended", "math_verify", "pytest_llmeval", "__main__")
+
+
+def _called_from_untrusted_path() -> bool:
+    """True when the nearest caller outside sympy/mpmath is code that handles model text.
+
+    sympy sympifies its own constant strings (unit names on lazy import of
+    ``sympy.physics.units``, for instance); those are trusted.  Text reaching
+    ``parse_expr`` from latex2sympy, math-verify or this package is treated as
+    untrusted and must be a numeric literal.
+    """
+    frame = sys._getframe(2)
+    while frame is not None:
+        name = str(frame.f_globals.get("__name__", ""))
+        if (
+            name.startswith(("importlib", "_frozen_importlib"))
+            or frame.f_code.co_name == "<module>"
+        ):
+            return False  # library code running at import time
+        if not name.startswith(("sympy", "mpmath")):
+            return name.startswith(_UNTRUSTED_CALLERS)
+        frame = frame.f_back  # type: ignore[assignment]
+    return True
+
+
+def _safe_parse_expr(expr: str) -> Any:
+    return to_sympy(parse_plain(expr.replace("**", "^")))
+
+
+def _sympy_number(digits: str) -> Any:
+    import sympy
+
+    if "." in digits:
+        return sympy.Float(digits, max(15, len(digits.replace(".", "").lstrip("-0"))))
+    return sympy.Integer(int(digits))
+
+
+def _latex_config(boxed_priority: int) -> Any:
+    from math_verify.parser import LatexExtractionConfig
+
+    return _latex_configs.setdefault(
+        boxed_priority, LatexExtractionConfig(boxed_match_priority=boxed_priority)
+    )
+
+
+_latex_configs: dict[int, Any] = {}
+
+
+def make_parser(boxed_priority: int) -> Parser:
+    def parse(m: re.Match[str], kind: str) -> tuple[Any, str]:
+        if kind == "latex":
+            from math_verify.parser import extract_latex
+
+            value, raw = extract_latex(m, _latex_config(boxed_priority))
+            return value, raw
+        if kind == "expr":
+            from latex2sympy2_extended.latex2sympy2 import convert_to_pct
+
+            digits = number_text(m)
+            if digits is not None:
+                number = _sympy_number(digits)
+                if m.groupdict().get("percent"):
+                    number = convert_to_pct(number)
+                return number, digits
+            expr = m.groupdict().get("expr") or ""
+            try:
+                return to_sympy(parse_plain(expr.replace("\n", " "))), expr
+            except (ExprSyntaxError, ZeroDivisionError, ValueError):
+                return None, expr
+        if kind == "index":
+            letter = re.sub(r"[()\[\]]", "", m.group("indices")).strip()
+            return letter, letter
+        if kind == "string":
+            raw = m.group("string_keys")
+            return raw.lower(), raw
+        raise ValueError(kind)
+
+    return parse
+
+
+def _has_unevaluated(expr: Any) -> bool:
+    from sympy import Basic, Derivative, Integral, Limit, Product, Sum
+
+    try:
+        return isinstance(expr, Basic) and bool(expr.has(Integral, Derivative, Limit, Sum, Product))
+    except Exception:
+        return False
+
+
+def _comparison_label(gold: Any, pred: Any, float_rounding: int) -> str:
+    from sympy import Float, MatrixBase, Number, Set, Tuple
+    from sympy.core.relational import Relational
+
+    if isinstance(gold, str) or isinstance(pred, str):
+        return "string equality"
+    if isinstance(gold, MatrixBase) or isinstance(pred, MatrixBase):
+        return "matrix (element-wise)"
+    if isinstance(gold, (Set, Tuple)) or isinstance(pred, (Set, Tuple)):
+        return "set/interval/tuple"
+    if isinstance(gold, Relational) or isinstance(pred, Relational):
+        return "relation/equation"
+    if gold.atoms(Float) or pred.atoms(Float):
+        return f"numeric (floats rounded to {float_rounding} places)"
+    if isinstance(gold, Number) and isinstance(pred, Number):
+        return "numeric (exact)"
+    return "symbolic or high-precision numeric (sympy)"
+
+
+def _short(value: Any, limit: int = 300) -> str:
+    try:
+        text = str(value)
+    except Exception:  # huge integers refuse str(); sympy printers can fail too
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def compare(gold: list[Any], pred: list[Any], req: dict[str, Any]) -> tuple[bool, str, int, int]:
+    """math-verify's comparison, pair by pair, without its signal timeout; plus an integral guard."""
+    from math_verify.grader import verify
+
+    for gi, pi in product(range(len(gold)), range(len(pred))):
+        g, p = gold[gi], pred[pi]
+        if isinstance(g, str) != isinstance(p, str):
+            continue
+        if _has_unevaluated(g) != _has_unevaluated(p):
+            # An integral/limit/sum is not evaluated into a number that equals the gold.
+            continue
+        ok = verify(
+            g,
+            p,
+            float_rounding=req["float_rounding"],
+            numeric_precision=15,
+            strict=req["strict"],
+            allow_set_relation_comp=req["allow_set_relation_comparison"],
+            timeout_seconds=None,
+            raise_on_error=False,
+        )
+        if ok:
+            return True, _comparison_label(g, p, req["float_rounding"]), gi, pi
+    label = _comparison_label(gold[0], pred[0], req["float_rounding"]) if gold and pred else "none"
+    return False, label, 0, 0
+
+
+def evaluate(req: dict[str, Any]) -> dict[str, Any]:
+    """Extract, parse and compare one (gold, prediction) pair; returns builtins only."""
+    lang = pats.resolve_language(req["language"]).code
+    boxed_priority = req["boxed_priority"]
+    parse = make_parser(boxed_priority)
+    modes: dict[str, Any] = {
+        "extraction_mode": req["extraction_mode"],
+        "fallback_mode": req["fallback_mode"],
+    }
+
+    gold_text = preprocess(req["gold"])
+    pred_text = preprocess(req["prediction"])
+    gold = extract_candidates(
+        gold_text,
+        build_targets(req["gold_targets"], lang, boxed_priority, 26),
+        parse,
+        skip=inside_latex(latex_spans(gold_text)) if "latex" in req["gold_targets"] else None,
+        **modes,
+    )
+    n_choices = 4
+    for value, kind in zip(gold.values, gold.kinds, strict=False):
+        if kind == "index" and isinstance(value, str) and len(value) == 1:
+            n_choices = max(n_choices, ord(value.upper()) - ord("A") + 1)
+    pred = extract_candidates(
+        pred_text,
+        build_targets(req["pred_targets"], lang, boxed_priority, n_choices),
+        parse,
+        skip=inside_latex(latex_spans(pred_text)) if "latex" in req["pred_targets"] else None,
+        **modes,
+    )
+    result: dict[str, Any] = {
+        "gold_extracted": gold.value_texts,
+        "gold_parsed": [_short(v) for v in gold.values],
+        "gold_kinds": gold.kinds,
+        "pred_extracted": pred.value_texts,
+        "pred_parsed": [_short(v) for v in pred.values],
+        "pred_kinds": pred.kinds,
+    }
+    if not gold.values or not pred.values:
+        result.update(passed=False, comparison="none", match=None)
+        return result
+    passed, label, gi, pi = compare(gold.values, pred.values, req)
+    result.update(passed=passed, comparison=label, match=[gi, pi] if passed else None)
+    return result
+
+
+def _limit_memory() -> None:
+    try:
+        import resource
+    except ImportError:  # Windows: only the deadline applies
+        return
+    mb = int(os.environ.get("PYTEST_LLMEVAL_MATH_MEMORY_MB", DEFAULT_MEMORY_MB))
+    limit = mb * 1024 * 1024
+    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def main() -> None:
+    """Serve requests: one JSON object per line in, one per line out."""
+    import logging
+
+    proto_out = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8", buffering=1)
+    # Libraries that print must not corrupt the protocol.
+    sys.stdout = sys.stderr
+    logging.disable(logging.CRITICAL)
+    sys.set_int_max_str_digits(5000) if hasattr(sys, "set_int_max_str_digits") else None
+    _limit_memory()
+    import math_verify  # noqa: F401  (import cost paid before READY)
+
+    install_guards()
+    proto_out.write(READY + "\n")
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            req = json.loads(line)
+            reply = evaluate(req)
+        except MemoryError:
+            reply = {"error": "memory", "message": "memory limit reached while parsing/comparing"}
+        except RecursionError:
+            reply = {"error": "recursion", "message": "expression nested too deeply"}
+        except Exception as exc:  # the parent turns this into a non-pass with an explanation
+            reply = {"error": "exception", "message": f"{type(exc).__name__}: {_short(exc, 200)}"}
+        proto_out.write(json.dumps(reply) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,571 @@
+"""Extractive match: find the final answer of a maths or multiple-choice generation and compare it.
+
+``extractive_match("... so $\\boxed{\\frac{1}{2}}$", "0.5")`` cycles through answer
+patterns by priority (``\\boxed{}``, "final answer is", "answer:", LaTeX
+environments, plain numbers/expressions, choice letters), keeps only candidates
+that parse, and compares them with the gold like a mathematician would (exact
+rationals, rounded floats, symbolic equivalence, relations, sets, intervals,
+matrices).  Parsing and comparison of model output run in a separate worker
+process with a deadline and a memory cap (see :mod:`._math_worker`); plain
+numbers on both sides are compared in-process without sympy.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from pytest_llmeval.errors import GraderError
+from pytest_llmeval.metrics.base import MetricResult, enforce
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from pytest_llmeval.registry import GradeContext
+
+__all__ = [
+    "MAX_INPUT_CHARS",
+    "ExtractiveMatch",
+    "assert_extractive_match",
+    "extractive_match",
+    "grade",
+    "shutdown_worker",
+    "start_worker",
+]
+
+TARGETS = ("latex", "expr", "index", "string")
+EXTRACTION_MODES = ("any_match", "first_match")
+FALLBACK_MODES = ("first_match", "no_fallback")
+DEFAULT_BOXED_PRIORITY = 50
+# Longer inputs keep their last MAX_INPUT_CHARS characters: final answers come last.
+MAX_INPUT_CHARS = 20_000
+WORKER_START_TIMEOUT = 60.0
+
+
+@dataclass(kw_only=True)
+class ExtractiveMatch(MetricResult):
+    """Result of :func:`extractive_match`.
+
+    ``gold_extracted``/``pred_extracted`` are the answer texts found (None if
+    nothing parsed), ``gold_parsed``/``pred_parsed`` their parsed values as
+    strings, ``comparison`` the rule that decided, ``timed_out`` whether the
+    deadline (or the worker's memory cap) stopped the evaluation.
+    """
+
+    metric: str = "extractive"
+    gold_extracted: str | None = None
+    gold_parsed: str | None = None
+    pred_extracted: str | None = None
+    pred_parsed: str | None = None
+    comparison: str = "none"
+    timed_out: bool = False
+
+
+@dataclass
+class _Options:
+    gold_targets: tuple[str, ...]
+    pred_targets: tuple[str, ...]
+    extraction_mode: str
+    fallback_mode: str
+    boxed_priority: int
+    float_rounding: int
+    strict: bool
+    allow_set_relation_comparison: bool
+    language: str
+    timeout: float
+    notes: list[str] = field(default_factory=list)
+
+    def request(self, gold: str, prediction: str) -> dict[str, Any]:
+        return {
+            "gold": gold,
+            "prediction": prediction,
+            "gold_targets": list(self.gold_targets),
+            "pred_targets": list(self.pred_targets),
+            "extraction_mode": self.extraction_mode,
+            "fallback_mode": self.fallback_mode,
+            "boxed_priority": self.boxed_priority,
+            "float_rounding": self.float_rounding,
+            "strict": self.strict,
+            "allow_set_relation_comparison": self.allow_set_relation_comparison,
+            "language": self.language,
+        }
+
+
+def _targets(name: str, value: Sequence[str] | str) -> tuple[str, ...]:
+    items = (value,) if isinstance(value, str) else tuple(value)
+    bad = [t for t in items if t not in TARGETS]
+    if not items or bad:
+        raise ValueError(f"{name} must be a non-empty subset of {TARGETS}; got {value!r}")
+    return items
+
+
+def _options(
+    *,
+    gold_targets: Sequence[str] | str,
+    pred_targets: Sequence[str] | str,
+    extraction_mode: str,
+    fallback_mode: str,
+    boxed_priority: int | None,
+    float_rounding: int,
+    strict: bool,
+    allow_set_relation_comparison: bool,
+    language: str,
+    timeout: float,
+) -> _Options:
+    from pytest_llmeval.metrics.extractive_patterns import resolve_language
+
+    if extraction_mode not in EXTRACTION_MODES:
+        raise ValueError(
+            f"extraction_mode must be one of {EXTRACTION_MODES}; got {extraction_mode!r}"
+        )
+    if fallback_mode not in FALLBACK_MODES:
+        raise ValueError(f"fallback_mode must be one of {FALLBACK_MODES}; got {fallback_mode!r}")
+    if boxed_priority is not None and (
+        isinstance(boxed_priority, bool) or not isinstance(boxed_priority, int)
+    ):
+        raise ValueError(
+            f"boxed_priority must be None or an int (-1 disables \\boxed); got {boxed_priority!r}"
+        )
+    if (
+        isinstance(float_rounding, bool)
+        or not isinstance(float_rounding, int)
+        or float_rounding < 0
+    ):
+        raise ValueError(f"float_rounding must be an int >= 0; got {float_rounding!r}")
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+        raise ValueError(f"timeout must be a number of seconds > 0; got {timeout!r}")
+    return _Options(
+        gold_targets=_targets("gold_targets", gold_targets),
+        pred_targets=_targets("pred_targets", pred_targets),
+        extraction_mode=extraction_mode,
+        fallback_mode=fallback_mode,
+        boxed_priority=DEFAULT_BOXED_PRIORITY if boxed_priority is None else boxed_priority,
+        float_rounding=float_rounding,
+        strict=bool(strict),
+        allow_set_relation_comparison=bool(allow_set_relation_comparison),
+        language=resolve_language(language).code,
+        timeout=float(timeout),
+    )
+
+
+# --- worker client -----------------------------------------------------------------
+
+
+class _WorkerCrash(Exception):
+    pass
+
+
+_EOF = ""  # what the reader thread queues when the worker's stdout closes
+
+
+class _Worker:
+    """One reusable worker process; killed on a missed deadline and restarted on the next call."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[str] | None = None
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self.starts = 0
+
+    def _spawn(self) -> None:
+        package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        code = (
+            f"import sys; sys.path.insert(0, {package_root!r}); "
+            "from pytest_llmeval.metrics._math_worker import main; main()"
+        )
+        env = dict(os.environ)
+        env["PYTHONIOENCODING"] = "utf-8"
+        env.pop("PYTHONSTARTUP", None)
+        proc = subprocess.Popen(
+            [sys.executable, "-u", "-c", code],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            encoding="utf-8",
+            env=env,
+        )
+        lines: queue.Queue[str | None] = queue.Queue()
+
+        def pump() -> None:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                lines.put(line)
+            lines.put(_EOF)
+
+        threading.Thread(target=pump, name="llmeval-math-worker-reader", daemon=True).start()
+        self._proc, self._lines = proc, lines
+        self.starts += 1
+        from pytest_llmeval.metrics._math_worker import READY
+
+        line = self._get(WORKER_START_TIMEOUT)
+        if not line or line.strip() != READY:
+            self._kill()
+            raise _WorkerCrash("the maths worker failed to start")
+
+    def _get(self, timeout: float) -> str | None:
+        try:
+            return self._lines.get(timeout=max(timeout, 0.0))
+        except queue.Empty:
+            return None
+
+    def _kill(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+    def start(self) -> float:
+        """Start the worker if needed; return the seconds it took (0.0 if already running)."""
+        with self._lock:
+            if self._proc is not None and self._proc.poll() is None:
+                return 0.0
+            t0 = time.perf_counter()
+            self._spawn()
+            return time.perf_counter() - t0
+
+    def call(self, request: dict[str, Any], timeout: float) -> dict[str, Any] | None:
+        """The worker's reply, or None when ``timeout`` passed (the worker is then killed)."""
+        with self._lock:
+            if self._proc is None or self._proc.poll() is not None:
+                self._spawn()
+            proc = self._proc
+            assert proc is not None
+            assert proc.stdin is not None
+            try:
+                proc.stdin.write(json.dumps(request) + "\n")
+                proc.stdin.flush()
+            except OSError as exc:
+                self._kill()
+                raise _WorkerCrash(f"the maths worker died ({exc})") from exc
+            line = self._get(timeout)
+            if line is None:
+                # Timed out: kill, and warm a fresh worker in the background so the
+                # next call does not pay the start-up. (A crash arrives as _EOF.)
+                self._kill()
+                threading.Thread(target=self._restart_quietly, daemon=True).start()
+                return None
+            if line == _EOF:
+                self._kill()
+                raise _WorkerCrash(f"the maths worker crashed (exit code {proc.returncode})")
+            return json.loads(line)  # type: ignore[no-any-return]
+
+    def _restart_quietly(self) -> None:
+        try:
+            self.start()
+        except _WorkerCrash:
+            pass  # the next call retries and reports
+
+    def stop(self) -> None:
+        with self._lock:
+            self._kill()
+
+
+_WORKER = _Worker()
+atexit.register(_WORKER.stop)
+
+
+def start_worker() -> float:
+    """Start (warm up) the maths worker now; returns its start time in seconds (0.0 if running)."""
+    return _WORKER.start()
+
+
+def shutdown_worker() -> None:
+    """Stop the maths worker (it restarts on the next call)."""
+    _WORKER.stop()
+
+
+# --- in-process fast path ------------------------------------------------------------
+
+_PLAIN_NUMBER = re.compile(r"\s*-?(?:\d+(?:\.\d+)?|\.\d+)\s*")
+# Anything LaTeX, Unicode-maths or percent-like sends the case to the worker.
+_NOT_SIMPLE = re.compile(r"[$\\{}\[\]%√π∞≤≥≠×÷·−±∪∩∈°²³½¼¾θαβ⩽⩾⋅–∛]|[Pp]ercent|[Pp]ct")
+
+
+class _Bail(Exception):
+    pass
+
+
+def _fast_path(gold: str, prediction: str, opts: _Options) -> ExtractiveMatch | None:
+    """Compare plain numbers without sympy, exactly as the worker would; None when not applicable."""
+    if (
+        "expr" not in opts.gold_targets
+        or "expr" not in opts.pred_targets
+        or any(t in ("index", "string") for t in opts.gold_targets + opts.pred_targets)
+        or not _PLAIN_NUMBER.fullmatch(gold)
+        or len(prediction) > 2000
+        or _NOT_SIMPLE.search(prediction)
+    ):
+        return None
+    from pytest_llmeval.metrics._math_worker import extract_candidates, number_text
+    from pytest_llmeval.metrics.extractive_patterns import expr_patterns
+
+    def parse(m: re.Match[str], kind: str) -> tuple[Any, str]:
+        digits = number_text(m)
+        if digits is None or m.groupdict().get("percent"):
+            raise _Bail
+        return digits, digits
+
+    targets = [("expr", expr_patterns(opts.language))]
+    try:
+        g = extract_candidates(
+            gold, targets, parse, extraction_mode=opts.extraction_mode, fallback_mode="no_fallback"
+        )
+        p = extract_candidates(
+            prediction,
+            targets,
+            parse,
+            extraction_mode=opts.extraction_mode,
+            fallback_mode="no_fallback",
+        )
+    except _Bail:
+        return None
+    if not g.values or not p.values:
+        return None
+    gd, pd = g.values[0], p.values[0]
+    gv, pv = Fraction(gd), Fraction(pd)
+    if "." in gd or "." in pd:
+        scale = 10**opts.float_rounding
+        if any((v * scale - (v * scale).__floor__()) == Fraction(1, 2) for v in (gv, pv)):
+            return None  # a rounding tie: sympy's rule decides, in the worker
+        passed = round(gv, opts.float_rounding) == round(pv, opts.float_rounding)
+        label = f"numeric (floats rounded to {opts.float_rounding} places)"
+    else:
+        passed = gv == pv
+        label = "numeric (exact)"
+    return _result(
+        passed=passed,
+        opts=opts,
+        reply={
+            "gold_extracted": [gd],
+            "gold_parsed": [gd],
+            "gold_kinds": ["expr"],
+            "pred_extracted": [pd],
+            "pred_parsed": [pd],
+            "pred_kinds": ["expr"],
+            "comparison": label + ", in-process",
+        },
+    )
+
+
+# --- results ---------------------------------------------------------------------
+
+
+def _clip(text: str, limit: int = 120) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else "..." + text[-(limit - 3) :]
+
+
+def _result(
+    *, passed: bool, opts: _Options, reply: dict[str, Any], timed_out: bool = False
+) -> ExtractiveMatch:
+    match = reply.get("match") or [0, 0]
+    gi, pi = (match[0], match[1]) if passed else (0, 0)
+
+    def pick(key: str, i: int) -> str | None:
+        values = reply.get(key) or []
+        return values[i] if i < len(values) else None
+
+    gold_text, gold_value = pick("gold_extracted", gi), pick("gold_parsed", gi)
+    pred_text, pred_value = pick("pred_extracted", pi), pick("pred_parsed", pi)
+    comparison = reply.get("comparison", "none")
+    notes = " ".join(opts.notes)
+    if timed_out:
+        verdict = reply.get("message", "")
+    elif gold_text is None:
+        verdict = (
+            f"nothing in the gold parsed as {'/'.join(opts.gold_targets)}; "
+            "fix the gold answer or its targets"
+        )
+    elif pred_text is None:
+        verdict = (
+            f"gold {gold_text!r} -> {gold_value}, but nothing in the prediction parsed as "
+            f"{'/'.join(opts.pred_targets)} (language {opts.language!r})"
+        )
+    else:
+        kind = (
+            (reply.get("pred_kinds") or ["?"])[pi]
+            if pi < len(reply.get("pred_kinds") or [])
+            else "?"
+        )
+        verdict = (
+            f"gold {gold_text!r} -> {gold_value}; prediction {pred_text!r} ({kind}) -> {pred_value}; "
+            f"compared by {comparison}: {'equal' if passed else 'not equal'}"
+        )
+    explanation = f"extractive match {'passed' if passed else 'failed'}: {verdict}"
+    if notes:
+        explanation += f" [{notes}]"
+    return ExtractiveMatch(
+        passed=passed,
+        score=1.0 if passed else 0.0,
+        explanation=explanation,
+        gold_extracted=gold_text,
+        gold_parsed=gold_value,
+        pred_extracted=pred_text,
+        pred_parsed=pred_value,
+        comparison=comparison,
+        timed_out=timed_out,
+        details={
+            "gold_candidates": list(
+                zip(reply.get("gold_extracted") or [], reply.get("gold_parsed") or [], strict=False)
+            ),
+            "pred_candidates": list(
+                zip(reply.get("pred_extracted") or [], reply.get("pred_parsed") or [], strict=False)
+            ),
+            "options": {k: v for k, v in vars(opts).items() if k != "notes"},
+        },
+    )
+
+
+def _cap(text: str, side: str, opts: _Options) -> str:
+    if len(text) <= MAX_INPUT_CHARS:
+        return text
+    opts.notes.append(
+        f"{side} was {len(text):,} characters; only its last {MAX_INPUT_CHARS:,} were searched"
+    )
+    return text[-MAX_INPUT_CHARS:]
+
+
+def extractive_match(
+    prediction: str,
+    gold: str,
+    *,
+    gold_targets: Sequence[str] = ("latex", "expr"),
+    pred_targets: Sequence[str] = ("latex", "expr"),
+    extraction_mode: str = "any_match",
+    fallback_mode: str = "first_match",
+    boxed_priority: int | None = None,
+    float_rounding: int = 6,
+    strict: bool = True,
+    allow_set_relation_comparison: bool = False,
+    language: str = "en",
+    timeout: float = 5.0,
+) -> ExtractiveMatch:
+    """Extract the final answer from ``prediction`` and ``gold`` and compare them mathematically.
+
+    Targets: ``latex``, ``expr`` (plain numbers/expressions), ``index`` (choice
+    letters A, (B), **C**), ``string`` (literal A-D, case-insensitive).  A deadline
+    of ``timeout`` seconds covers parsing and comparison; when it passes the result
+    fails with ``timed_out=True``.  Raises ValueError for invalid options.
+    """
+    opts = _options(
+        gold_targets=gold_targets,
+        pred_targets=pred_targets,
+        extraction_mode=extraction_mode,
+        fallback_mode=fallback_mode,
+        boxed_priority=boxed_priority,
+        float_rounding=float_rounding,
+        strict=strict,
+        allow_set_relation_comparison=allow_set_relation_comparison,
+        language=language,
+        timeout=timeout,
+    )
+    prediction = _cap(str(prediction), "prediction", opts)
+    gold = _cap(str(gold), "gold", opts)
+    fast = _fast_path(gold, prediction, opts)
+    if fast is not None:
+        return fast
+    try:
+        reply = _WORKER.call(opts.request(gold, prediction), opts.timeout)
+    except _WorkerCrash as exc:
+        reply = {"message": f"{exc}; counted as not passed. The worker restarts on the next call."}
+        return _result(passed=False, opts=opts, reply=reply, timed_out=True)
+    if reply is None:
+        reply = {
+            "message": (
+                f"parsing/comparison did not finish within the {opts.timeout:g} s timeout "
+                "(e.g. a huge power or factorial); counted as not passed. The worker was "
+                "killed and restarts on the next call."
+            )
+        }
+        return _result(passed=False, opts=opts, reply=reply, timed_out=True)
+    if "error" in reply:
+        message = reply.get("message", "")
+        if reply["error"] == "memory":
+            reply["message"] = f"{message}; counted as not passed"
+            return _result(passed=False, opts=opts, reply=reply, timed_out=True)
+        reply["message"] = f"the maths engine raised {message}; counted as not passed"
+        return _result(passed=False, opts=opts, reply=reply, timed_out=True)
+    return _result(passed=bool(reply.get("passed")), opts=opts, reply=reply)
+
+
+def assert_extractive_match(
+    prediction: str,
+    gold: str,
+    *,
+    gold_targets: Sequence[str] = ("latex", "expr"),
+    pred_targets: Sequence[str] = ("latex", "expr"),
+    extraction_mode: str = "any_match",
+    fallback_mode: str = "first_match",
+    boxed_priority: int | None = None,
+    float_rounding: int = 6,
+    strict: bool = True,
+    allow_set_relation_comparison: bool = False,
+    language: str = "en",
+    timeout: float = 5.0,
+) -> ExtractiveMatch:
+    """Assert that ``prediction``'s final answer equals ``gold`` (see :func:`extractive_match`)."""
+    __tracebackhide__ = True
+    result = extractive_match(
+        prediction,
+        gold,
+        gold_targets=gold_targets,
+        pred_targets=pred_targets,
+        extraction_mode=extraction_mode,
+        fallback_mode=fallback_mode,
+        boxed_priority=boxed_priority,
+        float_rounding=float_rounding,
+        strict=strict,
+        allow_set_relation_comparison=allow_set_relation_comparison,
+        language=language,
+        timeout=timeout,
+    )
+    return enforce(result)  # type: ignore[return-value]
+
+
+_GRADE_KEYS = frozenset(
+    {
+        "gold_targets",
+        "pred_targets",
+        "extraction_mode",
+        "fallback_mode",
+        "boxed_priority",
+        "float_rounding",
+        "strict",
+        "allow_set_relation_comparison",
+        "language",
+        "timeout",
+    }
+)
+
+
+def grade(ctx: GradeContext) -> MetricResult:
+    """Rubric grader: options from ``eval_criteria.extractive`` (a dict of keyword args, or ``true``)."""
+    raw = ctx.criteria.get("extractive", True)
+    if raw is True or raw is None:
+        kwargs: dict[str, Any] = {}
+    elif isinstance(raw, dict):
+        unknown = sorted(set(raw) - _GRADE_KEYS)
+        if unknown:
+            raise GraderError(
+                f"eval_criteria.extractive: unknown option(s) {unknown}; allowed: {sorted(_GRADE_KEYS)}"
+            )
+        kwargs = dict(raw)
+    else:
+        raise GraderError(
+            f"eval_criteria.extractive must be true or an object of options; got {raw!r}"
+        )
+    try:
+        return extractive_match(ctx.response, ctx.expected, **kwargs)
+    except ValueError as exc:
+        raise GraderError(f"eval_criteria.extractive: {exc}") from exc
