@@ -66,7 +66,11 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 
 @dataclass(kw_only=True)
 class Citation:
-    """One citation occurrence. ``resolved`` is None when there was nothing to check it against."""
+    """One citation occurrence. ``resolved`` is None when there was nothing to check it against.
+
+    ``support`` is the word overlap of the citing ``sentence`` with the cited text (or the cosine,
+    when the semantic check ran and scored higher); None when support was not checked.
+    """
 
     text: str
     kind: str
