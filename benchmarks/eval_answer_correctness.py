@@ -147,7 +147,7 @@ def fit_logistic(
 
 
 def is_text(s: correctness.Signals) -> bool:
-    return not s.refusal and not (s.gold_numeric and s.gold_numbers)
+    return not s.refusal and not s.gold_numeric
 
 
 def cross_validate(rows: list[dict[str, str]], human: list[bool]) -> None:

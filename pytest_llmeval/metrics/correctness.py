@@ -48,115 +48,6 @@ PARAMS: dict[str, float] = {
     "review_inclusion": 0.5,  # fuzzy inclusion that "agrees" with a correct verdict for needs_review
 }
 
-# ---------------------------------------------------------------- numbers
-# Stand-in for pytest_llmeval.metrics.numeric while it is being built: figures with
-# currency, thousands separators, parentheses negatives, percents and scale words.
-_NUM_RE = re.compile(
-    r"(?<![\w.])(?P<neg>[-\u2212(]|minus )?\s?(?P<cur>US\$|\$|€|£|USD ?)?\s?"
-    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
-    r"(?P<attached>[a-zA-Z]{1,2}\b)?"
-    r"(?:\s?(?P<pct>%|percent\b|per cent\b|percentage points?\b|pp\b)|"
-    r"\s(?P<scale>trillion|billion|million|thousand|bn|mn|mm|tn)\b)?",
-    re.IGNORECASE,
-)
-_ATTACHED_SCALE = {
-    "k": 1e3,
-    "m": 1e6,
-    "mn": 1e6,
-    "mm": 1e6,
-    "b": 1e9,
-    "bn": 1e9,
-    "tn": 1e12,
-    "t": 1e12,
-}
-_SCALE = {
-    "thousand": 1e3,
-    "million": 1e6,
-    "mn": 1e6,
-    "mm": 1e6,
-    "billion": 1e9,
-    "bn": 1e9,
-    "trillion": 1e12,
-    "tn": 1e12,
-}
-_MONTH_BEFORE_RE = re.compile(
-    r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? ?$", re.IGNORECASE
-)
-_ENUM_RE = re.compile(r"(?m)^\s*\d{1,2}[.)]\s")
-
-
-@dataclass(frozen=True)
-class _Num:
-    value: float  # percent already divided by 100, scale words applied
-    raw: str
-    decimals: int
-    percent: bool
-
-
-def _numbers(text: str) -> list[_Num]:
-    """Figures in ``text``; years, list markers, 10-K / Q2 / FY2022 style tokens are skipped."""
-    out: list[_Num] = []
-    enum_starts = {m.end() - 1 for m in _ENUM_RE.finditer(text)}
-    for m in _NUM_RE.finditer(text):
-        num = m.group("num")
-        attached = (m.group("attached") or "").lower()
-        if attached and (
-            attached not in _ATTACHED_SCALE or not (m.group("cur") or "." in num or "," in num)
-        ):
-            continue  # "10k" filings, "2nd", "3M", "737MAX" are not figures; "$13.2B" is
-        if _MONTH_BEFORE_RE.search(text[max(0, m.start() - 12) : m.start()]):
-            continue  # day of a date: "December 31, 2022"
-        end = m.end("num")
-        if (
-            text[end : end + 2] in ("-K", "-Q", "-k", "-q")
-            or m.start("num") + len(num) in enum_starts
-        ):
-            continue
-        if any(m.start("num") <= s < end + 2 for s in enum_starts):
-            continue
-        value = float(num.replace(",", ""))
-        pct = bool(m.group("pct"))
-        cur = bool(m.group("cur"))
-        is_year = (
-            re.fullmatch(r"(19|20)\d\d", num) is not None
-            and not cur
-            and not pct
-            and not m.group("scale")
-            and not attached
-        )
-        if is_year:
-            continue
-        if m.group("scale"):
-            value *= _SCALE[m.group("scale").lower()]
-        elif attached:
-            value *= _ATTACHED_SCALE[attached]
-        if pct:
-            value /= 100.0
-        if m.group("neg") and m.group("neg").strip() in ("-", "\u2212", "(", "minus"):
-            value = -value
-        decimals = (len(num.split(".")[1]) if "." in num else 0) + (2 if pct else 0)
-        out.append(_Num(value=value, raw=m.group(0).strip(), decimals=decimals, percent=pct))
-    return out
-
-
-_SCALE_STEPS = (1.0, 1e3, 1e6, 1e9, 1e-3, 1e-6, 1e-9, 100.0, 0.01, 1e5, 1e-5, 1e8, 1e-8)
-
-
-def _agree(a: float, g: float, rel_tol: float, g_decimals: int | None = None) -> bool:
-    """Do figures agree up to a scale (millions vs billions, ratio vs percent), a relative
-    tolerance, or rounding to the gold figure's shown decimals (-0.0153 ~ -0.02)?"""
-    a, g = abs(a), abs(g)
-    if g == 0:
-        return a == 0
-    for step in _SCALE_STEPS:
-        x = a * step
-        if math.isclose(x, g, rel_tol=rel_tol):
-            return True
-        if g_decimals is not None and x != 0 and round(x, g_decimals) == round(g, g_decimals):
-            return True
-    return False
-
-
 # ---------------------------------------------------------------- polarity / direction
 _SENT_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'*\-\d])|\n+")
 _YES_RE = re.compile(r"^\W*(yes)\b", re.IGNORECASE)
@@ -209,9 +100,6 @@ class Signals:
     refusal: bool
     refusal_why: str
     gold_numeric: bool
-    gold_numbers: list[_Num]
-    resp_numbers: list[_Num]
-    final_numbers: list[_Num]
     any_match: bool
     final_match: bool | None
     key_matched: int
@@ -223,34 +111,10 @@ class Signals:
     inclusion: float
     inclusion_missing: list[str]
     key_words: int = 0
+    numeric_why: str = ""
     question_coverage: float = 1.0
     gold_negative: bool = False
     resp_negative: bool = False
-
-
-_CONCLUDE_RE = re.compile(
-    r"\b(therefore|thus|hence|so,|in conclusion|in summary|overall|the answer is|approximately|rounded|which is|result(s|ing)? in)\b|=",
-    re.IGNORECASE,
-)
-_GOLD_NUMERIC_RE = re.compile(
-    r"^\s*[-\u2212(]?\s*(US\$|\$|USD)?\s*[\d.,]+\s*(%|x|times)?\s*\)?\s*$", re.IGNORECASE
-)
-
-
-def _final_numbers(response: str) -> list[_Num]:
-    """Figures the response concludes with: those of its last concluding sentence, else of its
-    first sentence that states a figure (direct answers), else all."""
-    sents = _sentences(response)
-    with_nums = [(s, _numbers(s)) for s in sents]
-    with_nums = [(s, ns) for s, ns in with_nums if ns]
-    if not with_nums:
-        return []
-    concl = [(s, ns) for s, ns in with_nums if _CONCLUDE_RE.search(s)]
-    if concl:
-        return concl[-1][1]
-    if len(with_nums) <= 2:
-        return [n for _, ns in with_nums for n in ns]
-    return with_nums[-1][1] + with_nums[0][1]
 
 
 def analyse(
@@ -263,22 +127,40 @@ def analyse(
     p = {**PARAMS, **(params or {})}
     tol = p["rel_tol"]
     ref = refusal_check(response)
-    gold_numeric = bool(_GOLD_NUMERIC_RE.match(expected or ""))
-    gold_numbers = _numbers(expected or "")
-    q_numbers = _numbers(question or "")
-    resp_numbers = _numbers(response or "")
-    final = _final_numbers(response or "")
-    any_match = any(
-        _agree(r.value, g.value, tol, g.decimals) for g in gold_numbers for r in resp_numbers
+    from pytest_llmeval.metrics.numeric import (
+        extract_values,
+        looks_numeric,
+        numeric_match,
+        values_agree,
     )
-    final_match = (
-        any(_agree(r.value, g.value, tol, g.decimals) for g in gold_numbers for r in final)
-        if final
-        else None
-    )
-    # Key figures of a textual gold answer: not those merely repeated from the question.
-    keys = [g for g in gold_numbers if not any(_agree(g.value, q.value, 1e-9) for q in q_numbers)]
-    key_matched = sum(1 for g in keys if any(_agree(r.value, g.value, tol) for r in resp_numbers))
+
+    gold_numeric = looks_numeric(expected or "")
+    numeric_why = ""
+    final_match: bool | None = None
+    any_match = False
+    key_matched = 0
+    keys: list[float] = []
+    if gold_numeric:
+        # The numeric engine picks the concluding figure and knows the question's units.
+        concl = numeric_match(
+            response, expected, question=question, tolerance=tol, match="concluding"
+        )
+        anywhere = numeric_match(response, expected, question=question, tolerance=tol, match="any")
+        final_match = concl.passed if concl.found is not None or concl.passed else None
+        any_match = anywhere.passed
+        numeric_why = concl.explanation
+    else:
+
+        def stated(text: str | None) -> list[float]:
+            return [c.value for c in extract_values(text or "", question=question) if not c.ignored]
+
+        # Key figures of a textual gold answer: not those merely repeated from the question.
+        q_vals, r_vals = stated(question), stated(response)
+        keys = [g for g in stated(expected) if not any(values_agree(g, q) for q in q_vals)]
+        key_matched = sum(
+            1 for g in keys if any(values_agree(abs(r), abs(g), rel_tol=tol) for r in r_vals)
+        )
+        any_match = key_matched > 0
     inc = fact_inclusion(response, expected, question=question)
     head = " ".join(_sentences(response)[:2])
     # Does the response address the question at all (off-topic answers cover few of its words)?
@@ -288,9 +170,6 @@ def analyse(
         refusal=ref.refusal,
         refusal_why=ref.explanation,
         gold_numeric=gold_numeric,
-        gold_numbers=gold_numbers,
-        resp_numbers=resp_numbers,
-        final_numbers=final,
         any_match=any_match,
         final_match=final_match,
         key_matched=key_matched,
@@ -302,6 +181,7 @@ def analyse(
         inclusion=inc.score,
         inclusion_missing=inc.missing,
         key_words=len(inc.found) + len(inc.missing),
+        numeric_why=numeric_why,
         question_coverage=qcov,
         gold_negative=_polarity(expected) != "yes" and bool(_NEG_RE.search(expected)),
         resp_negative=bool(_NEG_RE.search(first)),
@@ -321,7 +201,7 @@ TEXT_FEATURES = (
 )
 # Logistic weights (bias first) for textual gold answers, fitted on FinanceBench dev
 # (benchmarks/eval_answer_correctness.py prints them; cross-validated by question).
-TEXT_WEIGHTS: tuple[float, ...] = (-0.18, 1.89, -0.37, 0.44, -0.14, 0.03, 1.17, -1.39, 0.34, 0.82)
+TEXT_WEIGHTS: tuple[float, ...] = (-0.22, 1.84, -0.38, 0.5, -0.14, 0.01, 1.4, -1.44, 0.33, 0.8)
 
 
 def text_features(s: Signals) -> list[float]:
@@ -349,26 +229,10 @@ def decide(
     reasons: list[str] = []
     if s.refusal:
         return False, 0.0, [s.refusal_why]
-    if s.gold_numeric and s.gold_numbers:
-        g = s.gold_numbers[0].raw
-        if s.final_match:
-            return (
-                True,
-                1.0,
-                [
-                    f"the concluding figure agrees with the expected {g} (±{p['rel_tol']:.0%}, any scale)"
-                ],
-            )
+    if s.gold_numeric:
         if s.final_match is None:
-            return False, 0.0, [f"no figure in the response; expected {g}"]
-        shown = ", ".join(n.raw for n in s.final_numbers[:4])
-        return (
-            False,
-            0.0,
-            [
-                f"concluding figure(s) {shown} disagree with the expected {g} (±{p['rel_tol']:.0%}, any scale)"
-            ],
-        )
+            return False, 0.0, [f"no figure stated as the answer: {s.numeric_why}"]
+        return bool(s.final_match), float(bool(s.final_match)), [s.numeric_why]
     if s.gold_polarity and s.resp_polarity and s.gold_polarity != s.resp_polarity:
         return (
             False,
@@ -418,7 +282,7 @@ def _offline(
 def _fuzzy_says_correct(s: Signals) -> bool:
     """The second opinion: is the gold fact included in the response at all? (the gold figure
     anywhere in the response for numeric gold answers; else rapidfuzz key-word inclusion)."""
-    if s.gold_numeric and s.gold_numbers:
+    if s.gold_numeric:
         return s.any_match
     return s.inclusion >= PARAMS["review_inclusion"]
 
@@ -457,7 +321,7 @@ def answer_correctness(
         if not fuzzy_agrees:
             what = (
                 f"gold figure {'found' if signals.any_match else 'not found'} anywhere in the response"
-                if signals.gold_numeric and signals.gold_numbers
+                if signals.gold_numeric
                 else f"{signals.inclusion:.0%} of key words included"
             )
             review_notes.append(
