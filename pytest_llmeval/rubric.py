@@ -93,6 +93,7 @@ class GradeResult:
             "needs_review": self.needs_review,
             "length_tokens": self.length_tokens,
             "reason": self.worst_reason(),
+            "retrieval_metrics": self.components["retrieval"].details if "retrieval" in self.components else None,
         }
 
 
@@ -199,6 +200,11 @@ class Rubric:
             retrieval = retrieval_component(list(retrieved), sample.relevant, k=criteria.get("k"))
             if retrieval is not None:
                 components["retrieval"] = self._component("retrieval", retrieval, weights)
+                components["retrieval"].details = {
+                    name: getattr(retrieval, name)
+                    for name in ("modified_precision", "ndcg_harmonic", "precision_at_k", "recall_at_k",
+                                 "hit_rate", "mrr", "average_precision", "ndcg_at_k", "k")
+                }
 
         scored = [c for c in components.values() if c.weight > 0]
         total_weight = sum(c.weight for c in scored)
@@ -231,7 +237,8 @@ class Rubric:
             response,
             required=required,
             patterns=patterns or None,
-            sources=sample.metadata.get("sources") or sample.metadata.get("source_ids"),
+            # source_ids are slugs, not titles: only an explicit id -> title map resolves law references.
+            sources=sample.metadata.get("sources"),
             contexts=list(contexts) or None,
         )
 
