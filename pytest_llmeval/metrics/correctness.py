@@ -358,7 +358,8 @@ def answer_correctness(
         passed=correct,
         correct=correct,
         refusal=signals.refusal,
-        score=float(score),
+        # A binary verdict: the rubric's accuracy is 1 or 0; the evidence strength is in details.
+        score=1.0 if correct else 0.0,
         reasons=reasons,
         needs_review=needs_review,
         judge=judge_label,
@@ -370,6 +371,7 @@ def answer_correctness(
             "judge": judge_label,
             "offline_correct": off_correct,
             "fact_inclusion": round(signals.inclusion, 4),
+            "confidence": round(float(score), 4),
             "reasons": reasons,
         },
     )
