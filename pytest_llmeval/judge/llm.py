@@ -1,0 +1,231 @@
+"""Calls to an LLM judge: JSON replies validated against shipped schemas, one repair retry.
+
+A judge that keeps replying with unusable JSON raises :class:`GraderError`, which
+the plugin reports as an *error* outcome (never a fail, never NaN).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from pytest_llmeval.errors import FatalModelError, GraderError, ModelError
+from pytest_llmeval.judge import prompts
+from pytest_llmeval.judge.matching import ClaimLink, Matching
+
+if TYPE_CHECKING:
+    from pytest_llmeval.models.base import ChatModel
+
+PROMPT_VERSION = prompts.PROMPT_VERSION
+
+# Keywords the local validator enforces but that strict structured-output modes reject.
+_WIRE_DROPPED = {
+    "$schema",
+    "title",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "minItems",
+    "maxItems",
+    "pattern",
+    "format",
+}
+
+
+@cache
+def _load_schema(name: str) -> str:
+    return (
+        resources.files("pytest_llmeval.judge").joinpath(f"{name}.schema.json").read_text("utf-8")
+    )
+
+
+def load_schema(name: str) -> dict[str, Any]:
+    """A shipped reply schema (``claims``, ``matching`` or ``correctness``), as a fresh dict."""
+    schema: dict[str, Any] = json.loads(_load_schema(name))
+    return schema
+
+
+def _wire_schema(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {k: _wire_schema(v) for k, v in schema.items() if k not in _WIRE_DROPPED}
+    if isinstance(schema, list):
+        return [_wire_schema(v) for v in schema]
+    return schema
+
+
+def response_format(schema: dict[str, Any]) -> dict[str, Any]:
+    """The OpenAI ``response_format`` asking for ``schema`` (strict structured output)."""
+    name = re.sub(r"[^A-Za-z0-9_-]", "_", str(schema.get("title") or "llmeval_reply"))[:64]
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": name, "schema": _wire_schema(schema), "strict": True},
+    }
+
+
+_FENCE_RE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.S | re.I)
+
+
+def parse_json_object(text: str) -> Any:
+    """Parse a reply that should be one JSON object, tolerating code fences and prose around it."""
+    fenced = _FENCE_RE.match(text)
+    if fenced:
+        text = fenced.group(1)
+    try:
+        return json.loads(text)
+    except ValueError:
+        start, end = text.find("{"), text.rfind("}")
+        if start == -1 or end <= start:
+            raise
+        return json.loads(text[start : end + 1])
+
+
+def _problems(
+    text: str, schema: dict[str, Any], check: Callable[[dict[str, Any]], list[str]] | None
+) -> tuple[dict[str, Any] | None, list[str]]:
+    import jsonschema
+
+    try:
+        value = parse_json_object(text)
+    except ValueError as exc:
+        return None, [f"not JSON ({exc})"]
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = [
+        f"{'/'.join(str(p) for p in err.absolute_path) or 'reply'}: {err.message}"
+        for err in sorted(validator.iter_errors(value), key=lambda e: list(map(str, e.path)))
+    ]
+    if errors:
+        return None, errors
+    if check is not None:
+        errors = check(value)
+        if errors:
+            return None, errors
+    return value, []
+
+
+def _complete(model: ChatModel, messages: list[dict[str, str]], fmt: dict[str, Any]) -> str:
+    try:
+        return model.complete(messages, response_format=fmt).text
+    except FatalModelError:
+        raise  # stops the run: no retry or other sample can fix it
+    except ModelError as exc:
+        raise GraderError(f"judge {getattr(model, 'name', model)!r} failed: {exc}") from exc
+
+
+def call_json(
+    model: ChatModel,
+    messages: list[dict[str, str]],
+    schema: dict[str, Any],
+    *,
+    repair: bool = True,
+    check: Callable[[dict[str, Any]], list[str]] | None = None,
+) -> dict[str, Any]:
+    """Ask ``model`` for a JSON object matching ``schema`` and return it.
+
+    Uses structured output where the provider has it; validates the reply with
+    jsonschema (and ``check``, which returns problems such as out-of-range indexes).
+    An unusable reply gets exactly one repair request; a second one raises GraderError.
+    """
+    fmt = response_format(schema)
+    text = _complete(model, messages, fmt)
+    value, errors = _problems(text, schema, check)
+    if value is not None:
+        return value
+    if repair:
+        retry = [*messages, {"role": "assistant", "content": text}, prompts.repair_message(errors)]
+        text = _complete(model, retry, fmt)
+        value, errors = _problems(text, schema, check)
+        if value is not None:
+            return value
+    tries = "after one repair request" if repair else "with repair disabled"
+    raise GraderError(
+        f"judge {getattr(model, 'name', model)!r} returned unusable JSON {tries}: "
+        f"{'; '.join(errors[:3])}; reply starts {text[:120]!r}"
+    )
+
+
+def extract_claims(model: ChatModel, text: str, *, question: str | None = None) -> list[str]:
+    """The atomic factual claims of ``text`` (with respect to ``question``), per the judge."""
+    reply = call_json(
+        model, prompts.extract_claims_messages(text, question=question), load_schema("claims")
+    )
+    claims = [" ".join(str(c).split()) for c in reply["claims"]]
+    return [c for c in claims if c]
+
+
+def match_claims(
+    model: ChatModel,
+    response_claims: Sequence[str],
+    gold_claims: Sequence[str],
+    *,
+    question: str | None = None,
+) -> Matching:
+    """Match claims both ways with the judge; each side is counted on its own."""
+    n_resp, n_gold = len(response_claims), len(gold_claims)
+    if n_resp == 0 or n_gold == 0:
+        return Matching(
+            response=[ClaimLink(i, None, "no gold claims to match") for i in range(n_resp)],
+            gold=[ClaimLink(j, None, "the response has no claims") for j in range(n_gold)],
+        )
+
+    def check(value: dict[str, Any]) -> list[str]:
+        problems: list[str] = []
+        for side, own, other in (
+            ("response_claims", n_resp, n_gold),
+            ("gold_claims", n_gold, n_resp),
+        ):
+            indexes = sorted(item["index"] for item in value[side])
+            if indexes != list(range(1, own + 1)):
+                problems.append(f"{side} must list indexes 1..{own} once each, got {indexes}")
+            bad = [
+                item["match"]
+                for item in value[side]
+                if item["match"] is not None and not 1 <= item["match"] <= other
+            ]
+            if bad:
+                problems.append(f"{side}: match must be null or 1..{other}, got {bad}")
+        return problems
+
+    messages = prompts.match_claims_messages(response_claims, gold_claims, question=question)
+    reply = call_json(model, messages, load_schema("matching"), check=check)
+
+    def side(items: list[dict[str, Any]]) -> list[ClaimLink]:
+        links = sorted(items, key=lambda item: item["index"])
+        return [
+            ClaimLink(
+                item["index"] - 1,
+                None if item["match"] is None else item["match"] - 1,
+                str(item["reason"]),
+            )
+            for item in links
+        ]
+
+    return Matching(response=side(reply["response_claims"]), gold=side(reply["gold_claims"]))
+
+
+@dataclass
+class CorrectnessJudgement:
+    """An LLM judge's binary verdict."""
+
+    correct: bool
+    reasons: list[str] = field(default_factory=list)
+    raw: dict[str, Any] = field(default_factory=dict)
+
+
+def judge_correctness(
+    model: ChatModel, *, question: str | None, expected: str, response: str
+) -> CorrectnessJudgement:
+    """'factually matching' vs 'factually contradicting', with the judge's reasons."""
+    messages = prompts.correctness_messages(question=question, expected=expected, response=response)
+    reply = call_json(model, messages, load_schema("correctness"))
+    return CorrectnessJudgement(
+        correct=reply["verdict"] == "factually matching",
+        reasons=[str(r) for r in reply["reasons"]],
+        raw=copy.deepcopy(reply),
+    )
