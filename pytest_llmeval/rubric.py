@@ -176,7 +176,14 @@ class Rubric:
             options={"embedding_model": self.settings.embedding_model},
         )
         accuracy = grader(ctx)
-        refusal = bool(accuracy.details.get("refusal", False))
+        if "refusal" in accuracy.details:
+            refusal = bool(accuracy.details["refusal"])
+        else:
+            # Every grader, not only answer_correctness: a refusal is never a correct answer
+            # and the report counts refusals apart.
+            from pytest_llmeval.metrics.refusal import is_refusal
+
+            refusal = is_refusal(response)
         components["accuracy"] = self._component("accuracy", accuracy, weights, score=0.0 if refusal else None)
 
         citation = self._citation(response, criteria, sample, contexts)

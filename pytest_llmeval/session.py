@@ -101,6 +101,7 @@ class LLMEvalSession:
         self._rubric: Rubric | None = None
         self._answers: Any = None
         self._judge: ChatModel | None = None
+        self.pytest_session: pytest.Session | None = None
 
     # -- answers ---------------------------------------------------------------
     @property
@@ -132,7 +133,16 @@ class LLMEvalSession:
         from pytest_llmeval.models.base import Answer
 
         if self.settings.model:
-            answer: Answer = self.answers.answer(sample)
+            from pytest_llmeval.errors import FatalModelError
+
+            try:
+                answer: Answer = self.answers.answer(sample)
+            except FatalModelError as exc:
+                # 401/403/unknown model: one error item and one line, not N identical errors.
+                self.stopped_reason = f"llmeval: stopping the run: {exc}"
+                if self.pytest_session is not None:
+                    self.pytest_session.shouldstop = self.stopped_reason
+                raise
             return answer
         if sample.response is not None:
             return Answer(text=sample.response, source="response")
@@ -155,9 +165,8 @@ class LLMEvalSession:
     @property
     def judge(self) -> ChatModel | None:
         if self._judge is None and self.settings.judge not in ("", "offline", "none"):
-            from pytest_llmeval.models import make_chat_model
-
-            self._judge = make_chat_model(self.settings.judge, self.settings)
+            # Built by the answer service so judge calls share its cache, concurrency bound and stats.
+            self._judge = self.answers.chat_model(self.settings.judge)
         return self._judge
 
     @property
@@ -272,6 +281,9 @@ class LLMEvalSession:
         return merged
 
     # -- pytest glue (called from plugin.py; logreport is a hook on this object) ---
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self.pytest_session = session
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = getattr(report, "llmeval", None)
         if record is not None:
@@ -305,6 +317,8 @@ class LLMEvalSession:
         return None
 
     def finish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self._answers is not None:
+            self._answers.close()
         if self.is_worker:
             if self._answers is not None:
                 self.config.workeroutput["llmeval"] = {"stats": self._answers.stats()}  # type: ignore[attr-defined]

@@ -145,7 +145,7 @@ def test_hand_written_tests_feed_the_summary_and_junit(pytester: pytest.Pytester
     report = json.loads((pytester.path / "r.json").read_text())
     by_id = {s["sample_id"].split("::")[-1]: s for s in report["sample_results"]}
     assert set(by_id) == {"test_glossary", "test_missing_word"}
-    assert by_id["test_glossary"]["metrics"] == {"keywords": 1.0, "length": 0.5}
+    assert by_id["test_glossary"]["metrics"] == {"keywords": 1.0, "length": 1.0}
     assert by_id["test_missing_word"]["status"] == "fail"
     junit = (pytester.path / "j.xml").read_text()
     assert 'name="llmeval_keywords" value="1.0000"' in junit

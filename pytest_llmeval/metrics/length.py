@@ -74,6 +74,16 @@ def length_score(
 def assert_length(
     response: str, *, max_tokens: int | None = None, min_tokens: int | None = None
 ) -> LengthResult:
-    """Assert ``min_tokens <= tokens(response) <= max_tokens`` (whitespace tokens)."""
+    """Assert ``min_tokens <= tokens(response) <= max_tokens`` (whitespace tokens).
+
+    The result's score is 1.0 within the limits and 0.0 outside (the band score of
+    ``length_score`` stays in ``details["band_score"]``): the helper checks limits, not style.
+    """
     __tracebackhide__ = True
-    return enforce(length_score(response, max_tokens=max_tokens, min_tokens=min_tokens))  # type: ignore[return-value]
+    result = length_score(response, max_tokens=max_tokens, min_tokens=min_tokens)
+    result.details["band_score"] = result.score
+    result.score = 1.0 if result.passed else 0.0
+    limits = f"min_tokens={min_tokens}, max_tokens={max_tokens}"
+    if result.passed:
+        result.explanation = f"{result.tokens} tokens, within {limits} (whitespace tokens)"
+    return enforce(result)  # type: ignore[return-value]
