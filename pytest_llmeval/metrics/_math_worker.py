@@ -158,7 +158,7 @@ def build_targets(
         elif t == "expr":
             out.append(("expr", pats.expr_patterns(lang_code)))
         elif t == "index":
-            out.append(("index", pats.index_patterns(lang_code, n_choices)))
+            out.append(("index", pats.index_patterns(lang_code, n_choices, boxed_priority)))
         elif t == "string":
             out.append(("string", pats.string_patterns(("A", "B", "C", "D"))))
     return out
@@ -237,27 +237,21 @@ def _patch_numeric_eq() -> None:
     mvg.sympy_numeric_eq = numeric_eq
 
 
-_UNTRUSTED_CALLERS = ("latex2sympy2_extended", "math_verify", "pytest_llmeval", "__main__")
-
-
 def _called_from_untrusted_path() -> bool:
-    """True when the nearest caller outside sympy/mpmath is code that handles model text.
+    """False only when sympy is parsing its own constants while a module is being imported.
 
-    sympy sympifies its own constant strings (unit names on lazy import of
-    ``sympy.physics.units``, for instance); those are trusted.  Text reaching
-    ``parse_expr`` from latex2sympy, math-verify or this package is treated as
-    untrusted and must be a numeric literal.
+    sympy sympifies constant strings at import time (unit names when
+    ``sympy.physics.units`` is first imported by ``solve``, for instance); those
+    are trusted.  Any other string reaching ``parse_expr`` in the worker is treated
+    as untrusted and must be a numeric literal.
     """
     frame = sys._getframe(2)
     while frame is not None:
         name = str(frame.f_globals.get("__name__", ""))
-        if (
-            name.startswith(("importlib", "_frozen_importlib"))
-            or frame.f_code.co_name == "<module>"
-        ):
-            return False  # library code running at import time
+        if name.startswith(("importlib", "_frozen_importlib")):
+            return False
         if not name.startswith(("sympy", "mpmath")):
-            return name.startswith(_UNTRUSTED_CALLERS)
+            return True
         frame = frame.f_back  # type: ignore[assignment]
     return True
 
@@ -326,6 +320,18 @@ def _has_unevaluated(expr: Any) -> bool:
         return False
 
 
+def _eval_set_ops(expr: Any) -> Any:
+    """Evaluate unions/intersections/complements of explicit sets ([0,2] ∩ [1,3] -> [1,2])."""
+    from sympy import Complement, Intersection, Union
+
+    if isinstance(expr, (Intersection, Union, Complement)):
+        try:
+            return expr.doit()
+        except Exception:
+            return expr
+    return expr
+
+
 def _comparison_label(gold: Any, pred: Any, float_rounding: int) -> str:
     from sympy import Float, MatrixBase, Number, Set, Tuple
     from sympy.core.relational import Relational
@@ -361,6 +367,7 @@ def compare(gold: list[Any], pred: list[Any], req: dict[str, Any]) -> tuple[bool
         g, p = gold[gi], pred[pi]
         if isinstance(g, str) != isinstance(p, str):
             continue
+        g, p = _eval_set_ops(g), _eval_set_ops(p)
         if _has_unevaluated(g) != _has_unevaluated(p):
             # An integral/limit/sum is not evaluated into a number that equals the gold.
             continue

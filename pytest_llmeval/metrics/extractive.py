@@ -13,6 +13,7 @@ numbers on both sides are compared in-process without sympy.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import queue
@@ -199,9 +200,14 @@ class _Worker:
 
         def pump() -> None:
             assert proc.stdout is not None
-            for line in proc.stdout:
-                lines.put(line)
-            lines.put(_EOF)
+            try:
+                for line in proc.stdout:
+                    lines.put(line)
+            except (OSError, ValueError):
+                pass
+            finally:
+                proc.stdout.close()
+                lines.put(_EOF)
 
         threading.Thread(target=pump, name="llmeval-math-worker-reader", daemon=True).start()
         self._proc, self._lines = proc, lines
@@ -221,9 +227,14 @@ class _Worker:
 
     def _kill(self) -> None:
         proc, self._proc = self._proc, None
-        if proc is not None and proc.poll() is None:
+        if proc is None:
+            return
+        if proc.poll() is None:
             proc.kill()
             proc.wait()
+        if proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
 
     def start(self) -> float:
         """Start the worker if needed; return the seconds it took (0.0 if already running)."""
@@ -261,10 +272,8 @@ class _Worker:
             return json.loads(line)  # type: ignore[no-any-return]
 
     def _restart_quietly(self) -> None:
-        try:
+        with contextlib.suppress(_WorkerCrash):  # the next call retries and reports
             self.start()
-        except _WorkerCrash:
-            pass  # the next call retries and reports
 
     def stop(self) -> None:
         with self._lock:
@@ -366,8 +375,11 @@ def _clip(text: str, limit: int = 120) -> str:
     return text if len(text) <= limit else "..." + text[-(limit - 3) :]
 
 
+_LETTER_GOLD = re.compile(r"\s*\(?[A-Z]\)?\.?\s*")
+
+
 def _result(
-    *, passed: bool, opts: _Options, reply: dict[str, Any], timed_out: bool = False
+    *, passed: bool, opts: _Options, reply: dict[str, Any], timed_out: bool = False, gold: str = ""
 ) -> ExtractiveMatch:
     match = reply.get("match") or [0, 0]
     gi, pi = (match[0], match[1]) if passed else (0, 0)
@@ -387,6 +399,8 @@ def _result(
             f"nothing in the gold parsed as {'/'.join(opts.gold_targets)}; "
             "fix the gold answer or its targets"
         )
+        if "index" not in opts.gold_targets and _LETTER_GOLD.fullmatch(gold):
+            verdict += " (a choice letter needs gold_targets/pred_targets=('index',))"
     elif pred_text is None:
         verdict = (
             f"gold {gold_text!r} -> {gold_value}, but nothing in the prediction parsed as "
@@ -496,7 +510,7 @@ def extractive_match(
             return _result(passed=False, opts=opts, reply=reply, timed_out=True)
         reply["message"] = f"the maths engine raised {message}; counted as not passed"
         return _result(passed=False, opts=opts, reply=reply, timed_out=True)
-    return _result(passed=bool(reply.get("passed")), opts=opts, reply=reply)
+    return _result(passed=bool(reply.get("passed")), opts=opts, reply=reply, gold=gold)
 
 
 def assert_extractive_match(

@@ -243,7 +243,9 @@ def expr_patterns(lang_code: str, with_anchorless: bool = True) -> Patterns:
 
 
 @lru_cache(maxsize=64)
-def index_patterns(lang_code: str, n_choices: int, with_anchorless: bool = True) -> Patterns:
+def index_patterns(
+    lang_code: str, n_choices: int, boxed_priority: int = 50, with_anchorless: bool = True
+) -> Patterns:
     """Patterns for choice letters: ``A``, ``(B)``, ``**C**``, ``Answer: D``, ``答案是C``."""
     lang = LANGUAGES[lang_code]
     letters = lang.letters[: max(1, n_choices)]
@@ -272,6 +274,10 @@ def index_patterns(lang_code: str, n_choices: int, with_anchorless: bool = True)
         (rf"^(?:\*\*)?{key}{suf}", 200),
         (rf"\n(?:\*\*)?{key}{suf}", 210),
     ]
+    if boxed_priority >= 0:
+        # \boxed{C}, \boxed{\text{(C)}}, \boxed{\textbf{C}}
+        boxed = rf"\\boxed\{{\s*(?:\\text(?:bf)?\{{\s*)?{key}\s*\}}?\s*\}}?"
+        regexes.append((boxed, boxed_priority))
     if with_anchorless:
         regexes += [(ans, 250)]
     return tuple((re.compile(p), prio) for p, prio in regexes)
