@@ -3,12 +3,44 @@
 Each helper is a thin wrapper over a metric (see ``pytest_llmeval.metrics``): it
 builds the result object with the twin, records it in the running test's tally,
 and raises ``LLMEvalAssertionError`` with a self-explaining message on failure.
-Imported lazily from ``pytest_llmeval`` so plugin load stays cheap.
+Metric modules import their heavy dependencies lazily, so importing this is cheap.
 """
 
 from __future__ import annotations
 
+from pytest_llmeval.metrics.citation import assert_citation, citation_check
+from pytest_llmeval.metrics.claims import assert_claims_f1, claims_f1
+from pytest_llmeval.metrics.correctness import answer_correctness, assert_answer_correct
+from pytest_llmeval.metrics.coverage import assert_sentence_coverage, sentence_coverage
+from pytest_llmeval.metrics.extractive import assert_extractive_match, extractive_match
 from pytest_llmeval.metrics.keywords import assert_must_include, must_include
 from pytest_llmeval.metrics.length import assert_length, length_score
+from pytest_llmeval.metrics.numeric import assert_numeric_match, numeric_match
+from pytest_llmeval.metrics.refusal import assert_not_refusal, is_refusal
+from pytest_llmeval.metrics.retrieval import assert_retrieval, retrieval_metrics
+from pytest_llmeval.metrics.semantic import assert_semantic_similarity, semantic_similarity
 
-__all__ = ["assert_length", "assert_must_include", "length_score", "must_include"]
+__all__ = [
+    "answer_correctness",
+    "assert_answer_correct",
+    "assert_citation",
+    "assert_claims_f1",
+    "assert_extractive_match",
+    "assert_length",
+    "assert_must_include",
+    "assert_not_refusal",
+    "assert_numeric_match",
+    "assert_retrieval",
+    "assert_semantic_similarity",
+    "assert_sentence_coverage",
+    "citation_check",
+    "claims_f1",
+    "extractive_match",
+    "is_refusal",
+    "length_score",
+    "must_include",
+    "numeric_match",
+    "retrieval_metrics",
+    "semantic_similarity",
+    "sentence_coverage",
+]
