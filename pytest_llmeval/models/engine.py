@@ -152,15 +152,19 @@ class Engine:
         response_format: dict[str, Any] | None = None,
         *,
         label: str | None = None,
+        count_hit: bool = True,
     ) -> Completion:
-        """A cached, bounded, retried call. Exactly once across processes sharing the cache dir."""
+        """A cached, bounded, retried call. Exactly once across processes sharing the cache dir.
+
+        ``count_hit=False``: reading what another xdist worker fetched in this run is not a cache hit.
+        """
         cache = self.cache_for(chat.name)
         if cache is None:
             return await self._call(chat, messages, response_format)
         identity = chat.identity(messages, response_format)
         key = cache_key(identity)
         if cache.reads:
-            hit = self._from_cache(cache, key)
+            hit = self._from_cache(cache, key, count_hit)
             if hit is not None:
                 return hit
         if not cache.writes:
@@ -171,12 +175,14 @@ class Engine:
             while cache.is_locked(key):
                 await asyncio.sleep(LOCK_POLL_S)
             if cache.reads:
-                hit = self._from_cache(cache, key)
+                hit = self._from_cache(cache, key, count_hit)
                 if hit is not None:
                     return hit
         try:
             if cache.reads:
-                hit = self._from_cache(cache, key)  # written between our miss and our lock
+                hit = self._from_cache(
+                    cache, key, count_hit
+                )  # written between our miss and our lock
                 if hit is not None:
                     return hit
             completion = await self._call(chat, messages, response_format)
@@ -197,7 +203,9 @@ class Engine:
         finally:
             cache.unlock(key)
 
-    def _from_cache(self, cache: ResponseCache, key: str) -> Completion | None:
+    def _from_cache(
+        self, cache: ResponseCache, key: str, count_hit: bool = True
+    ) -> Completion | None:
         record = cache.get(key)
         if record is None:
             return None
@@ -206,7 +214,8 @@ class Engine:
         if not isinstance(text, str):
             return None
         usage = response.get("usage") or {}
-        self.stats.record_hit()
+        if count_hit:
+            self.stats.record_hit()
         return Completion(
             text=text,
             usage=Usage(

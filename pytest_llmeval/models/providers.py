@@ -110,9 +110,9 @@ class OpenAIProvider:
         self.chat = engine.chat(model)
         self.name = self.chat.name
 
-    async def aanswer(self, sample: Sample) -> Answer:
+    async def aanswer(self, sample: Sample, *, shared: bool = False) -> Answer:
         completion = await self.engine.complete(
-            self.chat, [dict(m) for m in sample.messages], label=sample.id
+            self.chat, [dict(m) for m in sample.messages], label=sample.id, count_hit=not shared
         )
         return Answer(
             text=completion.text,
@@ -137,7 +137,7 @@ class PythonProvider:
         self.name = f"python:{target}"
         self.func = load_callable(target, rootdir)
 
-    async def aanswer(self, sample: Sample) -> Answer:
+    async def aanswer(self, sample: Sample, *, shared: bool = False) -> Answer:
         payload = sample.to_dict()
         async with self.engine.semaphore:
             await self.engine.limiter.wait()
@@ -201,5 +201,5 @@ class FileProvider:
             )
         return answer_from_value(record, source=self.name, sample_id=sample.id)
 
-    async def aanswer(self, sample: Sample) -> Answer:
+    async def aanswer(self, sample: Sample, *, shared: bool = False) -> Answer:
         return self.answer(sample)

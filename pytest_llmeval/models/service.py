@@ -65,6 +65,7 @@ class AnswerService:
             else:
                 self.provider = OpenAIProvider(self.engine, rest)
         self._results: dict[_Key, Answer | ModelError] = {}
+        self._others: set[_Key] = set()  # other xdist workers' shares
         self._fatal: FatalModelError | None = None
 
     @property
@@ -90,11 +91,9 @@ class AnswerService:
         seen: set[_Key] = set()
         for index, sample in enumerate(samples):
             key = _key(sample)
-            if (
-                index % max(1, worker_count) == worker_index
-                and key not in seen
-                and key not in self._results
-            ):
+            if index % max(1, worker_count) != worker_index:
+                self._others.add(key)
+            elif key not in seen and key not in self._results:
                 seen.add(key)
                 share.append(sample)
         if not share:
@@ -140,7 +139,9 @@ class AnswerService:
             result = self._results.get(key)
             if result is None:
                 try:
-                    result = self.engine.runner.run(self.provider.aanswer(sample))
+                    result = self.engine.runner.run(
+                        self.provider.aanswer(sample, shared=key in self._others)
+                    )
                 except FatalModelError as exc:
                     self._fatal = exc
                     raise
