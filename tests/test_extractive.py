@@ -447,3 +447,19 @@ def test_plain_numbers_take_the_in_process_fast_path() -> None:
     result = extractive_match("The mean is 3.14159.", "3.14159265", float_rounding=4)
     assert result.passed
     assert "in-process" in result.comparison
+
+
+@pytest.mark.parametrize(
+    ("prediction", "gold", "expected"),
+    [
+        ("\\sqrt3", "\\sqrt{3}", True),
+        ("2\\sqrt{3}", "$2\\sqrt{3}$", True),
+        ("$2$", "2\\sqrt{3}", False),
+        ("10\\text{ cm}", "10", True),
+        ("\\left( 3, \\frac{\\pi}{2} \\right)", "(3,\\frac{\\pi}{2})", True),
+        ("\\$5", "5", True),
+        ("x \\in [1, 3)", "[1,3)", True),
+    ],
+)
+def test_bare_latex_answers_without_dollars(prediction: str, gold: str, expected: bool) -> None:
+    assert ok(prediction, gold) is expected

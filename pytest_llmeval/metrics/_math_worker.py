@@ -108,6 +108,7 @@ def number_text(m: re.Match[str]) -> str | None:
     return f"{sign}{integer}{decimal.replace(',', '.')}"
 
 
+_LATEX_ENV_START = re.compile(r"\$|\\\(|\\\[|\\boxed")
 _ROMAN_CONSTANT = re.compile(r"\\(?:mathrm|text|operatorname)\{\s*([ei])\s*\}")
 _MATH_ENV = re.compile(
     r"(?<!\\)\$\$(?:[^$]|\$(?!\$))+?\$\$|(?<!\\)\$[^\n$]+?(?<!\\)\$|\\\((?:.|\n)+?\\\)|\\\[(?:.|\n)+?\\\]"
@@ -122,6 +123,8 @@ def preprocess(text: str) -> str:
     """
     text = text.replace("\\fbox{", "\\boxed{")
     text = _ROMAN_CONSTANT.sub(r"\1", text)
+    if "\\$" in text and not re.search(r"(?<!\\)\$", text):
+        text = text.replace("\\$", " ")  # "\\$5" outside maths is a price
     return pats.unicode_to_latex(text)
 
 
@@ -387,6 +390,20 @@ def compare(gold: list[Any], pred: list[Any], req: dict[str, Any]) -> tuple[bool
     return False, label, 0, 0
 
 
+_BARE_MATH_WORDS = re.compile(r"\\text\{[^{}]*\}|\\[A-Za-z]+")
+
+
+def _looks_like_bare_math(text: str) -> bool:
+    """LaTeX maths without a wrapper and without prose: a command, no word of 3+ letters."""
+    if len(text) > 300 or not re.search(r"[\\^_{]", text):
+        return False
+    return not re.search(r"[A-Za-z]{3,}", _BARE_MATH_WORDS.sub(" ", text))
+
+
+def _has_parsed(c: Candidates) -> bool:
+    return any(k in ("latex", "expr", "index", "string") for k in c.kinds)
+
+
 def evaluate(req: dict[str, Any]) -> dict[str, Any]:
     """Extract, parse and compare one (gold, prediction) pair; returns builtins only."""
     lang = pats.resolve_language(req["language"]).code
@@ -399,24 +416,34 @@ def evaluate(req: dict[str, Any]) -> dict[str, Any]:
 
     gold_text = preprocess(req["gold"])
     pred_text = preprocess(req["prediction"])
-    gold = extract_candidates(
-        gold_text,
-        build_targets(req["gold_targets"], lang, boxed_priority, 26),
-        parse,
-        skip=inside_latex(latex_spans(gold_text)) if "latex" in req["gold_targets"] else None,
-        **modes,
-    )
+
+    def side(text: str, targets: list[str], n_choices: int, *, is_gold: bool) -> Candidates:
+        built = build_targets(targets, lang, boxed_priority, n_choices)
+        skip = inside_latex(latex_spans(text)) if "latex" in targets else None
+        if "latex" in targets and not _LATEX_ENV_START.search(text):
+            bare = text.strip()
+            # A bare LaTeX answer ("2\\sqrt{3}", "x \\in [1,3)"): read it whole as maths
+            # first, or "2" alone would be taken by the plain-number patterns.
+            if bare and (_looks_like_bare_math(bare) or is_gold):
+                wrapped = extract_candidates(
+                    f"${bare}$",
+                    build_targets(("latex",), lang, boxed_priority, n_choices),
+                    parse,
+                    **modes,
+                )
+                if "latex" in wrapped.kinds and (
+                    _looks_like_bare_math(bare)
+                    or not _has_parsed(extract_candidates(text, built, parse, skip=skip, **modes))
+                ):
+                    return wrapped
+        return extract_candidates(text, built, parse, skip=skip, **modes)
+
+    gold = side(gold_text, req["gold_targets"], 26, is_gold=True)
     n_choices = 4
     for value, kind in zip(gold.values, gold.kinds, strict=False):
         if kind == "index" and isinstance(value, str) and len(value) == 1:
             n_choices = max(n_choices, ord(value.upper()) - ord("A") + 1)
-    pred = extract_candidates(
-        pred_text,
-        build_targets(req["pred_targets"], lang, boxed_priority, n_choices),
-        parse,
-        skip=inside_latex(latex_spans(pred_text)) if "latex" in req["pred_targets"] else None,
-        **modes,
-    )
+    pred = side(pred_text, req["pred_targets"], n_choices, is_gold=False)
     result: dict[str, Any] = {
         "gold_extracted": gold.value_texts,
         "gold_parsed": [_short(v) for v in gold.values],

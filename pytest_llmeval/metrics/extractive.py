@@ -399,8 +399,6 @@ def _result(
             f"nothing in the gold parsed as {'/'.join(opts.gold_targets)}; "
             "fix the gold answer or its targets"
         )
-        if "index" not in opts.gold_targets and _LETTER_GOLD.fullmatch(gold):
-            verdict += " (a choice letter needs gold_targets/pred_targets=('index',))"
     elif pred_text is None:
         verdict = (
             f"gold {gold_text!r} -> {gold_value}, but nothing in the prediction parsed as "
@@ -416,6 +414,8 @@ def _result(
             f"gold {gold_text!r} -> {gold_value}; prediction {pred_text!r} ({kind}) -> {pred_value}; "
             f"compared by {comparison}: {'equal' if passed else 'not equal'}"
         )
+    if not passed and "index" not in opts.gold_targets and _LETTER_GOLD.fullmatch(gold):
+        verdict += " (a choice letter needs gold_targets/pred_targets=('index',))"
     explanation = f"extractive match {'passed' if passed else 'failed'}: {verdict}"
     if notes:
         explanation += f" [{notes}]"

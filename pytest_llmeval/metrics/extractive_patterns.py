@@ -271,8 +271,8 @@ def index_patterns(
         (rf"{answer}\s?{colon}.{{0,50}}?{ans}", 100),
         (rf"{answer}.{{0,50}}?{ans}", 150),
         (rf"{choice}.{{0,20}}?{ans}", 160),
-        (rf"^(?:\*\*)?{key}{suf}", 200),
-        (rf"\n(?:\*\*)?{key}{suf}", 210),
+        # A letter opening the text or a line ("C. Cecile"); the last such line wins.
+        (rf"(?:^|\n)(?:\*\*)?{key}{suf}", 200),
     ]
     if boxed_priority >= 0:
         # \boxed{C}, \boxed{\text{(C)}}, \boxed{\textbf{C}}

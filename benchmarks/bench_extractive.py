@@ -1,0 +1,118 @@
+"""Speed of extractive_match: median/p90 per case on a mixed set, and cold worker start.
+
+Run: .venv/bin/python benchmarks/bench_extractive.py [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from pytest_llmeval.metrics.extractive import extractive_match, shutdown_worker, start_worker
+
+COT = (
+    "Let's think step by step. The train covers 120 km in 2 hours, so its speed is "
+    "$\\frac{120}{2} = 60$ km/h. Over 3.5 hours it therefore travels "
+)
+
+CASES: dict[str, list[tuple[str, str, dict[str, object]]]] = {
+    "simple numeric (in-process)": [
+        ("The answer is 42.", "42", {}),
+        ("So she has 17 apples left.", "17", {}),
+        ("The total cost is 1,250 dollars.", "1250", {}),
+        ("The mean is 3.5", "3.5", {}),
+        ("Therefore x = -3.", "-3", {}),
+        ("0.333333", "0.3333333", {}),
+    ],
+    "numeric via worker": [
+        (COT + "$60 \\times 3.5 = \\boxed{210}$ km.", "210", {}),
+        ("The probability is $\\frac{1}{3}$.", "0.333333", {}),
+        ("So the answer is 50%.", "0.5", {}),
+        ("Each child gets 3 1/2 apples.", "7/2", {}),
+    ],
+    "symbolic / relations / sets": [
+        ("Factoring gives $(x-1)(x+1)$.", "$x^2-1$", {}),
+        ("Thus $\\boxed{a < 2}$.", "$2 > a$", {}),
+        ("The solution set is $x \\in [1, 3)$.", "$[1,3)$", {}),
+        ("The roots are $\\{-2, 3\\}$.", "$\\{3,-2\\}$", {}),
+        (
+            "$\\begin{pmatrix}1 & 2\\\\3 & 4\\end{pmatrix}$",
+            "$\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}$",
+            {},
+        ),
+        ("$\\frac{\\sqrt{2}}{2}$", "$\\frac{1}{\\sqrt{2}}$", {}),
+    ],
+    "multiple choice": [
+        (
+            "Option A ignores friction, so the answer is (C).",
+            "C",
+            {"gold_targets": ("index",), "pred_targets": ("index",)},
+        ),
+        ("**Answer:** B", "B", {"gold_targets": ("index",), "pred_targets": ("index",)}),
+        (
+            "La bonne réponse est (D).",
+            "D",
+            {"gold_targets": ("index",), "pred_targets": ("index",), "language": "fr"},
+        ),
+        (
+            "答案是A。",
+            "A",
+            {"gold_targets": ("index",), "pred_targets": ("index",), "language": "zh"},
+        ),
+    ],
+    "long chain of thought (6k chars)": [
+        (
+            "Checking the arithmetic once more. " * 180 + "Final answer: $\\boxed{\\frac{7}{12}}$",
+            "7/12",
+            {},
+        ),
+    ],
+}
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=20, help="timed repetitions per case")
+    parser.add_argument("--cold", type=int, default=5, help="cold worker starts to time")
+    args = parser.parse_args()
+
+    colds, firsts = [], []
+    for _ in range(args.cold):
+        shutdown_worker()
+        colds.append(start_worker())
+        t0 = time.perf_counter()
+        extractive_match("so $\\frac{1}{2}$", "0.5")
+        firsts.append(time.perf_counter() - t0)
+    print(
+        f"cold worker start (spawn -> ready), {args.cold} runs: median {statistics.median(colds) * 1000:.0f} ms, max {max(colds) * 1000:.0f} ms"
+    )
+    print(f"first LaTeX call after start: median {statistics.median(firsts) * 1000:.0f} ms")
+
+    everything: list[float] = []
+    for name, cases in CASES.items():
+        times: list[float] = []
+        for prediction, gold, kwargs in cases:
+            result = extractive_match(prediction, gold, **kwargs)  # type: ignore[arg-type]
+            assert result.passed, result.explanation
+            for _ in range(args.repeat):
+                t0 = time.perf_counter()
+                extractive_match(prediction, gold, **kwargs)  # type: ignore[arg-type]
+                times.append(time.perf_counter() - t0)
+        everything += times
+        print(
+            f"{name:34s} n={len(times):4d}  median {statistics.median(times) * 1000:7.3f} ms  p90 {percentile(times, 0.9) * 1000:7.3f} ms"
+        )
+    print(
+        f"{'all cases':34s} n={len(everything):4d}  median {statistics.median(everything) * 1000:7.3f} ms  p90 {percentile(everything, 0.9) * 1000:7.3f} ms"
+    )
+    shutdown_worker()
+
+
+if __name__ == "__main__":
+    main()
