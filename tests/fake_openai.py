@@ -101,6 +101,8 @@ class _Server(ThreadingHTTPServer):
 
 class _RequestHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, like a real API behind httpx
+    # headers and body go out in two writes: with Nagle on, the delayed ACK adds ~40 ms a reply
+    disable_nagle_algorithm = True
     server: _Server
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -117,7 +119,16 @@ class _RequestHandler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         owner = self.server.owner
-        if self.path.rstrip("/").endswith("/models"):
+        if self.path == "/_fake/stats":  # for a server in another process (benchmarks)
+            with owner._lock:
+                stats = {"requests": len(owner.requests), "max_in_flight": owner.max_in_flight}
+            self._send(200, stats, {})
+        elif self.path == "/_fake/reset":
+            with owner._lock:
+                owner.requests.clear()
+                owner.max_in_flight = owner.in_flight
+            self._send(200, {"ok": True}, {})
+        elif self.path.rstrip("/").endswith("/models"):
             models = sorted(owner.known_models or {"fake-model"})
             data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in models]
             self._send(200, {"object": "list", "data": data}, {})
@@ -355,3 +366,24 @@ def fake_openai() -> Iterator[FakeOpenAIServer]:
         yield server
     finally:
         server.stop()
+
+
+def main() -> None:
+    """``python -m tests.fake_openai --latency 0.1``: serve until killed, printing the URL first."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Fake OpenAI-compatible server (echo)")
+    parser.add_argument("--latency", type=float, default=0.0)
+    args = parser.parse_args()
+    server = FakeOpenAIServer(latency=args.latency).start()
+    print(server.url, flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()

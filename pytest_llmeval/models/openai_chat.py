@@ -91,14 +91,16 @@ def parse_completion(text: str, *, status: int, model: str) -> dict[str, Any]:
             f"malformed reply from {model}: no choices in {text[:200]!r}", status=status
         )
     first = choices[0] if isinstance(choices[0], dict) else {}
-    message = first.get("message") if isinstance(first.get("message"), dict) else {}
+    message = first.get("message")
+    message = message if isinstance(message, dict) else {}
     content = message.get("content")
     if not isinstance(content, str) or not content.strip():
         finish = first.get("finish_reason")
         raise ModelError(
             f"malformed reply from {model}: empty content (finish_reason={finish!r})", status=status
         )
-    usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
+    usage = body.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
     return {
         "text": content,
         "finish_reason": first.get("finish_reason"),

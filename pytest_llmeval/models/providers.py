@@ -83,7 +83,8 @@ def answer_from_value(value: Any, *, source: str, sample_id: str) -> Answer:
                 f"{source} returned a dict without a text field for sample {sample_id!r} "
                 f"(expected one of {', '.join(_TEXT_KEYS)}; got keys {sorted(value)})"
             )
-        usage = value.get("usage") if isinstance(value.get("usage"), dict) else {}
+        usage = value.get("usage")
+        usage = usage if isinstance(usage, dict) else {}
         contexts = value.get("contexts")
         retrieved = value.get("retrieved")
         return Answer(
