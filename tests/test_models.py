@@ -603,3 +603,42 @@ def test_prices_give_a_cost(fake_openai: FakeOpenAIServer, service_for: Any) -> 
     service = service_for(prices={"gpt-test": [0.15, 0.6]})
     service.answer(make_sample(0))
     assert service.stats()["cost_usd"] == pytest.approx(0.15 + 0.3)
+
+
+class RecordingReporter:
+    """Stands in for pytest's terminal reporter: records what the progress display writes."""
+
+    def __init__(self, *, tty: bool, verbosity: int = 0) -> None:
+        self.isatty = tty
+        self.verbosity = verbosity
+        self.rewrites: list[str] = []
+        self.lines: list[str] = []
+
+    def rewrite(self, line: str) -> None:
+        self.rewrites.append(line)
+
+    def write_line(self, line: str) -> None:
+        self.lines.append(line)
+
+
+def test_progress_is_live_on_a_terminal_one_line_otherwise_and_silent_under_quiet(
+    fake_openai: FakeOpenAIServer, service_for: Any
+) -> None:
+    fake_openai.script(*[Reply.error(400, "bad request")] * 1)
+    samples = [make_sample(i) for i in range(5)]
+    tty, pipe, quiet = (
+        RecordingReporter(tty=True),
+        RecordingReporter(tty=False),
+        RecordingReporter(tty=True, verbosity=-1),
+    )
+    service_for(concurrency=1).prefetch(samples, reporter=tty)
+    assert tty.rewrites[-1].startswith(
+        "llmeval answers from openai:gpt-test: 5/5 done, 0 cached, 1 errors"
+    )
+    assert tty.lines == [""]  # ends the live line
+    service_for().prefetch(samples, reporter=pipe)
+    assert pipe.rewrites == []
+    assert len(pipe.lines) == 1
+    assert "5/5 done, 4 cached, 0 errors" in pipe.lines[0]  # the failed one is fetched again
+    service_for().prefetch(samples, reporter=quiet)
+    assert (quiet.rewrites, quiet.lines) == ([], [])
