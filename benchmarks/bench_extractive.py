@@ -6,10 +6,16 @@ Run: .venv/bin/python benchmarks/bench_extractive.py [--repeat N]
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 
-from pytest_llmeval.metrics.extractive import extractive_match, shutdown_worker, start_worker
+from pytest_llmeval.metrics.extractive import (
+    _WORKER,
+    extractive_match,
+    shutdown_worker,
+    start_worker,
+)
 
 COT = (
     "Let's think step by step. The train covers 120 km in 2 hours, so its speed is "
@@ -71,6 +77,18 @@ CASES: dict[str, list[tuple[str, str, dict[str, object]]]] = {
 }
 
 
+def worker_cpu_seconds() -> float:
+    """User+system CPU the worker process used so far (Linux /proc; 0.0 elsewhere)."""
+    proc = _WORKER._proc
+    try:
+        assert proc is not None
+        with open(f"/proc/{proc.pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, AssertionError, IndexError, ValueError):
+        return 0.0
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
@@ -82,17 +100,32 @@ def main() -> None:
     parser.add_argument("--cold", type=int, default=5, help="cold worker starts to time")
     args = parser.parse_args()
 
-    colds, firsts = [], []
+    colds, cpus, firsts, restarts = [], [], [], []
     for _ in range(args.cold):
         shutdown_worker()
         colds.append(start_worker())
+        cpus.append(worker_cpu_seconds())
         t0 = time.perf_counter()
         extractive_match("so $\\frac{1}{2}$", "0.5")
         firsts.append(time.perf_counter() - t0)
+        extractive_match("$2^{2^{30}}$", "1", timeout=0.2)  # evaluator killed, re-forked
+        t0 = time.perf_counter()
+        extractive_match("so $\\frac{1}{3}$", "1/3")
+        restarts.append(time.perf_counter() - t0)
     print(
-        f"cold worker start (spawn -> ready), {args.cold} runs: median {statistics.median(colds) * 1000:.0f} ms, max {max(colds) * 1000:.0f} ms"
+        f"cold worker start (spawn -> ready), {args.cold} runs: wall median "
+        f"{statistics.median(colds) * 1000:.0f} ms (max {max(colds) * 1000:.0f} ms); "
+        f"worker CPU up to ready: median {statistics.median(cpus) * 1000:.0f} ms; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
     )
-    print(f"first LaTeX call after start: median {statistics.median(firsts) * 1000:.0f} ms")
+    print(
+        "first LaTeX call after a cold start (waits for the one-off warm-up): "
+        f"median {statistics.median(firsts) * 1000:.0f} ms"
+    )
+    print(
+        "first LaTeX call after a timeout (fresh forked evaluator): "
+        f"median {statistics.median(restarts) * 1000:.1f} ms"
+    )
 
     everything: list[float] = []
     for name, cases in CASES.items():

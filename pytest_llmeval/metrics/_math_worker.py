@@ -17,6 +17,7 @@ closed grammar of :mod:`extractive_safe_expr`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -473,33 +474,172 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
+def _serve_one(line: str) -> str:
+    try:
+        reply = evaluate(json.loads(line))
+    except MemoryError:
+        reply = {"error": "memory", "message": "memory limit reached while parsing/comparing"}
+    except RecursionError:
+        reply = {"error": "recursion", "message": "expression nested too deeply"}
+    except Exception as exc:  # the parent turns this into a non-pass with an explanation
+        reply = {"error": "exception", "message": f"{type(exc).__name__}: {_short(exc, 200)}"}
+    return json.dumps(reply) + "\n"
+
+
+def _die_with_parent() -> None:
+    """Linux: have the kernel kill this evaluator if the template process dies."""
+    with contextlib.suppress(Exception):
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None)
+        libc.prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+
+
+class _Child:
+    """A forked evaluator: inherits the loaded sympy, caps its memory, dies on a missed deadline."""
+
+    def __init__(self) -> None:
+        req_r, req_w = os.pipe()
+        rep_r, rep_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # child
+            os.close(req_w)
+            os.close(rep_r)
+            _die_with_parent()
+            _limit_memory()
+            with (
+                os.fdopen(req_r, "r", encoding="utf-8") as inp,
+                os.fdopen(rep_w, "w", encoding="utf-8", buffering=1) as out,
+            ):
+                for line in inp:
+                    out.write(_serve_one(line))
+            os._exit(0)
+        os.close(req_r)
+        os.close(rep_w)
+        self.pid = pid
+        self.inp = os.fdopen(req_w, "w", encoding="utf-8", buffering=1)
+        self.rep_fd = rep_r
+        self.buffer = b""
+
+    def ask(self, line: str, deadline: float) -> str | None:
+        """The reply line, None on timeout; raises EOFError if the child died."""
+        import select
+        import time
+
+        self.inp.write(line if line.endswith("\n") else line + "\n")
+        self.inp.flush()
+        end = time.monotonic() + deadline
+        while b"\n" not in self.buffer:
+            remaining = end - time.monotonic()
+            if remaining <= 0:
+                return None
+            ready, _, _ = select.select([self.rep_fd], [], [], remaining)
+            if not ready:
+                return None
+            chunk = os.read(self.rep_fd, 1 << 16)
+            if not chunk:
+                raise EOFError
+            self.buffer += chunk
+        line_bytes, _, self.buffer = self.buffer.partition(b"\n")
+        return line_bytes.decode("utf-8")
+
+    def kill(self) -> None:
+        import signal
+
+        with contextlib.suppress(OSError):
+            os.kill(self.pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.waitpid(self.pid, 0)
+        with contextlib.suppress(OSError):
+            self.inp.close()
+        with contextlib.suppress(OSError):
+            os.close(self.rep_fd)
+
+
+_WARM_UP = (
+    ("so the answer is $\\boxed{\\frac{1}{2}}$", "0.5", ("latex", "expr")),
+    ("$x^2 - 1 = 0$ gives $x \\in \\{-1, 1\\}$", "$\\{1,-1\\}$", ("latex", "expr")),
+    ("$a < 2$", "$2 > a$", ("latex", "expr")),
+    ("Answer: (C)", "C", ("index",)),
+)
+
+
+def _warm_up() -> None:
+    for prediction, gold, targets in _WARM_UP:
+        with contextlib.suppress(Exception):
+            evaluate(
+                {
+                    "gold": gold,
+                    "prediction": prediction,
+                    "gold_targets": list(targets),
+                    "pred_targets": list(targets),
+                    "extraction_mode": "any_match",
+                    "fallback_mode": "first_match",
+                    "boxed_priority": 50,
+                    "float_rounding": 6,
+                    "strict": True,
+                    "allow_set_relation_comparison": False,
+                    "language": "en",
+                }
+            )
+
+
 def main() -> None:
-    """Serve requests: one JSON object per line in, one per line out."""
+    """Serve requests: one JSON object per line in, one per line out.
+
+    On POSIX this process is a template: it loads sympy once and forks an evaluator
+    child, which it kills when a request misses its deadline (``"timeout"`` in the
+    request) and replaces by a fresh fork in milliseconds.  Elsewhere requests are
+    evaluated here and the parent's own deadline kills the whole process.
+    """
     import logging
 
     proto_out = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8", buffering=1)
     # Libraries that print must not corrupt the protocol.
     sys.stdout = sys.stderr
     logging.disable(logging.CRITICAL)
-    sys.set_int_max_str_digits(5000) if hasattr(sys, "set_int_max_str_digits") else None
-    _limit_memory()
+    if hasattr(sys, "set_int_max_str_digits"):
+        sys.set_int_max_str_digits(5000)
     import math_verify  # noqa: F401  (import cost paid before READY)
 
     install_guards()
+    can_fork = hasattr(os, "fork")
+    if not can_fork:
+        _limit_memory()
     proto_out.write(READY + "\n")
+    # Warm caches (regexes, the ANTLR automaton, sympy's lazy imports) once in the
+    # template so that every forked evaluator, including replacements after a
+    # timeout, starts warm. A request arriving meanwhile waits in the pipe.
+    _warm_up()
+    child = _Child() if can_fork else None
     for line in sys.stdin:
         if not line.strip():
             continue
+        if child is None and not can_fork:
+            proto_out.write(_serve_one(line))
+            continue
+        if child is None:
+            child = _Child()
         try:
-            req = json.loads(line)
-            reply = evaluate(req)
-        except MemoryError:
-            reply = {"error": "memory", "message": "memory limit reached while parsing/comparing"}
-        except RecursionError:
-            reply = {"error": "recursion", "message": "expression nested too deeply"}
-        except Exception as exc:  # the parent turns this into a non-pass with an explanation
-            reply = {"error": "exception", "message": f"{type(exc).__name__}: {_short(exc, 200)}"}
-        proto_out.write(json.dumps(reply) + "\n")
+            deadline = float(json.loads(line).get("timeout", 5.0))
+        except (ValueError, AttributeError):
+            deadline = 5.0
+        try:
+            reply = child.ask(line, deadline)
+        except (EOFError, OSError):
+            child.kill()
+            child = None
+            reply = json.dumps(
+                {"error": "crash", "message": "the evaluator process died (memory cap or crash)"}
+            )
+        if reply is None:
+            child.kill()
+            child = None
+            reply = json.dumps({"error": "timeout"})
+        proto_out.write(reply + "\n")
+        if child is None:
+            child = _Child()  # warm the next evaluator now, not on the next request
 
 
 if __name__ == "__main__":

@@ -51,6 +51,7 @@ DEFAULT_BOXED_PRIORITY = 50
 # Longer inputs keep their last MAX_INPUT_CHARS characters: final answers come last.
 MAX_INPUT_CHARS = 20_000
 WORKER_START_TIMEOUT = 60.0
+BACKSTOP_GRACE = 2.0
 
 
 @dataclass(kw_only=True)
@@ -88,6 +89,7 @@ class _Options:
 
     def request(self, gold: str, prediction: str) -> dict[str, Any]:
         return {
+            "timeout": self.timeout,
             "gold": gold,
             "prediction": prediction,
             "gold_targets": list(self.gold_targets),
@@ -259,7 +261,9 @@ class _Worker:
             except OSError as exc:
                 self._kill()
                 raise _WorkerCrash(f"the maths worker died ({exc})") from exc
-            line = self._get(timeout)
+            # The worker enforces the deadline itself (kills its evaluator and replies
+            # "timeout"); this wait is the backstop if the worker itself hangs.
+            line = self._get(timeout + BACKSTOP_GRACE)
             if line is None:
                 # Timed out: kill, and warm a fresh worker in the background so the
                 # next call does not pay the start-up. (A crash arrives as _EOF.)
@@ -450,6 +454,14 @@ def _cap(text: str, side: str, opts: _Options) -> str:
     return text[-MAX_INPUT_CHARS:]
 
 
+def _timeout_message(timeout: float) -> str:
+    return (
+        f"parsing/comparison did not finish within the {timeout:g} s timeout "
+        "(e.g. a huge power or factorial); counted as not passed. The evaluator was "
+        "killed and restarts for the next call."
+    )
+
+
 def extractive_match(
     prediction: str,
     gold: str,
@@ -495,13 +507,10 @@ def extractive_match(
         reply = {"message": f"{exc}; counted as not passed. The worker restarts on the next call."}
         return _result(passed=False, opts=opts, reply=reply, timed_out=True)
     if reply is None:
-        reply = {
-            "message": (
-                f"parsing/comparison did not finish within the {opts.timeout:g} s timeout "
-                "(e.g. a huge power or factorial); counted as not passed. The worker was "
-                "killed and restarts on the next call."
-            )
-        }
+        reply = {"message": _timeout_message(opts.timeout)}
+        return _result(passed=False, opts=opts, reply=reply, timed_out=True)
+    if reply.get("error") == "timeout":
+        reply = {"message": _timeout_message(opts.timeout)}
         return _result(passed=False, opts=opts, reply=reply, timed_out=True)
     if "error" in reply:
         message = reply.get("message", "")
