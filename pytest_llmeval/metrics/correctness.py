@@ -66,6 +66,14 @@ _NEG_RE = re.compile(
 )
 
 
+# "Here are the key points ..." summaries of a document instead of an answer to the question.
+_SUMMARY_RE = re.compile(
+    r"^\s*(here (are|is) (the |a |an )?(key|summary|relevant|main|brief|overview|some)|"
+    r"the (provided )?(text|document|filing|excerpt) (appears to be|is an excerpt|contains|describes|outlines))",
+    re.IGNORECASE,
+)
+
+
 def _sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENT_SPLIT.split(text.strip()) if s.strip()]
 
@@ -115,6 +123,7 @@ class Signals:
     question_coverage: float = 1.0
     gold_negative: bool = False
     resp_negative: bool = False
+    summary_preamble: bool = False
 
 
 def analyse(
@@ -185,6 +194,7 @@ def analyse(
         question_coverage=qcov,
         gold_negative=_polarity(expected) != "yes" and bool(_NEG_RE.search(expected)),
         resp_negative=bool(_NEG_RE.search(first)),
+        summary_preamble=bool(_SUMMARY_RE.search(response)),
     )
 
 
@@ -198,10 +208,25 @@ TEXT_FEATURES = (
     "key_figures_none",
     "negative_match",
     "question_coverage",
+    "summary_preamble",
+    "implicit_polarity_conflict",
 )
 # Logistic weights (bias first) for textual gold answers, fitted on FinanceBench dev
 # (benchmarks/eval_answer_correctness.py prints them; cross-validated by question).
-TEXT_WEIGHTS: tuple[float, ...] = (-0.22, 1.84, -0.38, 0.5, -0.14, 0.01, 1.4, -1.44, 0.33, 0.8)
+TEXT_WEIGHTS: tuple[float, ...] = (
+    -0.14,
+    1.85,
+    -0.39,
+    0.48,
+    -0.12,
+    0.02,
+    1.37,
+    -1.46,
+    0.37,
+    0.76,
+    -0.72,
+    -0.32,
+)
 
 
 def text_features(s: Signals) -> list[float]:
@@ -216,6 +241,14 @@ def text_features(s: Signals) -> list[float]:
         float(s.key_total > 0 and s.key_matched == 0),
         float(s.gold_negative and s.resp_negative),
         s.question_coverage,
+        float(s.summary_preamble),
+        float(
+            s.resp_polarity is None
+            and (
+                (s.gold_polarity == "yes" and s.resp_negative)
+                or (s.gold_polarity == "no" and not s.resp_negative)
+            )
+        ),
     ]
 
 
