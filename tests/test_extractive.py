@@ -6,6 +6,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -22,7 +23,7 @@ from pytest_llmeval.metrics.extractive import (
 )
 from pytest_llmeval.registry import GradeContext
 
-INDEX = {"gold_targets": ("index",), "pred_targets": ("index",)}
+INDEX: dict[str, Any] = {"gold_targets": ("index",), "pred_targets": ("index",)}
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -193,7 +193,7 @@ def install_guards() -> None:
 
     guarded_parse_expr._llmeval_guard = True  # type: ignore[attr-defined]
     sp.parse_expr = guarded_parse_expr
-    sympy.parsing.parse_expr = guarded_parse_expr  # type: ignore[attr-defined]
+    sympy.parsing.parse_expr = guarded_parse_expr
     mvp.parse_expr = guarded_parse_expr
     l2s.parse_expr = guarded_parse_expr
     mvp.parse_expr_cached = _safe_parse_expr
@@ -634,7 +634,8 @@ def main() -> None:
                 {"error": "crash", "message": "the evaluator process died (memory cap or crash)"}
             )
         if reply is None:
-            child.kill()
+            if child is not None:
+                child.kill()
             child = None
             reply = json.dumps({"error": "timeout"})
         proto_out.write(reply + "\n")

@@ -143,10 +143,10 @@ def to_fraction(node: Node) -> Fraction:
     """Exact value of an AST without powers (used by the in-process fast path)."""
     kind = node[0]
     if kind == "num":
-        return Fraction(node[1])  # type: ignore[arg-type]
+        return Fraction(node[1])
     if kind == "neg":
-        return -to_fraction(node[1])  # type: ignore[arg-type]
-    a, b = to_fraction(node[1]), to_fraction(node[2])  # type: ignore[arg-type, misc]
+        return -to_fraction(node[1])
+    a, b = to_fraction(node[1]), to_fraction(node[2])
     if kind == "add":
         return a + b
     if kind == "sub":
@@ -173,11 +173,11 @@ def to_sympy(node: Node) -> Any:
             return sympy.Float(text, max(15, digits))
         return sympy.Integer(int(text))
     if kind == "neg":
-        inner = to_sympy(node[1])  # type: ignore[arg-type]
+        inner = to_sympy(node[1])
         if isinstance(inner, sympy.Number):
             return -inner
         return sympy.Mul(sympy.Integer(-1), inner, evaluate=False)
-    a, b = to_sympy(node[1]), to_sympy(node[2])  # type: ignore[arg-type, misc]
+    a, b = to_sympy(node[1]), to_sympy(node[2])
     if kind == "add":
         return sympy.Add(a, b, evaluate=False)
     if kind == "sub":
