@@ -97,16 +97,6 @@ def test_xdist_workers_share_the_load_and_each_sample_is_asked_exactly_once(
     stats = report(pytester, "r.json")["model_stats"]
     assert (stats["calls"], stats["cache_hits"]) == (24, 0)
 
-    fake_openai.reset()
-    fake_openai.reply_with(refuse_all)
-    result = pytester.runpytest_subprocess(
-        *model_args(fake_openai, "--llm-record=none", "--llm-report=r.json"), "-n", "2"
-    )
-    result.assert_outcomes(passed=24)
-    assert fake_openai.requests == []
-    stats = report(pytester, "r.json")["model_stats"]
-    assert (stats["calls"], stats["cache_hits"]) == (0, 24)
-
 
 def test_failed_sample_is_an_error_item_and_the_run_goes_on(
     pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
@@ -149,3 +139,23 @@ def test_async_python_provider_beside_pytest_asyncio(pytester: pytest.Pytester) 
     )
     result = pytester.runpytest_subprocess("--llm-model=python:my_app:answer", "-p", "asyncio")
     result.assert_outcomes(passed=4)
+
+
+def test_auth_failure_stops_the_run_once(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite(pytester, n=6)
+    fake_openai.api_key = "sk-the-right-one"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-revoked")
+    result = pytester.runpytest_subprocess(*model_args(fake_openai, "--llm-concurrency=1"), "-rE")
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("errors", outcomes.get("error")) == 1
+    assert "passed" not in outcomes
+    result.stdout.fnmatch_lines(
+        [
+            "*llmeval answers from openai:gpt-test: 0/6 done*stopped by a fatal model error*",
+            "*authentication failed (HTTP 401): Incorrect API key provided.*",
+        ]
+    )
+    assert "sk-revoked" not in result.stdout.str()
+    assert len(fake_openai.requests) == 1

@@ -18,6 +18,7 @@ class Progress:
         self.done = self.errors = self.hits = 0
         self.started = time.perf_counter()
         self._shown = 0.0
+        self.stopped = False
         verbose = reporter is not None and getattr(reporter, "verbosity", 0) >= 0
         self.live = verbose and bool(getattr(reporter, "isatty", False))
         self.summary = verbose
@@ -28,6 +29,7 @@ class Progress:
         return (
             f"llmeval {self.what}: {self.done}/{self.total} done, {self.hits} cached, "
             f"{self.errors} errors, {rate:.1f}/s, {elapsed:.1f} s"
+            + (", stopped by a fatal model error" if self.stopped else "")
         )
 
     def advance(self, *, error: bool = False, cached: bool = False) -> None:

@@ -113,6 +113,7 @@ class AnswerService:
                 answer = await provider.aanswer(sample)
             except FatalModelError as exc:
                 self._fatal = self._fatal or exc
+                progress.stopped = True
                 for task in tasks:
                     task.cancel()  # one clear stop, not N identical errors
                 raise
