@@ -95,6 +95,7 @@ def test_last_answer_wins_and_trailing_text_is_ignored() -> None:
         ("The rope is 12 cm long.", "12"),
         ("The price went up by 25%.", "25"),
         ("It costs $1,250.50 in total.", "1250.5"),
+        ("The population is about 1.5e3 people.", "1500"),
     ],
 )
 def test_plain_expressions(prediction: str, gold: str) -> None:
@@ -115,6 +116,9 @@ def test_plain_expressions(prediction: str, gold: str) -> None:
         ("Réponse : C", "C", "fr"),
         ("选项A不对，因为单位错了。答案是C。", "C", "zh"),
         ("故选：B", "B", "zh"),
+        ("Die richtige Antwort ist B.", "B", "de"),
+        ("Правильный ответ: D", "D", "ru"),
+        ("Looking at the units, I would pick option (c).", "C", "en"),
     ],
 )
 def test_multiple_choice_letters(prediction: str, gold: str, language: str) -> None:

@@ -104,6 +104,9 @@ def number_text(m: re.Match[str]) -> str | None:
     decimal = next((v for k, v in groups.items() if k.startswith("decimal") and v), "")
     if not (integer or decimal):
         return None
+    exponent = groups.get("exponent")
+    if exponent:
+        decimal = f"{decimal}e{exponent}"
     sign = "-" if integer.startswith("-") else ""
     integer = integer.lstrip("-").translate(str.maketrans("", "", ", ")).lstrip("0") or "0"
     return f"{sign}{integer}{decimal.replace(',', '.')}"
@@ -305,7 +308,7 @@ def make_parser(boxed_priority: int) -> Parser:
             except (ExprSyntaxError, ZeroDivisionError, ValueError):
                 return None, expr
         if kind == "index":
-            letter = re.sub(r"[()\[\]]", "", m.group("indices")).strip()
+            letter = re.sub(r"[()\[\]]", "", m.group("indices")).strip().upper()
             return letter, letter
         if kind == "string":
             raw = m.group("string_keys")

@@ -212,7 +212,7 @@ def expr_patterns(lang_code: str, with_anchorless: bool = True) -> Patterns:
     number = (
         r"(?<!\d)(?:"
         r"(?P<integer1>-?[1-9]\d{0,2}(?:[ ,]\d{3})+)(?P<decimal1>\.\d+)?|"
-        r"(?P<integer2>-?\d+)(?P<decimal2>[.,]\d+)|"
+        r"(?P<integer2>-?\d+)(?P<decimal2>[.,]\d+)(?:[eE](?P<exponent>[-+]?\d{1,3})(?![\d.]))?|"
         r"(?P<decimal3>\.\d+)|"
         r"(?P<integer3>-?\d+)"
         r")(?P<percent>\s*(?:%|[Pp]ercent|\s*[Pp]ercentage|\s*[Pp]ct))?"
@@ -249,7 +249,8 @@ def index_patterns(
     """Patterns for choice letters: ``A``, ``(B)``, ``**C**``, ``Answer: D``, ``答案是C``."""
     lang = LANGUAGES[lang_code]
     letters = lang.letters[: max(1, n_choices)]
-    keys = "|".join(rf"{c}|\({c}\)|\[{c}\]" for c in letters)
+    # "(c)" in lower case is a choice too; a bare lower-case "a" is an article.
+    keys = "|".join(rf"{c}|\({c}\)|\[{c}\]|\({c.lower()}\)" for c in letters)
     key = f"(?P<indices>{keys})"
     stop = f"[{re.escape(lang.full_stop)}.]"
     comma = f"[{re.escape(lang.comma)},]"
