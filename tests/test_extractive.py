@@ -468,3 +468,23 @@ def test_plain_numbers_take_the_in_process_fast_path() -> None:
 )
 def test_bare_latex_answers_without_dollars(prediction: str, gold: str, expected: bool) -> None:
     assert ok(prediction, gold) is expected
+
+
+def test_without_fork_the_parent_deadline_kills_the_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Windows path (no fork): the worker evaluates itself and the parent kills it."""
+    from pytest_llmeval.metrics import extractive as mod
+
+    monkeypatch.setenv("PYTEST_LLMEVAL_MATH_NOFORK", "1")
+    worker = mod._Worker()
+    monkeypatch.setattr(mod, "_WORKER", worker)
+    try:
+        worker.start()
+        t0 = time.perf_counter()
+        result = extractive_match("$2^{2^{30}}$", "1", timeout=0.5)
+        assert time.perf_counter() - t0 < 0.5 + 0.5
+        assert result.timed_out
+        worker.start()  # the replacement worker (started in the background) is ready
+        assert ok("so $\\frac{1}{2}$", "0.5")
+        assert worker.starts >= 2
+    finally:
+        worker.stop()

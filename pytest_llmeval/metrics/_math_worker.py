@@ -200,6 +200,10 @@ def install_guards() -> None:
     mvp.parse_expr = guarded_parse_expr
     l2s.parse_expr = guarded_parse_expr
     mvp.parse_expr_cached = _safe_parse_expr
+    mvp.parse_latex_cached = _unswallowed(mvp.parse_latex_cached)
+    import math_verify.grader as mvg
+
+    mvg.sympy_expr_eq = _unswallowed(mvg.sympy_expr_eq)
     _patch_numeric_eq()
 
 
@@ -261,6 +265,25 @@ def _called_from_untrusted_path() -> bool:
             return True
         frame = frame.f_back  # type: ignore[assignment]
     return True
+
+
+class ResourceExhausted(BaseException):
+    """Memory ran out; a BaseException so that math-verify's ``except Exception`` lets it through.
+
+    Otherwise a failed parse of ``2^{2^{30}}`` would silently fall back to a
+    fragment such as ``2`` and could compare equal to the gold.
+    """
+
+
+def _unswallowed(func: Callable[..., Any]) -> Callable[..., Any]:
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except MemoryError as exc:
+            raise ResourceExhausted("memory limit reached") from exc
+
+    wrapper.__wrapped__ = func  # type: ignore[attr-defined]
+    return wrapper
 
 
 def _safe_parse_expr(expr: str) -> Any:
@@ -480,7 +503,7 @@ def _limit_memory() -> None:
 def _serve_one(line: str) -> str:
     try:
         reply = evaluate(json.loads(line))
-    except MemoryError:
+    except (MemoryError, ResourceExhausted):
         reply = {"error": "memory", "message": "memory limit reached while parsing/comparing"}
     except RecursionError:
         reply = {"error": "recursion", "message": "expression nested too deeply"}
@@ -607,14 +630,16 @@ def main() -> None:
     import math_verify  # noqa: F401  (import cost paid before READY)
 
     install_guards()
-    can_fork = hasattr(os, "fork")
+    can_fork = hasattr(os, "fork") and not os.environ.get("PYTEST_LLMEVAL_MATH_NOFORK")
     if not can_fork:
         _limit_memory()
-    proto_out.write(READY + "\n")
+    # The parent learns whether deadlines are enforced here (fork) or only by itself.
+    proto_out.write(f"{READY} {'fork' if can_fork else 'single'}\n")
     # Warm caches (regexes, the ANTLR automaton, sympy's lazy imports) once in the
     # template so that every forked evaluator, including replacements after a
     # timeout, starts warm. A request arriving meanwhile waits in the pipe.
-    _warm_up()
+    if can_fork:
+        _warm_up()
     child = _Child() if can_fork else None
     for line in sys.stdin:
         if not line.strip():

@@ -51,7 +51,7 @@ DEFAULT_BOXED_PRIORITY = 50
 # Longer inputs keep their last MAX_INPUT_CHARS characters: final answers come last.
 MAX_INPUT_CHARS = 20_000
 WORKER_START_TIMEOUT = 60.0
-BACKSTOP_GRACE = 2.0
+BACKSTOP_GRACE = 5.0
 
 
 @dataclass(kw_only=True)
@@ -179,6 +179,7 @@ class _Worker:
         self._proc: subprocess.Popen[str] | None = None
         self._lines: queue.Queue[str | None] = queue.Queue()
         self.starts = 0
+        self._grace = BACKSTOP_GRACE
 
     def _spawn(self) -> None:
         package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -217,9 +218,11 @@ class _Worker:
         from pytest_llmeval.metrics._math_worker import READY
 
         line = self._get(WORKER_START_TIMEOUT)
-        if not line or line.strip() != READY:
+        if not line or line.split()[0] != READY:
             self._kill()
             raise _WorkerCrash("the maths worker failed to start")
+        # Without fork the worker cannot kill its own evaluation: our wait is the deadline.
+        self._grace = BACKSTOP_GRACE if line.split()[-1] == "fork" else 0.0
 
     def _get(self, timeout: float) -> str | None:
         try:
@@ -263,7 +266,7 @@ class _Worker:
                 raise _WorkerCrash(f"the maths worker died ({exc})") from exc
             # The worker enforces the deadline itself (kills its evaluator and replies
             # "timeout"); this wait is the backstop if the worker itself hangs.
-            line = self._get(timeout + BACKSTOP_GRACE)
+            line = self._get(timeout + self._grace)
             if line is None:
                 # Timed out: kill, and warm a fresh worker in the background so the
                 # next call does not pay the start-up. (A crash arrives as _EOF.)
