@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -13,6 +16,7 @@ import pytest
 
 from pytest_llmeval.errors import CacheMissError, FatalModelError, ModelError
 from pytest_llmeval.models import AnswerService, make_chat_model, merge_stats, openai_chat
+from pytest_llmeval.models.cache import cache_key
 from pytest_llmeval.models.openai_chat import retry_after_seconds
 from pytest_llmeval.options import OPTIONS, Settings
 from pytest_llmeval.sample import Sample
@@ -642,3 +646,26 @@ def test_progress_is_live_on_a_terminal_one_line_otherwise_and_silent_under_quie
     assert "5/5 done, 4 cached, 0 errors" in pipe.lines[0]  # the failed one is fetched again
     service_for().prefetch(samples, reporter=quiet)
     assert (quiet.rewrites, quiet.lines) == ([], [])
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="dead-holder detection uses POSIX signal 0")
+def test_a_lock_left_by_a_dead_worker_is_taken_over(
+    fake_openai: FakeOpenAIServer, service_for: Any, tmp_path: Path
+) -> None:
+    sample = make_sample(0)
+    service = service_for()
+    engine = service.engine
+    chat = engine.chat("gpt-test")
+    cache = engine.cache_for(chat.name)
+    assert cache is not None
+    key = cache_key(chat.identity([dict(m) for m in sample.messages], None))
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    cache.lock_dir.mkdir(parents=True, exist_ok=True)
+    cache.lock_path(key).write_text(f"{socket.gethostname()} {dead.pid}\n", encoding="utf-8")
+    started = time.perf_counter()
+    answer = service.answer(sample)
+    assert answer is not None
+    assert time.perf_counter() - started < 5
+    assert len(fake_openai.requests) == 1
+    assert not cache.lock_path(key).exists()

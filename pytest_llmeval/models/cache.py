@@ -101,6 +101,12 @@ class ResponseCache:
     def path_for(self, key: str) -> Path:
         return self.dir / f"{key}.json"
 
+    def written_after(self, key: str, timestamp: float) -> bool:
+        try:
+            return self.path_for(key).stat().st_mtime >= timestamp - 1.0  # coarse filesystem clocks
+        except OSError:
+            return False
+
     def get(self, key: str) -> dict[str, Any] | None:
         """The cached record, or ``None``; an unreadable file counts as a miss."""
         try:

@@ -170,19 +170,20 @@ class Engine:
         if not cache.writes:
             self.stats.record_error()
             raise cache.miss_error(key, identity, label=label)
+        # "all" mode re-records, but still takes a reply another worker wrote while we waited
+        fresh = None if cache.reads else time.time()
+        waited = False
         while not cache.try_lock(key, stale_after=self.stale_lock_after):
-            # another worker is asking the same thing: wait for its reply instead of paying twice
-            while cache.is_locked(key):
-                await asyncio.sleep(LOCK_POLL_S)
-            if cache.reads:
-                hit = self._from_cache(cache, key, count_hit)
-                if hit is not None:
-                    return hit
+            # Another worker is asking the same thing: wait for its reply instead of paying twice.
+            # try_lock takes over a stale lock (dead holder), so this loop cannot hang forever.
+            waited = True
+            await asyncio.sleep(LOCK_POLL_S)
+            hit = self._from_cache(cache, key, count_hit, newer_than=fresh)
+            if hit is not None:
+                return hit
         try:
-            if cache.reads:
-                hit = self._from_cache(
-                    cache, key, count_hit
-                )  # written between our miss and our lock
+            if cache.reads or waited:
+                hit = self._from_cache(cache, key, count_hit, newer_than=fresh)
                 if hit is not None:
                     return hit
             completion = await self._call(chat, messages, response_format)
@@ -204,8 +205,15 @@ class Engine:
             cache.unlock(key)
 
     def _from_cache(
-        self, cache: ResponseCache, key: str, count_hit: bool = True
+        self,
+        cache: ResponseCache,
+        key: str,
+        count_hit: bool = True,
+        *,
+        newer_than: float | None = None,
     ) -> Completion | None:
+        if newer_than is not None and not cache.written_after(key, newer_than):
+            return None
         record = cache.get(key)
         if record is None:
             return None
