@@ -447,23 +447,28 @@ def evaluate(req: dict[str, Any]) -> dict[str, Any]:
     def side(text: str, targets: list[str], n_choices: int, *, is_gold: bool) -> Candidates:
         built = build_targets(targets, lang, boxed_priority, n_choices)
         skip = inside_latex(latex_spans(text)) if "latex" in targets else None
-        if "latex" in targets and not _LATEX_ENV_START.search(text):
-            bare = text.strip()
-            # A bare LaTeX answer ("2\\sqrt{3}", "x \\in [1,3)"): read it whole as maths
-            # first, or "2" alone would be taken by the plain-number patterns.
-            if bare and (_looks_like_bare_math(bare) or is_gold):
-                wrapped = extract_candidates(
-                    f"${bare}$",
-                    build_targets(("latex",), lang, boxed_priority, n_choices),
-                    parse,
-                    **modes,
-                )
-                if "latex" in wrapped.kinds and (
-                    _looks_like_bare_math(bare)
-                    or not _has_parsed(extract_candidates(text, built, parse, skip=skip, **modes))
-                ):
-                    return wrapped
-        return extract_candidates(text, built, parse, skip=skip, **modes)
+
+        def plain() -> Candidates:
+            return extract_candidates(text, built, parse, skip=skip, **modes)
+
+        def as_latex() -> Candidates:
+            latex_only = build_targets(("latex",), lang, boxed_priority, n_choices)
+            return extract_candidates(f"${text.strip()}$", latex_only, parse, **modes)
+
+        if "latex" not in targets or not text.strip() or _LATEX_ENV_START.search(text):
+            return plain()
+        if _looks_like_bare_math(text.strip()):
+            # A bare LaTeX answer ("2\\sqrt{3}", "x \\in [1,3)"): read it whole as maths,
+            # or "2" alone would be taken by the plain-number patterns.
+            wrapped = as_latex()
+            return wrapped if "latex" in wrapped.kinds else plain()
+        found = plain()
+        if is_gold and not _has_parsed(found):
+            # A gold is a bare answer ("[1,3)", "x^2-1") even without LaTeX commands.
+            wrapped = as_latex()
+            if "latex" in wrapped.kinds:
+                return wrapped
+        return found
 
     gold = side(gold_text, req["gold_targets"], 26, is_gold=True)
     n_choices = 4
