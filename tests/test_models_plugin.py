@@ -93,7 +93,7 @@ def test_xdist_workers_share_the_load_and_each_sample_is_asked_exactly_once(
     result.assert_outcomes(passed=24)
     assert len(fake_openai.requests) == 24
     assert len({b["messages"][-1]["content"] for b in fake_openai.requests}) == 24
-    assert fake_openai.max_in_flight > 4  # both workers fetched at the same time
+    assert fake_openai.max_in_flight <= 2 * 4  # each worker keeps its own bound
     stats = report(pytester, "r.json")["model_stats"]
     assert (stats["calls"], stats["cache_hits"]) == (24, 0)
 
