@@ -109,6 +109,10 @@ def test_summary_shows_every_tier_and_no_errors(demo: DemoRun) -> None:
 def test_each_demo_sample_lands_in_its_documented_tier(demo: DemoRun) -> None:
     got = {sample_id: demo.samples[sample_id]["status"] for sample_id in EXPECTED_TIERS}
     assert got == EXPECTED_TIERS
+    refusals = [s["sample_id"] for s in demo.report["sample_results"] if s["refusal"]]
+    assert refusals == ["fy22-effective-tax-rate"]
+    assert demo.report["aggregate_metrics"]["refusals"] == 1
+    assert "refusals: 1" in demo.proc.stdout
     vat = [s for s in demo.report["sample_results"] if s["domain"] == "vat"]
     # The gold-layer file has no ids: items are named by line number.
     assert {s["sample_id"] for s in vat} == {"line2", "line3", "line4", "line5", "line6"}
