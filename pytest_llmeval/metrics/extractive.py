@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from pytest_llmeval.errors import GraderError
+from pytest_llmeval.errors import GraderError, LLMEvalError
 from pytest_llmeval.metrics.base import MetricResult, enforce
 
 if TYPE_CHECKING:
@@ -164,8 +164,8 @@ def _options(
 # --- worker client -----------------------------------------------------------------
 
 
-class _WorkerCrash(Exception):
-    pass
+class _WorkerCrash(LLMEvalError):
+    """The maths worker could not start or died (reported as a timed-out non-pass)."""
 
 
 _EOF = ""  # what the reader thread queues when the worker's stdout closes
@@ -292,7 +292,10 @@ atexit.register(_WORKER.stop)
 
 
 def start_worker() -> float:
-    """Start (warm up) the maths worker now; returns its start time in seconds (0.0 if running)."""
+    """Start (warm up) the maths worker now; returns its start time in seconds (0.0 if running).
+
+    Raises :class:`~pytest_llmeval.errors.LLMEvalError` if the worker cannot start.
+    """
     return _WORKER.start()
 
 
@@ -377,7 +380,7 @@ def _fast_path(gold: str, prediction: str, opts: _Options) -> ExtractiveMatch | 
 # --- results ---------------------------------------------------------------------
 
 
-def _clip(text: str, limit: int = 120) -> str:
+def _clip(text: str, limit: int = 80) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else "..." + text[-(limit - 3) :]
 
@@ -386,7 +389,13 @@ _LETTER_GOLD = re.compile(r"\s*\(?[A-Z]\)?\.?\s*")
 
 
 def _result(
-    *, passed: bool, opts: _Options, reply: dict[str, Any], timed_out: bool = False, gold: str = ""
+    *,
+    passed: bool,
+    opts: _Options,
+    reply: dict[str, Any],
+    timed_out: bool = False,
+    gold: str = "",
+    prediction: str = "",
 ) -> ExtractiveMatch:
     match = reply.get("match") or [0, 0]
     gi, pi = (match[0], match[1]) if passed else (0, 0)
@@ -409,7 +418,8 @@ def _result(
     elif pred_text is None:
         verdict = (
             f"gold {gold_text!r} -> {gold_value}, but nothing in the prediction parsed as "
-            f"{'/'.join(opts.pred_targets)} (language {opts.language!r})"
+            f"{'/'.join(opts.pred_targets)} (language {opts.language!r}); it ends with "
+            f"{_clip(prediction)!r}"
         )
     else:
         kind = (
@@ -522,7 +532,9 @@ def extractive_match(
             return _result(passed=False, opts=opts, reply=reply, timed_out=True)
         reply["message"] = f"the maths engine raised {message}; counted as not passed"
         return _result(passed=False, opts=opts, reply=reply, timed_out=True)
-    return _result(passed=bool(reply.get("passed")), opts=opts, reply=reply, gold=gold)
+    return _result(
+        passed=bool(reply.get("passed")), opts=opts, reply=reply, gold=gold, prediction=prediction
+    )
 
 
 def assert_extractive_match(
