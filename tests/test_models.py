@@ -7,6 +7,7 @@ import json
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -379,12 +380,21 @@ def test_cache_file_is_readable_versioned_json_without_the_key(
     assert not list((tmp_path / ".llmeval_cache").glob(".locks/*.lock"))
 
 
+@pytest.mark.parametrize("record", ["new", "off"])
 def test_workers_sharing_a_cache_call_each_request_exactly_once(
-    fake_openai: FakeOpenAIServer, service_for: Any
+    fake_openai: FakeOpenAIServer,
+    service_for: Any,
+    record: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # "off" keeps the project cache untouched but still shares a per-run scratch cache
+    monkeypatch.setenv("PYTEST_XDIST_TESTRUNUID", "run-1")
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
     fake_openai.latency = 0.05
     samples = [make_sample(i) for i in range(12)]
-    workers = [service_for(concurrency=3) for _ in range(2)]
+    workers = [service_for(concurrency=3, record=record) for _ in range(2)]
 
     def run(index: int) -> None:
         workers[index].prefetch(samples, worker_index=index, worker_count=2)
@@ -403,6 +413,8 @@ def test_workers_sharing_a_cache_call_each_request_exactly_once(
         merged["cache_hits"] == 0
     )  # reading what the other worker fetched this run is no cache hit
     assert len(merged["latencies"]) == 12
+    assert (tmp_path / ".llmeval_cache").exists() == (record == "new")
+    assert (tmp_path / "tmp" / "pytest-llmeval-run-1").exists() == (record == "off")
 
 
 # -- providers and precedence -----------------------------------------------------------------

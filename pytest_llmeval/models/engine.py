@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import tempfile
 import threading
 import time
 from collections.abc import Coroutine
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pytest_llmeval.errors import ModelError
 from pytest_llmeval.models.base import Completion, Usage
-from pytest_llmeval.models.cache import ResponseCache, cache_key
+from pytest_llmeval.models.cache import ResponseCache, cache_key, slug
 from pytest_llmeval.models.stats import Stats
 from pytest_llmeval.options import RecordMode
 
@@ -115,6 +116,7 @@ class Engine:
         self.limiter = RateLimiter(settings.rpm)
         self._semaphore: asyncio.Semaphore | None = None
         self._caches: dict[str, ResponseCache] = {}
+        self._scratch: Path | None = None
         self._chats: dict[str, OpenAIChat] = {}
         self._guard = threading.Lock()
 
@@ -132,12 +134,22 @@ class Engine:
                 self._chats[model] = OpenAIChat(model, self.settings)
             return self._chats[model]
 
+    def share_between_workers(self, run_id: str) -> None:
+        """Under xdist with ``--llm-record=off``, still ask each request once per run: workers
+        share a scratch cache for this run in the temp directory (the project cache stays untouched)."""
+        if self.mode is RecordMode.OFF and self._scratch is None:
+            self._scratch = Path(tempfile.gettempdir()) / f"pytest-llmeval-{slug(run_id)}"
+
     def cache_for(self, namespace: str) -> ResponseCache | None:
-        if self.mode is RecordMode.OFF:
+        if self.mode is RecordMode.OFF and self._scratch is None:
             return None
         with self._guard:
             if namespace not in self._caches:
-                self._caches[namespace] = ResponseCache(self.cache_root, namespace, self.mode)
+                if self._scratch is not None:
+                    cache = ResponseCache(self._scratch, namespace, RecordMode.NEW)
+                else:
+                    cache = ResponseCache(self.cache_root, namespace, self.mode)
+                self._caches[namespace] = cache
             return self._caches[namespace]
 
     @property

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -87,6 +88,9 @@ class AnswerService:
         """
         if self.provider is None or not self.provider.prefetch or self._fatal is not None:
             return
+        run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+        if worker_count > 1 and run_id:
+            self.engine.share_between_workers(run_id)
         share: list[Sample] = []
         seen: set[_Key] = set()
         for index, sample in enumerate(samples):
