@@ -488,3 +488,45 @@ def test_without_fork_the_parent_deadline_kills_the_worker(monkeypatch: pytest.M
         assert worker.starts >= 2
     finally:
         worker.stop()
+
+
+# --- gold files through the plugin ------------------------------------------------------------
+
+
+def test_gold_file_selects_extractive_match(pytester: pytest.Pytester) -> None:
+    from tests.conftest import write_suite
+
+    only_accuracy = {"weights": {"accuracy": 1, "length": 0}}
+    write_suite(
+        pytester,
+        [
+            {
+                "id": "half",
+                "question": "What fraction of the pizza is left?",
+                "expected": "\\frac{1}{2}",
+                "response": "Two of four slices remain, so the answer is $\\boxed{0.5}$.",
+                "eval_criteria": {"extractive": True, **only_accuracy},
+            },
+            {
+                "id": "choice",
+                "question": "Which gas do plants absorb? (A) O2 (B) CO2 (C) N2",
+                "expected": "B",
+                "response": "Plants take in carbon dioxide, so the answer is (B).",
+                "eval_criteria": {
+                    "extractive": {"gold_targets": ["index"], "pred_targets": ["index"]},
+                    **only_accuracy,
+                },
+            },
+            {
+                "id": "wrong",
+                "question": "Solve 2x = 6.",
+                "expected": "3",
+                "response": "Dividing both sides by 2 gives $x = 4$.",
+                "eval_criteria": {"extractive": True, **only_accuracy},
+            },
+        ],
+    )
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    result = pytester.runpytest("-p", "no:randomly")
+    assert result.parseoutcomes() == {"passed": 2, "failed": 1}
+    result.stdout.fnmatch_lines(["*wrong*"])
