@@ -47,7 +47,7 @@ RESPONSE_CLAIMS = [
 
 
 def scripted_10b5_judge(messages: list[dict[str, str]]) -> str:
-    system, user = messages[0]["content"], messages[-1]["content"]
+    system, user = messages[0]["content"], messages[1]["content"]  # [1]: a repair turn comes last
     if "atomic factual claims" in system:
         return json.dumps({"claims": GOLD_CLAIMS if "preestablish" in user else RESPONSE_CLAIMS})
     assert "compare the claims" in system

@@ -75,7 +75,7 @@ def rule_following_judge(messages: Messages) -> str:
     instruction (instruction-like sentences there are not claims), but text that escapes
     the tags is read as instructions and obeyed. So it only resists injection if the
     prompt's delimiting holds."""
-    system, user = messages[0]["content"], messages[-1]["content"]
+    system, user = messages[0]["content"], messages[1]["content"]  # [1]: a repair turn comes last
     escaped = _outside_blocks(user)
     obey = bool(re.search(r"ignore previous instructions", escaped, re.I))
     blocks = _blocks(user)

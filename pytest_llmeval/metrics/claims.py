@@ -104,25 +104,27 @@ def claims_f1(
         failures.append(f"recall {recall:.2f} < min_recall {min_recall:.2f}")
     passed = not failures
 
-    missing = [gold[link.index] for link in matching.gold if link.match is None]
-    unsupported = [resp_claims[link.index] for link in matching.response if link.match is None]
+    # each unmatched claim with the judge's reason ("... but numbers disagree")
+    missing = [
+        f"{gold[link.index]!r} ({link.reason})" for link in matching.gold if link.match is None
+    ]
+    unsupported = [
+        f"{resp_claims[link.index]!r} ({link.reason})"
+        for link in matching.response
+        if link.match is None
+    ]
     parts = [
         f"{judge_name(model)} judge: {hit_gold}/{n_gold} gold claims stated by the response (recall {recall:.2f}), "
         f"{hit_resp}/{n_resp} response claims stated by the gold answer (precision {precision:.2f}), F1 {f1:.2f}",
         "; ".join(failures) if failures else f"F1 >= min_f1 {min_f1:.2f}",
     ]
-    if missing:
-        parts.append(
-            "missing: "
-            + "; ".join(repr(c) for c in missing[:3])
-            + (" ..." if len(missing) > 3 else "")
-        )
-    if unsupported:
-        parts.append(
-            "unsupported: "
-            + "; ".join(repr(c) for c in unsupported[:3])
-            + (" ..." if len(unsupported) > 3 else "")
-        )
+    for label, items in (("missing", missing), ("unsupported", unsupported)):
+        if items:
+            parts.append(
+                f"{label}: "
+                + "; ".join(items[:3])
+                + (f"; ... {len(items) - 3} more" if len(items) > 3 else "")
+            )
     if "fallback" in details:
         parts.append(f"fallback: {details['fallback']}")
     details.update(
