@@ -25,14 +25,20 @@ _OPTION_KEYS = ("tolerance", "tolerance_mode", "require_currency", "percent", "m
 
 
 def eval_own(path: Path, show: bool) -> tuple[int, int]:
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [
+        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
     ok = 0
     by_cat: Counter[str] = Counter()
     wrong_cat: Counter[str] = Counter()
     for row in rows:
         opts = {k: row[k] for k in _OPTION_KEYS if k in row}
         res = numeric_match(
-            row["response"], row["expected"], question=row.get("question"), category=row.get("category"), **opts
+            row["response"],
+            row["expected"],
+            question=row.get("question"),
+            category=row.get("category"),
+            **opts,
         )
         good = res.passed == bool(row["label"])
         ok += good
@@ -41,7 +47,9 @@ def eval_own(path: Path, show: bool) -> tuple[int, int]:
         if not good:
             wrong_cat[tag] += 1
             if show:
-                print(f"WRONG label={row['label']} {row.get('id', '')}: {res.explanation}\n   response: {row['response'][:300]!r}\n")
+                print(
+                    f"WRONG label={row['label']} {row.get('id', '')}: {res.explanation}\n   response: {row['response'][:300]!r}\n"
+                )
     print(f"own labelled cases: {ok}/{len(rows)} = {ok / max(1, len(rows)):.1%}")
     for tag, n in sorted(by_cat.items()):
         print(f"  {tag:<14} {n - wrong_cat[tag]}/{n}")
@@ -49,7 +57,11 @@ def eval_own(path: Path, show: bool) -> tuple[int, int]:
 
 
 def eval_financebench(data_dir: Path, show: bool) -> tuple[int, int]:
-    rows = [json.loads(line) for line in (data_dir / "financebench_dev.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [
+        json.loads(line)
+        for line in (data_dir / "financebench_dev.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
     numeric = [r for r in rows if looks_numeric(r["gold"])]
     questions = sorted({r["question"] for r in numeric})
     agree = 0
@@ -60,11 +72,16 @@ def eval_financebench(data_dir: Path, show: bool) -> tuple[int, int]:
         agree += res.passed == truth
         conf[(r["label"], res.passed)] += 1
         if show and res.passed != truth:
-            print(f"DISAGREE label={r['label']} gold={r['gold']!r} id={r['id']}\n  Q: {r['question'][:160]}\n  {res.explanation}\n  R: {r['response'][:600]!r}\n")
+            print(
+                f"DISAGREE label={r['label']} gold={r['gold']!r} id={r['id']}\n  Q: {r['question'][:160]}\n  {res.explanation}\n  R: {r['response'][:600]!r}\n"
+            )
     n = len(numeric)
     print(f"FinanceBench dev numeric questions: {len(questions)} questions, {n} answers")
     print(f"agreement with label=='correct': {agree}/{n} = {agree / max(1, n):.1%}")
-    print("  (label, passed) counts: " + ", ".join(f"{k[0]}/{k[1]}={v}" for k, v in sorted(conf.items())))
+    print(
+        "  (label, passed) counts: "
+        + ", ".join(f"{k[0]}/{k[1]}={v}" for k, v in sorted(conf.items()))
+    )
     always_false = sum(r["label"] != "correct" for r in numeric)
     print(f"  baseline always-fail: {always_false / max(1, n):.1%}")
     return agree, n
@@ -73,7 +90,9 @@ def eval_financebench(data_dir: Path, show: bool) -> tuple[int, int]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", type=Path, default=ROOT / "tests" / "data" / "numeric_cases.jsonl")
-    ap.add_argument("--financebench", type=Path, default=None, help="directory with financebench_dev.jsonl")
+    ap.add_argument(
+        "--financebench", type=Path, default=None, help="directory with financebench_dev.jsonl"
+    )
     ap.add_argument("--show-errors", action="store_true")
     args = ap.parse_args()
     if args.cases.exists():

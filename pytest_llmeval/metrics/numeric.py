@@ -8,6 +8,7 @@ Conventions are documented in the README section "Numeric answers".
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from dataclasses import dataclass, field
@@ -40,27 +41,76 @@ MATCH_MODES = ("concluding", "any", "first", "last")
 
 # Category -> phrases that name it in prose. Extend with register_category().
 CATEGORY_SYNONYMS: dict[str, list[str]] = {
-    "revenue": ["total net revenue", "net revenues", "net revenue", "total revenues", "total revenue", "revenues",
-                "revenue", "net sales", "total sales", "sales", "turnover", "top line", "top-line"],
-    "net income": ["net income", "net profit", "net earnings", "profit after tax", "earnings", "profit",
-                   "bottom line", "net loss"],
-    "operating income": ["operating income", "operating profit", "income from operations", "operating loss", "ebit"],
+    "revenue": [
+        "total net revenue",
+        "net revenues",
+        "net revenue",
+        "total revenues",
+        "total revenue",
+        "revenues",
+        "revenue",
+        "net sales",
+        "total sales",
+        "sales",
+        "turnover",
+        "top line",
+        "top-line",
+    ],
+    "net income": [
+        "net income",
+        "net profit",
+        "net earnings",
+        "profit after tax",
+        "earnings",
+        "profit",
+        "bottom line",
+        "net loss",
+    ],
+    "operating income": [
+        "operating income",
+        "operating profit",
+        "income from operations",
+        "operating loss",
+        "ebit",
+    ],
     "gross profit": ["gross profit", "gross margin"],
     "ebitda": ["adjusted ebitda", "adj. ebitda", "ebitda"],
     "eps": ["diluted eps", "diluted earnings per share", "earnings per share", "eps"],
-    "capex": ["capital expenditures", "capital expenditure", "capex", "capital spending",
-              "purchases of property, plant and equipment", "purchases of property and equipment"],
-    "operating cash flow": ["net cash provided by operating activities", "cash from operations",
-                            "operating cash flow", "cash flow from operations", "cash flows from operating activities"],
+    "capex": [
+        "capital expenditures",
+        "capital expenditure",
+        "capex",
+        "capital spending",
+        "purchases of property, plant and equipment",
+        "purchases of property and equipment",
+    ],
+    "operating cash flow": [
+        "net cash provided by operating activities",
+        "cash from operations",
+        "operating cash flow",
+        "cash flow from operations",
+        "cash flows from operating activities",
+    ],
     "free cash flow": ["free cash flow", "fcf"],
     "cash": ["cash and cash equivalents", "cash and equivalents", "cash"],
     "debt": ["total debt", "long-term debt", "borrowings", "debt"],
     "total assets": ["total assets", "assets"],
     "total liabilities": ["total liabilities", "liabilities"],
     "equity": ["shareholders' equity", "stockholders' equity", "total equity", "equity"],
-    "dividends": ["dividends paid", "cash dividends", "dividend per share", "dividends", "dividend"],
+    "dividends": [
+        "dividends paid",
+        "cash dividends",
+        "dividend per share",
+        "dividends",
+        "dividend",
+    ],
     "cost of sales": ["cost of goods sold", "cost of sales", "cost of revenue", "cogs"],
-    "operating expenses": ["operating expenses", "opex", "sg&a", "selling, general and administrative"],
+    "operating expenses": [
+        "operating expenses",
+        "opex",
+        "sg&a",
+        "selling, general and administrative",
+    ],
     "r&d": ["research and development", "r&d"],
     "inventory": ["inventories", "inventory"],
     "accounts receivable": ["accounts receivable", "receivables"],
@@ -127,9 +177,23 @@ _RESPONSE_SCALE_RE = re.compile(
     r"|\b(?:amounts|figures|numbers|values|dollars|expressed|presented|stated|reported)\s+(?:are\s+)?in\s+(?:\$\s*|usd\s+)?(thousands|millions|billions)\b",
     re.IGNORECASE,
 )
-_SCALE_NAMES = {"thousands": 1e3, "millions": 1e6, "billions": 1e9, "trillions": 1e12, "mn": 1e6, "mm": 1e6,
-                "bn": 1e9, "crores": 1e7, "lakhs": 1e5, "thousand": 1e3, "million": 1e6, "billion": 1e9,
-                "trillion": 1e12, "crore": 1e7, "lakh": 1e5}
+_SCALE_NAMES = {
+    "thousands": 1e3,
+    "millions": 1e6,
+    "billions": 1e9,
+    "trillions": 1e12,
+    "mn": 1e6,
+    "mm": 1e6,
+    "bn": 1e9,
+    "crores": 1e7,
+    "lakhs": 1e5,
+    "thousand": 1e3,
+    "million": 1e6,
+    "billion": 1e9,
+    "trillion": 1e12,
+    "crore": 1e7,
+    "lakh": 1e5,
+}
 
 
 @dataclass(frozen=True)
@@ -151,7 +215,9 @@ def _question_hints(question: str | None) -> _QuestionHints:
     cm = _Q_CURRENCY_RE.search(q)
     currency = None
     if cm:
-        code = cm.group(1) or {"US$": "USD", "$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY"}.get(cm.group(2) or "")
+        code = cm.group(1) or {"US$": "USD", "$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY"}.get(
+            cm.group(2) or ""
+        )
         currency = code
     return _QuestionHints(
         scale=scale,
@@ -196,8 +262,17 @@ def _parse_gold(expected: Any, question: str | None) -> _Gold | None:
         if not math.isfinite(x):
             return None
         d = _decimals_of_float(x)
-        return _Gold(x, 10.0**-d if d else 1.0, False, None, repr(expected), True,
-                     x.is_integer() and 1900 <= x <= 2100, 1.0, False)
+        return _Gold(
+            x,
+            10.0**-d if d else 1.0,
+            False,
+            None,
+            repr(expected),
+            True,
+            x.is_integer() and 1900 <= x <= 2100,
+            1.0,
+            False,
+        )
     if isinstance(expected, (list, tuple)):
         expected = " ".join(str(e) for e in expected)
     text = str(expected) if expected is not None else ""
@@ -221,15 +296,28 @@ def _parse_gold_text(text: str, question: str | None) -> _Gold | None:
         return None
     value = pick.value
     # In a gold, parentheses always mean negative ("(5)").
-    if pick.role == "marker" and text.strip().startswith("(") and text.strip().rstrip(".").endswith(")"):
+    if (
+        pick.role == "marker"
+        and text.strip().startswith("(")
+        and text.strip().rstrip(".").endswith(")")
+    ):
         value = -abs(value)
     word_sign = pick.sign_source == "word"
     if word_sign:
         value = -abs(value)
     bare = pick.scale_word is None and not pick.percent
     unit = pick.scale * (0.01 if pick.percent else 1.0)
-    return _Gold(value, pick.ulp, pick.percent, pick.currency, pick.raw or text.strip(), bare,
-                 pick.role == "year", unit, word_sign)
+    return _Gold(
+        value,
+        pick.ulp,
+        pick.percent,
+        pick.currency,
+        pick.raw or text.strip(),
+        bare,
+        pick.role == "year",
+        unit,
+        word_sign,
+    )
 
 
 # --------------------------------------------------------------------------- agreement
@@ -242,7 +330,7 @@ def _digits_ulp(x: float) -> float:
     d = _decimals_of_float(x)
     if d > 0:
         return 10.0**-d
-    n = abs(int(round(x)))
+    n = abs(round(x))
     ulp = 1.0
     while n and n % 10 == 0:
         n //= 10
@@ -253,7 +341,7 @@ def _digits_ulp(x: float) -> float:
 def _sig_digits(x: float, ulp: float) -> int:
     if x == 0 or ulp <= 0:
         return 1
-    return max(1, int(math.floor(math.log10(abs(x)) - math.log10(ulp) + 1e-9)) + 1)
+    return max(1, math.floor(math.log10(abs(x)) - math.log10(ulp) + 1e-9) + 1)
 
 
 def values_agree(a: float, b: float, *, rel_tol: float = 1e-9, rounding: bool = True) -> bool:
@@ -279,7 +367,9 @@ def values_agree(a: float, b: float, *, rel_tol: float = 1e-9, rounding: bool = 
     return _sig_digits(coarse, ulp) >= 2 and diff < 0.5 * ulp * (1 - 1e-9)
 
 
-def _agree(g: _Gold, gv: float, gulp: float, cv: float, culp: float, csig: int, tol: float, mode: str) -> bool:
+def _agree(
+    g: _Gold, gv: float, gulp: float, cv: float, culp: float, csig: int, tol: float, mode: str
+) -> bool:
     diff = abs(gv - cv)
     scale = max(abs(gv), abs(cv))
     if diff <= 1e-9 * scale or diff <= 1e-15:
@@ -309,7 +399,14 @@ class _Interp:
 def _gold_interps(g: _Gold, hints: _QuestionHints, percent_mode: str) -> list[_Interp]:
     out = []
     if g.bare and hints.scale and not g.yearish:
-        out.append(_Interp(g.value * hints.scale, g.ulp * hints.scale, False, f"scale x{_fmt(hints.scale)} from the question"))
+        out.append(
+            _Interp(
+                g.value * hints.scale,
+                g.ulp * hints.scale,
+                False,
+                f"scale x{_fmt(hints.scale)} from the question",
+            )
+        )
     if g.bare and not g.percent and (hints.percent_strong or percent_mode == "number"):
         out.append(_Interp(g.value / 100.0, g.ulp / 100.0, True, "percent from the question"))
     if not out or not (g.bare and hints.scale):
@@ -318,13 +415,17 @@ def _gold_interps(g: _Gold, hints: _QuestionHints, percent_mode: str) -> list[_I
     return out
 
 
-def _cand_interps(c: Candidate, hints: _QuestionHints, resp_scale: float | None, percent_mode: str) -> list[_Interp]:
+def _cand_interps(
+    c: Candidate, hints: _QuestionHints, resp_scale: float | None, percent_mode: str
+) -> list[_Interp]:
     out = [_Interp(c.value, c.ulp, c.percent, "")]
     unscaled = c.scale_word is None and not c.percent
     if unscaled and hints.scale:
         out.append(_Interp(c.value * hints.scale, c.ulp * hints.scale, False, "question scale"))
     if unscaled and resp_scale and resp_scale != hints.scale:
-        out.append(_Interp(c.value * resp_scale, c.ulp * resp_scale, False, "scale stated in the answer"))
+        out.append(
+            _Interp(c.value * resp_scale, c.ulp * resp_scale, False, "scale stated in the answer")
+        )
     if unscaled and not c.currency and (hints.percent_strong or percent_mode == "number"):
         out.append(_Interp(c.value / 100.0, c.ulp / 100.0, True, "percent from the question"))
     if percent_mode == "number" and c.percent:
@@ -336,14 +437,17 @@ def _percent_ok(g: _Gold, c: Candidate, gi: _Interp, ci: _Interp, percent_mode: 
     if percent_mode == "strict":
         return gi.percent == ci.percent
     # A money amount never matches a percentage ("$0.40" vs "40%"), in either direction.
-    if (g.currency and ci.percent) or (gi.percent and c.currency):
-        return False
-    return True
+    return not ((g.currency and ci.percent) or (gi.percent and c.currency))
 
 
 def _match_candidate(
-    g: _Gold, c: Candidate, hints: _QuestionHints, resp_scale: float | None,
-    tol: float, mode: str, percent_mode: str,
+    g: _Gold,
+    c: Candidate,
+    hints: _QuestionHints,
+    resp_scale: float | None,
+    tol: float,
+    mode: str,
+    percent_mode: str,
 ) -> tuple[bool, float, str]:
     """(agrees, signed value used, note). Applies the sign conventions."""
     best_val = c.value
@@ -353,7 +457,7 @@ def _match_candidate(
     signs: list[tuple[float, str]] = []
     if c.sign_source == "word" and c.value > 0:
         signs.append((-1.0, "negative from wording"))
-        if hints.magnitude_ok or not g.word_sign and g.value >= 0 and hints.magnitude_ok:
+        if hints.magnitude_ok or (not g.word_sign and g.value >= 0 and hints.magnitude_ok):
             signs.append((1.0, ""))
     else:
         signs.append((1.0, ""))
@@ -394,7 +498,10 @@ _STRONG_CUE_RE = re.compile(
     r"comes?\s+(?:out\s+)?to|works?\s+out\s+to|in\s+total|totals?\s+\$|rounded|rounding|round(?:s|ed)?\s+to)\b",
     re.IGNORECASE,
 )
-_WEAK_CUE_RE = re.compile(r"\b(?:overall|approximately|roughly|about|total|was|is|were|amounted|stood|came)\b", re.IGNORECASE)
+_WEAK_CUE_RE = re.compile(
+    r"\b(?:overall|approximately|roughly|about|total|was|is|were|amounted|stood|came)\b",
+    re.IGNORECASE,
+)
 _STATED_RE = re.compile(
     r"\b(?:is|was|were|are|be|been|amounted\s+to|amounts\s+to|totall?ed|totals|came\s+(?:in\s+)?(?:to|at)|stood\s+at|"
     r"equals?|equaled|reached|of|at|by|reported|recorded|generated|earned|paid|spent|had|has|to|gives|giving|yields|yielding|results\s+in)\s*:?\s*"
@@ -408,23 +515,153 @@ _REFUSAL_RE = re.compile(
     r"hypothetical|assume|assuming|suppose|expects?|guidance|forecast|projected?)\b",
     re.IGNORECASE,
 )
-_ALT_LINK_RE = re.compile(r"^\s*(?:,?\s*or\b|\(|,?\s*i\.e\.,?|,?\s*which\s+is|,?\s*equivalent\s+to|/|,?\s*that\s+is,?)\s*(?:about|approximately|roughly)?\s*[$€£¥]?", re.IGNORECASE)
+_ALT_LINK_RE = re.compile(
+    r"^\s*(?:,?\s*or\b|\(|,?\s*i\.e\.,?|,?\s*which\s+is|,?\s*equivalent\s+to|/|,?\s*that\s+is,?)\s*(?:about|approximately|roughly)?\s*[$€£¥]?",
+    re.IGNORECASE,
+)
 _STOP = frozenset(
-    "what which when where does have been were with from that this than then them they their there these those "
-    "into over under about above below based using used provided information statement statements answer question "
-    "following primarily details shown response round rounded decimal places units percents percent millions billions "
-    "thousands calculate compute company give please only assume your respond perspective analyst financial "
-    "metric metrics help basing address adopting clearly utilizing items line reported year fiscal total".split()
+    [
+        "what",
+        "which",
+        "when",
+        "where",
+        "does",
+        "have",
+        "been",
+        "were",
+        "with",
+        "from",
+        "that",
+        "this",
+        "than",
+        "then",
+        "them",
+        "they",
+        "their",
+        "there",
+        "these",
+        "those",
+        "into",
+        "over",
+        "under",
+        "about",
+        "above",
+        "below",
+        "based",
+        "using",
+        "used",
+        "provided",
+        "information",
+        "statement",
+        "statements",
+        "answer",
+        "question",
+        "following",
+        "primarily",
+        "details",
+        "shown",
+        "response",
+        "round",
+        "rounded",
+        "decimal",
+        "places",
+        "units",
+        "percents",
+        "percent",
+        "millions",
+        "billions",
+        "thousands",
+        "calculate",
+        "compute",
+        "company",
+        "give",
+        "please",
+        "only",
+        "assume",
+        "your",
+        "respond",
+        "perspective",
+        "analyst",
+        "financial",
+        "metric",
+        "metrics",
+        "help",
+        "basing",
+        "address",
+        "adopting",
+        "clearly",
+        "utilizing",
+        "items",
+        "line",
+        "reported",
+        "year",
+        "fiscal",
+        "total",
+    ]
 )
 
 
 _STATED_WORDS = frozenset(
-    "is was were are be been totaled totalled totals equals equal equaled reached of at by to reported recorded "
-    "generated earned paid spent had has gives giving yields yielding amounted amounts stood came ="
-    .split()
+    [
+        "is",
+        "was",
+        "were",
+        "are",
+        "be",
+        "been",
+        "totaled",
+        "totalled",
+        "totals",
+        "equals",
+        "equal",
+        "equaled",
+        "reached",
+        "of",
+        "at",
+        "by",
+        "to",
+        "reported",
+        "recorded",
+        "generated",
+        "earned",
+        "paid",
+        "spent",
+        "had",
+        "has",
+        "gives",
+        "giving",
+        "yields",
+        "yielding",
+        "amounted",
+        "amounts",
+        "stood",
+        "came",
+        "=",
+    ]
 )
 _STATED_FILLERS = frozenset(
-    "approximately about around roughly nearly almost an a the just over under negative total ~ ** * : - −".split()
+    [
+        "approximately",
+        "about",
+        "around",
+        "roughly",
+        "nearly",
+        "almost",
+        "an",
+        "a",
+        "the",
+        "just",
+        "over",
+        "under",
+        "negative",
+        "total",
+        "~",
+        "**",
+        "*",
+        ":",
+        "-",
+        "−",
+    ]
 )
 
 
@@ -451,7 +688,11 @@ def _segments(text: str) -> list[tuple[int, int]]:
     # A lead-in ending with ":" belongs to what follows ("... is:\n\n$1,577 million").
     merged: list[tuple[int, int]] = []
     for seg in segs:
-        if merged and text[merged[-1][0] : merged[-1][1]].rstrip(" *").endswith(":") and (seg[1] - seg[0]) < 200:
+        if (
+            merged
+            and text[merged[-1][0] : merged[-1][1]].rstrip(" *").endswith(":")
+            and (seg[1] - seg[0]) < 200
+        ):
             merged[-1] = (merged[-1][0], seg[1])
         else:
             merged.append(seg)
@@ -487,8 +728,12 @@ _CLAUSE_CUE_RE = re.compile(
 
 
 def _pick_in_segment(
-    text: str, seg: tuple[int, int], cands: list[Candidate],
-    q_stems: frozenset[str] = frozenset(), q_years: frozenset[str] = frozenset(), q_change: bool = False,
+    text: str,
+    seg: tuple[int, int],
+    cands: list[Candidate],
+    q_stems: frozenset[str] = frozenset(),
+    q_years: frozenset[str] = frozenset(),
+    q_change: bool = False,
 ) -> Candidate | None:
     # Within a sentence, what follows the last "so"/"therefore"/"which gives" is the conclusion.
     cue_pos = -1
@@ -510,8 +755,11 @@ def _pick_in_segment(
     # ("... in 2022", "a change of ..."), then the first one stated with "is/was/of".
     asks_change = bool(q_change)
     best: tuple[float, int] | None = None
+    if len(values) > 64:  # keep the work linear on pathological sentences
+        values = values[:32] + values[-32:]
+    bounds = _clause_bounds(text, seg)
     for i, c in enumerate(values):
-        clause = _clause_around(text, seg, c)
+        clause = _clause_around(text, bounds, c)
         words = {w[:5] for w in re.findall(r"[A-Za-z][A-Za-z&'-]{2,}", clause.lower())}
         sc = 0.5 * len(words & q_stems)
         years = set(_YEAR_RE.findall(clause))
@@ -544,18 +792,25 @@ _Q_CHANGE_RE = re.compile(
 )
 
 
-def _clause_around(text: str, seg: tuple[int, int], c: Candidate) -> str:
-    start, end = seg
-    for m in _CLAUSE_SPLIT_RE.finditer(text, seg[0], c.span[0]):
-        start = m.end()
-    m2 = _CLAUSE_SPLIT_RE.search(text, c.span[1], seg[1])
-    if m2:
-        end = m2.start()
-    return text[start:end]
+def _clause_bounds(text: str, seg: tuple[int, int]) -> list[int]:
+    bounds = [seg[0]]
+    for m in _CLAUSE_SPLIT_RE.finditer(text, seg[0], seg[1]):
+        bounds.append(m.end())
+    bounds.append(seg[1])
+    return bounds
+
+
+def _clause_around(text: str, bounds: list[int], c: Candidate) -> str:
+    i = max(0, bisect.bisect_right(bounds, c.span[0]) - 1)
+    end = bounds[i + 1] if i + 1 < len(bounds) else bounds[-1]
+    return text[bounds[i] : max(end, c.span[1])]
 
 
 def _select_concluding(
-    text: str, cands: list[Candidate], question: str | None, allow_roles: set[str],
+    text: str,
+    cands: list[Candidate],
+    question: str | None,
+    allow_roles: set[str],
 ) -> tuple[Candidate | None, list[Candidate], str]:
     """The figure stated as the answer, its restatements ("0.66 or 66%"), and why it was chosen."""
     eligible = [c for c in cands if c.role in ("value", "result", "range") or c.role in allow_roles]
@@ -623,49 +878,57 @@ def _category_regex(category: str) -> re.Pattern[str]:
     if key not in phrases:
         phrases.append(key)
     phrases = sorted({p for p in phrases if p}, key=len, reverse=True)
-    return re.compile(r"(?<![\w])(?:" + "|".join(re.escape(p) for p in phrases) + r")(?![\w])", re.IGNORECASE)
+    return re.compile(
+        r"(?<![\w])(?:" + "|".join(re.escape(p) for p in phrases) + r")(?![\w])", re.IGNORECASE
+    )
 
 
 def _select_category(
-    text: str, cands: list[Candidate], category: str, question: str | None,
+    text: str,
+    cands: list[Candidate],
+    category: str,
+    question: str | None,
 ) -> tuple[Candidate | None, str]:
     key = category.strip().lower().replace("_", " ")
-    hits = []
+    hits: list[re.Match[str]] = []
     if key not in CATEGORY_SYNONYMS:
         hits = list(re.finditer(r"(?<![\w])" + re.escape(key) + r"(?![\w])", text, re.IGNORECASE))
     if not hits:
         hits = list(_category_regex(category).finditer(text))
-    if not hits:
-        return None, ""
     eligible = [c for c in cands if c.role in ("value", "result", "range")]
-    if not eligible:
+    if not hits or not eligible:
         return None, ""
+    hits = hits[:200]
     segs = _segments(text)
+    seg_starts = [sg[0] for sg in segs]
+    starts = [c.span[0] for c in eligible]
     q_stems = _question_stems(question)
     best: tuple[float, int, Candidate, str] | None = None
+    seg_scores: dict[int, float] = {}
     for m in hits:
-        seg = next((s for s in segs if s[0] <= m.start() < s[1]), (0, len(text)))
-        # The value tied to the phrase: the first stated value after it in the same clause,
-        # before the next category-like phrase; otherwise the nearest one before it.
+        si = max(0, bisect.bisect_right(seg_starts, m.start()) - 1)
+        seg = segs[si] if segs else (0, len(text))
+        # The value tied to the phrase: the first stated value after it in the same sentence
+        # (no ";" and not too far); otherwise the nearest one just before it.
         pick = None
-        for c in eligible:
-            if c.span[0] >= m.end() and c.span[0] < seg[1]:
-                between = text[m.end() : c.span[0]]
-                if ";" in between or len(between) > 150:
-                    break
-                pick = c
-                break
-        if pick is None:
-            before = [c for c in eligible if seg[0] <= c.span[0] < m.start() and m.start() - c.span[1] < 60]
-            if before:
-                pick = before[-1]
+        j = bisect.bisect_left(starts, m.end())
+        if j < len(eligible) and eligible[j].span[0] < seg[1]:
+            between = text[m.end() : eligible[j].span[0]]
+            if ";" not in between and len(between) <= 150:
+                pick = eligible[j]
+        if pick is None and j > 0:
+            prev = eligible[j - 1]
+            if seg[0] <= prev.span[0] and m.start() - prev.span[1] < 60:
+                pick = prev
         if pick is None:
             continue
-        sc = _score_segment(text[seg[0] : seg[1]], q_stems, 1)
+        if si not in seg_scores:
+            seg_scores[si] = _score_segment(text[seg[0] : seg[1]], q_stems, 1)
+        sc = seg_scores[si]
         dist = abs(pick.span[0] - m.end())
-        key = (sc - dist / 200.0, seg[0])
-        if best is None or key > (best[0], best[1]):
-            best = (key[0], key[1], pick, m.group(0))
+        rank = (sc - dist / 200.0, seg[0])
+        if best is None or rank > (best[0], best[1]):
+            best = (rank[0], rank[1], pick, m.group(0))
     if best is None:
         return None, ""
     return best[2], f'the value tied to "{best[3]}" (category {category!r})'
@@ -716,7 +979,9 @@ def numeric_match(
     Bad option values raise ``ValueError``; no response string makes it raise.
     """
     if tolerance_mode not in TOLERANCE_MODES:
-        raise ValueError(f"tolerance_mode must be one of {', '.join(TOLERANCE_MODES)}; got {tolerance_mode!r}")
+        raise ValueError(
+            f"tolerance_mode must be one of {', '.join(TOLERANCE_MODES)}; got {tolerance_mode!r}"
+        )
     if percent not in PERCENT_MODES:
         raise ValueError(f"percent must be one of {', '.join(PERCENT_MODES)}; got {percent!r}")
     if match not in MATCH_MODES:
@@ -731,29 +996,50 @@ def numeric_match(
         response = "" if response is None else str(response)
     if question is not None and not isinstance(question, str):
         question = str(question)
-    return _numeric_match(response, expected, category, tol, tolerance_mode, question, require_currency, percent, match)
+    return _numeric_match(
+        response,
+        expected,
+        category,
+        tol,
+        tolerance_mode,
+        question,
+        require_currency,
+        percent,
+        match,
+    )
 
 
 def _tol_text(tol: float, mode: str) -> str:
     if mode == "relative":
         return f"relative tolerance {_fmt(tol * 100)}% (plus rounding of the coarser display)"
     if mode == "absolute":
-        return f"absolute tolerance {_fmt(tol)} expected units (plus rounding of the coarser display)"
+        return (
+            f"absolute tolerance {_fmt(tol)} expected units (plus rounding of the coarser display)"
+        )
     if mode == "rounding":
         return f"rounding tolerance (half a unit in the last shown digit{f' + {_fmt(tol)} units' if tol else ''})"
     return "exact match"
 
 
 def _numeric_match(
-    response: str, expected: Any, category: str | None, tol: float, mode: str, question: str | None,
-    require_currency: bool, percent_mode: str, match: str,
+    response: str,
+    expected: Any,
+    category: str | None,
+    tol: float,
+    mode: str,
+    question: str | None,
+    require_currency: bool,
+    percent_mode: str,
+    match: str,
 ) -> NumericMatch:
     gold = _parse_gold(expected, question)
     cands = extract_values(response, question=question)
     exp_repr = expected if isinstance(expected, str) else repr(expected)
     if gold is None:
         return NumericMatch(
-            passed=False, score=0.0, candidates=cands,
+            passed=False,
+            score=0.0,
+            candidates=cands,
             explanation=f"expected {str(exp_repr)[:80]!r} holds no number, so there is nothing to compare; "
             "use a text grader for non-numeric golds",
             details={"error": "expected_not_numeric"},
@@ -793,11 +1079,20 @@ def _numeric_match(
                 how = (f"no value tied to category {category!r}; " if category else "") + how2
 
     if not chosen:
-        reason = "no numeric value found in the answer" if not cands else (
-            "no stated value found (values seen: " + ", ".join(f'"{c.raw}" ({c.role})' for c in cands[:6]) + ")"
+        reason = (
+            "no numeric value found in the answer"
+            if not cands
+            else (
+                "no stated value found (values seen: "
+                + ", ".join(f'"{c.raw}" ({c.role})' for c in cands[:6])
+                + ")"
+            )
         )
         return NumericMatch(
-            passed=False, score=0.0, expected_value=gold.value, candidates=cands,
+            passed=False,
+            score=0.0,
+            expected_value=gold.value,
+            candidates=cands,
             explanation=f"{exp_desc}; {reason}.",
             details={"selection": how, "expected_raw": str(exp_repr)},
         )
@@ -824,29 +1119,47 @@ def _numeric_match(
     if percent_mode == "strict" and gold.percent != found.percent:
         ok = False
     denom = abs(gold.value) if gold.value else 0.0
-    pdiff = abs(found_val - gold.value) / denom * 100.0 if denom else (0.0 if found_val == gold.value else math.inf)
+    pdiff = (
+        abs(found_val - gold.value) / denom * 100.0
+        if denom
+        else (0.0 if found_val == gold.value else math.inf)
+    )
     if ok:
         score = 1.0
     else:
         rel = pdiff / 100.0 if math.isfinite(pdiff) else math.inf
         score = 0.9 * math.exp(-20.0 * rel) if math.isfinite(rel) else 0.0
-    found_desc = f'found {_fmt_val(found_val, found.percent, found.currency)} (from "{found.raw}", {how})'
+    found_desc = (
+        f'found {_fmt_val(found_val, found.percent, found.currency)} (from "{found.raw}", {how})'
+    )
     if note:
         found_desc += f" [{note}]"
     verdict = (
-        f"match within {_tol_text(tol, mode)}" if ok
+        f"match within {_tol_text(tol, mode)}"
+        if ok
         else f"difference {_fmt(pdiff) if math.isfinite(pdiff) else 'inf'}% exceeds {_tol_text(tol, mode)}"
     )
     if not ok and require_currency and exp_currency and found.currency != exp_currency:
         verdict = "currency required to match (require_currency=True)"
     explanation = f"{exp_desc}, {found_desc}: {verdict}{currency_note}."
     return NumericMatch(
-        passed=ok, score=round(score, 6), expected_value=gold.value, found_value=found_val,
-        percentage_difference=pdiff if math.isfinite(pdiff) else None, unit_match=unit_match,
-        candidates=cands, found=found, explanation=explanation,
+        passed=ok,
+        score=round(score, 6),
+        expected_value=gold.value,
+        found_value=found_val,
+        percentage_difference=pdiff if math.isfinite(pdiff) else None,
+        unit_match=unit_match,
+        candidates=cands,
+        found=found,
+        explanation=explanation,
         details={
-            "selection": how, "found_raw": found.raw, "expected_raw": str(exp_repr),
-            "tolerance": tol, "tolerance_mode": mode, "percent": percent_mode, "match": match,
+            "selection": how,
+            "found_raw": found.raw,
+            "expected_raw": str(exp_repr),
+            "tolerance": tol,
+            "tolerance_mode": mode,
+            "percent": percent_mode,
+            "match": match,
         },
     )
 
@@ -874,8 +1187,15 @@ def assert_numeric_match(
     """Like :func:`numeric_match`, but records the result and raises on a mismatch."""
     __tracebackhide__ = True
     result = numeric_match(
-        response, expected, category=category, tolerance=tolerance, tolerance_mode=tolerance_mode,
-        question=question, require_currency=require_currency, percent=percent, match=match,
+        response,
+        expected,
+        category=category,
+        tolerance=tolerance,
+        tolerance_mode=tolerance_mode,
+        question=question,
+        require_currency=require_currency,
+        percent=percent,
+        match=match,
     )
     enforce(result)
     return result
@@ -890,12 +1210,18 @@ def grade(ctx: GradeContext) -> MetricResult:
     if settings is True or settings is None:
         settings = {}
     if not isinstance(settings, dict):
-        raise GraderError(f"eval_criteria.numeric must be true or an object with {', '.join(_GRADE_KEYS)}; got {settings!r}")
+        raise GraderError(
+            f"eval_criteria.numeric must be true or an object with {', '.join(_GRADE_KEYS)}; got {settings!r}"
+        )
     unknown = sorted(set(settings) - set(_GRADE_KEYS))
     if unknown:
-        raise GraderError(f"eval_criteria.numeric: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(_GRADE_KEYS)}")
+        raise GraderError(
+            f"eval_criteria.numeric: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(_GRADE_KEYS)}"
+        )
     if _parse_gold(ctx.expected, ctx.question) is None:
-        raise GraderError(f"numeric grader: expected answer {str(ctx.expected)[:80]!r} holds no number")
+        raise GraderError(
+            f"numeric grader: expected answer {str(ctx.expected)[:80]!r} holds no number"
+        )
     try:
         return numeric_match(ctx.response, ctx.expected, question=ctx.question, **settings)
     except (TypeError, ValueError) as exc:
@@ -924,7 +1250,12 @@ def looks_numeric(expected: str) -> bool:
     cands = extract_values(text)
     stated = [c for c in cands if not c.ignored]
     if not stated:
-        return bool(cands) and len(cands) == 1 and cands[0].role == "year" and cands[0].raw.strip() == text
+        return (
+            bool(cands)
+            and len(cands) == 1
+            and cands[0].role == "year"
+            and cands[0].raw.strip() == text
+        )
     if len(stated) > 2:
         return False
     rest = text

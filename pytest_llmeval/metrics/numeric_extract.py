@@ -11,6 +11,7 @@ linear in the input length.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from dataclasses import dataclass
@@ -21,25 +22,92 @@ IGNORED_ROLES = frozenset({"year", "date", "reference", "marker", "descriptor", 
 STATED_ROLES = frozenset({"value", "result", "range"})
 
 SCALE_WORDS: dict[str, float] = {
-    "thousand": 1e3, "thousands": 1e3, "k": 1e3, "K": 1e3, "thou": 1e3,
-    "million": 1e6, "millions": 1e6, "mn": 1e6, "mln": 1e6, "mm": 1e6, "MM": 1e6, "m": 1e6, "M": 1e6,
+    "thousand": 1e3,
+    "thousands": 1e3,
+    "k": 1e3,
+    "K": 1e3,
+    "thou": 1e3,
+    "million": 1e6,
+    "millions": 1e6,
+    "mn": 1e6,
+    "mln": 1e6,
+    "mm": 1e6,
+    "MM": 1e6,
+    "m": 1e6,
+    "M": 1e6,
     "mio": 1e6,
-    "billion": 1e9, "billions": 1e9, "bn": 1e9, "bln": 1e9, "b": 1e9, "B": 1e9, "Bn": 1e9, "BN": 1e9,
-    "trillion": 1e12, "trillions": 1e12, "tn": 1e12, "T": 1e12, "Tn": 1e12,
-    "lakh": 1e5, "lakhs": 1e5, "lac": 1e5, "lacs": 1e5,
-    "crore": 1e7, "crores": 1e7, "cr": 1e7, "Cr": 1e7,
+    "billion": 1e9,
+    "billions": 1e9,
+    "bn": 1e9,
+    "bln": 1e9,
+    "b": 1e9,
+    "B": 1e9,
+    "Bn": 1e9,
+    "BN": 1e9,
+    "trillion": 1e12,
+    "trillions": 1e12,
+    "tn": 1e12,
+    "T": 1e12,
+    "Tn": 1e12,
+    "lakh": 1e5,
+    "lakhs": 1e5,
+    "lac": 1e5,
+    "lacs": 1e5,
+    "crore": 1e7,
+    "crores": 1e7,
+    "cr": 1e7,
+    "Cr": 1e7,
 }
 
 _CURRENCY_CODES = {
-    "$": "USD", "US$": "USD", "U.S.$": "USD", "USD": "USD", "dollar": "USD", "dollars": "USD",
-    "€": "EUR", "EUR": "EUR", "euro": "EUR", "euros": "EUR",
-    "£": "GBP", "GBP": "GBP", "pound": "GBP", "pounds": "GBP",
-    "¥": "JPY", "JPY": "JPY", "yen": "JPY", "CNY": "CNY", "RMB": "CNY", "yuan": "CNY",
-    "NOK": "NOK", "SEK": "SEK", "DKK": "DKK", "kr": "NOK", "kr.": "NOK",
-    "CHF": "CHF", "Fr.": "CHF", "CAD": "CAD", "C$": "CAD", "CA$": "CAD", "AUD": "AUD", "A$": "AUD",
-    "HKD": "HKD", "HK$": "HKD", "S$": "SGD", "SGD": "SGD", "INR": "INR", "₹": "INR", "Rs": "INR",
-    "Rs.": "INR", "rupees": "INR", "KRW": "KRW", "₩": "KRW", "won": "KRW", "BRL": "BRL", "R$": "BRL",
-    "MXN": "MXN", "ZAR": "ZAR",
+    "$": "USD",
+    "US$": "USD",
+    "U.S.$": "USD",
+    "USD": "USD",
+    "dollar": "USD",
+    "dollars": "USD",
+    "€": "EUR",
+    "EUR": "EUR",
+    "euro": "EUR",
+    "euros": "EUR",
+    "£": "GBP",
+    "GBP": "GBP",
+    "pound": "GBP",
+    "pounds": "GBP",
+    "¥": "JPY",
+    "JPY": "JPY",
+    "yen": "JPY",
+    "CNY": "CNY",
+    "RMB": "CNY",
+    "yuan": "CNY",
+    "NOK": "NOK",
+    "SEK": "SEK",
+    "DKK": "DKK",
+    "kr": "NOK",
+    "kr.": "NOK",
+    "CHF": "CHF",
+    "Fr.": "CHF",
+    "CAD": "CAD",
+    "C$": "CAD",
+    "CA$": "CAD",
+    "AUD": "AUD",
+    "A$": "AUD",
+    "HKD": "HKD",
+    "HK$": "HKD",
+    "S$": "SGD",
+    "SGD": "SGD",
+    "INR": "INR",
+    "₹": "INR",
+    "Rs": "INR",
+    "Rs.": "INR",
+    "rupees": "INR",
+    "KRW": "KRW",
+    "₩": "KRW",
+    "won": "KRW",
+    "BRL": "BRL",
+    "R$": "BRL",
+    "MXN": "MXN",
+    "ZAR": "ZAR",
 }
 
 _CUR_PREFIX = (
@@ -67,10 +135,34 @@ _NUM_RE = re.compile(
 )
 
 _WORD_NUMS: dict[str, int] = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
-    "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
-    "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
 }
 _WORD_SCALES = {"hundred": 100.0, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 _NW = "|".join([*_WORD_NUMS, *_WORD_SCALES, "point"])
@@ -150,21 +242,159 @@ _ISO_DATE_AFTER_RE = re.compile(r"[-/]\d{1,2}(?:\b|[-/])")
 _FY_SHORT_RE = re.compile(r"(?:fy|cy|'|’)\s?$", re.IGNORECASE)
 _RANGE_AFTER_RE = re.compile(r"\s*(?:[-–]|to)\s*[$€£¥]?\s*\d")
 _DASH_RANGE_AFTER_RE = re.compile(r"\s*[-–]\s*\d")
-_APPROX_RE = re.compile(r"(?:approx(?:imately|\.)?|about|around|roughly|nearly|almost|~|≈)\s*[$€£¥]?\s*$")
+_APPROX_RE = re.compile(
+    r"(?:approx(?:imately|\.)?|about|around|roughly|nearly|almost|~|≈)\s*[$€£¥]?\s*$"
+)
+_PREFIX_CHARS = frozenset("$€£¥₹₩-−–+(ABCDEFGHIJKLMNOPQRSTUVWXYZkrs.")
+_RESULT_CHARS = frozenset("=≈≅→>")
+_OP_CHARS = frozenset("+*/×÷^-−–")
+_KW_RE = re.compile(
+    r"(?P<neg>loss|deficit|outflow|decrea|declin|fell|fall|drop|down|reduc|shr[aiu]nk|contract|lower|negative)"
+    r"|(?P<op>minus|divided|multipl|times|plus|sum\s+of|average\s+of)"
+    r"|(?P<cmp>from|compar|vs|versus|against|relative|than|prior|previous|last\s+year|a\s+year|rather|instead|before|preceding)"
+    r"|(?P<apx>approx|about|around|roughly|nearly|almost|~|≈)"
+)
+
+
+def _keyword_index(text: str) -> dict[str, list[int]]:
+    """End positions of context keywords, found in one linear pass (checked per value by bisect)."""
+    idx: dict[str, list[int]] = {"neg": [], "op": [], "cmp": [], "apx": []}
+    for m in _KW_RE.finditer(text.lower()):
+        group = m.lastgroup or "neg"
+        idx[group].append(m.end())
+        if m.group(0) == "minus":
+            idx["neg"].append(m.end())
+    idx["neg"].sort()
+    return idx
+
+
+def _near(positions: list[int], lo: int, hi: int) -> bool:
+    i = bisect.bisect_left(positions, lo)
+    return i < len(positions) and positions[i] <= hi
+
+
 _APPROX_KEYS = ("approx", "about", "around", "roughly", "nearly", "almost", "~", "≈")
-_NEG_KEYS = ("loss", "deficit", "outflow", "decrea", "declin", "fell", "fall", "drop", "down", "reduc", "shr",
-             "contract", "lower", "negative", "minus")
-_COMPARE_KEYS = ("from", "compar", "vs", "versus", "against", "relative", "than", "prior", "previous", "last year",
-                 "a year", "rather", "instead", "before", "preceding")
+_NEG_KEYS = (
+    "loss",
+    "deficit",
+    "outflow",
+    "decrea",
+    "declin",
+    "fell",
+    "fall",
+    "drop",
+    "down",
+    "reduc",
+    "shr",
+    "contract",
+    "lower",
+    "negative",
+    "minus",
+)
+_COMPARE_KEYS = (
+    "from",
+    "compar",
+    "vs",
+    "versus",
+    "against",
+    "relative",
+    "than",
+    "prior",
+    "previous",
+    "last year",
+    "a year",
+    "rather",
+    "instead",
+    "before",
+    "preceding",
+)
 _OP_WORDS = ("divided", "multipl", "times", "minus", "plus", "sum of", "average of")
 _REF_WORDS = frozenset(
-    "note notes item items section sections part exhibit rule article form schedule chapter page pages pp p table "
-    "figure fig footnote step phase level tier class series line row column option question q no number version v "
-    "topic asc ias ifrs sfas fasb paragraph para appendix s&p fortune russell nasdaq ftse stoxx dax nikkei covid".split()
+    [
+        "note",
+        "notes",
+        "item",
+        "items",
+        "section",
+        "sections",
+        "part",
+        "exhibit",
+        "rule",
+        "article",
+        "form",
+        "schedule",
+        "chapter",
+        "page",
+        "pages",
+        "pp",
+        "p",
+        "table",
+        "figure",
+        "fig",
+        "footnote",
+        "step",
+        "phase",
+        "level",
+        "tier",
+        "class",
+        "series",
+        "line",
+        "row",
+        "column",
+        "option",
+        "question",
+        "q",
+        "no",
+        "number",
+        "version",
+        "v",
+        "topic",
+        "asc",
+        "ias",
+        "ifrs",
+        "sfas",
+        "fasb",
+        "paragraph",
+        "para",
+        "appendix",
+        "s&p",
+        "fortune",
+        "russell",
+        "nasdaq",
+        "ftse",
+        "stoxx",
+        "dax",
+        "nikkei",
+        "covid",
+    ]
 )
 _MONTH_WORDS = frozenset(
-    "jan january feb february mar march apr april may jun june jul july aug august sep sept september oct october "
-    "nov november dec december".split()
+    [
+        "jan",
+        "january",
+        "feb",
+        "february",
+        "mar",
+        "march",
+        "apr",
+        "april",
+        "may",
+        "jun",
+        "june",
+        "jul",
+        "july",
+        "aug",
+        "august",
+        "sep",
+        "sept",
+        "september",
+        "oct",
+        "october",
+        "nov",
+        "november",
+        "dec",
+        "december",
+    ]
 )
 # Parenthesised amount right after a noun is an aside; after a verb, "=", ":" or in a table it is a negative.
 _ASIDE_LEAD_RE = re.compile(r"[A-Za-z][\w'’.-]*\s*$")
@@ -321,6 +551,7 @@ def extract_values(text: str, *, question: str | None = None) -> list[Candidate]
     out: list[Candidate] = []
     q_tokens = _question_alnum_tokens(question)
     n = len(text)
+    kw = _keyword_index(text)
     for m in _NUM_RE.finditer(text):
         s, e = m.span()
         raw_num = m.group(0)
@@ -328,7 +559,7 @@ def extract_values(text: str, *, question: str | None = None) -> list[Candidate]
         if parsed is None:
             continue
         number, decimals, sig = parsed
-        cand = _build_candidate(text, s, e, number, decimals, sig, raw_num, q_tokens, n)
+        cand = _build_candidate(text, s, e, number, decimals, sig, raw_num, q_tokens, kw)
         if cand is not None:
             out.append(cand)
     if _has_word_number_hint(text, n):
@@ -337,12 +568,30 @@ def extract_values(text: str, *, question: str | None = None) -> list[Candidate]
     return out
 
 
-_WORD_HINT_RE = re.compile(r"\b(?:point|hundred|thousand|million|billion|trillion|percent\w*|per cent)\b", re.IGNORECASE)
+_WORD_HINT_RE = re.compile(
+    r"\b(?:point|hundred|thousand|million|billion|trillion|percent\w*|per cent)\b", re.IGNORECASE
+)
 
 
 _WORD_NUM_SET = frozenset(_WORD_NUMS)
 _WORD_UNIT_SET = frozenset(
-    ["point", "hundred", "thousand", "million", "billion", "trillion", "percent", "dollars", "euros", "pounds", "yen", "usd", "eur", "gbp", "per"]
+    [
+        "point",
+        "hundred",
+        "thousand",
+        "million",
+        "billion",
+        "trillion",
+        "percent",
+        "dollars",
+        "euros",
+        "pounds",
+        "yen",
+        "usd",
+        "eur",
+        "gbp",
+        "per",
+    ]
 )
 
 
@@ -394,14 +643,23 @@ def _word_candidates(text: str) -> list[Candidate]:
             for w, sc in _WORD_SCALES.items():
                 if w in phrase.lower() and sc > 100:
                     scale_part = max(scale_part, sc)
-            ulp *= scale_part if decimals else scale_part
+            ulp *= scale_part
         if pm:
             ulp /= 100.0
         out.append(
             Candidate(
-                span=(s, end), raw=text[s:end], value=value, number=number,
-                scale=scale_part, scale_word=None, currency=currency, percent=bool(pm),
-                role="value", decimals=decimals, ulp=ulp, sig_digits=2,
+                span=(s, end),
+                raw=text[s:end],
+                value=value,
+                number=number,
+                scale=scale_part,
+                scale_word=None,
+                currency=currency,
+                percent=bool(pm),
+                role="value",
+                decimals=decimals,
+                ulp=ulp,
+                sig_digits=2,
             )
         )
     return out
@@ -417,8 +675,15 @@ def _question_alnum_tokens(question: str | None) -> frozenset[str]:
 
 
 def _build_candidate(
-    text: str, s: int, e: int, number: float, decimals: int, sig: int, raw_num: str,
-    q_tokens: frozenset[str], n: int,
+    text: str,
+    s: int,
+    e: int,
+    number: float,
+    decimals: int,
+    sig: int,
+    raw_num: str,
+    q_tokens: frozenset[str],
+    kw: dict[str, list[int]],
 ) -> Candidate | None:
     before = text[max(0, s - 60) : s]
     after = text[e : e + 60]
@@ -429,17 +694,33 @@ def _build_candidate(
     if glued:
         word = glued.group(0)
         token = (raw_num + word).lower()
-        if token in q_tokens or word.endswith("'s") or after[len(word) : len(word) + 2] in ("'s", "’s"):
+        if (
+            token in q_tokens
+            or word.endswith("'s")
+            or after[len(word) : len(word) + 2] in ("'s", "’s")
+        ):
             role = "name"
         elif _ORDINAL_AFTER_RE.match(after):
             role = "descriptor"
-        elif word not in SCALE_WORDS and word.lower() not in ("x", "pct", "bps", "pp", "mn", "bn", "mm", "tn", "mln", "bln"):
+        elif word not in SCALE_WORDS and word.lower() not in (
+            "x",
+            "pct",
+            "bps",
+            "pp",
+            "mn",
+            "bn",
+            "mm",
+            "tn",
+            "mln",
+            "bln",
+        ):
             role = "name"  # "5G", "4K", "10Q": product or form identifiers
     if role == "value" and after[:1] in "-–" and after[1:2].isalpha():
         role = "descriptor"  # "10-K", "3-year", "5-day"
 
     # Currency, sign and parentheses before the number.
-    pm = _PREFIX_RE.search(before[-8:])
+    b8 = before[-8:]
+    pm = _PREFIX_RE.search(b8) if not _PREFIX_CHARS.isdisjoint(b8) else None
     currency = None
     negative = False
     sign_source: str | None = None
@@ -454,7 +735,9 @@ def _build_candidate(
                 continue
             if sg == "(":
                 # "* (43,762.5)" groups an operand; it is not an accounting negative.
-                open_paren = before[: len(before) - len(pm.group(0)) + pm.start(g)].rstrip()[-1:] not in ("*", "/", "×", "÷", "+")
+                open_paren = before[: len(before) - len(pm.group(0)) + pm.start(g)].rstrip()[
+                    -1:
+                ] not in ("*", "/", "×", "÷", "+")
             elif sg in "-−–":
                 start = pm.start(g) + len(before) - len(before[-8:])
                 prev = before[start - 1] if start >= 1 else " "
@@ -473,13 +756,17 @@ def _build_candidate(
     scale_word = (sm.group("scale") or sm.group("letter")) if sm else None
     suffix_end = sm.end() if sm else 0
     if sm and not currency and sm.group("cur"):
-        currency = _CURRENCY_CODES.get(sm.group("cur"), _CURRENCY_CODES.get(sm.group("cur").lower()))
+        currency = _CURRENCY_CODES.get(
+            sm.group("cur"), _CURRENCY_CODES.get(sm.group("cur").lower())
+        )
     close2 = bool(sm and sm.group("close2") and scale_word)
     if open_paren and (close or close2) and not negative:
         paren_at = len(before) - len(pm.group(0)) if pm else len(before)
         lead = before[:paren_at]
         if not close and close2:
-            role = "aside" if role == "value" else role  # "(1.5 million)": a restatement, not a negative
+            role = (
+                "aside" if role == "value" else role
+            )  # "(1.5 million)": a restatement, not a negative
         elif raw_num.isdigit() and len(raw_num) <= 2 and not currency and not pct_text and close:
             role = "marker" if role == "value" else role  # "(1)", "(12)": footnote or list label
         elif _ASIDE_LEAD_RE.search(lead[-40:]) and not _NEG_LEAD_RE.search(lead[-40:]):
@@ -487,7 +774,11 @@ def _build_candidate(
         else:
             negative = True
             sign_source = "parentheses"
-    if role == "value" and before.rstrip().endswith("[") and after[suffix_end:].lstrip().startswith("]"):
+    if (
+        role == "value"
+        and before.rstrip().endswith("[")
+        and after[suffix_end:].lstrip().startswith("]")
+    ):
         role = "marker"  # footnote "[2]"
 
     percent = False
@@ -511,32 +802,55 @@ def _build_candidate(
     # Word-implied sign ("a loss of $5 million", "revenue decreased by 3%"): soft, see numeric.py.
     if not negative:
         ctx = before.rsplit("\n", 1)[-1][-60:]
-        low = ctx.lower()
-        if any(k in low for k in _NEG_KEYS) and (
-            _NEG_WORD_BEFORE_RE.search(ctx[-48:]) or _NEG_NOUN_BEFORE_RE.search(ctx)
-        ):
-            sign_source = "word"
-        elif _NEG_WORD_AFTER_RE.match(after[suffix_end : suffix_end + 30]):
+        if (
+            _near(kw["neg"], s - 60, s)
+            and (_NEG_WORD_BEFORE_RE.search(ctx[-48:]) or _NEG_NOUN_BEFORE_RE.search(ctx))
+        ) or _NEG_WORD_AFTER_RE.match(after[suffix_end : suffix_end + 30]):
             sign_source = "word"
     if negative:
         value = -value
 
     # Roles: things that are not stated values.
     if role == "value":
-        role = _classify(text, s, e, before, after, number, decimals, raw_num, currency, scale_word, percent, suffix_end)
-    low20 = before[-20:].lower()
-    approximate = any(k in low20 for k in _APPROX_KEYS) and bool(_APPROX_RE.search(low20))
+        role = _classify(
+            text,
+            s,
+            e,
+            before,
+            after,
+            number,
+            decimals,
+            raw_num,
+            currency,
+            scale_word,
+            percent,
+            suffix_end,
+            kw,
+        )
+    approximate = _near(kw["apx"], s - 20, s) and bool(_APPROX_RE.search(before[-20:].lower()))
 
     end = e + suffix_end
     start = s
     if pm and pm.group(0):
-        start = s - len(pm.group(0))
+        start = s - len(pm.group(0).lstrip())
     start = max(0, start)
     raw = text[start:end].strip()
     return Candidate(
-        span=(start, end), raw=raw, value=value, number=number, scale=scale, scale_word=scale_word,
-        currency=currency, percent=percent, basis_points=bps, negative=negative,
-        sign_source=sign_source, role=role, decimals=decimals, ulp=ulp, sig_digits=sig,
+        span=(start, end),
+        raw=raw,
+        value=value,
+        number=number,
+        scale=scale,
+        scale_word=scale_word,
+        currency=currency,
+        percent=percent,
+        basis_points=bps,
+        negative=negative,
+        sign_source=sign_source,
+        role=role,
+        decimals=decimals,
+        ulp=ulp,
+        sig_digits=sig,
         approximate=approximate,
     )
 
@@ -547,8 +861,19 @@ def _looks_like_expression_before(before: str) -> bool:
 
 
 def _classify(
-    text: str, s: int, e: int, before: str, after: str, number: float, decimals: int, raw_num: str,
-    currency: str | None, scale_word: str | None, percent: bool, suffix_end: int,
+    text: str,
+    s: int,
+    e: int,
+    before: str,
+    after: str,
+    number: float,
+    decimals: int,
+    raw_num: str,
+    currency: str | None,
+    scale_word: str | None,
+    percent: bool,
+    suffix_end: int,
+    kw: dict[str, list[int]],
 ) -> str:
     plain_int = raw_num.isdigit()
     bare = currency is None and scale_word is None and not percent
@@ -559,7 +884,11 @@ def _classify(
         last = toks[-1].rstrip(".#:").lower() if toks else ""
         if last in _REF_WORDS or (toks and toks[-1].endswith("#")):
             return "reference"
-        if last in _MONTH_WORDS or (len(toks) >= 2 and toks[-1].rstrip(",").isdigit() and toks[-2].rstrip(".").lower() in _MONTH_WORDS):
+        if last in _MONTH_WORDS or (
+            len(toks) >= 2
+            and toks[-1].rstrip(",").isdigit()
+            and toks[-2].rstrip(".").lower() in _MONTH_WORDS
+        ):
             return "date"
     if bare and plain_int and number <= 31 and _MONTH_AFTER_RE.match(after):
         return "date"
@@ -573,23 +902,36 @@ def _classify(
         return "year"
     if bare and plain_int and _DESCRIPTOR_AFTER_RE.match(after):
         return "descriptor"
-    if bare and plain_int and len(raw_num) <= 2 and _LIST_MARKER_AFTER_RE.match(after[:3]):
-        if _LINE_START_RE.search(before[-12:]):
-            return "marker"  # "1. Revenue ...", "2) ..."
+    if (
+        bare
+        and plain_int
+        and len(raw_num) <= 2
+        and _LIST_MARKER_AFTER_RE.match(after[:3])
+        and _LINE_START_RE.search(before[-12:])
+    ):
+        return "marker"  # "1. Revenue ...", "2) ..."
     if bare and plain_int and after.lstrip(" ")[:1] == ":" and _LINE_START_RE.search(before[-16:]):
         return "marker"
     # Calculation structure.
     tail = after[suffix_end:]
-    if _RESULT_BEFORE_RE.search(before[-8:]) and not _OPERATOR_AFTER_RE.match(tail):
+    b8 = before[-8:]
+    if (
+        not _RESULT_CHARS.isdisjoint(b8)
+        and _RESULT_BEFORE_RE.search(b8)
+        and not _OPERATOR_AFTER_RE.match(tail)
+    ):
         return "result"
     if _OPERATOR_AFTER_RE.match(tail):
         return "operand"
     b16 = before[-16:]
-    if (any(ch in b16 for ch in "+*/×÷^-−–") or any(k in b16.lower() for k in _OP_WORDS)) and _OPERATOR_BEFORE_RE.search(b16):
+    if (not _OP_CHARS.isdisjoint(b16) or _near(kw["op"], s - 16, s)) and _OPERATOR_BEFORE_RE.search(
+        b16
+    ):
         return "operand"
     b48 = before[-48:]
-    low48 = b48.lower()
-    if (any(k in low48 for k in _COMPARE_KEYS) and _COMPARE_BEFORE_RE.search(b48)) or _COMPARE_AFTER_RE.match(tail):
+    if (_near(kw["cmp"], s - 48, s) and _COMPARE_BEFORE_RE.search(b48)) or _COMPARE_AFTER_RE.match(
+        tail
+    ):
         return "comparison"
     if _RANGE_AFTER_RE.match(tail) and "from" not in before[-12:].lower():
         return "range" if _DASH_RANGE_AFTER_RE.match(tail) else "value"
