@@ -89,6 +89,15 @@ def main() -> None:
         for h in labels:
             print(f"    {h:<11}" + "".join(f"{conf[(h, g)]:>10}" for g in labels))
 
+    print("\nagreement per model:", end="")
+    for model in sorted({r["model"] for r in rows}):
+        ks = [k for k, r in enumerate(rows) if r["model"] == model]
+        print(
+            f"  {model} {sum(pairs[k][0] == pairs[k][1] for k in ks) / len(ks):.3f} (n={len(ks)})",
+            end="",
+        )
+    print()
+
     ref_h = [r["label"] == "refusal" for r in rows]
     ref_p = [is_refusal(r["response"]) for r in rows]
     tp = sum(a and b for a, b in zip(ref_p, ref_h, strict=True))
