@@ -162,7 +162,8 @@ _Q_PERCENT_RE = re.compile(
 )
 _Q_PERCENT_STRONG_RE = re.compile(
     r"\b(?:in\s+(?:units\s+of\s+)?(?:percents?|percentages?)|as\s+a\s+percent(?:age)?|in\s+%|what\s+percent(?:age)?"
-    r"|what\s+(?:is|was)\s+the\s+percent(?:age)?|percentage\s+(?:change|increase|decrease|growth|of))",
+    r"|what\s+(?:is|was)\s+the\s+percent(?:age)?|percent(?:age)?\s+(?:change|increase|decrease|growth|of)"
+    r"|growth\s+rate|rate\s+of\s+(?:growth|change|return)|cagr|%\s*(?:change|margin|growth))",
     re.IGNORECASE,
 )
 _Q_CURRENCY_RE = re.compile(r"\b(USD|EUR|GBP|JPY|CHF|NOK|CAD|AUD|INR)\b|(US\$|\$|€|£|¥)")
@@ -494,8 +495,14 @@ def _match_candidate(
 _SEG_RE = re.compile(r"\n+|(?<=[.!?])[\"”')\]*]*\s+")
 _STRONG_CUE_RE = re.compile(
     r"\b(?:therefore|thus|hence|consequently|in\s+conclusion|in\s+summary|to\s+summari[sz]e|so,?\s+(?:the|\w+'s)|"
-    r"the\s+(?:final\s+)?answer|final\s+answer|answer\s*:|as\s+a\s+result|this\s+(?:gives|means|results|represents|amounts)|this\s+(?:is|was)\s+an?\s+(?:increase|decrease|change|growth|decline|gain|loss|total|difference|drop|rise)|"
-    r"comes?\s+(?:out\s+)?to|works?\s+out\s+to|in\s+total|totals?\s+\$|rounded|rounding|round(?:s|ed)?\s+to)\b",
+    r"the\s+(?:final\s+)?answer|final\s+answer|answer\s*:|as\s+a\s+result|in\s+total)\b",
+    re.IGNORECASE,
+)
+# Derivation cues: a computed figure, but not necessarily the one asked for.
+_DERIVE_CUE_RE = re.compile(
+    r"\b(?:this\s+(?:gives|means|results|represents|amounts)|"
+    r"this\s+(?:is|was)\s+an?\s+(?:increase|decrease|change|growth|decline|gain|loss|total|difference|drop|rise)|"
+    r"comes?\s+(?:out\s+)?to|works?\s+out\s+to|totals?\s+\$|rounded|rounding|round(?:s|ed)?\s+to)\b",
     re.IGNORECASE,
 )
 _WEAK_CUE_RE = re.compile(
@@ -519,86 +526,16 @@ _ALT_LINK_RE = re.compile(
     r"^\s*(?:,?\s*or\b|\(|,?\s*i\.e\.,?|,?\s*which\s+is|,?\s*equivalent\s+to|/|,?\s*that\s+is,?)\s*(?:about|approximately|roughly)?\s*[$€£¥]?",
     re.IGNORECASE,
 )
-_STOP = frozenset(
-    [
-        "what",
-        "which",
-        "when",
-        "where",
-        "does",
-        "have",
-        "been",
-        "were",
-        "with",
-        "from",
-        "that",
-        "this",
-        "than",
-        "then",
-        "them",
-        "they",
-        "their",
-        "there",
-        "these",
-        "those",
-        "into",
-        "over",
-        "under",
-        "about",
-        "above",
-        "below",
-        "based",
-        "using",
-        "used",
-        "provided",
-        "information",
-        "statement",
-        "statements",
-        "answer",
-        "question",
-        "following",
-        "primarily",
-        "details",
-        "shown",
-        "response",
-        "round",
-        "rounded",
-        "decimal",
-        "places",
-        "units",
-        "percents",
-        "percent",
-        "millions",
-        "billions",
-        "thousands",
-        "calculate",
-        "compute",
-        "company",
-        "give",
-        "please",
-        "only",
-        "assume",
-        "your",
-        "respond",
-        "perspective",
-        "analyst",
-        "financial",
-        "metric",
-        "metrics",
-        "help",
-        "basing",
-        "address",
-        "adopting",
-        "clearly",
-        "utilizing",
-        "items",
-        "line",
-        "reported",
-        "year",
-        "fiscal",
-        "total",
-    ]
-)
+_STOP_TEXT = """
+what which when where does have been were with from that this than then them they their there
+these those into over under about above below based using used provided information statement
+statements answer question following primarily details shown response round rounded decimal
+places units percents percent millions billions thousands calculate compute company give please
+only assume your respond perspective analyst financial metric metrics help basing address
+adopting clearly utilizing items line reported year fiscal total the was and for its are has how
+did per any all our you who why can not but had
+"""
+_STOP = frozenset(_STOP_TEXT.split())
 
 
 _STATED_WORDS = frozenset(
@@ -706,16 +643,27 @@ def _question_stems(question: str | None) -> frozenset[str]:
     return frozenset(w[:5] for w in words if w not in _STOP and len(w) >= 3)
 
 
+_BULLET_RE = re.compile(r"\s*(?:[-*•]|\d+[.)])\s")
+
+
+def _is_change_value(text: str, seg_start: int, c: Candidate) -> bool:
+    if _CHANGE_BEFORE_RE.search(text[max(seg_start, c.span[0] - 40) : c.span[0]]):
+        return True
+    return bool(_CHANGE_AFTER_RE.match(text, c.span[1]))
+
+
 def _score_segment(seg_text: str, q_stems: frozenset[str], n_cands: int) -> float:
     score = 0.0
     if _STRONG_CUE_RE.search(seg_text):
         score += 3.0
+    elif _DERIVE_CUE_RE.search(seg_text):
+        score += 1.5
     if q_stems:
         words = {w[:5] for w in re.findall(r"[A-Za-z][A-Za-z&'-]{2,}", seg_text.lower())}
         score += min(len(words & q_stems), 4) * 0.5
     if _REFUSAL_RE.search(seg_text):
         score -= 3.0
-    if re.match(r"\s*(?:[-*•]|\d+[.)])\s", seg_text) and not _STRONG_CUE_RE.search(seg_text):
+    if _BULLET_RE.match(seg_text) and not _STRONG_CUE_RE.search(seg_text):
         score -= 0.5  # a bullet in a list of inputs
     return score
 
@@ -765,7 +713,7 @@ def _pick_in_segment(
         years = set(_YEAR_RE.findall(clause))
         if len(q_years) == 1 and years:
             sc += 1.0 if years & q_years else -1.0
-        is_change = bool(_CHANGE_BEFORE_RE.search(text[max(seg[0], c.span[0] - 40) : c.span[0]]))
+        is_change = _is_change_value(text, seg[0], c)
         if is_change:
             sc += 1.5 if asks_change else -1.5
         if _is_stated(text, seg[0], c):
@@ -783,6 +731,10 @@ _CHANGE_BEFORE_RE = re.compile(
     r"\b(?:change|increase|decrease|difference|decline|growth|rise|drop|fall|gain|up|down|grew|rose|fell|"
     r"increased|decreased|declined|dropped|improved|expanded|contracted)"
     r"(?:\s+(?:of|by|approximately|about|around|roughly|nearly|some|an?|the|just|only))*\s*[$€£¥]?\s*[-−]?\s*$",
+    re.IGNORECASE,
+)
+_CHANGE_AFTER_RE = re.compile(
+    r"\s*(?:\)\s*)?(?:year[- ]over[- ]year\s+|yoy\s+)?(?:increase|decrease|decline|growth|rise|drop|gain|jump|fall|reduction|higher|lower)\b",
     re.IGNORECASE,
 )
 _Q_CHANGE_RE = re.compile(
@@ -806,13 +758,43 @@ def _clause_around(text: str, bounds: list[int], c: Candidate) -> str:
     return text[bounds[i] : max(end, c.span[1])]
 
 
+_COMPATIBLE_KINDS = {
+    "money": frozenset({"money", "money-unscaled", "plain"}),
+    "percent": frozenset({"percent", "plain"}),
+    "plain": frozenset({"plain", "percent", "money-unscaled"}),
+}
+
+
+def _kind(c: Candidate) -> str:
+    if c.percent:
+        return "percent"
+    if c.scale_word:
+        return "money"
+    if c.currency:
+        return "money-unscaled" if c.value < 1e5 else "money"
+    return "plain"
+
+
+def _gold_kind(g: _Gold, hints: _QuestionHints) -> str:
+    if g.percent or (g.bare and hints.percent_strong):
+        return "percent"
+    if g.currency or not g.bare or hints.scale or hints.currency:
+        return "money"
+    return "plain"
+
+
 def _select_concluding(
     text: str,
     cands: list[Candidate],
     question: str | None,
     allow_roles: set[str],
+    gold_kind: str | None = None,
 ) -> tuple[Candidate | None, list[Candidate], str]:
-    """The figure stated as the answer, its restatements ("0.66 or 66%"), and why it was chosen."""
+    """The figure stated as the answer, its restatements ("0.66 or 66%"), and why it was chosen.
+
+    ``gold_kind`` ("money", "percent", "plain") prefers sentences stating a figure of the same kind
+    as the expected answer: a payout ratio is not the dollar amount next to it.
+    """
     eligible = [c for c in cands if c.role in ("value", "result", "range") or c.role in allow_roles]
     if not eligible:
         return None, [], "no stated value (only operands, comparisons, years or references)"
@@ -827,10 +809,25 @@ def _select_concluding(
     last_idx = max(by_seg)
     first_idx = min(by_seg)
     best: tuple[float, int] | None = None
+    q_years = frozenset(_YEAR_RE.findall(question[:2000])) if question else frozenset()
+    q_change = bool(question and _Q_CHANGE_RE.search(question[:2000]))
     for idx, group in by_seg.items():
         seg = segs[idx] if idx < len(segs) else (0, len(text))
         seg_text = text[seg[0] : seg[1]]
         sc = _score_segment(seg_text, q_stems, len(group))
+        if question and all(_is_change_value(text, seg[0], c) for c in group):
+            # Only changes stated here ("an increase of 5%"): the answer when a change was asked.
+            sc += 1.0 if q_change else -2.0
+        if gold_kind:
+            kinds = {_kind(c) for c in group}
+            if gold_kind in kinds or (gold_kind == "money" and "money-unscaled" in kinds):
+                sc += 1.0
+            elif not kinds & _COMPATIBLE_KINDS[gold_kind]:
+                sc -= 1.0
+        if len(q_years) == 1:
+            years = set(_YEAR_RE.findall(seg_text))
+            if years:
+                sc += 1.0 if years & q_years else -0.5
         if any(c.role == "result" for c in group):
             sc += 2.0
         if any(_is_stated(text, seg[0], c) for c in group):
@@ -846,8 +843,6 @@ def _select_concluding(
     idx = best[1]
     seg = segs[idx] if idx < len(segs) else (0, len(text))
     group = by_seg[idx]
-    q_years = frozenset(_YEAR_RE.findall(question[:2000])) if question else frozenset()
-    q_change = bool(question and _Q_CHANGE_RE.search(question[:2000]))
     primary = _pick_in_segment(text, seg, group, q_stems, q_years, q_change) or group[0]
     alts = []
     pos = cands.index(primary) if primary in cands else -1
@@ -1073,7 +1068,9 @@ def _numeric_match(
             if primary is not None:
                 chosen = [primary]
         if primary is None:
-            primary, alts, how2 = _select_concluding(response, cands, question, allow)
+            primary, alts, how2 = _select_concluding(
+                response, cands, question, allow, _gold_kind(gold, hints)
+            )
             if primary is not None:
                 chosen = [primary, *alts]
                 how = (f"no value tied to category {category!r}; " if category else "") + how2
