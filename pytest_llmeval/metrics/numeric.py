@@ -369,15 +369,16 @@ def values_agree(a: float, b: float, *, rel_tol: float = 1e-9, rounding: bool = 
 
 
 def _agree(
-    g: _Gold, gv: float, gulp: float, cv: float, culp: float, csig: int, tol: float, mode: str
+    unit: float, gv: float, gulp: float, cv: float, culp: float, csig: int, tol: float, mode: str
 ) -> bool:
+    """Does the answer value ``cv`` state the expected ``gv``? ``unit``: one expected unit (absolute mode)."""
     diff = abs(gv - cv)
     scale = max(abs(gv), abs(cv))
     if diff <= 1e-9 * scale or diff <= 1e-15:
         return True
     if mode == "relative" and diff <= tol * abs(gv) * (1 + 1e-9):
         return True
-    if mode == "absolute" and diff <= tol * g.display_unit * (1 + 1e-9):
+    if mode == "absolute" and diff <= tol * unit * (1 + 1e-9):
         return True
     if mode == "exact":
         return False
@@ -469,9 +470,12 @@ def _match_candidate(
                 continue
             for sgn, snote in signs:
                 cv = sgn * ci.value
-                ok = _agree(g, gi.value, gi.ulp, cv, ci.ulp, c.sig_digits, tol, mode)
+                unit = g.display_unit * (gi.ulp / g.ulp) if g.ulp > 0 else g.display_unit
+                ok = _agree(unit, gi.value, gi.ulp, cv, ci.ulp, c.sig_digits, tol, mode)
                 if not ok and magnitude:
-                    ok = _agree(g, abs(gi.value), gi.ulp, abs(cv), ci.ulp, c.sig_digits, tol, mode)
+                    ok = _agree(
+                        unit, abs(gi.value), gi.ulp, abs(cv), ci.ulp, c.sig_digits, tol, mode
+                    )
                     if ok:
                         snote = "sign read from the question's direction"
                 if ok:
@@ -652,18 +656,99 @@ def _is_change_value(text: str, seg_start: int, c: Candidate) -> bool:
     return bool(_CHANGE_AFTER_RE.match(text, c.span[1]))
 
 
-def _score_segment(seg_text: str, q_stems: frozenset[str], n_cands: int) -> float:
+_WORD_RE = re.compile(r"[A-Za-z][A-Za-z&'-]{2,}")
+
+
+_STRONG_GATE = frozenset(
+    [
+        "therefore",
+        "thus",
+        "hence",
+        "consequently",
+        "conclusion",
+        "summary",
+        "summarize",
+        "summarise",
+        "answer",
+        "result",
+        "total",
+        "so",
+    ]
+)
+_REFUSAL_GATE = frozenset(
+    [
+        "not",
+        "cannot",
+        "can't",
+        "unable",
+        "don't",
+        "doesn't",
+        "information",
+        "provide",
+        "would",
+        "you",
+        "let",
+        "example",
+        "such",
+        "hypothetical",
+        "assume",
+        "assuming",
+        "suppose",
+        "expect",
+        "expects",
+        "guidance",
+        "forecast",
+        "projected",
+        "project",
+        "e.g",
+    ]
+)
+_DERIVE_GATE = frozenset(
+    [
+        "this",
+        "comes",
+        "come",
+        "works",
+        "work",
+        "totals",
+        "total",
+        "rounded",
+        "rounding",
+        "round",
+        "rounds",
+    ]
+)
+_TOKEN_RE = re.compile(r"[a-z][a-z&'.-]*")
+
+
+def _segment_flags(text: str, seg: tuple[int, int]) -> set[str]:
+    """Which cue families occur in the sentence; a token check gates each regex."""
+    seg_text = text[seg[0] : seg[1]]
+    toks = {t.rstrip(".,") for t in _TOKEN_RE.findall(seg_text.lower())}
+    flags: set[str] = set()
+    if not toks.isdisjoint(_STRONG_GATE) and _STRONG_CUE_RE.search(seg_text):
+        flags.add("strong")
+    if not toks.isdisjoint(_REFUSAL_GATE) and _REFUSAL_RE.search(seg_text):
+        flags.add("refusal")
+    if not toks.isdisjoint(_DERIVE_GATE) and _DERIVE_CUE_RE.search(seg_text):
+        flags.add("derive")
+    return flags
+
+
+def _score_segment(seg_text: str, q_stems: frozenset[str], flags: set[str] | None = None) -> float:
+    if flags is None:
+        flags = _segment_flags(seg_text, (0, len(seg_text)))
     score = 0.0
-    if _STRONG_CUE_RE.search(seg_text):
+    if "strong" in flags:
         score += 3.0
-    elif _DERIVE_CUE_RE.search(seg_text):
+    elif "derive" in flags:
         score += 1.5
     if q_stems:
-        words = {w[:5] for w in re.findall(r"[A-Za-z][A-Za-z&'-]{2,}", seg_text.lower())}
+        words = {w[:5] for w in _WORD_RE.findall(seg_text.lower())}
         score += min(len(words & q_stems), 4) * 0.5
-    if _REFUSAL_RE.search(seg_text):
+    if "refusal" in flags:
         score -= 3.0
-    if _BULLET_RE.match(seg_text) and not _STRONG_CUE_RE.search(seg_text):
+    if "strong" not in flags and _BULLET_RE.match(seg_text):
         score -= 0.5  # a bullet in a list of inputs
     return score
 
@@ -814,7 +899,7 @@ def _select_concluding(
     for idx, group in by_seg.items():
         seg = segs[idx] if idx < len(segs) else (0, len(text))
         seg_text = text[seg[0] : seg[1]]
-        sc = _score_segment(seg_text, q_stems, len(group))
+        sc = _score_segment(seg_text, q_stems, _segment_flags(text, seg))
         if question and all(_is_change_value(text, seg[0], c) for c in group):
             # Only changes stated here ("an increase of 5%"): the answer when a change was asked.
             sc += 1.0 if q_change else -2.0
@@ -845,7 +930,7 @@ def _select_concluding(
     group = by_seg[idx]
     primary = _pick_in_segment(text, seg, group, q_stems, q_years, q_change) or group[0]
     alts = []
-    pos = cands.index(primary) if primary in cands else -1
+    pos = next((i for i, c in enumerate(cands) if c is primary), -1)
     while 0 <= pos < len(cands) - 1:
         nxt = cands[pos + 1]
         link = text[cands[pos].span[1] : nxt.span[0]]
@@ -918,7 +1003,9 @@ def _select_category(
         if pick is None:
             continue
         if si not in seg_scores:
-            seg_scores[si] = _score_segment(text[seg[0] : seg[1]], q_stems, 1)
+            seg_scores[si] = _score_segment(
+                text[seg[0] : seg[1]], q_stems, _segment_flags(text, seg)
+            )
         sc = seg_scores[si]
         dist = abs(pick.span[0] - m.end())
         rank = (sc - dist / 200.0, seg[0])

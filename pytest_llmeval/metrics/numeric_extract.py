@@ -256,15 +256,80 @@ _KW_RE = re.compile(
 )
 
 
+_KW_EXACT: dict[str, str] = {
+    **dict.fromkeys(
+        [
+            "loss",
+            "losses",
+            "deficit",
+            "fell",
+            "fall",
+            "falls",
+            "falling",
+            "drop",
+            "dropped",
+            "drops",
+            "down",
+            "lower",
+            "negative",
+            "shrank",
+            "shrunk",
+        ],
+        "neg",
+    ),
+    **dict.fromkeys(["divided", "times", "plus", "sum", "average"], "op"),
+    **dict.fromkeys(
+        [
+            "from",
+            "vs",
+            "versus",
+            "against",
+            "relative",
+            "than",
+            "prior",
+            "previous",
+            "previously",
+            "last",
+            "year",
+            "rather",
+            "instead",
+            "before",
+            "preceding",
+        ],
+        "cmp",
+    ),
+    **dict.fromkeys(["about", "around", "roughly", "nearly", "almost"], "apx"),
+}
+_KW_PREFIX: dict[str, str] = {
+    "decrea": "neg",
+    "declin": "neg",
+    "reduc": "neg",
+    "contra": "neg",
+    "outflo": "neg",
+    "shrin": "neg",
+    "multip": "op",
+    "compar": "cmp",
+    "approx": "apx",
+}
+_KW_TOKEN_RE = re.compile(r"[a-z]+|[~≈]")
+
+
 def _keyword_index(text: str) -> dict[str, list[int]]:
     """End positions of context keywords, found in one linear pass (checked per value by bisect)."""
     idx: dict[str, list[int]] = {"neg": [], "op": [], "cmp": [], "apx": []}
-    for m in _KW_RE.finditer(text.lower()):
-        group = m.lastgroup or "neg"
-        idx[group].append(m.end())
-        if m.group(0) == "minus":
-            idx["neg"].append(m.end())
-    idx["neg"].sort()
+    exact, prefix = _KW_EXACT, _KW_PREFIX
+    for m in _KW_TOKEN_RE.finditer(text.lower()):
+        w = m.group(0)
+        fam = exact.get(w) or prefix.get(w[:6]) or prefix.get(w[:5])
+        if fam is None:
+            if w in ("~", "≈"):
+                fam = "apx"
+            elif w == "minus":
+                idx["op"].append(m.end())
+                fam = "neg"
+            else:
+                continue
+        idx[fam].append(m.end())
     return idx
 
 
@@ -405,7 +470,7 @@ _NEG_LEAD_RE = re.compile(
 )
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, eq=False)
 class Candidate:
     """One value found in a text.
 
