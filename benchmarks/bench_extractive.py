@@ -1,6 +1,10 @@
 """Speed of extractive_match: median/p90 per case on a mixed set, and cold worker start.
 
 Run: .venv/bin/python benchmarks/bench_extractive.py [--repeat N]
+
+Accuracy proxy: ``--math-verify-tests DIR`` runs the gold/prediction cases of math-verify's own
+test suite (DIR = an unpacked ``pip download math-verify --no-deps --no-binary :all:`` sdist)
+through ``extractive_match`` with each test's settings and prints the pass count.
 """
 
 from __future__ import annotations
@@ -89,6 +93,65 @@ def worker_cpu_seconds() -> float:
         return 0.0
 
 
+_COMPARE = """def compare_strings(
+    gold, pred, match_types=["latex", "expr"], precision=6, strict=True, allow_set_relation_comp=False
+):
+    from pytest_llmeval.metrics.extractive import extractive_match
+
+    return extractive_match(
+        pred, gold, gold_targets=tuple(match_types), pred_targets=tuple(match_types),
+        boxed_priority=0, float_rounding=precision, strict=strict,
+        allow_set_relation_comparison=allow_set_relation_comp,
+    ).passed
+
+
+"""
+
+
+def run_math_verify_tests(sdist: str) -> None:
+    """Copy math-verify's gold/pred tests, route them through extractive_match, run pytest."""
+    import re
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    src = Path(sdist) / "tests"
+    files = ["test_all.py", "test_boxed.py", "test_numina_cases.py", "test_open_thoughts.py",
+             "test_strict.py", "test_yujianll.py"]  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp:
+        dst = Path(tmp) / "tests"
+        dst.mkdir()
+        (dst / "__init__.py").write_text("")
+        for name in files:
+            shutil.copy(src / name, dst / name)
+        test_all = (dst / "test_all.py").read_text()
+        start = test_all.index("def compare_strings(")
+        end = test_all.index("@pytest.mark.parametrize", start)
+        (dst / "test_all.py").write_text(test_all[:start] + _COMPARE + test_all[end:])
+        yujianll = (dst / "test_yujianll.py").read_text()
+        yujianll = re.sub(
+            r"assert int\(verify\(parse\(gold\), parse\(pred\)\)\) == result",
+            "from pytest_llmeval.metrics.extractive import extractive_match\n"
+            "    assert int(extractive_match(pred, gold).passed) == result",
+            yujianll,
+        )
+        (dst / "test_yujianll.py").write_text(yujianll)
+        out = subprocess.run(
+            [sys.executable, "-m", "pytest", "tests", "-q", "-p", "no:cacheprovider", "-p", "no:llmeval",
+             "-p", "no:randomly", "-o", "addopts=", "-o", "filterwarnings=", "-rf"],
+            cwd=tmp, capture_output=True, text=True,
+        )  # fmt: skip
+        lines = out.stdout.strip().splitlines()
+        print(
+            "math-verify test cases through extractive_match:", lines[-1] if lines else out.stderr
+        )
+        for line in lines:
+            if line.startswith("FAILED"):
+                print("  ", line[:160])
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
@@ -98,7 +161,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=20, help="timed repetitions per case")
     parser.add_argument("--cold", type=int, default=5, help="cold worker starts to time")
+    parser.add_argument("--math-verify-tests", metavar="DIR", help="unpacked math-verify sdist")
     args = parser.parse_args()
+    if args.math_verify_tests:
+        run_math_verify_tests(args.math_verify_tests)
 
     colds, cpus, firsts, restarts = [], [], [], []
     for _ in range(args.cold):
