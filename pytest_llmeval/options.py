@@ -184,7 +184,7 @@ def addoption(parser: pytest.Parser) -> None:
     for spec in OPTIONS:
         shown = " ".join(spec.default) if isinstance(spec.default, tuple) else spec.default
         group.addoption(spec.flag, dest=spec.name, default=None, help=f"{spec.help}. Default: {shown!r}")
-        parser.addini(spec.name, help=spec.help, type=spec.ini_type, default=None)
+        parser.addini(spec.name, help=spec.help, type=spec.ini_type, default=None)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)

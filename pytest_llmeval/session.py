@@ -278,6 +278,8 @@ class LLMEvalSession:
         from pytest_llmeval.models.answers import merge_stats
 
         merged: dict[str, Any] = merge_stats(stats)
+        if len(self.worker_stats) > 1:
+            merged["per_worker_calls"] = [int(s.get("calls", 0)) for s in self.worker_stats]
         return merged
 
     # -- pytest glue (called from plugin.py; logreport is a hook on this object) ---

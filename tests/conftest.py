@@ -10,6 +10,12 @@ from typing import Any
 import pytest
 
 
+@pytest.fixture(autouse=True)
+def _quiet_inner_pytest_asyncio(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inner pytester runs have no ini; pin pytest-asyncio's loop scope so it does not warn."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-o asyncio_default_fixture_loop_scope=function")
+
+
 @pytest.fixture(params=[pytest.param([], id="no-xdist"), pytest.param(["-n", "2"], id="xdist-2")])
 def plugin_args(request: pytest.FixtureRequest) -> list[str]:
     """Run an integration test without xdist and with two workers."""

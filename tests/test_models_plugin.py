@@ -96,6 +96,10 @@ def test_xdist_workers_share_the_load_and_each_sample_is_asked_exactly_once(
     assert fake_openai.max_in_flight <= 2 * 4  # each worker keeps its own bound
     stats = report(pytester, "r.json")["model_stats"]
     assert (stats["calls"], stats["cache_hits"]) == (24, 0)
+    per_worker = stats["per_worker_calls"]
+    assert len(per_worker) == 2
+    assert all(calls > 0 for calls in per_worker), per_worker  # both workers fetched a share
+    assert sum(per_worker) == 24
 
 
 def test_failed_sample_is_an_error_item_and_the_run_goes_on(
