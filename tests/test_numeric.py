@@ -718,3 +718,31 @@ def test_pathological_inputs_are_linear() -> None:
         t0 = time.process_time()
         numeric_match(text, "1")
         assert time.process_time() - t0 < 3.0, text[:20]
+
+
+def test_scale_stated_on_one_side_only() -> None:
+    # A bare gold with no scale anywhere: the number as written is compared.
+    assert _passes("The net change in cash was -$56 million in 2019.", "-56.0")
+    assert _passes("Total revenue was 1.5 for the year.", "1.5 million")
+    # Both sides state a scale: they must agree.
+    assert not _passes("Total revenue was $1.5 million for the year.", "1.5 billion")
+    # A question scale decides instead.
+    assert not _passes("Capex was $56 thousand.", "56", question="What was capex (in millions)?")
+
+
+def test_range_shares_units() -> None:
+    cands = extract_values(
+        "The company expects capex of $1.7 to $1.9 billion and growth of 5 to 10%."
+    )
+    values = [c.value for c in cands]
+    assert values == pytest.approx([1.7e9, 1.9e9, 0.05, 0.10])
+
+
+def test_absolute_tolerance_in_question_units() -> None:
+    q = "What was the FY2018 capital expenditure (in USD millions)?"
+    assert _passes(
+        "Capex was $1,581 million.", "1577", question=q, tolerance=5, tolerance_mode="absolute"
+    )
+    assert not _passes(
+        "Capex was $1,583 million.", "1577", question=q, tolerance=5, tolerance_mode="absolute"
+    )

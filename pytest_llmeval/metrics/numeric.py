@@ -418,10 +418,26 @@ def _gold_interps(g: _Gold, hints: _QuestionHints, percent_mode: str) -> list[_I
 
 
 def _cand_interps(
-    c: Candidate, hints: _QuestionHints, resp_scale: float | None, percent_mode: str
+    c: Candidate, hints: _QuestionHints, resp_scale: float | None, percent_mode: str, g: _Gold
 ) -> list[_Interp]:
     out = [_Interp(c.value, c.ulp, c.percent, "")]
     unscaled = c.scale_word is None and not c.percent
+    if not hints.scale and not g.percent and not c.percent and not g.yearish:
+        # Only one side states a scale and nothing else gives one: the scale is unknown, so the
+        # numbers as written are compared ("56" vs "$56 million", "1.5 million" vs "1.5").
+        if g.bare and c.scale_word and c.scale > 1:
+            out.append(
+                _Interp(c.value / c.scale, c.ulp / c.scale, False, "expected states no scale")
+            )
+        elif not g.bare and g.display_unit > 1 and unscaled and not resp_scale:
+            out.append(
+                _Interp(
+                    c.value * g.display_unit,
+                    c.ulp * g.display_unit,
+                    False,
+                    "answer states no scale",
+                )
+            )
     if unscaled and hints.scale:
         out.append(_Interp(c.value * hints.scale, c.ulp * hints.scale, False, "question scale"))
     if unscaled and resp_scale and resp_scale != hints.scale:
@@ -455,7 +471,7 @@ def _match_candidate(
     best_val = c.value
     best_note = ""
     gis = _gold_interps(g, hints, percent_mode)
-    cis = _cand_interps(c, hints, resp_scale, percent_mode)
+    cis = _cand_interps(c, hints, resp_scale, percent_mode, g)
     signs: list[tuple[float, str]] = []
     if c.sign_source == "word" and c.value > 0:
         signs.append((-1.0, "negative from wording"))

@@ -12,6 +12,7 @@ linear in the input length.
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import re
 from dataclasses import dataclass
@@ -627,6 +628,7 @@ def extract_values(text: str, *, question: str | None = None) -> list[Candidate]
         cand = _build_candidate(text, s, e, number, decimals, sig, raw_num, q_tokens, kw)
         if cand is not None:
             out.append(cand)
+    _share_range_units(text, out)
     if _has_word_number_hint(text, n):
         out.extend(_word_candidates(text))
         out.sort(key=lambda c: c.span[0])
@@ -658,6 +660,30 @@ _WORD_UNIT_SET = frozenset(
         "per",
     ]
 )
+
+
+_RANGE_LINK_RE = re.compile(r"\s*(?:-|–|to|and|or)\s*[$€£¥]?\s*", re.IGNORECASE)
+
+
+def _share_range_units(text: str, cands: list[Candidate]) -> None:
+    """'$1.7 to $1.9 billion', '5 to 10%': the first figure takes the unit written after the second."""
+    for a, b in itertools.pairwise(cands):
+        if a.scale_word or a.percent or a.ignored or b.ignored:
+            continue
+        link = text[a.span[1] : b.span[0]]
+        if len(link) > 8 or not _RANGE_LINK_RE.fullmatch(link):
+            continue
+        if b.scale_word and not b.percent:
+            a.value *= b.scale
+            a.ulp *= b.scale
+            a.scale, a.scale_word = b.scale, b.scale_word
+        elif b.percent and not a.currency:
+            div = 10000.0 if b.basis_points else 100.0
+            a.value /= div
+            a.ulp /= div
+            a.percent, a.basis_points = True, b.basis_points
+        if b.currency and not a.currency:
+            a.currency = b.currency
 
 
 def _has_word_number_hint(text: str, n: int) -> bool:
