@@ -13,7 +13,7 @@ import pytest
 from pytest_llmeval.schema import FILE_CONFIG_KEY, SampleError, normalise, validate
 
 if TYPE_CHECKING:
-    from pytest_llmeval.rubric import GradeResult
+    from pytest_llmeval.rubric import GradeResult  # noqa: F401 - used in the StashKey annotation
     from pytest_llmeval.sample import Sample
 
 GRADE_KEY = pytest.StashKey["GradeResult"]()

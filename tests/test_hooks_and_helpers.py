@@ -6,7 +6,13 @@ import json
 
 import pytest
 
-from pytest_llmeval import LLMEvalAssertionError, assert_length, assert_must_include, length_score, must_include
+from pytest_llmeval import (
+    LLMEvalAssertionError,
+    assert_length,
+    assert_must_include,
+    length_score,
+    must_include,
+)
 from tests.conftest import write_suite
 
 EXACT = {"accuracy": "exact", "weights": {"length": 0}}

@@ -207,7 +207,7 @@ def test_xdist_gives_identical_summary_report_and_exit_code(pytester: pytest.Pyt
     def summary(result: pytest.RunResult) -> list[str]:
         lines = result.stdout.lines
         start = next(i for i, line in enumerate(lines) if "llmeval summary" in line)
-        end = next(i for i, line in enumerate(lines) if "short test summary" in line or line.startswith("=") and i > start + 1)
+        end = next(i for i, line in enumerate(lines) if "short test summary" in line or (line.startswith("=") and i > start + 1))
         return lines[start:end]
 
     assert summary(plain) == summary(dist)
