@@ -8,6 +8,11 @@ Texts: (response, gold) pairs from the JSONL file (fields ``response`` and ``gol
   run     ``prefetch`` of all texts + one ``semantic_similarity`` per sample (the plugin path),
   naive   one ``semantic_similarity`` per sample with an empty cache (no prefetch).
 Target: run <= 1.3 x batch.
+
+With ``--agreement`` (needs a labelled file: ``label`` in correct/incorrect/refusal) it
+instead prints, on the non-refusal rows, how often each grader's pass/fail agrees with the
+human "correct" label: semantic_similarity at several thresholds, offline claims recall
+(gold claims stated by the response) and sentence coverage.
 """
 
 from __future__ import annotations
@@ -45,6 +50,48 @@ def load_pairs(path: str | None, limit: int) -> list[tuple[str, str]]:
     return pairs
 
 
+def agreement(path: str, limit: int) -> None:
+    from pytest_llmeval.metrics.claims import claims_f1
+    from pytest_llmeval.metrics.coverage import sentence_coverage
+    from pytest_llmeval.metrics.semantic import prefetch, semantic_similarity
+
+    rows = []
+    with Path(path).open(encoding="utf-8") as fh:
+        for line in fh:
+            row = json.loads(line)
+            if row.get("label") in ("correct", "incorrect"):
+                rows.append(row)
+    rows = rows[:limit]
+    prefetch([t for r in rows for t in (r["response"], r["gold"])])
+    labels = [r["label"] == "correct" for r in rows]
+    start = time.perf_counter()
+    sims = [semantic_similarity(r["response"], r["gold"]).similarity for r in rows]
+    t_sim = time.perf_counter() - start
+    start = time.perf_counter()
+    recalls = [
+        claims_f1(r["response"], r["gold"], question=r["question"], judge="offline").recall
+        for r in rows
+    ]
+    t_claims = time.perf_counter() - start
+    start = time.perf_counter()
+    covers = [sentence_coverage(r["response"], r["gold"]).score for r in rows]
+    t_cov = time.perf_counter() - start
+
+    def agree(scores: list[float], threshold: float) -> float:
+        return sum((s >= threshold) == y for s, y in zip(scores, labels, strict=True)) / len(labels)
+
+    print(
+        f"non-refusal rows {len(rows)} ({sum(labels)} correct), majority {max(sum(labels), len(labels) - sum(labels)) / len(labels):.3f}"
+    )
+    for name, scores, elapsed in (
+        ("semantic_similarity", sims, t_sim),
+        ("claims recall (offline)", recalls, t_claims),
+        ("sentence_coverage", covers, t_cov),
+    ):
+        cells = "  ".join(f"@{t:.2f}: {agree(scores, t):.3f}" for t in (0.3, 0.5, 0.6, 0.75, 0.85))
+        print(f"{name:26s} {cells}   ({elapsed:.1f} s)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -52,7 +99,11 @@ def main() -> None:
     parser.add_argument("path", nargs="?")
     parser.add_argument("--limit", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--agreement", action="store_true")
     args = parser.parse_args()
+    if args.agreement:
+        agreement(args.path, args.limit)
+        return
 
     from pytest_llmeval.metrics import semantic
 

@@ -281,6 +281,19 @@ def test_clauses_enumerations_and_parentheticals_become_claims() -> None:
         "The plan fixes the dates of sales",
         "subject to board approval",
     ]
+    assert split_claims("The plan fixes the amounts, prices, and dates of sales.") == [
+        "The plan fixes the amounts of sales",
+        "The plan fixes the prices of sales",
+        "The plan fixes the dates of sales",
+    ]
+    assert split_claims("Revenue was $5 billion, up 3%, and margins fell.") == [
+        "Revenue was $5 billion, up 3%",
+        "margins fell",
+    ]
+    assert split_claims("Rule 10b5-1 plans are written documents that fix the dates of trades.") == [
+        "Rule 10b5-1 plans are written documents",
+        "Rule 10b5-1 plans fix the dates of trades",
+    ]
     # lists with numbers stay whole: each number belongs to its item
     assert len(split_claims("Segments grew 5%, 7% and 9% respectively.")) == 1
 

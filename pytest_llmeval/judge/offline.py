@@ -12,57 +12,21 @@ from typing import Any
 from pytest_llmeval.errors import MissingExtraError
 from pytest_llmeval.judge.matching import ClaimLink, Matching
 
-# A response claim matches a gold claim (or the reverse) when their embedding cosine
-# reaches this and the pair is a mutual best match or the words of one are covered
-# by the other. Values are for the bundled all-MiniLM-L6-v2 (see judge_note.md).
+# Two claims are close enough to match when (1 - LEXICAL_WEIGHT) * cosine + LEXICAL_WEIGHT *
+# idf-weighted word overlap (+ NUMBER_BONUS) reaches MATCH_THRESHOLD; they then match if
+# they are each other's best match or one covers COVERAGE_MATCH of the other's wording.
+# Values are for the bundled all-MiniLM-L6-v2 (see judge_note.md).
 MATCH_THRESHOLD = 0.55
-FUZZY_MATCH_THRESHOLD = (
-    0.6  # with token_set_ratio / 100 for cosine, when sentence-transformers is missing
-)
+FUZZY_MATCH_THRESHOLD = 0.6  # token_set_ratio / 100 stands in for the cosine without embeddings
 COVERAGE_MATCH = 0.75
 LEXICAL_WEIGHT = 0.5
 NUMBER_BONUS = 0.1  # agreeing numbers are strong evidence two claims state the same fact
 
-_ABBREVIATIONS = {
-    "inc",
-    "corp",
-    "co",
-    "ltd",
-    "llc",
-    "plc",
-    "mr",
-    "mrs",
-    "ms",
-    "dr",
-    "st",
-    "vs",
-    "etc",
-    "e.g",
-    "i.e",
-    "no",
-    "approx",
-    "jan",
-    "feb",
-    "mar",
-    "apr",
-    "jun",
-    "jul",
-    "aug",
-    "sep",
-    "sept",
-    "oct",
-    "nov",
-    "dec",
-    "fig",
-    "u.s",
-    "u.k",
-    "est",
-    "avg",
-    "mln",
-    "bn",
-    "yr",
-    "fy",
-}
+_ABBREVIATIONS_WORDS = """
+inc corp co ltd llc plc mr mrs ms dr st vs etc e.g i.e no approx jan feb mar apr jun jul aug
+sep sept oct nov dec fig u.s u.k est avg mln bn yr fy
+"""
+_ABBREVIATIONS = frozenset(_ABBREVIATIONS_WORDS.split())
 _BOUNDARY_RE = re.compile(r"([.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9$])")
 _BULLET_RE = re.compile(r"^\s*(?:[-*\u2022\u25cf]+|\d{1,2}[.)]|[a-z][.)]|#+)\s+")
 
@@ -94,7 +58,10 @@ def split_sentences(text: str) -> list[str]:
 
 
 _PAREN_RE = re.compile(r"\s*\(([^()]{12,})\)")
-_CLAUSE_RE = re.compile(r"\s*;\s*|,\s+(?=(?:while|whereas|but|although|and|or)\s)", re.I)
+_CLAUSE_RE = re.compile(r"\s*;\s*|,\s+(?=(?:while|whereas|but|although)\s)", re.I)
+_AND_CLAUSE_RE = re.compile(
+    r",\s+(?=(?:and|or)\s+\S+\s+\S+)", re.I
+)  # a clause, not a last list item
 _LEADING_CONJ_RE = re.compile(r"^(?:and|or|but|while|whereas|although|i\.e\.,?|e\.g\.,?)\s+", re.I)
 _RELATIVE_RE = re.compile(
     r"^(?P<subj>.{3,80}?\s(?:is|are|was|were)\s(?P<np>(?:an?|the)?\s?[\w-]+(?:\s[\w-]+){0,3}))\s(?:that|which)\s(?P<rest>.{8,})$",
@@ -126,7 +93,7 @@ def _expand_enumeration(clause: str) -> list[str]:
         if m is None or len(parts) < 3:
             return [clause]
         middle, final_rest = parts[1:-1], m.group(1)
-    if len(middle) < 2 - (0 if conj is None else 1) or not middle:
+    if not middle:
         return [clause]
     width = len(middle[0].split())
     if width > _ITEM_MAX_WORDS or any(len(item.split()) != width for item in middle):
@@ -139,6 +106,15 @@ def _expand_enumeration(clause: str) -> list[str]:
         return [clause]
     prefix, suffix = " ".join(head_words[:-width]), " ".join(rest_words[width:])
     return [" ".join(x for x in (prefix, item, suffix) if x) for item in items]
+
+
+def _split_relative(clause: str) -> list[str]:
+    """'X are written documents that preestablish Y' -> 'X are written documents', 'X preestablish Y'."""
+    rel = _RELATIVE_RE.match(clause)
+    if rel is None:
+        return [clause]
+    subject = rel.group("subj").rsplit(" ", len(rel.group("np").split()) + 1)[0]
+    return [rel.group("subj"), f"{subject} {rel.group('rest')}"]
 
 
 def split_claims(text: str) -> list[str]:
@@ -154,112 +130,28 @@ def split_claims(text: str) -> list[str]:
             clause = _LEADING_CONJ_RE.sub("", clause.strip(" ,"))
             if not clause:
                 continue
-            rel = _RELATIVE_RE.match(clause)
-            pieces = (
-                [
-                    rel.group("subj"),
-                    rel.group("subj").rsplit(" ", len(rel.group("np").split()) + 1)[0]
-                    + " "
-                    + rel.group("rest"),
-                ]
-                if rel
-                else [clause]
-            )
-            for piece in pieces:
-                claims.extend(_expand_enumeration(piece))
+            for piece in _split_relative(clause):
+                # ", and" ends a list ("amounts, prices, and dates") or joins two clauses
+                items = _expand_enumeration(piece)
+                if len(items) > 1:
+                    claims.extend(items)
+                    continue
+                for part in _AND_CLAUSE_RE.split(piece):
+                    part = _LEADING_CONJ_RE.sub("", part.strip(" ,"))
+                    if part:
+                        claims.extend(_expand_enumeration(part))
         claims.extend(_LEADING_CONJ_RE.sub("", a) for a in asides)
     return [c for c in (" ".join(c.split()) for c in claims) if len(_content_words(c)) >= 1]
 
 
-_STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "for",
-        "by",
-        "with",
-        "from",
-        "as",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "it",
-        "its",
-        "this",
-        "that",
-        "these",
-        "those",
-        "and",
-        "or",
-        "but",
-        "if",
-        "then",
-        "than",
-        "so",
-        "such",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "what",
-        "when",
-        "where",
-        "while",
-        "also",
-        "has",
-        "have",
-        "had",
-        "do",
-        "does",
-        "did",
-        "will",
-        "would",
-        "can",
-        "could",
-        "may",
-        "might",
-        "shall",
-        "should",
-        "must",
-        "their",
-        "there",
-        "they",
-        "them",
-        "he",
-        "she",
-        "his",
-        "her",
-        "we",
-        "our",
-        "you",
-        "your",
-        "i",
-        "me",
-        "my",
-        "into",
-        "over",
-        "under",
-        "about",
-        "per",
-        "each",
-        "any",
-        "all",
-        "some",
-        "more",
-        "most",
-        "other",
-    ]
-)
+_STOPWORDS_WORDS = """
+a an the of to in on at for by with from as is are was were be been being it its this that
+these those and or but if then than so such which who whom whose what when where while also
+has have had do does did will would can could may might shall should must their there they
+them he she his her we our you your i me my into over under about per each any all some more
+most other
+"""
+_STOPWORDS = frozenset(_STOPWORDS_WORDS.split())
 _WORD_RE = re.compile(r"[a-z0-9$%][a-z0-9$%.\-']*", re.I)
 
 
@@ -275,69 +167,18 @@ def _content_words(text: str) -> set[str]:
     return {_stem(w) for w in words if w and w not in _STOPWORDS}
 
 
-_UP = frozenset(
-    [
-        "increase",
-        "increased",
-        "increases",
-        "increasing",
-        "rose",
-        "rise",
-        "rises",
-        "rising",
-        "grew",
-        "grow",
-        "grows",
-        "growing",
-        "growth",
-        "higher",
-        "up",
-        "gain",
-        "gained",
-        "gains",
-        "improve",
-        "improved",
-        "improvement",
-        "expand",
-        "expanded",
-        "expansion",
-        "climbed",
-        "surged",
-        "jumped",
-    ]
-)
-_DOWN = frozenset(
-    [
-        "decrease",
-        "decreased",
-        "decreases",
-        "decreasing",
-        "fell",
-        "fall",
-        "falls",
-        "falling",
-        "declined",
-        "decline",
-        "declines",
-        "declining",
-        "dropped",
-        "drop",
-        "drops",
-        "lower",
-        "down",
-        "loss",
-        "reduced",
-        "reduce",
-        "reduction",
-        "shrank",
-        "shrink",
-        "contracted",
-        "contraction",
-        "worsened",
-        "slid",
-        "plunged",
-    ]
-)
+_UP_WORDS = """
+increase increased increases increasing rose rise rises rising grew grow grows growing
+growth higher up gain gained gains improve improved improvement expand expanded expansion
+climbed surged jumped
+"""
+_UP = frozenset(_UP_WORDS.split())
+_DOWN_WORDS = """
+decrease decreased decreases decreasing fell fall falls falling declined decline declines
+declining dropped drop drops lower down loss reduced reduce reduction shrank shrink
+contracted contraction worsened slid plunged
+"""
+_DOWN = frozenset(_DOWN_WORDS.split())
 _NEGATIONS = frozenset(["not", "no", "never", "none", "neither", "nor", "without", "cannot", "n't"])
 
 
