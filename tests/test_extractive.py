@@ -530,3 +530,33 @@ def test_gold_file_selects_extractive_match(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("-p", "no:randomly")
     assert result.parseoutcomes() == {"passed": 2, "failed": 1}
     result.stdout.fnmatch_lines(["*wrong*"])
+
+
+def test_concurrent_calls_from_threads_share_the_worker_safely() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    cases = [(f"so the answer is $\\frac{{{n}}}{{{n + 1}}}$", f"{n}/{n + 1}") for n in range(1, 13)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda c: extractive_match(*c), cases))
+    assert all(r.passed for r in results), [r.explanation for r in results if not r.passed]
+
+
+def test_worker_environment_carries_no_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_llmeval.metrics import extractive as mod
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-should-not-leak")
+    captured: dict[str, dict[str, str]] = {}
+    real_popen = subprocess.Popen
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        captured["env"] = kwargs["env"]
+        return real_popen(*args, **kwargs)
+
+    monkeypatch.setattr(mod.subprocess, "Popen", spy)
+    worker = mod._Worker()
+    try:
+        worker.start()
+    finally:
+        worker.stop()
+    assert "OPENAI_API_KEY" not in captured["env"]
+    assert "PATH" in captured["env"]

@@ -169,6 +169,20 @@ class _WorkerCrash(LLMEvalError):
 
 
 _EOF = ""  # what the reader thread queues when the worker's stdout closes
+_WORKER_ENV = frozenset(
+    {
+        "PATH",
+        "PYTHONPATH",
+        "PYTHONHOME",
+        "HOME",
+        "LANG",
+        "TMPDIR",
+        "TEMP",
+        "TMP",
+        "SYSTEMROOT",
+        "COMSPEC",
+    }
+)
 
 
 class _Worker:
@@ -187,9 +201,13 @@ class _Worker:
             f"import sys; sys.path.insert(0, {package_root!r}); "
             "from pytest_llmeval.metrics._math_worker import main; main()"
         )
-        env = dict(os.environ)
+        # The worker handles untrusted text: give it no secrets (API keys) from our environment.
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k in _WORKER_ENV or k.startswith(("PYTEST_LLMEVAL_", "LC_"))
+        }
         env["PYTHONIOENCODING"] = "utf-8"
-        env.pop("PYTHONSTARTUP", None)
         proc = subprocess.Popen(
             [sys.executable, "-u", "-c", code],
             stdin=subprocess.PIPE,
