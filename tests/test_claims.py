@@ -290,7 +290,9 @@ def test_clauses_enumerations_and_parentheticals_become_claims() -> None:
         "Revenue was $5 billion, up 3%",
         "margins fell",
     ]
-    assert split_claims("Rule 10b5-1 plans are written documents that fix the dates of trades.") == [
+    assert split_claims(
+        "Rule 10b5-1 plans are written documents that fix the dates of trades."
+    ) == [
         "Rule 10b5-1 plans are written documents",
         "Rule 10b5-1 plans fix the dates of trades",
     ]
