@@ -552,7 +552,7 @@ def test_worker_environment_carries_no_secrets(monkeypatch: pytest.MonkeyPatch) 
         captured["env"] = kwargs["env"]
         return real_popen(*args, **kwargs)
 
-    monkeypatch.setattr(mod.subprocess, "Popen", spy)
+    monkeypatch.setattr(subprocess, "Popen", spy)
     worker = mod._Worker()
     try:
         worker.start()
