@@ -94,6 +94,7 @@ class GradeResult:
             "length_tokens": self.length_tokens,
             "reason": self.worst_reason(),
             "retrieval_metrics": self.components["retrieval"].details if "retrieval" in self.components else None,
+            "accuracy_fallback": self.components["accuracy"].details.get("fallback"),
         }
 
 

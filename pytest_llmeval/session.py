@@ -114,19 +114,46 @@ class LLMEvalSession:
         return self._answers
 
     def prefetch(self, items: list[pytest.Item]) -> None:
-        """Fetch every answer this process will need, concurrently, before items run."""
-        if not self.settings.model:
-            return
+        """Before items run: fetch every answer concurrently, then batch-encode texts for semantic graders."""
         from pytest_llmeval.collector import GoldItem
 
         samples = [item.sample for item in items if isinstance(item, GoldItem)]
         if not samples:
             return
-        workerinput = getattr(self.config, "workerinput", None)
-        worker_index = int(str(workerinput["workerid"]).lstrip("gw")) if workerinput else 0
-        worker_count = int(workerinput["workercount"]) if workerinput else 1
-        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-        self.answers.prefetch(samples, worker_index=worker_index, worker_count=worker_count, reporter=reporter)
+        if self.settings.model:
+            workerinput = getattr(self.config, "workerinput", None)
+            worker_index = int(str(workerinput["workerid"]).lstrip("gw")) if workerinput else 0
+            worker_count = int(workerinput["workercount"]) if workerinput else 1
+            reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+            self.answers.prefetch(samples, worker_index=worker_index, worker_count=worker_count, reporter=reporter)
+        self._prefetch_embeddings(samples)
+
+    def _prefetch_embeddings(self, samples: list[Sample]) -> None:
+        """One batched encode of every expected/response text the semantic grader will compare."""
+        import importlib.util
+
+        from pytest_llmeval.rubric import choose_accuracy_grader
+
+        semantic = [
+            s for s in samples
+            if choose_accuracy_grader(s.criteria, s.expected, self.settings.accuracy) == "semantic_similarity"
+        ]
+        if not semantic or importlib.util.find_spec("sentence_transformers") is None:
+            return
+        texts: list[str] = []
+        for sample in semantic:
+            texts.append(sample.expected)
+            answer_text = sample.response
+            if self.settings.model:
+                try:
+                    answer_text = self.answers.answer(sample).text
+                except Exception:  # the item itself reports the failure
+                    answer_text = None
+            if answer_text:
+                texts.append(answer_text)
+        from pytest_llmeval.metrics.semantic import prefetch
+
+        prefetch(texts, model=self.settings.embedding_model)
 
     def answer_for(self, sample: Sample) -> Answer:
         """Precedence: ``--llm-model`` > pre-recorded ``response`` > ``pytest_llmeval_generate`` hook."""
@@ -247,6 +274,11 @@ class LLMEvalSession:
 
     def tally(self) -> Tally:
         return Tally(self.records, self.settings.errors)
+
+    def all_warnings(self) -> list[str]:
+        """Run warnings, including graders that fell back (e.g. no sentence-transformers)."""
+        fallbacks = sorted({f"{r.get('accuracy_grader')}: {r['accuracy_fallback']}" for r in self.records if r.get("accuracy_fallback")})
+        return [*self.warnings, *(f"accuracy fallback used: {f}" for f in fallbacks)]
 
     # -- gate ------------------------------------------------------------------
     def apply_gate(self, session: pytest.Session) -> None:

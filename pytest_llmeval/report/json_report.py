@@ -95,7 +95,7 @@ def build_report(llm_session: LLMEvalSession, *, incomplete: bool) -> dict[str, 
         "failed_samples": [s for s in sample_results if s["status"] in ("fail", "error")],
         "needs_review": [s["sample_id"] for s in sample_results if s["needs_review"]],
         "model_stats": llm_session.model_stats(),
-        "warnings": list(llm_session.warnings) + ([llm_session.gate_message] if llm_session.gate_message and "FAILED" in llm_session.gate_message else []),
+        "warnings": list(llm_session.all_warnings()) + ([llm_session.gate_message] if llm_session.gate_message and "FAILED" in llm_session.gate_message else []),
     }
 
 

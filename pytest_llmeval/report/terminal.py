@@ -59,7 +59,7 @@ def summary_lines(llm_session: LLMEvalSession, *, worst: int) -> list[tuple[str,
     graders = Counter(r.get("accuracy_grader") for r in tally.graded if r.get("accuracy_grader"))
     if graders:
         add("accuracy graders: " + ", ".join(f"{name} {n}" for name, n in sorted(graders.items())))
-    for warning in llm_session.warnings:
+    for warning in llm_session.all_warnings():
         add(f"warning: {warning}", yellow=True)
     stats = llm_session.model_stats()
     if stats:
