@@ -212,6 +212,12 @@ _NEG_WORD_BEFORE_RE = re.compile(
     r"[\s:]*(?:" + _CUR_PREFIX + r")?\s*$",
     re.IGNORECASE,
 )
+_NEG_VERB_BY_RE = re.compile(
+    r"\b(?:decreas\w*|declin\w*|fell|drop\w*|reduc\w*|lowered|cut|shr[aiu]nk\w*|contract\w*)"
+    r"(?:\s+[\w'’]+){0,4}?\s+by\s+(?:(?:approximately|about|around|roughly|nearly|some|almost|just|over|only)\s+)*"
+    r"(?:" + _CUR_PREFIX + r")?\s*$",
+    re.IGNORECASE,
+)
 _NEG_WORD_AFTER_RE = re.compile(
     r"^[\s,]*(?:net\s+)?(?:loss(?:es)?|decrease|decline|drop|reduction|contraction|deficit|lower|outflow)\b",
     re.IGNORECASE,
@@ -234,7 +240,12 @@ _OPERATOR_BEFORE_RE = re.compile(
     r"(?:[+/×÷^]|(?<!\*)\*|(?:[\d)%]|million|billion|thousand|bn|mn)\s*[-−–]\s+|divided\s+by|multiplied\s+by|\btimes|\bminus|\bplus|\bsum\s+of|\baverage\s+of)\s*[$€£¥(\[]*\s*$",
     re.IGNORECASE,
 )
-_RESULT_BEFORE_RE = re.compile(r"(?:=|≈|≅|~=|->|→)\s*[$€£¥]?\s*[-−(]?\s*[$€£¥]?\s*$")
+_RESULT_BEFORE_RE = re.compile(
+    r"(?:=|≈|≅|~=|->|→|\\approx|\\boxed\{|\\approx\s*\\boxed\{)\s*\\?[$€£¥]?\s*[-−(]?\s*\\?[$€£¥]?\s*$"
+)
+_LATEX_OPERAND_BEFORE_RE = re.compile(
+    r"(?:\\[dt]?frac\{|\}\{|\\times|\\cdot|\\div)\s*\\?[$€£¥]?\s*$"
+)
 _APPROX_BEFORE_RE = re.compile(r"~\s*[$€£¥]?\s*$")
 _LIST_MARKER_AFTER_RE = re.compile(r"^(?:[.)]\s|[.)]$|\.\s*$)")
 _DIGIT_SLASH_RE = re.compile(r"^/\s?\d")
@@ -247,7 +258,7 @@ _APPROX_RE = re.compile(
     r"(?:approx(?:imately|\.)?|about|around|roughly|nearly|almost|~|≈)\s*[$€£¥]?\s*$"
 )
 _PREFIX_CHARS = frozenset("$€£¥₹₩-−–+(ABCDEFGHIJKLMNOPQRSTUVWXYZkrs.")
-_RESULT_CHARS = frozenset("=≈≅→>")
+_RESULT_CHARS = frozenset("=≈≅→>{x")
 _OP_CHARS = frozenset("+*/×÷^-−–")
 _KW_RE = re.compile(
     r"(?P<neg>loss|deficit|outflow|decrea|declin|fell|fall|drop|down|reduc|shr[aiu]nk|contract|lower|negative)"
@@ -895,7 +906,11 @@ def _build_candidate(
         ctx = before.rsplit("\n", 1)[-1][-60:]
         if (
             _near(kw["neg"], s - 60, s)
-            and (_NEG_WORD_BEFORE_RE.search(ctx[-48:]) or _NEG_NOUN_BEFORE_RE.search(ctx))
+            and (
+                _NEG_WORD_BEFORE_RE.search(ctx[-48:])
+                or _NEG_NOUN_BEFORE_RE.search(ctx)
+                or _NEG_VERB_BY_RE.search(ctx)
+            )
         ) or _NEG_WORD_AFTER_RE.match(after[suffix_end : suffix_end + 30]):
             sign_source = "word"
     if negative:
@@ -1001,6 +1016,8 @@ def _classify(
         and _LINE_START_RE.search(before[-12:])
     ):
         return "marker"  # "1. Revenue ...", "2) ..."
+    if "\\" in before[-12:] and _LATEX_OPERAND_BEFORE_RE.search(before[-12:]):
+        return "operand"  # \frac{a}{b}
     if bare and plain_int and after.lstrip(" ")[:1] == ":" and _LINE_START_RE.search(before[-16:]):
         return "marker"
     # Calculation structure.
