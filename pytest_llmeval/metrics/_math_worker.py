@@ -497,7 +497,10 @@ def _limit_memory() -> None:
         import resource
     except ImportError:  # Windows: only the deadline applies
         return
-    mb = int(os.environ.get("PYTEST_LLMEVAL_MATH_MEMORY_MB", DEFAULT_MEMORY_MB))
+    try:
+        mb = int(os.environ.get("PYTEST_LLMEVAL_MATH_MEMORY_MB", DEFAULT_MEMORY_MB))
+    except ValueError:
+        mb = DEFAULT_MEMORY_MB
     limit = mb * 1024 * 1024
     _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     if hard != resource.RLIM_INFINITY:

@@ -20,6 +20,7 @@ import queue
 import re
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -194,6 +195,7 @@ class _Worker:
         self._lines: queue.Queue[str | None] = queue.Queue()
         self.starts = 0
         self._grace = BACKSTOP_GRACE
+        self._stderr: Any = None
 
     def _spawn(self) -> None:
         package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -212,7 +214,7 @@ class _Worker:
             [sys.executable, "-u", "-c", code],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=self._stderr_file(),
             text=True,
             encoding="utf-8",
             env=env,
@@ -237,10 +239,29 @@ class _Worker:
 
         line = self._get(WORKER_START_TIMEOUT)
         if not line or line.split()[0] != READY:
+            tail = self._stderr_tail()
             self._kill()
-            raise _WorkerCrash("the maths worker failed to start")
+            raise _WorkerCrash(f"the maths worker failed to start: {tail}")
         # Without fork the worker cannot kill its own evaluation: our wait is the deadline.
         self._grace = BACKSTOP_GRACE if line.split()[-1] == "fork" else 0.0
+
+    def _stderr_file(self) -> Any:
+        # A file, not a pipe: nobody drains a pipe, and a full one would block the worker.
+        if self._stderr is not None:
+            self._stderr.close()
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed in _kill)
+        return self._stderr
+
+    def _stderr_tail(self, limit: int = 400) -> str:
+        if self._stderr is None:
+            return ""
+        with contextlib.suppress(OSError, ValueError):
+            self._stderr.seek(0, os.SEEK_END)
+            size = self._stderr.tell()
+            self._stderr.seek(max(0, size - limit))
+            tail: bytes = self._stderr.read()
+            return tail.decode("utf-8", "replace").strip()
+        return ""
 
     def _get(self, timeout: float) -> str | None:
         try:
@@ -258,6 +279,9 @@ class _Worker:
         if proc.stdin is not None:
             with contextlib.suppress(OSError):
                 proc.stdin.close()
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
 
     def start(self) -> float:
         """Start the worker if needed; return the seconds it took (0.0 if already running)."""
@@ -292,8 +316,11 @@ class _Worker:
                 threading.Thread(target=self._restart_quietly, daemon=True).start()
                 return None
             if line == _EOF:
+                tail = self._stderr_tail()
                 self._kill()
-                raise _WorkerCrash(f"the maths worker crashed (exit code {proc.returncode})")
+                raise _WorkerCrash(
+                    f"the maths worker crashed (exit code {proc.returncode}): {tail}"
+                )
             return json.loads(line)  # type: ignore[no-any-return]
 
     def _restart_quietly(self) -> None:
@@ -545,6 +572,11 @@ def extractive_match(
         return _result(passed=False, opts=opts, reply=reply, timed_out=True)
     if "error" in reply:
         message = reply.get("message", "")
+        if reply["error"] == "crash":
+            reply["message"] = (
+                f"{message}; counted as not passed. A fresh evaluator serves the next call."
+            )
+            return _result(passed=False, opts=opts, reply=reply, timed_out=True)
         if reply["error"] == "memory":
             reply["message"] = f"{message}; counted as not passed"
             return _result(passed=False, opts=opts, reply=reply, timed_out=True)
