@@ -180,7 +180,8 @@ _SUFFIX_RE = re.compile(
     r"(?:[ \u00a0]?(?P<scale>thousands?|millions?|billions?|trillions?|mn|mln|mm|MM|bn|bln|Bn|BN|tn|Tn|lakhs?|lacs?|crores?|cr|Cr|mio|thou)(?![\w])"
     r"|(?P<letter>[kKmMbBT])(?![\w]))?"
     r"(?P<close2>\))?"
-    rf"(?:[ \u00a0]?(?P<cur>{_CUR_SUFFIX})(?![\w]))?"
+    rf"(?:[ \u00a0]?(?P<cur>{_CUR_SUFFIX})(?![\w])"
+    r"(?:[ \u00a0]?(?P<scale2>thousands?|millions?|billions?|trillions?|mn|bn)(?![\w]))?)?"
     r"(?P<pct2>[ \u00a0]?(?:%|percent|per\s*cent))?"
 )
 _REF_BEFORE_RE = re.compile(
@@ -855,13 +856,15 @@ def _build_candidate(
     sm = _SUFFIX_RE.match(after)
     close = bool(sm and sm.group("close"))
     pct_text = (sm.group("pct") or sm.group("pct2") or "") if sm else ""
-    scale_word = (sm.group("scale") or sm.group("letter")) if sm else None
+    scale_word = (sm.group("scale") or sm.group("letter") or sm.group("scale2")) if sm else None
     suffix_end = sm.end() if sm else 0
     if sm and not currency and sm.group("cur"):
         currency = _CURRENCY_CODES.get(
             sm.group("cur"), _CURRENCY_CODES.get(sm.group("cur").lower())
         )
     close2 = bool(sm and sm.group("close2") and scale_word)
+    if sm and sm.group("close2") and not scale_word:
+        close = True  # "(12.5%)"
     if open_paren and (close or close2) and not negative:
         paren_at = len(before) - len(pm.group(0)) if pm else len(before)
         lead = before[:paren_at]
