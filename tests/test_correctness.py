@@ -138,6 +138,16 @@ def test_key_figures_of_a_textual_gold_answer_are_checked() -> None:
     assert "0/1 key figure" in wrong.explanation
 
 
+def test_dates_are_compared_as_dates_whatever_the_format() -> None:
+    question = "What is the date of the CEO's certification?"
+    right = offline("The date of the certification is October 27, 2022.", "2022-10-27", question)
+    wrong = offline("The certification is dated October 28, 2022.", "2022-10-27", question)
+    assert right.correct
+    assert not right.needs_review
+    assert not wrong.correct
+    assert "expected date" in wrong.explanation
+
+
 def test_verdict_is_deterministic_and_explains_itself() -> None:
     args = (
         "Operating activities brought in the most cash flow for AMD in FY22.",

@@ -25,6 +25,10 @@ REFUSALS = [
     "To calculate the inventory turnover ratio for Nike we would need COGS and average inventory.\n\n"
     "The formula is COGS / average inventory.\n\nHowever, as an AI developed by OpenAI, I don't have access "
     "to Nike's financial statements, so I cannot provide the ratio.",
+    "I could not find the FY2019 revenue in the provided documents.",
+    "There isn't enough information in the filing to determine the payout ratio.",
+    "Sorry, I can't help with that.",
+    "N/A",
     "",
 ]
 

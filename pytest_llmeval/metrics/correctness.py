@@ -74,6 +74,65 @@ _SUMMARY_RE = re.compile(
 )
 
 
+_MONTHS = {
+    m: i
+    for i, names in enumerate(
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ],
+        1,
+    )
+    for m in names
+}
+_MONTH_ALT = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_DATE_RES = (
+    (re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"), "ymd"),
+    (
+        re.compile(
+            rf"\b({_MONTH_ALT})\.? (\d{{1,2}})(?:st|nd|rd|th)?,? (\d{{4}})\b", re.IGNORECASE
+        ),
+        "mdy",
+    ),
+    (
+        re.compile(
+            rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({_MONTH_ALT})\.?,? (\d{{4}})\b", re.IGNORECASE
+        ),
+        "dmy",
+    ),
+    (re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b"), "m/d/y"),
+)
+
+
+def _dates(text: str) -> set[tuple[int, int, int]]:
+    """Calendar dates stated in ``text`` as (year, month, day)."""
+    out: set[tuple[int, int, int]] = set()
+    for regex, order in _DATE_RES:
+        for m in regex.finditer(text or ""):
+            a, b, c = m.groups()
+            if order == "ymd":
+                y, mo, d = int(a), int(b), int(c)
+            elif order == "mdy":
+                y, mo, d = int(c), _MONTHS[a.lower()], int(b)
+            elif order == "dmy":
+                y, mo, d = int(c), _MONTHS[b.lower()], int(a)
+            else:
+                y, mo, d = int(c), int(a), int(b)
+            if 1 <= mo <= 12 and 1 <= d <= 31:
+                out.add((y, mo, d))
+    return out
+
+
 def _sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENT_SPLIT.split(text.strip()) if s.strip()]
 
@@ -124,6 +183,9 @@ class Signals:
     gold_negative: bool = False
     resp_negative: bool = False
     summary_preamble: bool = False
+    key_dates: int = 0
+    dates_matched: int = 0
+    date_only: bool = False
 
 
 def analyse(
@@ -170,6 +232,15 @@ def analyse(
             1 for g in keys if any(values_agree(abs(r), abs(g), rel_tol=tol) for r in r_vals)
         )
         any_match = key_matched > 0
+    # Calendar dates of the gold answer (not those the question states) are key facts too.
+    gold_dates = _dates(expected) - _dates(question or "")
+    dates_matched = len(gold_dates & _dates(response))
+    date_only = (
+        bool(gold_dates)
+        and not re.sub(
+            r"[\W\d_]+|\b(" + _MONTH_ALT + r")\b", "", expected, flags=re.IGNORECASE
+        ).strip()
+    )
     inc = fact_inclusion(response, expected, question=question)
     head = " ".join(_sentences(response)[:2])
     # Does the response address the question at all (off-topic answers cover few of its words)?
@@ -195,6 +266,9 @@ def analyse(
         gold_negative=_polarity(expected) != "yes" and bool(_NEG_RE.search(expected)),
         resp_negative=bool(_NEG_RE.search(first)),
         summary_preamble=bool(_SUMMARY_RE.search(response)),
+        key_dates=len(gold_dates),
+        dates_matched=dates_matched,
+        date_only=date_only,
     )
 
 
@@ -278,6 +352,16 @@ def decide(
             0.0,
             [f"expected answer moves {s.gold_direction}, the response moves {s.resp_direction}"],
         )
+    if s.key_dates and s.dates_matched == 0:
+        return (
+            False,
+            0.0,
+            [
+                f"the response does not state the expected date(s) ({s.key_dates} in the expected answer)"
+            ],
+        )
+    if s.date_only:
+        return True, 1.0, ["the response states the expected date"]
     weights = weights_override if weights_override is not None else TEXT_WEIGHTS
     feats = text_features(s)
     z = weights[0] + sum(w * f for w, f in zip(weights[1:], feats, strict=True))
@@ -317,6 +401,8 @@ def _fuzzy_says_correct(s: Signals) -> bool:
     anywhere in the response for numeric gold answers; else rapidfuzz key-word inclusion)."""
     if s.gold_numeric:
         return s.any_match
+    if s.date_only:
+        return s.dates_matched > 0
     return s.inclusion >= PARAMS["review_inclusion"]
 
 

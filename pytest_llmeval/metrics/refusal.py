@@ -43,6 +43,12 @@ _CUES = [
     r"\bnot possible to (determine|calculate|answer|provide)\b",
     r"\b(cannot|can't|can not|unable to) (be )?(determine|determined|calculate|calculated|answer|answered|provide|confirm|compute|computed|find|identify|ascertain|say)",
     r"\binsufficient (information|data|details)\b",
+    r"\b(could not|couldn't|was unable to|were unable to|cannot|can't|did not|didn't) (find|locate|identify)\b",
+    r"\b(cannot|can't|could not|couldn't) be (found|located|identified)\b",
+    r"\b(isn't|is not|aren't|are not|wasn't|was not) (enough|sufficient) (information|data|detail)",
+    r"^\W*sorry\b",
+    r"\b(can't|cannot|unable to) help with\b",
+    r"^\W*(n/?a|unknown|not available|no answer|none provided)\W*$",
     r"\bnot enough (information|data|details)\b",
     r"\bno (specific |direct |relevant )?(information|data|details)\b",
     r"\b(there is )?no (explicit |specific |direct )?mention (of|regarding|about) (?!any )",
@@ -58,7 +64,7 @@ _CUE_RE = re.compile("|".join(f"(?:{c})" for c in _CUES), re.IGNORECASE)
 # Cues that on their own mean "I will not / cannot answer" (as opposed to "the text does not say X",
 # which often precedes a partial answer).
 _STRONG_RE = re.compile(
-    r"\bi'?m sorry\b|\bi apologi[sz]e\b|\bas an ai\b|\bas a language model\b|\bunfortunately\b|"
+    r"\bi'?m sorry\b|^\W*sorry\b|\bi apologi[sz]e\b|\bas an ai\b|\bas a language model\b|\bunfortunately\b|"
     r"\bi (do not|don't) (have|know)\b|\bi (cannot|can't|can not|am unable to|am not able to) "
     r"(provide|answer|determine|calculate|compute|give|access|confirm)\b|\byou (haven't|have not) provided\b|"
     r"\bknowledge cut-?off\b|\b(real-time|up-to-date) (data|access|information|financial)",
