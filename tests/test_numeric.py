@@ -746,3 +746,14 @@ def test_absolute_tolerance_in_question_units() -> None:
     assert not _passes(
         "Capex was $1,583 million.", "1577", question=q, tolerance=5, tolerance_mode="absolute"
     )
+
+
+def test_which_year_questions() -> None:
+    q = "In which year was revenue higher?"
+    response = "Revenue was higher in 2019 ($5.2 million) than in 2018 ($4.8 million)."
+    assert _passes(response, "2019", question=q)
+    assert not _passes(response, "2018", question=q)
+    # A gold that only looks like a year is still compared with the stated amount.
+    assert _passes(
+        "In 2019, revenue was $1,950 million.", "1950", question="What was revenue in 2019?"
+    )

@@ -9,6 +9,7 @@ Conventions are documented in the README section "Numeric answers".
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import math
 import re
 from dataclasses import dataclass, field
@@ -422,7 +423,7 @@ def _cand_interps(
 ) -> list[_Interp]:
     out = [_Interp(c.value, c.ulp, c.percent, "")]
     unscaled = c.scale_word is None and not c.percent
-    if not hints.scale and not g.percent and not c.percent and not g.yearish:
+    if not hints.scale and not g.percent and not c.percent:
         # Only one side states a scale and nothing else gives one: the scale is unknown, so the
         # numbers as written are compared ("56" vs "$56 million", "1.5 million" vs "1.5").
         if g.bare and c.scale_word and c.scale > 1:
@@ -838,6 +839,14 @@ _CHANGE_AFTER_RE = re.compile(
     r"\s*(?:\)\s*)?(?:year[- ]over[- ]year\s+|yoy\s+)?(?:increase|decrease|decline|growth|rise|drop|gain|jump|fall|reduction|higher|lower)\b",
     re.IGNORECASE,
 )
+_Q_YEAR_RE = re.compile(
+    r"\b(?:which|what)\s+(?:fiscal\s+|calendar\s+)?years?\b|\bwhen\b|\byears?\s+(?:in\s+which|when)\b",
+    re.IGNORECASE,
+)
+_COMPARED_YEAR_RE = re.compile(
+    r"\b(?:than|from|compared\s+(?:to|with)|vs\.?|versus|over|since|prior|previous)\s+(?:in\s+)?(?:fy\s*)?$",
+    re.IGNORECASE,
+)
 _Q_CHANGE_RE = re.compile(
     r"\b(?:change|changed|increase|decrease|difference|decline|growth|grow|grew|rise|drop|fall|by\s+how\s+much|"
     r"increased|decreased|declined|variance|cagr)\b",
@@ -1166,7 +1175,25 @@ def _numeric_match(
         how = f"the {match} stated value"
     else:
         primary = None
-        if category:
+        years = [c for c in cands if c.role == "year"] if gold.yearish else []
+        asks_year = bool(question and _Q_YEAR_RE.search(question[:2000]))
+        if years and not asks_year and any(c.role in ("value", "result") for c in cands):
+            years = []  # "1950" may be an amount ("$1,950 million in 2019"): use the stated figures
+        if years:
+            # "In which year ...?": the answer is a year; the one stated, not one it is compared with.
+            pool = [
+                dataclasses.replace(c, role="value")
+                if c.role == "year"
+                and not _COMPARED_YEAR_RE.search(response, max(0, c.span[0] - 30), c.span[0])
+                else dataclasses.replace(c, role="aside")
+                for c in cands
+            ]
+            picked, _alts, how = _select_concluding(response, pool, question, set(), "plain")
+            primary = next((c for c in cands if picked is not None and c.span == picked.span), None)
+            if primary is not None:
+                chosen = [primary]
+                how = how.replace("the concluding figure", "the concluding year")
+        if primary is None and category:
             primary, how = _select_category(response, cands, category, question)
             if primary is not None:
                 chosen = [primary]
