@@ -1159,7 +1159,7 @@ def _numeric_match(
     exp_currency = gold.currency or hints.currency
     exp_desc = f'expected {_fmt_val(gold.value, gold.percent, gold.currency)} (from "{str(exp_repr)[:60]}")'
     gold_interps = _gold_interps(gold, hints, percent_mode)
-    if len(gold_interps) > 1 and gold_interps[0].note:
+    if gold_interps[0].note:
         exp_desc += f", i.e. {_fmt_val(gold_interps[0].value, gold_interps[0].percent, gold.currency)} with {gold_interps[0].note}"
 
     allow = {"year"} if gold.yearish else set()

@@ -477,7 +477,7 @@ _MONTH_WORDS = frozenset(
 # Parenthesised amount right after a noun is an aside; after a verb, "=", ":" or in a table it is a negative.
 _ASIDE_LEAD_RE = re.compile(r"[A-Za-z][\w'’.-]*\s*$")
 _NEG_LEAD_RE = re.compile(
-    r"(?:\b(?:is|was|were|are|be|been|of|at|to|by|totall?ed|totals|amounted|equals?|reported|recorded|"
+    r"(?:\b(?:is|was|were|are|be|been|of|at|to|by|as|totall?ed|totals|totaling|amounted|equals?|reported|recorded|reached|showing|shows|"
     r"minus|negative|loss|net|change|usd|eur|gbp|dollars|in\s+(?:thousands|millions|billions))|[=:|])\s*$",
     re.IGNORECASE,
 )
@@ -990,13 +990,13 @@ def _classify(
     # plus hyphen ("S-1", "COVID-19") too. References by keyword: "Note 12", "Item 7".
     toks = before[-24:].split() if bare else []
     if bare and (before[-1:].isspace() or before[-1:] == "#"):
-        last = toks[-1].rstrip(".#:").lower() if toks else ""
+        last = toks[-1].strip("([{*.#:").lower() if toks else ""
         if last in _REF_WORDS or (toks and toks[-1].endswith("#")):
             return "reference"
         if last in _MONTH_WORDS or (
             len(toks) >= 2
             and toks[-1].rstrip(",").isdigit()
-            and toks[-2].rstrip(".").lower() in _MONTH_WORDS
+            and toks[-2].strip("(.").lower() in _MONTH_WORDS
         ):
             return "date"
     if bare and plain_int and number <= 31 and _MONTH_AFTER_RE.match(after):
