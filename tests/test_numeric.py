@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -666,7 +667,7 @@ def test_grade_errors_are_grader_errors() -> None:
 # --------------------------------------------------------------------------- labelled cases and speed
 
 
-def _cases() -> list[dict[str, object]]:
+def _cases() -> list[dict[str, Any]]:
     return [
         json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines() if line.strip()
     ]
@@ -688,7 +689,7 @@ def test_labelled_cases_accuracy() -> None:
             question=row.get("question"),
             category=row.get("category"),
             **opts,
-        )  # type: ignore[arg-type]
+        )
         if res.passed != row["label"]:
             wrong.append((row["id"], res.explanation))
     assert len(wrong) <= len(rows) * 0.02, wrong

@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_llmeval.metrics.numeric import (
+    NumericMatch,
     extract_values,
     looks_numeric,
     numeric_match,
@@ -45,12 +46,12 @@ def mutated_sentence(draw: st.DrawFn) -> str:
     return text
 
 
-def _check(result: object) -> None:
-    score = result.score  # type: ignore[attr-defined]
+def _check(result: NumericMatch) -> None:
+    score = result.score
     assert 0.0 <= score <= 1.0
     assert isinstance(result.explanation, str)
     assert result.explanation
-    if result.passed:  # type: ignore[attr-defined]
+    if result.passed:
         assert score == 1.0
 
 

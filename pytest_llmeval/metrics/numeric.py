@@ -526,16 +526,6 @@ _DERIVE_CUE_RE = re.compile(
     r"comes?\s+(?:out\s+)?to|works?\s+out\s+to|totals?\s+\$|rounded|rounding|round(?:s|ed)?\s+to)\b",
     re.IGNORECASE,
 )
-_WEAK_CUE_RE = re.compile(
-    r"\b(?:overall|approximately|roughly|about|total|was|is|were|amounted|stood|came)\b",
-    re.IGNORECASE,
-)
-_STATED_RE = re.compile(
-    r"\b(?:is|was|were|are|be|been|amounted\s+to|amounts\s+to|totall?ed|totals|came\s+(?:in\s+)?(?:to|at)|stood\s+at|"
-    r"equals?|equaled|reached|of|at|by|reported|recorded|generated|earned|paid|spent|had|has|to|gives|giving|yields|yielding|results\s+in)\s*:?\s*"
-    r"(?:approximately|about|around|roughly|nearly|almost|an?|the|just|over|under|a\s+total\s+of|negative|\*\*|~)*\s*[$€£¥(−\-]?\s*$",
-    re.IGNORECASE,
-)
 _REFUSAL_RE = re.compile(
     r"\b(?:not\s+(?:explicitly\s+)?(?:provided|stated|available|included|given|mentioned|disclosed|possible)|cannot|can't|can\s+not|"
     r"unable|don't\s+have|do\s+not\s+have|doesn't\s+(?:provide|include|contain)|does\s+not\s+(?:provide|include|contain)|"

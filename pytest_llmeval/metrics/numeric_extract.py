@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import math
 import re
 from dataclasses import dataclass
 
@@ -184,15 +183,6 @@ _SUFFIX_RE = re.compile(
     r"(?:[ \u00a0]?(?P<scale2>thousands?|millions?|billions?|trillions?|mn|bn)(?![\w]))?)?"
     r"(?P<pct2>[ \u00a0]?(?:%|percent|per\s*cent))?"
 )
-_REF_BEFORE_RE = re.compile(
-    r"(?:\b(?:note|notes|item|items|section|sections|part|exhibit|rule|article|form|schedule|chapter|page|pages|pp|p|table|figure|fig|footnote|step|phase|level|tier|class|series|line|row|column|option|question|q|no|number|#|version|v|topic|asc|ias|ifrs|sfas|fasb|paragraph|para|appendix|s&p|fortune|russell|nasdaq|ftse|stoxx|dax|nikkei|covid)\.?\s*#?|#)\s*$",
-    re.IGNORECASE,
-)
-_YEARISH_BEFORE_RE = re.compile(
-    r"(?:\b(?:fy|fiscal(?:\s+year)?|calendar\s+year|cy|year|years|in|since|during|of|for|from|through|until|by|and|to|between|end|ended|ending)\s*'?)$",
-    re.IGNORECASE,
-)
-_MONTH_BEFORE_RE = re.compile(rf"\b(?:{_MONTHS})\.?\s+(?:\d{{1,2}},?\s+)?$", re.IGNORECASE)
 _MONTH_AFTER_RE = re.compile(rf"^(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b", re.IGNORECASE)
 _DESCRIPTOR_AFTER_RE = re.compile(
     r"^(?:-(?:year|yr|month|day|week|quarter|k\b|q\b|for-|to-|step|fold|point)|\s(?:year|month|week|quarter)\s+(?!ago|earlier|later|before|after)[a-z])",
@@ -247,7 +237,6 @@ _RESULT_BEFORE_RE = re.compile(
 _LATEX_OPERAND_BEFORE_RE = re.compile(
     r"(?:\\[dt]?frac\{|\}\{|\\times|\\cdot|\\div)\s*\\?[$€£¥]?\s*$"
 )
-_APPROX_BEFORE_RE = re.compile(r"~\s*[$€£¥]?\s*$")
 _LIST_MARKER_AFTER_RE = re.compile(r"^(?:[.)]\s|[.)]$|\.\s*$)")
 _DIGIT_SLASH_RE = re.compile(r"^/\s?\d")
 _GLUED_RE = re.compile(r"[A-Za-z][\w&]*")
@@ -261,14 +250,6 @@ _APPROX_RE = re.compile(
 _PREFIX_CHARS = frozenset("$€£¥₹₩-−–+(ABCDEFGHIJKLMNOPQRSTUVWXYZkrs.")
 _RESULT_CHARS = frozenset("=≈≅→>{x")
 _OP_CHARS = frozenset("+*/×÷^-−–")
-_KW_RE = re.compile(
-    r"(?P<neg>loss|deficit|outflow|decrea|declin|fell|fall|drop|down|reduc|shr[aiu]nk|contract|lower|negative)"
-    r"|(?P<op>minus|divided|multipl|times|plus|sum\s+of|average\s+of)"
-    r"|(?P<cmp>from|compar|vs|versus|against|relative|than|prior|previous|last\s+year|a\s+year|rather|instead|before|preceding)"
-    r"|(?P<apx>approx|about|around|roughly|nearly|almost|~|≈)"
-)
-
-
 _KW_EXACT: dict[str, str] = {
     **dict.fromkeys(
         [
@@ -351,42 +332,6 @@ def _near(positions: list[int], lo: int, hi: int) -> bool:
     return i < len(positions) and positions[i] <= hi
 
 
-_APPROX_KEYS = ("approx", "about", "around", "roughly", "nearly", "almost", "~", "≈")
-_NEG_KEYS = (
-    "loss",
-    "deficit",
-    "outflow",
-    "decrea",
-    "declin",
-    "fell",
-    "fall",
-    "drop",
-    "down",
-    "reduc",
-    "shr",
-    "contract",
-    "lower",
-    "negative",
-    "minus",
-)
-_COMPARE_KEYS = (
-    "from",
-    "compar",
-    "vs",
-    "versus",
-    "against",
-    "relative",
-    "than",
-    "prior",
-    "previous",
-    "last year",
-    "a year",
-    "rather",
-    "instead",
-    "before",
-    "preceding",
-)
-_OP_WORDS = ("divided", "multipl", "times", "minus", "plus", "sum of", "average of")
 _REF_WORDS = frozenset(
     [
         "note",
@@ -1047,7 +992,3 @@ def _classify(
     if _RANGE_AFTER_RE.match(tail) and "from" not in before[-12:].lower():
         return "range" if _DASH_RANGE_AFTER_RE.match(tail) else "value"
     return "value"
-
-
-def is_finite(x: float) -> bool:
-    return not (math.isnan(x) or math.isinf(x))
