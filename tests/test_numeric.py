@@ -737,6 +737,11 @@ def test_range_shares_units() -> None:
     )
     values = [c.value for c in cands]
     assert values == pytest.approx([1.7e9, 1.9e9, 0.05, 0.10])
+    # "or" restates a value, it does not close a range.
+    (ratio, pct) = extract_values("The ratio is 0.41 or 41%.")
+    assert ratio.value == pytest.approx(0.41)
+    assert not ratio.percent
+    assert pct.value == pytest.approx(0.41)
 
 
 def test_absolute_tolerance_in_question_units() -> None:

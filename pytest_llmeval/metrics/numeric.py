@@ -1254,7 +1254,7 @@ def _numeric_match(
     verdict = (
         f"match within {_tol_text(tol, mode)}"
         if ok
-        else f"difference {_fmt(pdiff) if math.isfinite(pdiff) else 'inf'}% exceeds {_tol_text(tol, mode)}"
+        else f"difference {f'{pdiff:.4g}' if math.isfinite(pdiff) else 'inf'}% exceeds {_tol_text(tol, mode)}"
     )
     if not ok and require_currency and exp_currency and found.currency != exp_currency:
         verdict = "currency required to match (require_currency=True)"

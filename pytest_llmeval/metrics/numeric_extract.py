@@ -619,7 +619,7 @@ _WORD_UNIT_SET = frozenset(
 )
 
 
-_RANGE_LINK_RE = re.compile(r"\s*(?:-|–|to|and|or)\s*[$€£¥]?\s*", re.IGNORECASE)
+_RANGE_LINK_RE = re.compile(r"\s*(?:-|–|to|and)\s*[$€£¥]?\s*", re.IGNORECASE)
 
 
 def _share_range_units(text: str, cands: list[Candidate]) -> None:
