@@ -774,6 +774,7 @@ def _pick_in_segment(
     q_stems: frozenset[str] = frozenset(),
     q_years: frozenset[str] = frozenset(),
     q_change: bool = False,
+    gold_kind: str | None = None,
 ) -> Candidate | None:
     # Within a sentence, what follows the last "so"/"therefore"/"which gives" is the conclusion.
     cue_pos = -1
@@ -785,6 +786,10 @@ def _pick_in_segment(
             cands = after
     results = [c for c in cands if c.role == "result"]
     if results:
+        if gold_kind:
+            fitting = [c for c in results if _kind(c) in _COMPATIBLE_KINDS[gold_kind]]
+            if fitting:
+                return fitting[-1]
         return results[-1]
     values = [c for c in cands if c.role in ("value", "range")]
     if not values:
@@ -810,6 +815,12 @@ def _pick_in_segment(
             sc += 1.5 if asks_change else -1.5
         if _is_stated(text, seg[0], c):
             sc += 0.25
+        if gold_kind:
+            k = _kind(c)
+            if k == gold_kind or (gold_kind == "money" and k == "money-unscaled"):
+                sc += 1.0
+            elif k not in _COMPATIBLE_KINDS[gold_kind]:
+                sc -= 1.0
         key = (sc, -i)
         if best is None or key > best:
             best = key
@@ -883,6 +894,12 @@ def _gold_kind(g: _Gold, hints: _QuestionHints) -> str:
     return "plain"
 
 
+def _restates(a: Candidate, b: Candidate) -> bool:
+    """Is ``b`` the same figure as ``a`` in another form ("0.66 or 66%", "$0.389 billion ($389 million)")?"""
+    diff = abs(a.value - b.value)
+    return diff <= 0.02 * max(abs(a.value), abs(b.value)) or diff < 0.5 * max(a.ulp, b.ulp)
+
+
 def _select_concluding(
     text: str,
     cands: list[Candidate],
@@ -943,13 +960,18 @@ def _select_concluding(
     idx = best[1]
     seg = segs[idx] if idx < len(segs) else (0, len(text))
     group = by_seg[idx]
-    primary = _pick_in_segment(text, seg, group, q_stems, q_years, q_change) or group[0]
+    primary = _pick_in_segment(text, seg, group, q_stems, q_years, q_change, gold_kind) or group[0]
     alts = []
     pos = next((i for i, c in enumerate(cands) if c is primary), -1)
     while 0 <= pos < len(cands) - 1:
         nxt = cands[pos + 1]
         link = text[cands[pos].span[1] : nxt.span[0]]
-        if len(link) <= 40 and _ALT_LINK_RE.match(link) and not nxt.ignored:
+        if (
+            len(link) <= 40
+            and _ALT_LINK_RE.match(link)
+            and not nxt.ignored
+            and _restates(primary, nxt)
+        ):
             alts.append(nxt)
             pos += 1
         else:
