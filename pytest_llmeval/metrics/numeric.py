@@ -803,13 +803,26 @@ def _pick_in_segment(
     if len(values) > 64:  # keep the work linear on pathological sentences
         values = values[:32] + values[-32:]
     bounds = _clause_bounds(text, seg)
+    clauses = [_clause_around(text, bounds, c) for c in values]
+    clause_words = [{w[:5] for w in _WORD_RE.findall(cl.lower())} & q_stems for cl in clauses]
+    clause_years = [set(_YEAR_RE.findall(cl)) for cl in clauses]
+    # A question word found in every clause says little; one found in a single clause says a lot.
+    df: dict[str, int] = {}
+    for ws in clause_words:
+        for w in ws:
+            df[w] = df.get(w, 0) + 1
+    # Years only discriminate when some clause names a year other than the question's.
+    years_discriminate = len(q_years) == 1 and any(ys and not ys & q_years for ys in clause_years)
     for i, c in enumerate(values):
-        clause = _clause_around(text, bounds, c)
-        words = {w[:5] for w in re.findall(r"[A-Za-z][A-Za-z&'-]{2,}", clause.lower())}
-        sc = 0.5 * len(words & q_stems)
-        years = set(_YEAR_RE.findall(clause))
+        sc = 0.5 * sum(1.0 / df[w] for w in clause_words[i])
+        years = clause_years[i]
         if len(q_years) == 1 and years:
-            sc += 1.0 if years & q_years else -1.0
+            if not years & q_years:
+                sc -= 1.0
+            elif years_discriminate:
+                sc += 1.0
+        if _HYPOTHETICAL_RE.search(clauses[i]):
+            sc -= 1.0
         is_change = _is_change_value(text, seg[0], c)
         if is_change:
             sc += 1.5 if asks_change else -1.5
@@ -818,9 +831,9 @@ def _pick_in_segment(
         if gold_kind:
             k = _kind(c)
             if k == gold_kind or (gold_kind == "money" and k == "money-unscaled"):
-                sc += 1.0
+                sc += 0.5
             elif k not in _COMPATIBLE_KINDS[gold_kind]:
-                sc -= 1.0
+                sc -= 0.5
         key = (sc, -i)
         if best is None or key > best:
             best = key
@@ -828,11 +841,16 @@ def _pick_in_segment(
     return values[-best[1]]
 
 
+_HYPOTHETICAL_RE = re.compile(
+    r"\b(?:assum\w*|suppos\w*|hypothetical\w*|if\s+(?:we|you|the|it|payables|revenue)|for\s+example|e\.g\.|such\s+as|would\s+be)\b",
+    re.IGNORECASE,
+)
 _CLAUSE_SPLIT_RE = re.compile(r"[,;]\s|\s(?:and|while|whereas|but|compared)\s", re.IGNORECASE)
 _YEAR_RE = re.compile(r"\b(?:19|20)\d{2}\b")
 _CHANGE_BEFORE_RE = re.compile(
     r"\b(?:change|increase|decrease|difference|decline|growth|rise|drop|fall|gain|up|down|grew|rose|fell|"
-    r"increased|decreased|declined|dropped|improved|expanded|contracted)"
+    r"increased|decreased|declined|dropped|improved|expanded|contracted|reduction|reduced|cut|jump|jumped|"
+    r"surged?|climbed|slipped|variance)"
     r"(?:\s+(?:of|by|approximately|about|around|roughly|nearly|some|an?|the|just|only))*\s*[$€£¥]?\s*[-−]?\s*$",
     re.IGNORECASE,
 )
