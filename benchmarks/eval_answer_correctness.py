@@ -156,7 +156,8 @@ def fit_logistic(
 
 
 def is_text(s: correctness.Signals) -> bool:
-    return not s.refusal and not s.gold_numeric
+    """Rows the logistic model decides (no rule applies)."""
+    return correctness.rule_verdict(s) is None
 
 
 def cross_validate(rows: list[dict[str, str]], human: list[bool]) -> None:

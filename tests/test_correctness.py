@@ -138,6 +138,28 @@ def test_key_figures_of_a_textual_gold_answer_are_checked() -> None:
     assert "0/1 key figure" in wrong.explanation
 
 
+def test_picking_another_option_of_the_question_is_incorrect() -> None:
+    question = (
+        "Among operations, investing, and financing activities, which brought in the most "
+        "(or lost the least) cash flow for Nike in FY2023?"
+    )
+    gold = "Among the three, cash flow from operations was the highest for Nike in FY2023."
+    wrong = offline(
+        "Based on the provided context, the most cash inflow for Nike in FY2023 came from investing activities, "
+        "an inflow of $564 million, compared with operations and financing.",
+        gold,
+        question,
+    )
+    right = offline(
+        "Among operations, investing and financing, operating activities brought in the most cash: $5,841 million.",
+        gold,
+        question,
+    )
+    assert not wrong.correct
+    assert "different option" in wrong.explanation
+    assert right.correct
+
+
 def test_dates_are_compared_as_dates_whatever_the_format() -> None:
     question = "What is the date of the CEO's certification?"
     right = offline("The date of the certification is October 27, 2022.", "2022-10-27", question)

@@ -14,6 +14,7 @@ It was calibrated on FinanceBench answers (``benchmarks/eval_answer_correctness.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from dataclasses import dataclass, field
@@ -133,6 +134,39 @@ def _dates(text: str) -> set[tuple[int, int, int]]:
     return out
 
 
+_OPTIONS_RE = re.compile(
+    r"\b(?:among|between|of|from)\s+(?:the\s+)?((?:[a-z][\w&-]*\s?){1,3}(?:,\s*(?:[a-z][\w&-]*\s?){1,3})*,?\s+(?:and|or)\s+(?:[a-z][\w&-]*\s?){1,3}?)"
+    r"(?:\s+(?:activities|segments?|regions?|categories|businesses))?\s*,\s*(?:which|what)\b",
+    re.IGNORECASE,
+)
+
+
+def _stem(word: str) -> str:
+    return word.lower()[:5]
+
+
+def question_options(question: str | None) -> list[str]:
+    """The options a "Among A, B and C, which ...?" question offers (stems of their first words)."""
+    m = _OPTIONS_RE.search(question or "")
+    if not m:
+        return []
+    parts = re.split(r",\s*(?:and|or)?\s*|\s+(?:and|or)\s+", m.group(1).strip())
+    stems = [_stem(p.split()[0]) for p in parts if p.strip()]
+    return stems if len(stems) >= 2 and len(set(stems)) == len(stems) else []
+
+
+def _chosen_options(text: str, options: list[str]) -> set[str]:
+    """Options a sentence picks, ignoring a restated list of the options ("operations, investing and financing")."""
+    words = re.findall(r"[a-z][\w&-]*", text.lower())
+    hits = [i for i, w in enumerate(words) if _stem(w) in options]
+    # a run of option words close together is the question's list restated, not a choice
+    listed: set[int] = set()
+    for a, b in itertools.pairwise(hits):
+        if b - a <= 3:
+            listed.update((a, b))
+    return {_stem(words[i]) for i in hits if i not in listed}
+
+
 def _sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENT_SPLIT.split(text.strip()) if s.strip()]
 
@@ -183,6 +217,7 @@ class Signals:
     gold_negative: bool = False
     resp_negative: bool = False
     summary_preamble: bool = False
+    option_conflict: bool = False
     key_dates: int = 0
     dates_matched: int = 0
     date_only: bool = False
@@ -241,6 +276,20 @@ def analyse(
             r"[\W\d_]+|\b(" + _MONTH_ALT + r")\b", "", expected, flags=re.IGNORECASE
         ).strip()
     )
+    options = question_options(question)
+    option_conflict = False
+    if options:
+        gold_choice = _chosen_options(expected, options)
+        body = re.sub(
+            r"^(based on|according to|from)[^,]{0,160},\s*",
+            "",
+            response.strip(),
+            flags=re.IGNORECASE,
+        )
+        resp_choice = _chosen_options(_sentences(body)[0] if body.strip() else "", options)
+        option_conflict = (
+            len(gold_choice) == 1 and len(resp_choice) == 1 and gold_choice != resp_choice
+        )
     inc = fact_inclusion(response, expected, question=question)
     head = " ".join(_sentences(response)[:2])
     # Does the response address the question at all (off-topic answers cover few of its words)?
@@ -266,6 +315,7 @@ def analyse(
         gold_negative=_polarity(expected) != "yes" and bool(_NEG_RE.search(expected)),
         resp_negative=bool(_NEG_RE.search(first)),
         summary_preamble=bool(_SUMMARY_RE.search(response)),
+        option_conflict=option_conflict,
         key_dates=len(gold_dates),
         dates_matched=dates_matched,
         date_only=date_only,
@@ -288,18 +338,18 @@ TEXT_FEATURES = (
 # Logistic weights (bias first) for textual gold answers, fitted on FinanceBench dev
 # (benchmarks/eval_answer_correctness.py prints them; cross-validated by question).
 TEXT_WEIGHTS: tuple[float, ...] = (
-    -0.14,
-    1.85,
-    -0.39,
-    0.48,
+    -0.11,
+    1.78,
+    -0.35,
+    0.45,
     -0.12,
-    0.02,
-    1.37,
-    -1.46,
-    0.37,
-    0.76,
-    -0.72,
-    -0.32,
+    -0.02,
+    1.34,
+    -1.44,
+    0.33,
+    0.8,
+    -0.73,
+    -0.34,
 )
 
 
@@ -326,6 +376,31 @@ def text_features(s: Signals) -> list[float]:
     ]
 
 
+def rule_verdict(s: Signals) -> tuple[bool, float, list[str]] | None:
+    """The verdicts that need no weighing: refusals, numeric gold answers, contradictions."""
+    if s.refusal:
+        return False, 0.0, [s.refusal_why]
+    if s.gold_numeric:
+        if s.final_match is None:
+            return False, 0.0, [f"no figure stated as the answer: {s.numeric_why}"]
+        return bool(s.final_match), float(bool(s.final_match)), [s.numeric_why]
+    if s.gold_polarity and s.resp_polarity and s.gold_polarity != s.resp_polarity:
+        why = f"expected answer says {s.gold_polarity!r}, the response says {s.resp_polarity!r}"
+        return False, 0.0, [why]
+    if s.gold_direction and s.resp_direction and s.gold_direction != s.resp_direction:
+        why = f"expected answer moves {s.gold_direction}, the response moves {s.resp_direction}"
+        return False, 0.0, [why]
+    if s.option_conflict:
+        why = "the response picks a different option of the question than the expected answer"
+        return False, 0.0, [why]
+    if s.key_dates and s.dates_matched == 0:
+        why = f"the response does not state the expected date(s) ({s.key_dates} in the expected answer)"
+        return False, 0.0, [why]
+    if s.date_only:
+        return True, 1.0, ["the response states the expected date"]
+    return None
+
+
 def decide(
     s: Signals,
     params: dict[str, float] | None = None,
@@ -334,34 +409,9 @@ def decide(
     """Offline verdict from the signals: (correct, score, reasons)."""
     p = {**PARAMS, **(params or {})}
     reasons: list[str] = []
-    if s.refusal:
-        return False, 0.0, [s.refusal_why]
-    if s.gold_numeric:
-        if s.final_match is None:
-            return False, 0.0, [f"no figure stated as the answer: {s.numeric_why}"]
-        return bool(s.final_match), float(bool(s.final_match)), [s.numeric_why]
-    if s.gold_polarity and s.resp_polarity and s.gold_polarity != s.resp_polarity:
-        return (
-            False,
-            0.0,
-            [f"expected answer says {s.gold_polarity!r}, the response says {s.resp_polarity!r}"],
-        )
-    if s.gold_direction and s.resp_direction and s.gold_direction != s.resp_direction:
-        return (
-            False,
-            0.0,
-            [f"expected answer moves {s.gold_direction}, the response moves {s.resp_direction}"],
-        )
-    if s.key_dates and s.dates_matched == 0:
-        return (
-            False,
-            0.0,
-            [
-                f"the response does not state the expected date(s) ({s.key_dates} in the expected answer)"
-            ],
-        )
-    if s.date_only:
-        return True, 1.0, ["the response states the expected date"]
+    ruled = rule_verdict(s)
+    if ruled is not None:
+        return ruled
     weights = weights_override if weights_override is not None else TEXT_WEIGHTS
     feats = text_features(s)
     z = weights[0] + sum(w * f for w, f in zip(weights[1:], feats, strict=True))
