@@ -196,6 +196,7 @@ class _Worker:
         self.starts = 0
         self._grace = BACKSTOP_GRACE
         self._stderr: Any = None
+        self._generation = 0
 
     def _spawn(self) -> None:
         package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -286,11 +287,14 @@ class _Worker:
     def start(self) -> float:
         """Start the worker if needed; return the seconds it took (0.0 if already running)."""
         with self._lock:
-            if self._proc is not None and self._proc.poll() is None:
-                return 0.0
-            t0 = time.perf_counter()
-            self._spawn()
-            return time.perf_counter() - t0
+            return self._start_locked()
+
+    def _start_locked(self) -> float:
+        if self._proc is not None and self._proc.poll() is None:
+            return 0.0
+        t0 = time.perf_counter()
+        self._spawn()
+        return time.perf_counter() - t0
 
     def call(self, request: dict[str, Any], timeout: float) -> dict[str, Any] | None:
         """The worker's reply, or None when ``timeout`` passed (the worker is then killed)."""
@@ -313,7 +317,9 @@ class _Worker:
                 # Timed out: kill, and warm a fresh worker in the background so the
                 # next call does not pay the start-up. (A crash arrives as _EOF.)
                 self._kill()
-                threading.Thread(target=self._restart_quietly, daemon=True).start()
+                threading.Thread(
+                    target=self._restart_quietly, args=(self._generation,), daemon=True
+                ).start()
                 return None
             if line == _EOF:
                 tail = self._stderr_tail()
@@ -323,12 +329,14 @@ class _Worker:
                 )
             return json.loads(line)  # type: ignore[no-any-return]
 
-    def _restart_quietly(self) -> None:
-        with contextlib.suppress(_WorkerCrash):  # the next call retries and reports
-            self.start()
+    def _restart_quietly(self, generation: int) -> None:
+        with self._lock, contextlib.suppress(_WorkerCrash):  # the next call retries and reports
+            if generation == self._generation:  # not after an explicit stop()
+                self._start_locked()
 
     def stop(self) -> None:
         with self._lock:
+            self._generation += 1
             self._kill()
 
 
