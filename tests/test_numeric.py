@@ -770,3 +770,10 @@ def test_restatement_must_be_the_same_figure() -> None:
     assert _passes("AWK paid $0.389 billion (or $389 million) in dividends.", "389 million")
     q = "What was operating income as a percentage of net sales?"
     assert _passes("Operating income was $3,456 thousand, or 12.5% of net sales.", "12.5%", question=q)
+
+
+def test_count_written_in_words() -> None:
+    q = "How many reportable segments does the company have?"
+    assert _passes("The company operates in three reportable segments.", "3", question=q)
+    assert not _passes("The company operates in three reportable segments.", "4", question=q)
+    assert not _passes("One of the segments grew 5%.", "1", question="What was segment growth?")

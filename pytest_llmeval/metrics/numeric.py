@@ -1170,7 +1170,15 @@ def _numeric_match(
     match: str,
 ) -> NumericMatch:
     gold = _parse_gold(expected, question)
-    cands = extract_values(response, question=question)
+    counting = bool(
+        gold is not None
+        and not gold.yearish
+        and gold.bare
+        and not gold.percent
+        and float(gold.value).is_integer()
+        and 0 <= gold.value <= 1000
+    )
+    cands = extract_values(response, question=question, count_words=counting)
     exp_repr = expected if isinstance(expected, str) else repr(expected)
     if gold is None:
         return NumericMatch(

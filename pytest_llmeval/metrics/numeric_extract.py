@@ -563,10 +563,13 @@ def _ulp(decimals: int, number: float, sig: int) -> float:
 _LINE_START_RE = re.compile(r"(?:^|\n)[ \t>*•\-–]*(?:\*\*)?[ \t]*$")
 
 
-def extract_values(text: str, *, question: str | None = None) -> list[Candidate]:
+def extract_values(
+    text: str, *, question: str | None = None, count_words: bool = False
+) -> list[Candidate]:
     """Every numeric value stated in ``text``, in order, with scale/sign/percent applied.
 
     ``question`` lets identifiers that also appear in the question ("3M") be read as names.
+    ``count_words`` also reads unit-less number words ("three segments") as values.
     Never raises; non-string input is converted with ``str``.
     """
     if not isinstance(text, str):
@@ -586,8 +589,8 @@ def extract_values(text: str, *, question: str | None = None) -> list[Candidate]
         if cand is not None:
             out.append(cand)
     _share_range_units(text, out)
-    if _has_word_number_hint(text, n):
-        out.extend(_word_candidates(text))
+    if (count_words and n < 200_000) or _has_word_number_hint(text, n):
+        out.extend(_word_candidates(text, count_words))
         out.sort(key=lambda c: c.span[0])
     return out
 
@@ -657,7 +660,7 @@ def _has_word_number_hint(text: str, n: int) -> bool:
     return False
 
 
-def _word_candidates(text: str) -> list[Candidate]:
+def _word_candidates(text: str, count_words: bool = False) -> list[Candidate]:
     out: list[Candidate] = []
     for m in _WORDNUM_RE.finditer(text):
         s, e = m.span()
@@ -673,8 +676,11 @@ def _word_candidates(text: str) -> list[Candidate]:
         low_words = set(re.split(r"[\s-]+", phrase.lower()))
         if not low_words & _WORD_NUMS.keys():
             continue  # a bare "million" after digits belongs to the digit candidate
-        if not (has_scale or pm or cm or has_point):
-            continue  # "one of the", "two segments": not a stated amount
+        # "one of the", "two segments": not an amount, but a count when a count is expected.
+        if not (has_scale or pm or cm or has_point) and (
+            not count_words or number > 1000 or after.lstrip().lower().startswith("of ")
+        ):
+            continue
         before = text[max(0, s - 12) : s]
         pre = re.search(rf"(?P<cur>{_CUR_PREFIX})\s?$", before)
         currency = None
