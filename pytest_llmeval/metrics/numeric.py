@@ -1395,7 +1395,8 @@ def grade(ctx: GradeContext) -> MetricResult:
 
 _FILLER_RE = re.compile(
     r"\b(?:approximately|approx|about|around|roughly|nearly|almost|circa|ca|usd|eur|gbp|us|dollars?|euros?|per|share|"
-    r"a|an|the|of|in|is|was|total|net|negative|minus|plus|or|and|increase|decrease|growth|decline|loss|gain|times|x|"
+    r"a|an|the|of|in|is|was|by|to|up|down|total|net|negative|minus|plus|or|and|increased?|decreased?|growth|"
+    r"declined?|loss|gain|rose|fell|grew|times|x|"
     r"million|billion|thousand|trillion|percent|percentage|points?|bps|basis|units?|shares?)\b",
     re.IGNORECASE,
 )
