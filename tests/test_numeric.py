@@ -769,7 +769,9 @@ def test_restatement_must_be_the_same_figure() -> None:
     assert not _passes("Revenue was $5.2 billion ($4.8 billion in 2021).", "4.8 billion")
     assert _passes("AWK paid $0.389 billion (or $389 million) in dividends.", "389 million")
     q = "What was operating income as a percentage of net sales?"
-    assert _passes("Operating income was $3,456 thousand, or 12.5% of net sales.", "12.5%", question=q)
+    assert _passes(
+        "Operating income was $3,456 thousand, or 12.5% of net sales.", "12.5%", question=q
+    )
 
 
 def test_count_written_in_words() -> None:
