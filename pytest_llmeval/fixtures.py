@@ -79,7 +79,11 @@ def recording(item: pytest.Item, llm_session: LLMEvalSession) -> Iterator[list[M
     """Collect the results of ``assert_*`` helpers called by the test; set the default judge."""
     results: list[MetricResult] = []
     token = current_recorder.set(results)
-    judge_token = None
+    judge_token = model_token = None
+    if llm_session.settings.embedding_model:
+        from pytest_llmeval.metrics import semantic
+
+        model_token = semantic.default_model.set(llm_session.settings.embedding_model)
     if llm_session.settings.judge not in ("", "offline", "none"):
         from pytest_llmeval.judge import default_judge
 
@@ -92,6 +96,10 @@ def recording(item: pytest.Item, llm_session: LLMEvalSession) -> Iterator[list[M
             from pytest_llmeval.judge import default_judge
 
             default_judge.reset(judge_token)
+        if model_token is not None:
+            from pytest_llmeval.metrics import semantic
+
+            semantic.default_model.reset(model_token)
         for result in results:
             name = result.metric or type(result).__name__
             item.user_properties.append((f"llmeval_{name}", f"{float(result.score):.4f}"))

@@ -42,6 +42,7 @@ BUILTIN_GRADERS: dict[str, str] = {
     "semantic_similarity": "pytest_llmeval.metrics.semantic:grade",
     "answer_correctness": "pytest_llmeval.metrics.correctness:grade",
     "claims_f1": "pytest_llmeval.metrics.claims:grade",
+    "sentence_coverage": "pytest_llmeval.metrics.coverage:grade",
 }
 
 
