@@ -464,6 +464,10 @@ def test_plain_numbers_take_the_in_process_fast_path() -> None:
         ("\\left( 3, \\frac{\\pi}{2} \\right)", "(3,\\frac{\\pi}{2})", True),
         ("\\$5", "5", True),
         ("x \\in [1, 3)", "[1,3)", True),
+        ("y = 2x+1", "y=1+2x", True),
+        ("3+2i", "2i+3", True),
+        ("30^\\circ", "30", True),
+        ("\\tfrac{1}{2} + \\frac1{72}", "\\frac{1}{2} + 2/3", False),
     ],
 )
 def test_bare_latex_answers_without_dollars(prediction: str, gold: str, expected: bool) -> None:

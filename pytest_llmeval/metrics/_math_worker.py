@@ -421,8 +421,13 @@ _BARE_MATH_WORDS = re.compile(r"\\text\{[^{}]*\}|\\[A-Za-z]+")
 
 
 def _looks_like_bare_math(text: str) -> bool:
-    """LaTeX maths without a wrapper and without prose: a command, no word of 3+ letters."""
-    if len(text) > 300 or not re.search(r"[\\^_{]", text):
+    """Maths without a wrapper and without prose: LaTeX or algebra, no word of 3+ letters."""
+    if len(text) > 300:
+        return False
+    latexy = re.search(r"[\\^_{]", text)
+    # "y=1+2x", "2i+3": letters (variables) joined by operators, no prose.
+    algebra = re.search(r"[A-Za-z]", text) and re.search(r"[=+*/<>-]", text)
+    if not (latexy or algebra):
         return False
     return not re.search(r"[A-Za-z]{3,}", _BARE_MATH_WORDS.sub(" ", text))
 
