@@ -564,3 +564,9 @@ def test_worker_environment_carries_no_secrets(monkeypatch: pytest.MonkeyPatch) 
         worker.stop()
     assert "OPENAI_API_KEY" not in captured["env"]
     assert "PATH" in captured["env"]
+
+
+def test_fast_path_defers_bare_algebra_to_the_worker() -> None:
+    result = extractive_match("x = 5 + y", "5")
+    assert not result.passed
+    assert "in-process" not in result.comparison

@@ -420,7 +420,7 @@ def compare(gold: list[Any], pred: list[Any], req: dict[str, Any]) -> tuple[bool
 _BARE_MATH_WORDS = re.compile(r"\\text\{[^{}]*\}|\\[A-Za-z]+")
 
 
-def _looks_like_bare_math(text: str) -> bool:
+def looks_like_bare_math(text: str) -> bool:
     """Maths without a wrapper and without prose: LaTeX or algebra, no word of 3+ letters."""
     if len(text) > 300:
         return False
@@ -462,7 +462,7 @@ def evaluate(req: dict[str, Any]) -> dict[str, Any]:
 
         if "latex" not in targets or not text.strip() or _LATEX_ENV_START.search(text):
             return plain()
-        if _looks_like_bare_math(text.strip()):
+        if looks_like_bare_math(text.strip()):
             # A bare LaTeX answer ("2\\sqrt{3}", "x \\in [1,3)"): read it whole as maths,
             # or "2" alone would be taken by the plain-number patterns.
             wrapped = as_latex()

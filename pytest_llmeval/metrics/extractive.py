@@ -379,8 +379,15 @@ def _fast_path(gold: str, prediction: str, opts: _Options) -> ExtractiveMatch | 
         or _NOT_SIMPLE.search(prediction)
     ):
         return None
-    from pytest_llmeval.metrics._math_worker import extract_candidates, number_text
+    from pytest_llmeval.metrics._math_worker import (
+        _looks_like_bare_math,
+        extract_candidates,
+        number_text,
+    )
     from pytest_llmeval.metrics.extractive_patterns import expr_patterns
+
+    if "latex" in opts.pred_targets and looks_like_bare_math(prediction.strip()):
+        return None  # "x = 5 + y" is read whole as maths by the worker
 
     def parse(m: re.Match[str], kind: str) -> tuple[Any, str]:
         digits = number_text(m)
