@@ -105,6 +105,21 @@ def main() -> None:
     rec = tp / max(1, sum(ref_h))
     f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
     print(f"\nrefusal detection: precision {prec:.3f}  recall {rec:.3f}  F1 {f1:.3f}")
+    by_q: dict[str, list[int]] = defaultdict(list)
+    for k, r in enumerate(rows):
+        by_q[r["id"].split("/")[0]].append(k)
+    qids = sorted(by_q)
+    random.Random(13).shuffle(qids)
+    f1s = []
+    for fold in range(5):
+        ks = [k for i, q in enumerate(qids) if i % 5 == fold for k in by_q[q]]
+        tp_f = sum(ref_p[k] and ref_h[k] for k in ks)
+        p_f, r_f = (
+            tp_f / max(1, sum(ref_p[k] for k in ks)),
+            tp_f / max(1, sum(ref_h[k] for k in ks)),
+        )
+        f1s.append(2 * p_f * r_f / (p_f + r_f) if p_f + r_f else 0.0)
+    print("  refusal F1 per question fold: " + ", ".join(f"{x:.3f}" for x in f1s))
 
     if not args.no_cv:
         cross_validate(rows, human)
