@@ -380,8 +380,8 @@ def _fast_path(gold: str, prediction: str, opts: _Options) -> ExtractiveMatch | 
     ):
         return None
     from pytest_llmeval.metrics._math_worker import (
-        _looks_like_bare_math,
         extract_candidates,
+        looks_like_bare_math,
         number_text,
     )
     from pytest_llmeval.metrics.extractive_patterns import expr_patterns
