@@ -39,7 +39,8 @@ _CUES = [
     r"(?! any (?!information|details|data|specific|figures|numbers|mention))",
     r"\b(does|do) not (provide|include|contain|mention|specify|state|disclose|give) "
     r"(enough|sufficient|any (information|details|data|specific)|the|specific|information|details|data)",
-    r"\b(is|are) not (explicitly |specifically |directly )?(stated|provided|mentioned|available|given|included|disclosed|specified)\b",
+    r"\b(is|are) not (explicitly |specifically |directly |clearly )?(stated|provided|mentioned|available|given|included|disclosed|specified|displayed|shown|reported)\b",
+    r"\b(does not|doesn't|do not|don't) (explicitly|specifically|directly|clearly) (state|specify|provide|disclose|mention|report|give)\b",
     r"\bnot possible to (determine|calculate|answer|provide)\b",
     r"\b(cannot|can't|can not|unable to) (be )?(determine|determined|calculate|calculated|answer|answered|provide|confirm|compute|computed|find|identify|ascertain|say)",
     r"\binsufficient (information|data|details)\b",
@@ -74,6 +75,12 @@ _STRONG_RE = re.compile(
 _COMMIT_RE = re.compile(
     r"^(yes|no)\b|\b(therefore|thus|hence|in conclusion|in summary|overall|so),? |\bthe answer is\b|"
     r"(=|\b(is|was|were|are|amounted to|totall?ed|of)) (approximately |about |roughly |around )?\(?[-$]?\d",
+    re.IGNORECASE,
+)
+_PIVOT_CUE_RE = re.compile(
+    r"(^|[.!?]\s+|\n)(however|unfortunately|but|therefore|thus|so),? [^.!?]{0,200}?("
+    + "|".join(_CUES)
+    + ")",
     re.IGNORECASE,
 )
 _SENT_RE = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -115,6 +122,9 @@ def refusal_check(response: str) -> RefusalResult:
             refusal, why = True, f"says {strong.group(0)!r}: declines to answer"
         elif (opening or (closing and len(sentences) <= 3)) and not commits:
             refusal, why = True, f"says {first.group(0)!r} and commits to no answer"
+        elif not commits and _PIVOT_CUE_RE.search(text):
+            # "To calculate X we need A and B. However, B is not provided." and nothing after
+            refusal, why = True, f"explains the method, then says {first.group(0)!r}; no answer"
         elif commits:
             why = f"says {first.group(0)!r} but then answers ({commits[0][:80]!r})"
         else:
