@@ -435,14 +435,27 @@ def test_fraction_latex_vs_plain_and_off_by_one(p: int, q: int) -> None:
     st.decimals(min_value=-10_000, max_value=10_000, places=3, allow_nan=False), st.integers(0, 6)
 )
 def test_fast_path_agrees_with_the_worker(value: object, rounding: int) -> None:
+    from pytest_llmeval.metrics import extractive as mod
+
     gold = "12.345"
     prediction = f"After simplifying, the total is {value}."
     fast = extractive_match(prediction, gold, float_rounding=rounding)
-    slow = extractive_match(
-        prediction + " $ $", gold, float_rounding=rounding
-    )  # "$" disables the fast path
-    assert "in-process" not in slow.comparison
-    assert fast.passed == slow.passed, (fast.explanation, slow.explanation)
+    # The same request straight to the worker, bypassing the fast path.
+    opts = mod._options(
+        gold_targets=("latex", "expr"),
+        pred_targets=("latex", "expr"),
+        extraction_mode="any_match",
+        fallback_mode="first_match",
+        boxed_priority=None,
+        float_rounding=rounding,
+        strict=True,
+        allow_set_relation_comparison=False,
+        language="en",
+        timeout=5.0,
+    )
+    reply = mod._WORKER.call(opts.request(gold, prediction), 5.0)
+    assert reply is not None
+    assert fast.passed == bool(reply["passed"]), (fast.explanation, reply)
 
 
 def test_plain_numbers_take_the_in_process_fast_path() -> None:

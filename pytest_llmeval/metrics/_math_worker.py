@@ -426,7 +426,12 @@ def looks_like_bare_math(text: str) -> bool:
         return False
     latexy = re.search(r"[\\^_{]", text)
     # "y=1+2x", "2i+3": letters (variables) joined by operators, no prose.
-    algebra = re.search(r"[A-Za-z]", text) and re.search(r"[=+*/<>-]", text)
+    # ("x = 4,149" keeps its thousands separator: the plain-number patterns read it.)
+    algebra = (
+        re.search(r"[A-Za-z]", text)
+        and re.search(r"[=+*/<>-]", text)
+        and not re.search(r"\d,\d{3}(?!\d)", text)
+    )
     if not (latexy or algebra):
         return False
     return not re.search(r"[A-Za-z]{3,}", _BARE_MATH_WORDS.sub(" ", text))
