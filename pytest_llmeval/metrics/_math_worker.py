@@ -2,11 +2,13 @@
 
 The parent (:mod:`pytest_llmeval.metrics.extractive`) starts this module as a
 separate Python process and talks to it with one JSON object per line on
-stdin/stdout.  All parsing and comparison of untrusted text happens here:
-the process caps its own address space (``RLIMIT_AS``) and the parent kills and
-restarts it when a deadline passes, so no ``SIGALRM`` is ever used in the
-calling process.  Module-level imports are stdlib only: the in-process fast
-path imports :func:`extract_candidates` from here without loading sympy.
+stdin/stdout.  All parsing and comparison of untrusted text happens here, never
+with ``SIGALRM``: on POSIX this process is a template that loads sympy once and
+forks an evaluator child with a capped address space (``RLIMIT_AS``); a request
+that misses its deadline gets the child killed and replaced by a fresh fork.
+Without ``fork`` the process evaluates itself and the parent's deadline kills it.
+Module-level imports are stdlib only: the in-process fast path imports
+:func:`extract_candidates` from here without loading sympy.
 
 Safety: sympy's string parsers evaluate Python (``parse_expr`` calls ``eval``).
 The worker replaces every reference to ``parse_expr`` it knows of with a guard
