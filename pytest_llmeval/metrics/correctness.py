@@ -338,17 +338,17 @@ TEXT_FEATURES = (
 # Logistic weights (bias first) for textual gold answers, fitted on FinanceBench dev
 # (benchmarks/eval_answer_correctness.py prints them; cross-validated by question).
 TEXT_WEIGHTS: tuple[float, ...] = (
-    -0.11,
-    1.78,
-    -0.35,
-    0.45,
+    -0.1,
+    1.81,
+    -0.33,
+    0.44,
     -0.12,
-    -0.02,
+    -0.03,
     1.34,
-    -1.44,
+    -1.42,
     0.33,
-    0.8,
-    -0.73,
+    0.77,
+    -0.74,
     -0.34,
 )
 
