@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_llmeval.errors import GraderError, LLMEvalAssertionError
 from pytest_llmeval.metrics.correctness import (
@@ -372,7 +374,7 @@ def test_selectable_as_the_accuracy_grader_in_a_gold_suite(pytester: pytest.Pyte
             },
         ],
     )
-    result = pytester.runpytest("--llm-report=r.json")
+    result = pytester.runpytest("--llm-report=r.json", "-p", "no:asyncio")
     assert result.parseoutcomes() == {"passed": 1, "failed": 3}, result.stdout.str()
     result.stdout.fnmatch_lines(["refusals: 1   needs review: 1"])
     report = json.loads((pytester.path / "r.json").read_text())
@@ -381,3 +383,25 @@ def test_selectable_as_the_accuracy_grader_in_a_gold_suite(pytester: pytest.Pyte
     assert by_id["wrong"]["refusal"] is False
     assert report["aggregate_metrics"]["refusals"] == 1
     assert report["needs_review"] == ["review"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.text(alphabet=st.characters(codec="utf-8"), max_size=120),
+    st.sampled_from(
+        [
+            "$1577.00",
+            "4.2%",
+            "Yes. It decreased.",
+            "There are none",
+            "2022-10-27",
+            "Customer deposits",
+        ]
+    ),
+)
+def test_offline_verdict_is_total_and_consistent(response: str, expected: str) -> None:
+    verdict = offline(response, expected, "What was it?")
+    assert verdict.passed == verdict.correct
+    assert verdict.score == (1.0 if verdict.correct else 0.0)
+    assert not (verdict.refusal and verdict.correct)
+    assert isinstance(verdict.details["needs_review"], bool)
