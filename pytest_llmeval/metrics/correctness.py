@@ -171,9 +171,21 @@ def _sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENT_SPLIT.split(text.strip()) if s.strip()]
 
 
+_FILLER_RE = re.compile(
+    r"^\W*(sure|certainly|of course|absolutely|great question|happy to help|okay|ok)\b[!.,]?\s*"
+    r"(i can help( you)? with that|here'?s? (is )?(the|my) answer|i'?d be happy to help)?[!.:,]?\s*",
+    re.IGNORECASE,
+)
+
+
+def _strip_filler(text: str) -> str:
+    """Drop a leading "Sure! I can help you with that." so the answer's first sentence is the answer."""
+    return _FILLER_RE.sub("", text.strip(), count=1)
+
+
 def _polarity(text: str) -> str | None:
     """'yes' / 'no' when the text opens with it (after an optional "Based on ..., " preamble)."""
-    head = text.strip().lstrip("*# ").strip()
+    head = _strip_filler(text).lstrip("*# ").strip()
     head = re.sub(r"^(based on|according to|from)[^,]{0,120},\s*", "", head, flags=re.IGNORECASE)
     if _YES_RE.match(head):
         return "yes"
@@ -283,7 +295,7 @@ def analyse(
         body = re.sub(
             r"^(based on|according to|from)[^,]{0,160},\s*",
             "",
-            response.strip(),
+            _strip_filler(response),
             flags=re.IGNORECASE,
         )
         resp_choice = _chosen_options(_sentences(body)[0] if body.strip() else "", options)
@@ -291,10 +303,11 @@ def analyse(
             len(gold_choice) == 1 and len(resp_choice) == 1 and gold_choice != resp_choice
         )
     inc = fact_inclusion(response, expected, question=question)
-    head = " ".join(_sentences(response)[:2])
+    head = " ".join(_sentences(_strip_filler(response))[:2])
     # Does the response address the question at all (off-topic answers cover few of its words)?
     qcov = fact_inclusion(response, question, threshold=0.0).score if question else 1.0
-    first = _sentences(response)[0] if response.strip() else ""
+    opening = _sentences(_strip_filler(response))
+    first = opening[0] if opening else ""
     return Signals(
         refusal=ref.refusal,
         refusal_why=ref.explanation,
