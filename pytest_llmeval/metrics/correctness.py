@@ -6,10 +6,14 @@ details; numbers, data points and percentages are accurate (with scales: "$1.58 
 matches "1577 (USD millions)"); economic indicators move in the same direction; yes/no
 questions get the same polarity. A refusal is never correct.
 
-The offline judge (default, deterministic) combines: refusal detection, number agreement
-(the answer's concluding figure for numeric gold answers; every key figure of a textual
-gold answer), yes/no polarity, direction words and the rapidfuzz key-fact inclusion check.
-It was calibrated on FinanceBench answers (``benchmarks/eval_answer_correctness.py``).
+The offline judge (default, deterministic, no network, no model) works in two steps.
+Rules first: a refusal is incorrect; a numeric gold answer is decided by the figure the
+response concludes with (numeric engine: scale, sign, percent, rounding); an opposite
+yes/no, an opposite direction, a different option of an "Among A, B and C, which ...?"
+question or a missing gold date is a contradiction. Otherwise a small logistic model
+(weights fitted on FinanceBench dev, cross-validated by question; see
+``benchmarks/eval_answer_correctness.py``) weighs key-word inclusion, key-figure agreement,
+polarity, direction and topic signals.
 """
 
 from __future__ import annotations
