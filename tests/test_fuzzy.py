@@ -49,6 +49,17 @@ def test_fuzzy_bad_threshold_is_a_grader_error(bad: object) -> None:
         grade_fuzzy(ctx("a", "a", min_ratio=bad))
 
 
+def test_failed_match_that_is_a_refusal_is_reported_as_one() -> None:
+    refused = grade_exact(
+        ctx("I'm sorry, but the document does not include this information.", "Customer deposits")
+    )
+    assert refused.details["refusal"] is True
+    assert grade_fuzzy(
+        ctx("The text does not provide the largest liability.", "Customer deposits")
+    ).details["refusal"]
+    assert grade_exact(ctx("N/A", "n/a")).details["refusal"] is False  # matched: not a refusal
+
+
 def test_registry_resolves_both_graders() -> None:
     registry = GraderRegistry()
     assert registry.get("exact") is grade_exact

@@ -249,6 +249,13 @@ def fact_inclusion(
     )
 
 
+def _is_refusal(response: str) -> bool:
+    # A failed match that is also a refusal is counted apart in the report.
+    from pytest_llmeval.metrics.refusal import is_refusal
+
+    return is_refusal(response)
+
+
 def grade_exact(ctx: GradeContext) -> MetricResult:
     """Rubric grader ``exact``: normalised string equality (case, whitespace, surrounding punctuation)."""
     got, want = normalise_text(ctx.response), normalise_text(ctx.expected)
@@ -260,7 +267,7 @@ def grade_exact(ctx: GradeContext) -> MetricResult:
         explanation=(
             f"normalised response {got[:80]!r} {'==' if passed else '!='} normalised expected {want[:80]!r}"
         ),
-        details={"refusal": False, "needs_review": False},
+        details={"refusal": not passed and _is_refusal(ctx.response), "needs_review": False},
     )
 
 
@@ -284,5 +291,9 @@ def grade_fuzzy(ctx: GradeContext) -> MetricResult:
         passed=passed,
         score=score,
         explanation=f"rapidfuzz token_set_ratio {score:.2f} {'>=' if passed else '<'} min_ratio {threshold:.2f}",
-        details={"refusal": False, "needs_review": False, "threshold": threshold},
+        details={
+            "refusal": not passed and _is_refusal(ctx.response),
+            "needs_review": False,
+            "threshold": threshold,
+        },
     )
