@@ -41,6 +41,8 @@ _EXPORTS: dict[str, str] = {
     "assert_answer_correct": "pytest_llmeval.metrics.correctness",
     "AnswerVerdict": "pytest_llmeval.metrics.correctness",
     "is_refusal": "pytest_llmeval.metrics.refusal",
+    "fact_inclusion": "pytest_llmeval.metrics.fuzzy",
+    "FactInclusion": "pytest_llmeval.metrics.fuzzy",
     "refusal_check": "pytest_llmeval.metrics.refusal",
     "assert_not_refusal": "pytest_llmeval.metrics.refusal",
     "RefusalResult": "pytest_llmeval.metrics.refusal",
