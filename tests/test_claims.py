@@ -151,6 +151,21 @@ def test_offline_numbers_agree_across_scales() -> None:
     assert result.f1 == 1.0, result.explanation
 
 
+def test_offline_bare_gold_number_and_years() -> None:
+    question = "What is Best Buy's year end FY2019 total inventories (in USD millions)?"
+    response = "The total inventories at the end of fiscal year 2019 were $5,409 million."
+    assert claims_f1(response, "$5409.00", question=question, judge="offline").recall == 1.0
+    assert claims_f1(response, "$5490.00", question=question, judge="offline").recall == 0.0
+    # a year clashes only with a different year
+    gold = "Adjusted EBITDA was $2,018 million in 2023."
+    assert (
+        claims_f1("FY2023 adjusted EBITDA was $2,018 million.", gold, judge="offline").recall == 1.0
+    )
+    wrong_year = claims_f1("Adjusted EBITDA was $2,018 million in 2022.", gold, judge="offline")
+    assert wrong_year.recall == 0.0
+    assert "years disagree" in wrong_year.matching.gold[0].reason
+
+
 def test_offline_missing_and_invented_claims_lower_recall_and_precision() -> None:
     response = (
         "A Rule 10b5-1 trading plan is a written document. It also lets executives trade on material "

@@ -21,6 +21,9 @@ FUZZY_MATCH_THRESHOLD = 0.6  # token_set_ratio / 100 stands in for the cosine wi
 COVERAGE_MATCH = 0.75
 LEXICAL_WEIGHT = 0.5
 NUMBER_BONUS = 0.1  # agreeing numbers are strong evidence two claims state the same fact
+NUMBERS_ONLY_MATCH = (
+    0.9  # closeness of an all-numbers claim ("$5409.00") to one stating its numbers
+)
 
 _ABBREVIATIONS_WORDS = """
 inc corp co ltd llc plc mr mrs ms dr st vs etc e.g i.e no approx jan feb mar apr jun jul aug
@@ -208,7 +211,15 @@ def _numeric_engine(
         return [c for c in found if getattr(c, "role", "value") != "name"]
 
     def agree(a: Any, b: Any) -> bool:
-        return bool(a.percent == b.percent and values_agree(a.value, b.value))
+        if a.percent != b.percent:
+            return False
+        if values_agree(a.value, b.value):
+            return True
+        # "$5409.00" (the question says "in USD millions") vs "$5,409 million": a bare
+        # number agrees with the same digits at any stated scale
+        return (a.scale_word is None) != (b.scale_word is None) and bool(
+            values_agree(a.number, b.number)
+        )
 
     return values, agree
 
@@ -292,6 +303,13 @@ def _number_veto(
     "revenue was $10.2 billion".
     """
     for x in a:
+        if (
+            _kind(x) == "year"
+        ):  # "FY2023" is often not read as a year: only a different year clashes
+            years = [y for y in b if _kind(y) == "year"]
+            if years and not any(agree(x, y) for y in years):
+                return "years disagree"
+            continue
         if strict:
             if not any(agree(x, y) for y in b):
                 return "numbers disagree" if b else "the other claim states no number"
@@ -305,8 +323,8 @@ def _number_veto(
 
 
 def _numbers_shared(a: list[Any], b: list[Any], agree: Callable[[Any, Any], bool]) -> bool:
-    """Both claims state numbers and every number of each agrees with one of the other."""
-    return bool(a and b) and _numbers_covered(a, b, agree) and _numbers_covered(b, a, agree)
+    """Both claims state numbers and all of one's numbers agree with the other's."""
+    return bool(a and b) and (_numbers_covered(a, b, agree) or _numbers_covered(b, a, agree))
 
 
 def _weighted_coverage(words: set[str], other: set[str], idf: dict[str, float]) -> float:
@@ -414,6 +432,10 @@ def match_claims_offline(
             "dir": direction(claim),
             "neg": negated(claim),
             "words": _content_words(claim),
+            # "$5409.00" or "87%": a claim that is all numbers is judged by its numbers
+            "numeric_only": not any(
+                re.search(r"[a-z]", w) for w in _content_words(claim) - {"$", "%"}
+            ),
         }
 
     fr, fg = [features(c) for c in response_claims], [features(c) for c in gold_claims]
@@ -427,19 +449,29 @@ def match_claims_offline(
     cover_r = [[_weighted_coverage(a["words"], b["words"], idf) for b in fg] for a in fr]
     cover_g = [[_weighted_coverage(b["words"], a["words"], idf) for a in fr] for b in fg]
     n_r, n_g = len(fr), len(fg)
-    # gate: symmetric closeness (cosine plus the better of the two wording overlaps)
-    gate = [
-        [
-            LEXICAL_WEIGHT * max(cover_r[i][j], cover_g[j][i])
-            + (1 - LEXICAL_WEIGHT) * raw[i][j]
-            + (NUMBER_BONUS if _numbers_shared(fr[i]["values"], fg[j]["values"], agree) else 0.0)
-            for j in range(n_g)
-        ]
-        for i in range(n_r)
-    ]
+    # gate: symmetric closeness (cosine plus the better of the two wording overlaps, plus
+    # a bonus for agreeing numbers); numbers alone decide for an all-numbers claim
+    shared = [[_numbers_shared(a["values"], b["values"], agree) for b in fg] for a in fr]
+    gate = [[0.0] * n_g for _ in range(n_r)]
+    for i in range(n_r):
+        for j in range(n_g):
+            closeness = (
+                LEXICAL_WEIGHT * max(cover_r[i][j], cover_g[j][i])
+                + (1 - LEXICAL_WEIGHT) * raw[i][j]
+            )
+            if shared[i][j]:
+                closeness += NUMBER_BONUS
+                if fr[i]["numeric_only"] or fg[j]["numeric_only"]:
+                    closeness = max(closeness, NUMBERS_ONLY_MATCH)
+            gate[i][j] = closeness
     base = centred if centred is not None else raw
-    rank_r = [[(base[i][j] + cover_r[i][j]) / 2 for j in range(n_g)] for i in range(n_r)]
-    rank_g = [[(base[i][j] + cover_g[j][i]) / 2 for i in range(n_r)] for j in range(n_g)]
+    bonus = [[NUMBER_BONUS if shared[i][j] else 0.0 for j in range(n_g)] for i in range(n_r)]
+    rank_r = [
+        [(base[i][j] + cover_r[i][j]) / 2 + bonus[i][j] for j in range(n_g)] for i in range(n_r)
+    ]
+    rank_g = [
+        [(base[i][j] + cover_g[j][i]) / 2 + bonus[i][j] for i in range(n_r)] for j in range(n_g)
+    ]
     gate_t = [list(col) for col in zip(*gate, strict=False)]
     cover_g_rows = cover_g
     matching = Matching(
