@@ -327,3 +327,21 @@ def test_sentence_split_keeps_every_word_in_order(sentences: list[list[str]]) ->
     parts = split_sentences(text)
     assert " ".join(parts).split() == text.split()
     assert split_sentences(text) == parts  # deterministic
+
+
+def test_offline_judge_without_sentence_transformers_falls_back_to_rapidfuzz(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    from pytest_llmeval.metrics import semantic
+
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+    monkeypatch.setattr(semantic, "_models", {})
+    monkeypatch.setattr(semantic, "_sentence_cache", {})
+    result = claims_f1("Revenue grew 5% in 2022.", "In 2022 revenue grew 5%.", judge="offline")
+    assert result.f1 == 1.0
+    assert "rapidfuzz" in result.details["fallback"]
+    assert "fallback: rapidfuzz" in result.explanation
+    wrong = claims_f1("Revenue grew 9% in 2022.", "In 2022 revenue grew 5%.", judge="offline")
+    assert wrong.f1 == 0.0
