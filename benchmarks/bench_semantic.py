@@ -78,7 +78,8 @@ def agreement(path: str, limit: int) -> None:
     t_cov = time.perf_counter() - start
 
     def agree(scores: list[float], threshold: float) -> float:
-        return sum((s >= threshold) == y for s, y in zip(scores, labels, strict=True)) / len(labels)
+        hits = sum((s >= threshold) == y for s, y in zip(scores, labels, strict=True))
+        return float(hits) / len(labels)
 
     print(
         f"non-refusal rows {len(rows)} ({sum(labels)} correct), majority {max(sum(labels), len(labels) - sum(labels)) / len(labels):.3f}"
