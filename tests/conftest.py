@@ -11,9 +11,14 @@ import pytest
 
 
 @pytest.fixture(autouse=True)
-def _quiet_inner_pytest_asyncio(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Inner pytester runs have no ini; pin pytest-asyncio's loop scope so it does not warn."""
-    monkeypatch.setenv("PYTEST_ADDOPTS", "-o asyncio_default_fixture_loop_scope=function")
+def _quiet_inner_pytest_asyncio(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inner pytester runs have no ini; pin pytest-asyncio's loop scope so it does not warn.
+
+    Pytester clears PYTEST_ADDOPTS when it starts, so set it after pytester exists.
+    """
+    if "pytester" in request.fixturenames:
+        request.getfixturevalue("pytester")
+        monkeypatch.setenv("PYTEST_ADDOPTS", "-o asyncio_default_fixture_loop_scope=function")
 
 
 @pytest.fixture(params=[pytest.param([], id="no-xdist"), pytest.param(["-n", "2"], id="xdist-2")])

@@ -83,6 +83,10 @@ def load_model(model: str | None = None) -> SentenceTransformer:
                 raise MissingExtraError(
                     "semantic similarity", "semantic", "sentence-transformers"
                 ) from exc
+            # The weight-loading progress bar would land in every test's captured stderr.
+            from transformers.utils import logging as transformers_logging
+
+            transformers_logging.disable_progress_bar()
             try:
                 _models[key] = SentenceTransformer(key, device="cpu")
             except OSError as exc:
