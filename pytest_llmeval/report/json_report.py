@@ -82,6 +82,7 @@ def build_report(llm_session: LLMEvalSession, *, incomplete: bool) -> dict[str, 
         "metadata": {
             "model": settings.model or "pre-recorded responses / pytest_llmeval_generate",
             "judge": settings.judge,
+            "judge_prompt_version": _judge_prompt_version(settings.judge),
             "eval_files": sorted({r["file"] for r in records if r["kind"] == "gold"}),
             "total_samples": len(records),
             "timestamp": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
@@ -97,6 +98,14 @@ def build_report(llm_session: LLMEvalSession, *, incomplete: bool) -> dict[str, 
         "model_stats": llm_session.model_stats(),
         "warnings": list(llm_session.all_warnings()) + ([llm_session.gate_message] if llm_session.gate_message and "FAILED" in llm_session.gate_message else []),
     }
+
+
+def _judge_prompt_version(judge: str) -> str | None:
+    if judge in ("", "offline", "none"):
+        return None
+    from pytest_llmeval.judge.prompts import PROMPT_VERSION
+
+    return PROMPT_VERSION
 
 
 def write_report(path: Path, report: dict[str, Any]) -> None:

@@ -1,0 +1,59 @@
+"""--llm-judge end to end: a gold suite graded by answer_correctness with an LLM judge over real HTTP."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tests.conftest import write_suite
+from tests.fake_openai import FakeOpenAIServer, Reply
+
+CORRECTNESS = {"accuracy": "answer_correctness", "weights": {"accuracy": 1, "length": 0}}
+SUITE = [
+    {"id": "rev-up", "question": "How did revenue change in FY2022?", "expected": "Revenue increased 8% to $394.3 billion.",
+     "response": "Revenue rose by 8 percent, reaching $394.3 billion.", "eval_criteria": CORRECTNESS},
+    {"id": "rev-down", "question": "How did revenue change in FY2022?", "expected": "Revenue increased 8% to $394.3 billion.",
+     "response": "Revenue fell 8% to $394.3 billion.", "eval_criteria": CORRECTNESS},
+]
+
+
+def scripted_judge(body: dict[str, Any]) -> str:
+    """A judge that follows the prompt: 'fell' contradicts an increase."""
+    prompt = json.dumps(body["messages"])
+    verdict = "factually contradicting" if "fell" in prompt else "factually matching"
+    return json.dumps({"reasons": [f"judged: {verdict}"], "verdict": verdict})
+
+
+def judge_args(server: FakeOpenAIServer, *extra: str) -> list[str]:
+    return ["--llm-judge=openai:judge-model", f"--llm-base-url={server.url}", "--llm-cache-dir=cache", *extra]
+
+
+def test_llm_judge_decides_and_is_cached_and_recorded(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
+    write_suite(pytester, SUITE)
+    fake_openai.reply_with(scripted_judge)
+    result = pytester.runpytest_subprocess(*judge_args(fake_openai, "--llm-report=r.json"))
+    result.assert_outcomes(passed=1, failed=1)
+    assert len(fake_openai.requests) == 2
+    assert all(r["model"] == "judge-model" and r.get("temperature", 0) == 0 for r in fake_openai.requests)
+    report = json.loads((pytester.path / "r.json").read_text())
+    assert report["metadata"]["judge"] == "openai:judge-model"
+    assert report["metadata"]["judge_prompt_version"]
+    assert report["model_stats"]["calls"] == 2
+
+    fake_openai.reset()
+    fake_openai.reply_with(lambda body: Reply.error(500, "the replay must not call the judge"))
+    result = pytester.runpytest_subprocess(*judge_args(fake_openai, "--llm-record=none"))
+    result.assert_outcomes(passed=1, failed=1)
+    assert fake_openai.requests == []
+
+
+def test_malformed_judge_reply_is_an_error_item_not_a_fail(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
+    write_suite(pytester, SUITE[:1])
+    fake_openai.reply_with(lambda body: "I think it is correct!")  # not JSON, twice (repair retry too)
+    result = pytester.runpytest_subprocess(*judge_args(fake_openai, "--llm-report=r.json"))
+    result.assert_outcomes(errors=1)
+    assert len(fake_openai.requests) == 2  # the call and exactly one repair retry
+    report = json.loads((pytester.path / "r.json").read_text())
+    assert report["sample_results"][0]["status"] == "error"
