@@ -224,9 +224,9 @@ class Rubric:
         cutoffs = tuple(criteria["tiers"]) if criteria.get("tiers") else self.settings.tiers
         return GradeResult(
             overall=overall,
-            tier=tier_for(overall, cutoffs),  # type: ignore[arg-type]
+            tier=tier_for(overall, cutoffs),
             components=components,
-            cutoffs=cutoffs,  # type: ignore[arg-type]
+            cutoffs=cutoffs,
             response=response,
             accuracy_grader=grader_name,
             refusal=refusal,

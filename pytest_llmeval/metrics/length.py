@@ -21,8 +21,8 @@ class LengthBands:
     def from_mapping(cls, values: dict[str, Any]) -> LengthBands:
         base = cls()
         return cls(
-            ideal=tuple(values.get("ideal", base.ideal)),  # type: ignore[arg-type]
-            ok=tuple(values.get("ok", base.ok)),  # type: ignore[arg-type]
+            ideal=tuple(values.get("ideal", base.ideal)),
+            ok=tuple(values.get("ok", base.ok)),
             ok_score=float(values.get("ok_score", base.ok_score)),
             out_score=float(values.get("out_score", values.get("short_score", base.out_score))),
         )

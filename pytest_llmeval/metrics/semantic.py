@@ -86,7 +86,7 @@ def load_model(model: str | None = None) -> SentenceTransformer:
             # The weight-loading progress bar would land in every test's captured stderr.
             from transformers.utils import logging as transformers_logging
 
-            transformers_logging.disable_progress_bar()
+            transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
             try:
                 _models[key] = SentenceTransformer(key, device="cpu")
             except OSError as exc:

@@ -50,7 +50,7 @@ def summary_lines(llm_session: LLMEvalSession, *, worst: int) -> list[tuple[str,
         if value is not None:
             means.append(f"{component}{' (info)' if component == 'retrieval' else ''} {value:.3f}")
     add(" | ".join(means))
-    retrieval = [r.get("retrieval_metrics") for r in tally.graded if r.get("retrieval_metrics")]
+    retrieval: list[dict[str, Any]] = [r["retrieval_metrics"] for r in tally.graded if r.get("retrieval_metrics")]
     if retrieval:
         ndcg = sum(m["ndcg_harmonic"] for m in retrieval) / len(retrieval)
         precision = sum(m["modified_precision"] for m in retrieval) / len(retrieval)
