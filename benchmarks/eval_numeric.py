@@ -1,9 +1,11 @@
 """Accuracy of the numeric grader.
 
-    python benchmarks/eval_numeric.py                          # own labelled cases
+    python benchmarks/eval_numeric.py                          # own labelled cases + hold-out cases
     python benchmarks/eval_numeric.py --financebench ../shared/data [--show-errors]
 
 Own cases: tests/data/numeric_cases.jsonl (response, expected, question, category, label, options).
+Hold-out cases: tests/data/numeric_cases_holdout.jsonl, same format, written independently of the engine
+(TAT-QA golds with their scales, FinQA ratios, FinanceBench-style long answers, Apple FY2022 10-K figures).
 FinanceBench dev: questions whose gold is a number/amount/percentage (``looks_numeric``); agreement of
 ``numeric_match(...).passed`` with the human label == "correct" (refusals count as not correct).
 """
@@ -24,7 +26,7 @@ from pytest_llmeval.metrics.numeric import looks_numeric, numeric_match  # noqa:
 _OPTION_KEYS = ("tolerance", "tolerance_mode", "require_currency", "percent", "match")
 
 
-def eval_own(path: Path, show: bool) -> tuple[int, int]:
+def eval_own(path: Path, show: bool, title: str = "own labelled cases") -> tuple[int, int]:
     rows = [
         json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
     ]
@@ -50,7 +52,7 @@ def eval_own(path: Path, show: bool) -> tuple[int, int]:
                 print(
                     f"WRONG label={row['label']} {row.get('id', '')}: {res.explanation}\n   response: {row['response'][:300]!r}\n"
                 )
-    print(f"own labelled cases: {ok}/{len(rows)} = {ok / max(1, len(rows)):.1%}")
+    print(f"{title}: {ok}/{len(rows)} = {ok / max(1, len(rows)):.1%}")
     for tag, n in sorted(by_cat.items()):
         print(f"  {tag:<14} {n - wrong_cat[tag]}/{n}")
     return ok, len(rows)
@@ -93,10 +95,18 @@ def main() -> None:
     ap.add_argument(
         "--financebench", type=Path, default=None, help="directory with financebench_dev.jsonl"
     )
+    ap.add_argument(
+        "--holdout",
+        type=Path,
+        default=ROOT / "tests" / "data" / "numeric_cases_holdout.jsonl",
+        help="independently written hold-out cases (same format)",
+    )
     ap.add_argument("--show-errors", action="store_true")
     args = ap.parse_args()
     if args.cases.exists():
         eval_own(args.cases, args.show_errors)
+    if args.holdout.exists():
+        eval_own(args.holdout, args.show_errors, title="hold-out cases")
     if args.financebench:
         eval_financebench(args.financebench, args.show_errors)
 
