@@ -91,6 +91,8 @@ class JsonlFile(pytest.File):
 class BadLineItem(pytest.Item):
     """A line that could not become a sample: an error outcome naming file, line, field and problem."""
 
+    is_llmeval_gold = True  # lets plugin hooks recognise gold items without importing this module
+
     def __init__(self, *, lineno: int, problem: str, shown_path: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.lineno = lineno
@@ -115,6 +117,8 @@ class BadLineItem(pytest.Item):
 class GoldItem(pytest.Item):
     """One gold sample. Answering and grading happen in setup (failures there are errors);
     the call phase only checks the tier."""
+
+    is_llmeval_gold = True
 
     def __init__(self, *, sample: Sample, **kwargs: Any) -> None:
         super().__init__(**kwargs)

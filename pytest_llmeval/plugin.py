@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 from pytest_llmeval import options
-from pytest_llmeval.collector import BadLineItem, GoldItem, JsonlFile, is_gold_file
 from pytest_llmeval.session import SESSION_KEY, LLMEvalSession, get_session
 
 HELPER_RESULTS_KEY = pytest.StashKey[list[Any]]()
@@ -45,7 +44,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    if file_path.suffix == ".jsonl" and is_gold_file(file_path, get_session(parent.config).settings.gold_files):
+    if file_path.suffix != ".jsonl":
+        return None
+    from pytest_llmeval.collector import JsonlFile, is_gold_file
+
+    if is_gold_file(file_path, get_session(parent.config).settings.gold_files):
         return JsonlFile.from_parent(parent, path=file_path)
     return None
 
@@ -72,7 +75,7 @@ def llm_sample(request: pytest.FixtureRequest) -> Any:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
-    if isinstance(item, GoldItem):
+    if getattr(item, "is_llmeval_gold", False):
         return (yield)
     from pytest_llmeval.fixtures import recording
 
@@ -84,10 +87,10 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
-    if report.when == "setup" and report.failed and call.excinfo is not None and isinstance(item, GoldItem | BadLineItem):
+    if report.when == "setup" and report.failed and call.excinfo is not None and getattr(item, "is_llmeval_gold", False):
         # Our own setup errors (bad line, model or grader failure) read as one
         # explained message, not a traceback through pytest's runner.
-        report.longrepr = item.explain_setup_error(call.excinfo)
+        report.longrepr = item.explain_setup_error(call.excinfo)  # type: ignore[attr-defined]
     record = get_session(item.config).record_for(item, report, item.stash.get(HELPER_RESULTS_KEY, None))
     if record is not None:
         report.llmeval = record  # type: ignore[attr-defined]

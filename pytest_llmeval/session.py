@@ -7,18 +7,16 @@ or without pytest-xdist.
 
 from __future__ import annotations
 
-import statistics
-from collections import Counter
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_llmeval.options import ErrorsMode, Settings
+from pytest_llmeval.options import Settings
 
 if TYPE_CHECKING:
     from pytest_llmeval.collector import GoldItem
     from pytest_llmeval.models.base import Answer, ChatModel
+    from pytest_llmeval.report.tally import Tally
     from pytest_llmeval.rubric import Rubric
     from pytest_llmeval.sample import Sample
 
@@ -28,62 +26,6 @@ COMPONENT_NAMES = ("accuracy", "citation", "length", "keywords", "retrieval")
 
 def get_session(config: pytest.Config) -> LLMEvalSession:
     return config.stash[SESSION_KEY]
-
-
-@dataclass
-class Tally:
-    """Aggregates over sample records; the numbers the summary, report and gate share."""
-
-    records: list[dict[str, Any]]
-    errors_mode: ErrorsMode = ErrorsMode.FAIL
-    tiers: Counter[str] = field(default_factory=Counter)
-
-    def __post_init__(self) -> None:
-        self.tiers = Counter(r["status"] for r in self.records)
-
-    @property
-    def graded(self) -> list[dict[str, Any]]:
-        return [r for r in self.records if r["status"] in ("pass", "acceptable", "fail")]
-
-    @property
-    def errors(self) -> int:
-        return self.tiers["error"]
-
-    @property
-    def denominator(self) -> int:
-        graded = len(self.graded)
-        return graded + (self.errors if self.errors_mode is ErrorsMode.FAIL else 0)
-
-    @property
-    def passed(self) -> int:
-        # Acceptable samples pass their tests but not the gate: otherwise the gate
-        # could never fail a run whose tests all passed.
-        return self.tiers["pass"]
-
-    @property
-    def pass_rate(self) -> float | None:
-        return self.passed / self.denominator if self.denominator else None
-
-    def mean(self, component: str) -> float | None:
-        values = [r["scores"][component] for r in self.graded if r["scores"].get(component) is not None]
-        return statistics.fmean(values) if values else None
-
-    def count(self, flag: str) -> int:
-        return sum(1 for r in self.graded if r.get(flag))
-
-    def groups(self, key: str) -> dict[str, Tally]:
-        names = sorted({str(r.get(key) or "-") for r in self.records})
-        return {n: Tally([r for r in self.records if str(r.get(key) or "-") == n], self.errors_mode) for n in names}
-
-    def worst(self, limit: int) -> list[dict[str, Any]]:
-        bad = [r for r in self.records if r["status"] in ("fail", "error", "acceptable")]
-        order = {"error": 0, "fail": 1, "acceptable": 2}
-        bad.sort(key=lambda r: (order[r["status"]], r["scores"].get("overall") or 0.0, r["nodeid"]))
-        return bad[:limit]
-
-    def mean_length(self) -> float | None:
-        values = [r["length_tokens"] for r in self.graded if r.get("length_tokens") is not None]
-        return statistics.fmean(values) if values else None
 
 
 class LLMEvalSession:
@@ -248,6 +190,8 @@ class LLMEvalSession:
         return record
 
     def helper_record(self, item: pytest.Item, results: list[Any], passed: bool) -> dict[str, Any]:
+        import statistics
+
         scores: dict[str, Any] = {"overall": None, **dict.fromkeys(COMPONENT_NAMES)}
         by_metric = {r.metric or type(r).__name__: r for r in results}
         metrics = {name: round(float(r.score), 4) for name, r in by_metric.items()}
@@ -273,6 +217,8 @@ class LLMEvalSession:
         self.records.append(record)
 
     def tally(self) -> Tally:
+        from pytest_llmeval.report.tally import Tally
+
         return Tally(self.records, self.settings.errors)
 
     def all_warnings(self) -> list[str]:

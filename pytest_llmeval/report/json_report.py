@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pytest_llmeval.session import LLMEvalSession, Tally
+    from pytest_llmeval.report.tally import Tally
+    from pytest_llmeval.session import LLMEvalSession
 
 REPORT_VERSION = 1
 

@@ -6,7 +6,8 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pytest_llmeval.session import LLMEvalSession, Tally
+    from pytest_llmeval.report.tally import Tally
+    from pytest_llmeval.session import LLMEvalSession
 
 
 def _fmt(value: float | None, pattern: str = "{:.3f}") -> str:
