@@ -31,7 +31,8 @@ bench: $(STAMP)
 	for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f; done
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check pytest_llmeval tests benchmarks
+	$(VENV)/bin/ruff check pytest_llmeval tests benchmarks example_suites
+	$(VENV)/bin/mypy --strict pytest_llmeval
 
 clean:
 	rm -rf $(VENV) llmeval-report.json llmeval-junit.xml
