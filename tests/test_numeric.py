@@ -24,6 +24,8 @@ from pytest_llmeval.metrics.numeric import (
 from pytest_llmeval.registry import GradeContext
 
 CASES = Path(__file__).parent / "data" / "numeric_cases.jsonl"
+# Written independently of the engine, in the style of TAT-QA, FinQA, FinanceBench and Apple's 10-K.
+HOLDOUT = Path(__file__).parent / "data" / "numeric_cases_holdout.jsonl"
 
 
 def _passes(response: str, expected: object, **kw: object) -> bool:
@@ -667,14 +669,15 @@ def test_grade_errors_are_grader_errors() -> None:
 # --------------------------------------------------------------------------- labelled cases and speed
 
 
-def _cases() -> list[dict[str, Any]]:
+def _cases(path: Path = CASES) -> list[dict[str, Any]]:
     return [
-        json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines() if line.strip()
+        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
     ]
 
 
-def test_labelled_cases_accuracy() -> None:
-    rows = _cases()
+@pytest.mark.parametrize("path", [CASES, HOLDOUT], ids=["own", "holdout"])
+def test_labelled_cases_accuracy(path: Path) -> None:
+    rows = _cases(path)
     assert len(rows) >= 150
     wrong = []
     for row in rows:
@@ -779,3 +782,58 @@ def test_count_written_in_words() -> None:
     assert _passes("The company operates in three reportable segments.", "3", question=q)
     assert not _passes("The company operates in three reportable segments.", "4", question=q)
     assert not _passes("One of the segments grew 5%.", "1", question="What was segment growth?")
+
+
+# --------------------------------------------------------------------------- hold-out lessons
+
+
+def test_exact_half_rounds_away_from_zero() -> None:
+    q = "What is the FY2020 net income for Omega Ltd? Answer in USD billions."
+    assert _passes("Net income for fiscal 2020 was $2,345 million.", "$2.35", question=q)
+    assert not _passes("Net income for fiscal 2020 was $2,355 million.", "$2.35", question=q)
+    assert not _passes("The margin was 0.45%.", "0.4%")
+    assert values_agree(2.35, 2.345)
+    assert not values_agree(2.34, 2.345)
+
+
+def test_comparison_figure_for_the_questions_year() -> None:
+    text = "The effective tax rate for 2019 was 21.3%, compared to 23.1% in 2018."
+    assert _passes(text, "23.1%", question="What was the effective tax rate in 2018?")
+    assert _passes(text, "21.3%", question="What was the effective tax rate in 2019?")
+    assert not _passes(text, "23.1%", question="What was the effective tax rate in 2019?")
+
+
+def test_restatement_of_another_kind_answers_a_percent_question() -> None:
+    q = "What is the year-over-year change in revenue from FY2021 to FY2022 (in units of percents)?"
+    text = "Revenue increased by $780 million, or 7.8%, from FY2021 to FY2022."
+    assert _passes(text, "7.8%", question=q)
+    assert _passes(text, "$780 million", question="By how much did revenue increase in FY2022?")
+
+
+def test_decline_as_subject_is_negative() -> None:
+    q = "what was the change in operating cash flow from 2016 to 2017 in millions?"
+    assert _passes(
+        "The decline in operating cash flow was $213 million, or 8.2%.", "-213", question=q
+    )
+    assert not _passes("The increase in operating cash flow was $213 million.", "-213", question=q)
+    # Only the figure the subject's verb states, not a later one.
+    r = numeric_match("The drop in sales was offset by cost savings of $5 million.", "5 million")
+    assert r.passed, r.explanation
+
+
+def test_definition_in_question_parentheses_does_not_allow_sign_flip() -> None:
+    q = "What is the FY2022 free cash flow (cash from operations minus capital expenditures) in USD millions?"
+    assert _passes("Free cash flow = $1,200 - $1,500 = -$300 million", "-$300.00", question=q)
+    assert not _passes("Free cash flow = $1,500 - $1,200 = $300 million", "-$300.00", question=q)
+    q2 = "What is the FY2018 capital expenditure amount (in USD millions) for 3M?"
+    assert _passes("3M's purchases of PP&E were $(1,577) million in 2018.", "$1577.00", question=q2)
+
+
+def test_label_before_the_figure_breaks_ties() -> None:
+    text = (
+        "Apple reported net sales of $394.3 billion and net income of $99.8 billion in fiscal 2022."
+    )
+    q = "What was Apple's net income in fiscal 2022?"
+    assert _passes(text, "$99,803 million", question=q)
+    assert not _passes(text, "$394,328 million", question=q)
+    assert _passes(text, "$394,328 million", question="What were Apple's net sales in fiscal 2022?")

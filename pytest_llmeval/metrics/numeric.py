@@ -174,6 +174,7 @@ _Q_NEG_DIRECTION_RE = re.compile(
     r"|costs?|expenses?|impairment|write-?downs?|dividends?|buybacks?)\b",
     re.IGNORECASE,
 )
+_Q_PAREN_RE = re.compile(r"\([^()]{0,300}\)")
 _RESPONSE_SCALE_RE = re.compile(
     r"\((?:\s*(?:amounts|figures|dollars)\s+)?(?:in\s+)?(?:\$|usd|us\$|€)?\s*(thousands|millions|billions)(?:\s+of\s+(?:dollars|usd))?\s*\)"
     r"|\b(?:amounts|figures|numbers|values|dollars|expressed|presented|stated|reported)\s+(?:are\s+)?in\s+(?:\$\s*|usd\s+)?(thousands|millions|billions)\b",
@@ -226,7 +227,9 @@ def _question_hints(question: str | None) -> _QuestionHints:
         percent=bool(_Q_PERCENT_RE.search(q)),
         percent_strong=bool(_Q_PERCENT_STRONG_RE.search(q)),
         currency=currency,
-        magnitude_ok=bool(_Q_NEG_DIRECTION_RE.search(q)),
+        # "free cash flow (cash from operations minus capital expenditures)": a definition in
+        # parentheses does not make the asked figure an outflow.
+        magnitude_ok=bool(_Q_NEG_DIRECTION_RE.search(_Q_PAREN_RE.sub(" ", q))),
     )
 
 
@@ -366,7 +369,8 @@ def values_agree(a: float, b: float, *, rel_tol: float = 1e-9, rounding: bool = 
         return False
     ua, ub = _digits_ulp(a), _digits_ulp(b)
     coarse, ulp = (a, ua) if ua >= ub else (b, ub)
-    return _sig_digits(coarse, ulp) >= 2 and diff < 0.5 * ulp * (1 - 1e-9)
+    fine = b if coarse is a else a
+    return _sig_digits(coarse, ulp) >= 2 and _rounds_to(coarse, fine, diff, 0.5 * ulp)
 
 
 def _agree(
@@ -386,9 +390,16 @@ def _agree(
     extra = tol if mode == "rounding" else 0.0
     if gulp >= culp:
         # The gold is the coarser display: the answer rounds to it.
-        return diff < (0.5 + extra) * gulp * (1 - 1e-9)
+        return _rounds_to(gv, cv, diff, (0.5 + extra) * gulp)
     # The answer is the coarser display: accept if it keeps two significant digits.
-    return csig >= 2 and diff < (0.5 + extra) * culp * (1 - 1e-9)
+    return csig >= 2 and _rounds_to(cv, gv, diff, (0.5 + extra) * culp)
+
+
+def _rounds_to(coarse: float, fine: float, diff: float, half: float) -> bool:
+    """Is ``coarse`` a rounding of ``fine``? An exact half rounds away from zero (2.345 -> 2.35, not 2.34)."""
+    if diff < half * (1 - 1e-9):
+        return True
+    return diff <= half * (1 + 1e-9) and abs(coarse) > abs(fine) and coarse * fine >= 0
 
 
 @dataclass(frozen=True)
@@ -775,6 +786,8 @@ def _pick_in_segment(
     q_years: frozenset[str] = frozenset(),
     q_change: bool = False,
     gold_kind: str | None = None,
+    promoted: frozenset[int] = frozenset(),
+    label_stems: frozenset[str] | None = None,
 ) -> Candidate | None:
     # Within a sentence, what follows the last "so"/"therefore"/"which gives" is the conclusion.
     cue_pos = -1
@@ -791,7 +804,7 @@ def _pick_in_segment(
             if fitting:
                 return fitting[-1]
         return results[-1]
-    values = [c for c in cands if c.role in ("value", "range")]
+    values = [c for c in cands if c.role in ("value", "range") or id(c) in promoted]
     if not values:
         return None
     if len(values) == 1:
@@ -799,7 +812,7 @@ def _pick_in_segment(
     # Several stated values in one sentence: the one whose clause speaks of what was asked
     # ("... in 2022", "a change of ..."), then the first one stated with "is/was/of".
     asks_change = bool(q_change)
-    best: tuple[float, int] | None = None
+    best: tuple[float, float, int] | None = None
     if len(values) > 64:  # keep the work linear on pathological sentences
         values = values[:32] + values[-32:]
     bounds = _clause_bounds(text, seg)
@@ -813,8 +826,17 @@ def _pick_in_segment(
             df[w] = df.get(w, 0) + 1
     # Years only discriminate when some clause names a year other than the question's.
     years_discriminate = len(q_years) == 1 and any(ys and not ys & q_years for ys in clause_years)
+    base: list[float] = []
     for i, c in enumerate(values):
         sc = 0.5 * sum(1.0 / df[w] for w in clause_words[i])
+        # The label right before the figure ("net income of $99.8 billion") says most about it.
+        # Tie-break: the label right before the figure ("net income of $99.8 billion").
+        label = _LABEL_TAIL_RE.search(text, max(seg[0], c.span[0] - 40), c.span[0])
+        label_sc = 0.0
+        if label:
+            label_words = {w[:5] for w in _WORD_RE.findall(label.group(0).lower())[-3:]}
+            label_words &= q_stems if label_stems is None else label_stems
+            label_sc = sum(1.0 / df.get(w, 1) for w in label_words)
         years = clause_years[i]
         if len(q_years) == 1 and years:
             if not years & q_years:
@@ -828,19 +850,29 @@ def _pick_in_segment(
             sc += 1.5 if asks_change else -1.5
         if _is_stated(text, seg[0], c):
             sc += 0.25
+        # A restatement ("$780 million, or 7.8%") is the same answer in another form: it inherits
+        # what the sentence says about the figure it restates; the kind then decides.
+        if i and c.span[0] - values[i - 1].span[1] <= 40:
+            link = text[values[i - 1].span[1] : c.span[0]]
+            lm = _ALT_LINK_RE.match(link)
+            if lm and not link[lm.end() :].strip():
+                sc = max(sc, base[i - 1])
+        base.append(sc)
         if gold_kind:
             k = _kind(c)
             if k == gold_kind or (gold_kind == "money" and k == "money-unscaled"):
                 sc += 0.5
             elif k not in _COMPATIBLE_KINDS[gold_kind]:
                 sc -= 0.5
-        key = (sc, -i)
+        key = (round(sc, 6), label_sc, -i)
         if best is None or key > best:
             best = key
     assert best is not None
-    return values[-best[1]]
+    return values[-best[2]]
 
 
+# The words between the previous number and this one (its label).
+_LABEL_TAIL_RE = re.compile(r"[^\d]{1,40}$")
 _HYPOTHETICAL_RE = re.compile(
     r"\b(?:assum\w*|suppos\w*|hypothetical\w*|if\s+(?:we|you|the|it|payables|revenue)|for\s+example|e\.g\.|such\s+as|would\s+be)\b",
     re.IGNORECASE,
@@ -918,6 +950,28 @@ def _restates(a: Candidate, b: Candidate) -> bool:
     return diff <= 0.02 * max(abs(a.value), abs(b.value)) or diff < 0.5 * max(a.ulp, b.ulp)
 
 
+_YEAR_CLAUSE_AFTER_RE = re.compile(r"[^.;,\n]{0,30}")
+
+
+def _promoted_comparisons(
+    text: str, cands: list[Candidate], q_years: frozenset[str], question: str | None
+) -> frozenset[int]:
+    """Comparison figures tied to the question's year ("21.3% in 2019, compared to 23.1% in 2018"
+    asked about 2018): the figure asked for, even though the sentence states it as the reference."""
+    if len(q_years) != 1 or not question or _Q_YEAR_RE.search(question[:2000]):
+        return frozenset()
+    out = set()
+    for c in cands:
+        if c.role != "comparison":
+            continue
+        # The year that follows in the same clause ("compared to 23.1% in 2018").
+        after = _YEAR_CLAUSE_AFTER_RE.match(text, c.span[1])
+        years = set(_YEAR_RE.findall(after.group(0))) if after else set()
+        if years and years <= q_years:
+            out.add(id(c))
+    return frozenset(out)
+
+
 def _select_concluding(
     text: str,
     cands: list[Candidate],
@@ -930,7 +984,13 @@ def _select_concluding(
     ``gold_kind`` ("money", "percent", "plain") prefers sentences stating a figure of the same kind
     as the expected answer: a payout ratio is not the dollar amount next to it.
     """
-    eligible = [c for c in cands if c.role in ("value", "result", "range") or c.role in allow_roles]
+    q_years = frozenset(_YEAR_RE.findall(question[:2000])) if question else frozenset()
+    promoted = _promoted_comparisons(text, cands, q_years, question)
+    eligible = [
+        c
+        for c in cands
+        if c.role in ("value", "result", "range") or c.role in allow_roles or id(c) in promoted
+    ]
     if not eligible:
         return None, [], "no stated value (only operands, comparisons, years or references)"
     segs = _segments(text)
@@ -944,7 +1004,6 @@ def _select_concluding(
     last_idx = max(by_seg)
     first_idx = min(by_seg)
     best: tuple[float, int] | None = None
-    q_years = frozenset(_YEAR_RE.findall(question[:2000])) if question else frozenset()
     q_change = bool(question and _Q_CHANGE_RE.search(question[:2000]))
     for idx, group in by_seg.items():
         seg = segs[idx] if idx < len(segs) else (0, len(text))
@@ -978,7 +1037,14 @@ def _select_concluding(
     idx = best[1]
     seg = segs[idx] if idx < len(segs) else (0, len(text))
     group = by_seg[idx]
-    primary = _pick_in_segment(text, seg, group, q_stems, q_years, q_change, gold_kind) or group[0]
+    # What the question asks about, without its parenthesised definition or unit.
+    label_stems = _question_stems(_Q_PAREN_RE.sub(" ", question[:2000])) if question else q_stems
+    primary = (
+        _pick_in_segment(
+            text, seg, group, q_stems, q_years, q_change, gold_kind, promoted, label_stems
+        )
+        or group[0]
+    )
     alts = []
     pos = next((i for i, c in enumerate(cands) if c is primary), -1)
     while 0 <= pos < len(cands) - 1:

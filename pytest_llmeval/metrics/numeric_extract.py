@@ -196,6 +196,15 @@ _NEG_NOUN_BEFORE_RE = re.compile(
     r"(?:" + _CUR_PREFIX + r")?\s*$",
     re.IGNORECASE,
 )
+# "The decline in operating cash flow was $213 million": the subject names a change downwards; the
+# value is the first one its verb states (not "the drop in sales was offset by savings of $5 million").
+_NEG_CHANGE_SUBJECT_RE = re.compile(
+    r"\b(?:decrease|decline|reduction|drop|fall)\s+in\s+(?:(?!(?:was|were|is|are|of|by)\b)[\w'&-]+\s+){1,8}?"
+    r"(?:was|were|is|are|amounted\s+to|totall?ed|came\s+to)\s*:?\s*"
+    r"(?:(?:approximately|about|around|roughly|nearly|some|almost|an?|the|just)\s+)*"
+    r"(?:" + _CUR_PREFIX + r")?\s*$",
+    re.IGNORECASE,
+)
 _NEG_WORD_BEFORE_RE = re.compile(
     r"\b(?:net\s+loss(?:es)?|loss(?:es)?\s+of|deficit\s+of|outflows?\s+of|decrease[sd]?|decline[sd]?|fell|falls?|drop(?:ped|s)?|down"
     r"|reduc(?:ed|tion)|shr[au]nk|contract(?:ed|ion)|lower|negative|minus)"
@@ -863,6 +872,7 @@ def _build_candidate(
             and (
                 _NEG_WORD_BEFORE_RE.search(ctx[-48:])
                 or _NEG_NOUN_BEFORE_RE.search(ctx)
+                or _NEG_CHANGE_SUBJECT_RE.search(ctx)
                 or _NEG_VERB_BY_RE.search(ctx)
             )
         ) or _NEG_WORD_AFTER_RE.match(after[suffix_end : suffix_end + 30]):
