@@ -485,8 +485,12 @@ def evaluate(req: dict[str, Any]) -> dict[str, Any]:
     gold = side(gold_text, req["gold_targets"], 26, is_gold=True)
     n_choices = 4
     for value, kind in zip(gold.values, gold.kinds, strict=False):
-        if kind == "index" and isinstance(value, str) and len(value) == 1:
-            n_choices = max(n_choices, ord(value.upper()) - ord("A") + 1)
+        if kind == "index" and isinstance(value, str):
+            native = pats.LANGUAGES[lang].native
+            if value in native:
+                n_choices = max(n_choices, native.index(value) + 1)
+            elif len(value) == 1 and "A" <= value.upper() <= "Z":
+                n_choices = max(n_choices, ord(value.upper()) - ord("A") + 1)
     pred = side(pred_text, req["pred_targets"], n_choices, is_gold=False)
     result: dict[str, Any] = {
         "gold_extracted": gold.value_texts,

@@ -44,6 +44,10 @@ class Lang:
     colon: str = ":"
     space: str = " "
     letters: str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    # Choice labels in the language's own script (Russian А Б В Г, Arabic أ ب ج د, Hindi क ख ग घ),
+    # accepted next to the Latin letters.  They are compared as written, never mapped to A-D:
+    # Cyrillic "В" is the third option although it looks like Latin "B".
+    native: tuple[str, ...] = ()
 
 
 # English stays first in every alternation: model answers in other languages often
@@ -76,7 +80,6 @@ LANGUAGES: dict[str, Lang] = {
     "es": Lang("es", ("respuesta",), ("respuesta final",), ("opción", "opcion"), ("y",), ("o",)),
     "it": Lang("it", ("risposta",), ("risposta finale",), ("opzione", "scelta"), ("e",), ("o",)),
     "pt": Lang("pt", ("resposta",), ("resposta final",), ("opção", "opcao"), ("e",), ("ou",)),
-    "ru": Lang("ru", ("ответ",), ("окончательный ответ",), ("вариант",), ("и",), ("или",)),
     "ja": Lang(
         "ja",
         ("答え", "回答", "解答"),
@@ -91,23 +94,146 @@ LANGUAGES: dict[str, Lang] = {
     ),
 }
 
+
+def _more(
+    code: str,
+    answer: tuple[str, ...],
+    final: tuple[str, ...],
+    choice: tuple[str, ...],
+    and_w: str,
+    or_w: tuple[str, ...],
+    **kw: object,
+) -> None:
+    LANGUAGES[code] = Lang(code, answer, final, choice, (and_w,), or_w, **kw)  # type: ignore[arg-type]
+
+
+# The "answer is" words of further languages (the set covered by lighteval's multilingual
+# extraction); the punctuation defaults to ". , :" with spaces between words.
+# fmt: off
+_CYRILLIC = ("А", "Б", "В", "Г", "Д", "Е")
+_DEVANAGARI = ("क", "ख", "ग", "घ", "ङ", "च")
+_more("ar", ("الإجابة", "إجابة", "الجواب", "جواب"), ("الإجابة النهائية",), ("الخيار", "خيار"), "و",
+      ("أو",), comma="،", native=("أ", "ب", "ج", "د", "هـ", "و"))
+_more("hi", ("उत्तर", "जवाब"), ("अंतिम उत्तर",), ("विकल्प",), "और", ("या",), full_stop="।",
+      native=_DEVANAGARI)
+_more("mr", ("उत्तर",), ("अंतिम उत्तर",), ("पर्याय",), "आणि", ("किंवा",), full_stop="।",
+      native=_DEVANAGARI)
+_more("ne", ("उत्तर", "जवाफ"), ("अन्तिम उत्तर",), ("विकल्प",), "र", ("वा",), full_stop="।")
+_more("bn", ("উত্তর",), ("চূড়ান্ত উত্তর",), ("বিকল্প",), "এবং", ("বা",), full_stop="।",
+      native=("ক", "খ", "গ", "ঘ", "ঙ", "চ"))
+_more("gu", ("જવાબ",), ("અંતિમ જવાબ",), ("વિકલ્પ",), "અને", ("અથવા",), full_stop="।",
+      native=("અ", "આ", "ઇ", "ઈ", "ઉ", "ઊ"))
+_more("pa", ("ਜਵਾਬ", "ਉੱਤਰ"), ("ਅੰਤਿਮ ਜਵਾਬ",), ("ਵਿਕਲਪ",), "ਅਤੇ", ("ਜਾਂ",), full_stop="।")
+_more("ta", ("பதில்", "விடை"), ("இறுதி பதில்",), ("தேர்வு",), "மற்றும்", ("அல்லது",))
+_more("te", ("జవాబు", "సమాధానం"), ("చివరి జవాబు",), ("ఎంపిక",), "మరియు", ("లేదా",),
+      native=("ఎ", "బి", "సి", "డి", "ఇ"))
+_more("ur", ("جواب",), ("حتمی جواب",), ("اختیار",), "اور", ("یا",), full_stop="۔", comma="،")
+_more("fa", ("پاسخ", "جواب"), ("پاسخ نهایی",), ("گزینه",), "و", ("یا",), comma="،")
+_more("he", ("התשובה", "תשובה"), ("התשובה הסופית",), ("אפשרות",), "ו", ("או",))
+_more("tr", ("cevap", "yanıt"), ("son cevap", "nihai cevap"), ("seçenek", "şık"), "ve",
+      ("veya", "ya da"))
+_more("az", ("cavab",), ("son cavab",), ("variant",), "və", ("və ya",))
+_more("uz", ("javob",), ("yakuniy javob",), ("variant",), "va", ("yoki",))
+_more("kk", ("жауап",), ("соңғы жауап",), ("нұсқа",), "және", ("немесе",), native=_CYRILLIC)
+_more("ru", ("ответ",), ("окончательный ответ", "итоговый ответ"), ("вариант",), "и", ("или",),
+      native=_CYRILLIC)
+_more("uk", ("відповідь",), ("остаточна відповідь",), ("варіант",), "і", ("або",),
+      native=_CYRILLIC)
+_more("be", ("адказ",), ("канчатковы адказ",), ("варыянт",), "і", ("або",), native=_CYRILLIC)
+_more("bg", ("отговор",), ("окончателен отговор",), ("вариант",), "и", ("или",),
+      native=_CYRILLIC)
+_more("sr", ("одговор", "odgovor"), ("коначан одговор", "konačan odgovor"), ("опција", "opcija"),
+      "и", ("или", "ili"))
+_more("mk", ("одговор",), ("конечен одговор",), ("опција",), "и", ("или",))
+_more("hr", ("odgovor",), ("konačni odgovor", "konačan odgovor"), ("opcija",), "i", ("ili",))
+_more("bs", ("odgovor",), ("konačni odgovor",), ("opcija",), "i", ("ili",))
+_more("sl", ("odgovor",), ("končni odgovor",), ("možnost",), "in", ("ali",))
+_more("cs", ("odpověď", "odpoved"), ("konečná odpověď",), ("možnost",), "a", ("nebo",))
+_more("sk", ("odpoveď", "odpoved"), ("konečná odpoveď",), ("možnosť",), "a", ("alebo",))
+_more("pl", ("odpowiedź", "odpowiedz"), ("ostateczna odpowiedź",), ("opcja", "wariant"), "i",
+      ("lub", "albo"))
+_more("nl", ("antwoord",), ("eindantwoord", "definitieve antwoord"), ("optie", "keuze"), "en",
+      ("of",))
+_more("af", ("antwoord",), ("finale antwoord",), ("opsie",), "en", ("of",))
+_more("sv", ("svaret", "svar"), ("slutligt svar",), ("alternativ",), "och", ("eller",))
+_more("da", ("svaret", "svar"), ("endeligt svar",), ("mulighed", "valgmulighed"), "og", ("eller",))
+_more("no", ("svaret", "svar"), ("endelig svar", "endelige svar"), ("alternativ",), "og",
+      ("eller",))
+_more("is", ("svarið", "svar"), ("lokasvar",), ("valkostur",), "og", ("eða",))
+_more("fi", ("vastaus",), ("lopullinen vastaus",), ("vaihtoehto",), "ja", ("tai",))
+_more("et", ("vastus",), ("lõplik vastus",), ("valik",), "ja", ("või",))
+_more("lv", ("atbilde",), ("galīgā atbilde",), ("variants",), "un", ("vai",))
+_more("lt", ("atsakymas",), ("galutinis atsakymas",), ("variantas",), "ir", ("arba",))
+_more("hu", ("válasz",), ("végső válasz",), ("opció", "lehetőség"), "és", ("vagy",))
+_more("ro", ("răspunsul", "răspuns", "raspuns"), ("răspunsul final",), ("opțiunea", "varianta"),
+      "și", ("sau",))
+_more("el", ("απάντηση",), ("τελική απάντηση",), ("επιλογή",), "και", ("ή",))
+_more("ca", ("resposta",), ("resposta final",), ("opció",), "i", ("o",))
+_more("gl", ("resposta",), ("resposta final",), ("opción",), "e", ("ou",))
+_more("eu", ("erantzuna",), ("azken erantzuna",), ("aukera",), "eta", ("edo",))
+_more("id", ("jawabannya", "jawaban"), ("jawaban akhir",), ("pilihan", "opsi"), "dan", ("atau",))
+_more("ms", ("jawapannya", "jawapan", "jawaban"), ("jawapan akhir",), ("pilihan",), "dan",
+      ("atau",))
+_more("tl", ("sagot",), ("huling sagot",), ("pagpipilian",), "at", ("o",))
+_more("vi", ("đáp án", "câu trả lời", "trả lời"), ("đáp án cuối cùng",), ("lựa chọn", "phương án"),
+      "và", ("hoặc",))
+_more("sw", ("jibu",), ("jibu la mwisho",), ("chaguo",), "na", ("au",))
+# Korean and Thai glue particles to the answer ("정답은 A입니다"), so letters are delimited
+# by script rather than by spaces, as for Chinese and Japanese.
+_more("ko", ("정답", "답변", "답"), ("최종 답", "최종 정답"), ("선택지", "보기"), "및", ("또는",),
+      space="")
+_more("th", ("คำตอบ",), ("คำตอบสุดท้าย",), ("ตัวเลือก",), "และ", ("หรือ",), space="",
+      native=("๑", "๒", "๓", "๔", "๕", "๖"))
+# fmt: on
+
 _LANGUAGE_ALIASES = {
     "english": "en", "eng": "en",
     "french": "fr", "fra": "fr", "fre": "fr", "français": "fr", "francais": "fr",
-    "chinese": "zh", "zho": "zh", "chi": "zh", "zh-cn": "zh", "zh-hans": "zh", "中文": "zh",
+    "chinese": "zh", "zho": "zh", "chi": "zh", "cmn": "zh", "zh-cn": "zh", "zh-hans": "zh",
+    "zh-tw": "zh", "zh-hant": "zh", "中文": "zh",
     "german": "de", "deu": "de", "ger": "de",
     "spanish": "es", "spa": "es",
     "italian": "it", "ita": "it",
     "portuguese": "pt", "por": "pt",
     "russian": "ru", "rus": "ru",
     "japanese": "ja", "jpn": "ja",
+    "arabic": "ar", "ara": "ar", "arb": "ar", "modern standard arabic": "ar",
+    "hindi": "hi", "hin": "hi", "marathi": "mr", "mar": "mr", "nepali": "ne", "nep": "ne",
+    "bengali": "bn", "ben": "bn", "gujarati": "gu", "guj": "gu",
+    "punjabi": "pa", "pan": "pa", "eastern panjabi": "pa", "tamil": "ta", "tam": "ta",
+    "telugu": "te", "tel": "te", "urdu": "ur", "urd": "ur",
+    "persian": "fa", "fas": "fa", "per": "fa", "pes": "fa", "western persian": "fa", "farsi": "fa",
+    "hebrew": "he", "heb": "he", "iw": "he",
+    "turkish": "tr", "tur": "tr", "azerbaijani": "az", "aze": "az", "azj": "az",
+    "north azerbaijani": "az", "uzbek": "uz", "uzb": "uz", "uzn": "uz", "northern uzbek": "uz",
+    "kazakh": "kk", "kaz": "kk",
+    "ukrainian": "uk", "ukr": "uk", "belarusian": "be", "bel": "be",
+    "bulgarian": "bg", "bul": "bg", "serbian": "sr", "srp": "sr", "macedonian": "mk", "mkd": "mk",
+    "croatian": "hr", "hrv": "hr", "bosnian": "bs", "bos": "bs", "slovenian": "sl", "slv": "sl",
+    "czech": "cs", "ces": "cs", "cze": "cs", "slovak": "sk", "slk": "sk", "slo": "sk",
+    "polish": "pl", "pol": "pl", "dutch": "nl", "nld": "nl", "dut": "nl",
+    "afrikaans": "af", "afr": "af", "swedish": "sv", "swe": "sv", "danish": "da", "dan": "da",
+    "norwegian": "no", "nor": "no", "nb": "no", "nob": "no", "norwegian bokmal": "no",
+    "nn": "no", "nno": "no", "norwegian nynorsk": "no",
+    "icelandic": "is", "isl": "is", "ice": "is",
+    "finnish": "fi", "fin": "fi", "estonian": "et", "est": "et",
+    "latvian": "lv", "lav": "lv", "lvs": "lv", "standard latvian": "lv",
+    "lithuanian": "lt", "lit": "lt", "hungarian": "hu", "hun": "hu",
+    "romanian": "ro", "ron": "ro", "rum": "ro", "greek": "el", "ell": "el", "gre": "el",
+    "catalan": "ca", "cat": "ca", "galician": "gl", "glg": "gl", "basque": "eu", "eus": "eu",
+    "baq": "eu", "indonesian": "id", "ind": "id", "malay": "ms", "msa": "ms", "may": "ms",
+    "zsm": "ms", "standard malay": "ms", "tagalog": "tl", "tgl": "tl", "filipino": "tl",
+    "fil": "tl", "vietnamese": "vi", "vie": "vi", "swahili": "sw", "swa": "sw", "swh": "sw",
+    "korean": "ko", "kor": "ko", "thai": "th", "tha": "th",
 }  # fmt: skip
 
 
 def resolve_language(language: str) -> Lang:
     """Return the table for ``language`` (ISO 639-1/-3 code or English name); ValueError if unknown."""
-    key = str(language).strip().lower()
+    key = str(language).strip().lower().replace("_", " ")
     key = _LANGUAGE_ALIASES.get(key, key)
+    if key not in LANGUAGES and "-" in key:  # "fr-CA", "pt-BR"
+        key = _LANGUAGE_ALIASES.get(key.split("-")[0], key.split("-")[0])
     if key not in LANGUAGES:
         raise ValueError(
             f"unsupported language {language!r}; supported: {', '.join(sorted(LANGUAGES))}"
@@ -251,6 +377,9 @@ def index_patterns(
     letters = lang.letters[: max(1, n_choices)]
     # "(c)" in lower case is a choice too; a bare lower-case "a" is an article.
     keys = "|".join(rf"{c}|\({c}\)|\[{c}\]|\({c.lower()}\)" for c in letters)
+    native = sorted(lang.native[: max(1, n_choices)], key=len, reverse=True)
+    if native:
+        keys += "|" + "|".join(rf"{re.escape(c)}|\({re.escape(c)}\)" for c in native)
     key = f"(?P<indices>{keys})"
     stop = f"[{re.escape(lang.full_stop)}.]"
     comma = f"[{re.escape(lang.comma)},]"
