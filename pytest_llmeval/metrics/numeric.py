@@ -1045,8 +1045,27 @@ def _select_concluding(
         )
         or group[0]
     )
-    alts = []
     pos = next((i for i, c in enumerate(cands) if c is primary), -1)
+    if (
+        gold_kind
+        and 0 <= pos < len(cands) - 1
+        and _kind(primary) not in _COMPATIBLE_KINDS[gold_kind]
+    ):
+        # "$612 million (25%)" asked as a percentage: the restatement in the asked kind answers.
+        nxt = cands[pos + 1]
+        link = text[primary.span[1] : nxt.span[0]]
+        lm = _ALT_LINK_RE.match(link)
+        if (
+            nxt.role in ("value", "result", "aside")
+            and _kind(nxt) == gold_kind
+            and len(link) <= 40
+            and (
+                (lm is not None and not link[lm.end() :].strip())
+                or (not link.strip() and nxt.raw.startswith("("))
+            )
+        ):
+            primary, pos = nxt, pos + 1
+    alts = []
     while 0 <= pos < len(cands) - 1:
         nxt = cands[pos + 1]
         link = text[cands[pos].span[1] : nxt.span[0]]
