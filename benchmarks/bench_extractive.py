@@ -178,20 +178,23 @@ def main() -> None:
         t0 = time.perf_counter()
         extractive_match("so $\\frac{1}{3}$", "1/3")
         restarts.append(time.perf_counter() - t0)
-    print(
-        f"cold worker start (spawn -> ready), {args.cold} runs: wall median "
-        f"{statistics.median(colds) * 1000:.0f} ms (max {max(colds) * 1000:.0f} ms); "
-        f"worker CPU up to ready: median {statistics.median(cpus) * 1000:.0f} ms; "
-        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
-    )
-    print(
-        "first LaTeX call after a cold start (waits for the one-off warm-up): "
-        f"median {statistics.median(firsts) * 1000:.0f} ms"
-    )
-    print(
-        "first LaTeX call after a timeout (fresh forked evaluator): "
-        f"median {statistics.median(restarts) * 1000:.1f} ms"
-    )
+    if not colds:  # --cold 0: no cold-start figures, just warm the worker for the timings
+        start_worker()
+    else:
+        print(
+            f"cold worker start (spawn -> ready), {args.cold} runs: wall median "
+            f"{statistics.median(colds) * 1000:.0f} ms (max {max(colds) * 1000:.0f} ms); "
+            f"worker CPU up to ready: median {statistics.median(cpus) * 1000:.0f} ms; "
+            f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+        )
+        print(
+            "first LaTeX call after a cold start (waits for the one-off warm-up): "
+            f"median {statistics.median(firsts) * 1000:.0f} ms"
+        )
+        print(
+            "first LaTeX call after a timeout (fresh forked evaluator): "
+            f"median {statistics.median(restarts) * 1000:.1f} ms"
+        )
 
     everything: list[float] = []
     for name, cases in CASES.items():

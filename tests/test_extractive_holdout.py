@@ -503,3 +503,38 @@ def test_boxed(gold: str, pred: str, expected: int) -> None:
 )
 def test_precision(gold: str, pred: str, precision: int, expected: int) -> None:
     assert compare(gold, pred, precision=precision) == expected
+
+
+# --- string target and boxed priority (test_string_extraction / test_configs) -----------
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "expected"),
+    [
+        ("The answer is A.", "A", 1),
+        ("Final answer is B", "B", 1),
+        ("A. Because B is not valid", "A", 1),
+        ("A. Because B is not valid", "B", 0),
+        ("Because B is valid", "B", 1),
+        ("No valid answer here", "A", 0),
+    ],
+)
+def test_string_target(pred: str, gold: str, expected: int) -> None:
+    result = extractive_match(pred, gold, gold_targets=("string",), pred_targets=("string",))
+    assert int(result.passed) == expected, result.explanation
+
+
+@pytest.mark.parametrize(
+    ("pred", "gold", "boxed_priority", "expected"),
+    [
+        ("final answer is $9999$, \\boxed{1}", "9999", 100, 1),
+        ("final answer is $9999$, \\boxed{1}", "9999", 0, 0),
+        ("final answer is $9999$, \\boxed{1}", "1", 0, 1),
+    ],
+)
+def test_boxed_priority(pred: str, gold: str, boxed_priority: int, expected: int) -> None:
+    latex = ("latex",)
+    result = extractive_match(
+        pred, gold, gold_targets=latex, pred_targets=latex, boxed_priority=boxed_priority
+    )
+    assert int(result.passed) == expected, result.explanation
