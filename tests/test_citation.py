@@ -379,7 +379,7 @@ def test_gold_file_citation_component_in_the_report(pytester: pytest.Pytester):
         ],
         name="vat_eval.jsonl",
     )  # fmt: skip
-    result = pytester.runpytest("-p", "no:randomly", "-p", "no:asyncio", "--llm-report=report.json")
+    result = pytester.runpytest("-p", "no:randomly", "--llm-report=report.json")
     report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
     by_id = {s["sample_id"]: s for s in report["sample_results"]}
     assert by_id["cited"]["scores"]["citation"] == 1.0

@@ -374,7 +374,7 @@ def test_selectable_as_the_accuracy_grader_in_a_gold_suite(pytester: pytest.Pyte
             },
         ],
     )
-    result = pytester.runpytest("--llm-report=r.json", "-p", "no:asyncio")
+    result = pytester.runpytest("--llm-report=r.json")
     assert result.parseoutcomes() == {"passed": 1, "failed": 3}, result.stdout.str()
     result.stdout.fnmatch_lines(["refusals: 1   needs review: 1"])
     report = json.loads((pytester.path / "r.json").read_text())

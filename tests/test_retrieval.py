@@ -409,7 +409,7 @@ def test_gold_file_retrieval_component_is_reported_with_weight_zero(pytester: py
         ],
         name="vat_eval.jsonl",
     )  # fmt: skip
-    result = pytester.runpytest("-p", "no:randomly", "-p", "no:asyncio", "--llm-report=report.json")
+    result = pytester.runpytest("-p", "no:randomly", "--llm-report=report.json")
     result.assert_outcomes(passed=3)  # weight 0: a weak retriever does not fail the answer
     report = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))
     scores = {s["sample_id"]: s["scores"]["retrieval"] for s in report["sample_results"]}
