@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from pytest_llmeval.errors import LLMEvalAssertionError
@@ -87,3 +91,60 @@ def test_assert_not_refusal() -> None:
         assert_not_refusal(
             "The text does not provide specific information on Boeing's effective tax rate."
         )
+
+
+# Written independently of the FinanceBench dev answers (GPT-4, GPT-4 Turbo, Claude 2 and Llama 2
+# styles, plus Nordic/European-language refusals); labels are the writer's, not the detector's.
+CASES_PATH = Path(__file__).parent / "data" / "refusal_cases.jsonl"
+
+
+def _cases() -> list[dict[str, Any]]:
+    with CASES_PATH.open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def test_labelled_cases_f1() -> None:
+    cases = _cases()
+    assert len(cases) >= 120
+    tp = fp = fn = 0
+    misses: list[str] = []
+    for case in cases:
+        predicted, wanted = is_refusal(case["response"]), case["refusal"]
+        tp += predicted and wanted
+        fp += predicted and not wanted
+        fn += wanted and not predicted
+        if predicted != wanted:
+            misses.append(f"{'FP' if predicted else 'FN'} {case['response'][:90]}")
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    assert f1 >= 0.9, f"F1 {f1:.3f} (P {precision:.3f}, R {recall:.3f}); misses:\n" + "\n".join(
+        misses
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [c["response"] for c in _cases() if c["kind"] == "hard_negative"],
+)
+def test_hard_negatives_are_not_refusals(text: str) -> None:
+    # hedges that still give the figure, and "did not pay dividends" / "has no debt" as the answer
+    result = refusal_check(text)
+    assert not result.refusal, result.explanation
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Beklager, jeg kan ikke svare på det ut fra dokumentet.",
+        "Dokumentet inneholder ikke informasjon om selskapets utbytte for 2022.",
+        "Det er ikke mulig å beregne driftsmarginen ut fra opplysningene som er gitt.",
+    ],
+)
+def test_norwegian_refusals(text: str) -> None:
+    assert is_refusal(text)
+
+
+def test_norwegian_negative_answer_is_not_a_refusal() -> None:
+    assert not is_refusal("Selskapet betalte ikke utbytte i 2022.")
+    assert not is_refusal("Nei, selskapet har ingen langsiktig gjeld per 31. desember 2022.")

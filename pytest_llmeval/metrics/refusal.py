@@ -19,7 +19,8 @@ __all__ = ["RefusalResult", "assert_not_refusal", "is_refusal", "refusal_check"]
 # alternatives; matching is case-insensitive and apostrophe-normalised.
 _CUES = [
     r"\bi'?m sorry\b",
-    r"\bi apologi[sz]e\b",
+    # "I apologize for the confusion" opens a corrected answer, not a refusal
+    r"\bi apologi[sz]e\b(?! for (any|the|my) (confusion|error|mistake|oversight))",
     r"\bsorry, but\b",
     r"\bas an ai\b",
     r"\bas a language model\b",
@@ -40,11 +41,20 @@ _CUES = [
     r"\b(does|do) not (provide|include|contain|mention|specify|state|disclose|give) "
     r"(enough|sufficient|any (information|details|data|specific)|the|specific|information|details|data)",
     r"\b(is|are) not (explicitly |specifically |directly |clearly )?(stated|provided|mentioned|available|given|included|disclosed|specified|displayed|shown|reported)\b",
+    r"\b(isn't|aren't) (explicitly |specifically |directly |clearly )?(stated|provided|mentioned|available|given|included|disclosed|specified|shown|reported)\b",
+    # "... is not present in / isn't part of the provided context"
+    r"\bnot (available|present|found|included|contained|part of|shown|stated|mentioned|given|provided)"
+    r" (in|within|from|of) (the|this|any of the) (provided|given|supplied|above|available|document|text|context|"
+    r"excerpts?|filing|passage|information|data|report|statements?|pages?|10-k|10-q)",
+    r"\bi would need\b",
     r"\b(does not|doesn't|do not|don't) (explicitly|specifically|directly|clearly) (state|specify|provide|disclose|mention|report|give)\b",
     r"\bnot possible to (determine|calculate|answer|provide)\b",
-    r"\b(cannot|can't|can not|unable to) (be )?(determine|determined|calculate|calculated|answer|answered|provide|confirm|compute|computed|find|identify|ascertain|say)",
+    r"\b(cannot|can't|can not|unable to) (be )?(determine|determined|calculate|calculated|answer|answered|provide|confirm|compute|computed|find|identify|ascertain|say|derived|established|assessed)",
+    r"\b(cannot|can't|can not) be (given|stated|made|derived)\b",
     r"\binsufficient (information|data|details)\b",
-    r"\b(could not|couldn't|was unable to|were unable to|cannot|can't|did not|didn't) (find|locate|identify)\b",
+    # "the auditor did not identify any critical audit matters" is an answer: only the writer's own search counts
+    r"\b(could not|couldn't|was unable to|were unable to|cannot|can't)"
+    r" (find|locate|identify)\b|\b(i|we) (did not|didn't) (find|locate|identify|see)\b",
     r"\b(cannot|can't|could not|couldn't) be (found|located|identified)\b",
     r"\b(isn't|is not|aren't|are not|wasn't|was not) (enough|sufficient) (information|data|detail)",
     r"^\W*sorry\b",
@@ -53,22 +63,54 @@ _CUES = [
     r"\bnot enough (information|data|details)\b",
     r"\bno (specific |direct |relevant )?(information|data|details)\b",
     r"\b(there is )?no (explicit |specific |direct )?mention (of|regarding|about) (?!any )",
-    r"\bunfortunately\b",
+    r"\bunfortunately\b(?! for\b)",
     r"\bplease (refer|consult|check)\b",
     r"\byou (would|will|may|might) need to\b",
     r"\byou haven't provided\b",
     r"\byou have not provided\b",
     r"\b(real-time|up-to-date) (data|access|information)\b",
 ]
-_CUE_RE = re.compile("|".join(f"(?:{c})" for c in _CUES), re.IGNORECASE)
+# The product serves Norwegian teams; refusals in nb/nn and neighbouring languages carry the same
+# two shapes: an apology / "I cannot", or "the document does not contain".
+_DOC_WORDS = (
+    r"(dokumentet|teksten|utdraget|utdrag|rapporten|årsrapporten|konteksten|informasjonen|opplysningene|"
+    r"dokumenten|texten|rapporterna|das dokument|der text|der auszug|le document|le texte|l'extrait|"
+    r"el documento|el texto|la información proporcionada|la información)"
+)
+_STRONG_FOREIGN = [
+    r"\bbeklager\b",
+    r"\btyvärr\b",
+    r"\bdesværre\b",
+    r"\bleider\b",
+    r"\bdésolée?\b",
+    r"\blo siento\b",
+    r"\b(jeg|eg|jag) (kan|kann) (ikke|ikkje|inte) (svare|svara|beregne|berekne|beräkna|finne|finna|hitte|si|seie|säga|avgjøre|fastslå)",
+    r"\bich kann (nicht|keine)\b",
+    r"\bje ne (peux|suis) pas\b",
+    r"\bno puedo\b",
+]
+_FOREIGN_CUES = [
+    *_STRONG_FOREIGN,
+    rf"\b{_DOC_WORDS} (inneholder|inneheld|oppgir|nevner|sier|gir|viser|innehåller|anger|nämner|indeholder|"
+    r"oplyser|nævner|enthält|nennt|gibt|ne contient|ne précise|ne mentionne|ne fournit|ne donne|"
+    r"no incluye|no contiene|no proporciona|no menciona|no especifica)"
+    r"( \w+)?( (ikke|ikkje|inte|ingen|ingenting|keine|nicht|pas))?",
+    r"\b(jeg|eg|jag) (finner|finn|hittar) (ikke|ikkje|inte)\b",
+    r"\b(det er|det är|es ist|il n'est|no es) (ikke|ikkje|inte|nicht|pas|)\s*(mulig|möjligt|möglich|possible|posible)\b",
+    r"\b(ikke|ikkje|inte|nicht) (nok|tilstrekkelig|tillräckligt|genug) (informasjon|opplysninger|information|angaben)",
+]
+_CUE_RE = re.compile("|".join(f"(?:{c})" for c in [*_CUES, *_FOREIGN_CUES]), re.IGNORECASE)
 
 # Cues that on their own mean "I will not / cannot answer" (as opposed to "the text does not say X",
 # which often precedes a partial answer).
 _STRONG_RE = re.compile(
-    r"\bi'?m sorry\b|^\W*sorry\b|\bi apologi[sz]e\b|\bas an ai\b|\bas a language model\b|\bunfortunately\b|"
+    r"\bi'?m sorry\b|^\W*sorry\b|\bi apologi[sz]e\b(?! for (any|the|my) (confusion|error|mistake|oversight))|"
+    r"\bas an ai\b|\bas a language model\b|\bunfortunately\b(?! for\b)|"
     r"\bi (do not|don't) (have|know)\b|\bi (cannot|can't|can not|am unable to|am not able to) "
     r"(provide|answer|determine|calculate|compute|give|access|confirm)\b|\byou (haven't|have not) provided\b|"
-    r"\bknowledge cut-?off\b|\b(real-time|up-to-date) (data|access|information|financial)",
+    r"\bknowledge cut-?off\b|\b(real-time|up-to-date) (data|access|information|financial)"
+    + "|"
+    + "|".join(_STRONG_FOREIGN),
     re.IGNORECASE,
 )
 # A sentence that commits to an answer: a conclusion or a figure stated as the result.
@@ -84,6 +126,21 @@ _PIVOT_CUE_RE = re.compile(
     re.IGNORECASE,
 )
 _SENT_RE = re.compile(r"(?<=[.!?])\s+|\n+")
+# "X is not disclosed separately, but total operating expenses were $4.2 billion": the gap and the
+# answer share a sentence, so commitments are looked for clause by clause.
+_CLAUSE_RE = re.compile(
+    r";\s*|:\s+|,\s*(?=(?:but|however|yet|men|aber|mais|pero)\b)", re.IGNORECASE
+)
+_CONCESSIVE_RE = re.compile(
+    r"^(although|though|while|whilst|even though|selv om|obwohl|bien que|aunque)\b[^,]*,\s*",
+    re.IGNORECASE,
+)
+# A reported figure: money, a percentage, a scaled amount or a thousands-separated count (not a bare year).
+_FIGURE_RE = re.compile(
+    r"[$€£]\s?\d|\d(?:[\d,. ]*\d)?\s?(?:%|percent\b|prosent\b|million|billion|thousand|bn\b|mn\b|millioner|milliarder|mrd\b)"
+    r"|\b\d{1,3}(?:,\d{3})+\b",
+    re.IGNORECASE,
+)
 _OPENING_CHARS = 220
 
 
@@ -100,6 +157,33 @@ def _normalise(text: str) -> str:
     return text.replace("\u2019", "'").replace("\u2018", "'").strip()
 
 
+def _clauses(sentences: list[str]) -> list[str]:
+    out: list[str] = []
+    for sentence in sentences:
+        lead = _CONCESSIVE_RE.match(sentence)
+        if lead is not None:
+            out.append(lead.group(0))
+            sentence = sentence[lead.end() :]
+        out.extend(c.strip() for c in _CLAUSE_RE.split(sentence) if c.strip())
+    return out
+
+
+def _commitments(sentences: list[str]) -> list[str]:
+    """Clauses that commit to an answer and say nothing about a gap.
+
+    A concluding clause ("revenue was $10.2 billion") counts anywhere; a bare figure counts only
+    after the last gap cue: evidence quoted before "so it cannot be calculated" is no answer.
+    """
+    clauses = _clauses(sentences)
+    cue_at = [bool(_CUE_RE.search(c)) for c in clauses]
+    last_cue = max((i for i, flag in enumerate(cue_at) if flag), default=-1)
+    return [
+        c
+        for i, c in enumerate(clauses)
+        if not cue_at[i] and (_COMMIT_RE.search(c) or (i > last_cue and _FIGURE_RE.search(c)))
+    ]
+
+
 def refusal_check(response: str) -> RefusalResult:
     """Classify ``response`` as a refusal or an attempt, naming the cue found.
 
@@ -114,7 +198,7 @@ def refusal_check(response: str) -> RefusalResult:
         refusal, why = True, "empty response"
     elif first is not None:
         sentences = [s.strip() for s in _SENT_RE.split(text) if s.strip()]
-        commits = [s for s in sentences if _COMMIT_RE.search(s) and not _CUE_RE.search(s)]
+        commits = _commitments(sentences)
         strong = _STRONG_RE.search(text)
         opening = first.start() <= _OPENING_CHARS or first.start() <= len(text) * 0.25
         closing = any(_CUE_RE.search(s) for s in sentences[-2:])
