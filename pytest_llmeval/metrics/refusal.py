@@ -17,10 +17,20 @@ __all__ = ["RefusalResult", "assert_not_refusal", "is_refusal", "refusal_check"]
 
 # Cues that the answer declines or says the information is missing. Kept as readable
 # alternatives; matching is case-insensitive and apostrophe-normalised.
+# "I apologize for the confusion" / "I'm sorry for the earlier mistake" opens a corrected answer
+_CORRECTION = r"(?! for (any|the|my|this) (earlier |previous |above )?(confusion|error|mistake|oversight|misunderstanding))"
 _CUES = [
-    r"\bi'?m sorry\b",
+    # gaps named with other verbs: "lacks the data", "is missing from", "is silent on", "impossible to"
+    r"\black(s|ing)? (the |any |sufficient |enough )?(\w+ ){0,3}(data|information|figures|details|numbers|statements?)\b",
+    r"\b(missing|absent) (from|in) (the|this)\b",
+    r"\b(data|information|figures?|details|numbers|values?)\b[^.;]{0,60}\b(is|are) (missing|absent|unavailable)\b",
+    r"\b(is|are) silent (on|about|regarding|as to)\b",
+    # bad news ("Unfortunately, margin fell to 8.2%") is not a refusal: no figure may follow in the sentence
+    r"\bunfortunately\b(?! for\b)(?!(?:[^.!?]|\.(?=\d))*(?:[$€£]\s?\d|\d\s?%|\d\s?(?:million|billion)))",
+    r"\bimpossible to (determine|calculate|compute|answer|say|tell|know)\b",
+    r"\bi'?m sorry\b" + _CORRECTION,
     # "I apologize for the confusion" opens a corrected answer, not a refusal
-    r"\bi apologi[sz]e\b(?! for (any|the|my) (confusion|error|mistake|oversight))",
+    r"\bi apologi[sz]e\b" + _CORRECTION,
     r"\bsorry, but\b",
     r"\bas an ai\b",
     r"\bas a language model\b",
@@ -63,7 +73,6 @@ _CUES = [
     r"\bnot enough (information|data|details)\b",
     r"\bno (specific |direct |relevant )?(information|data|details)\b",
     r"\b(there is )?no (explicit |specific |direct )?mention (of|regarding|about) (?!any )",
-    r"\bunfortunately\b(?! for\b)",
     r"\bplease (refer|consult|check)\b",
     r"\byou (would|will|may|might) need to\b",
     r"\byou haven't provided\b",
@@ -79,6 +88,7 @@ _DOC_WORDS = (
 )
 _STRONG_FOREIGN = [
     r"\bbeklager\b",
+    r"\bdessverre\b",
     r"\btyvärr\b",
     r"\bdesværre\b",
     r"\bleider\b",
@@ -91,10 +101,16 @@ _STRONG_FOREIGN = [
 ]
 _FOREIGN_CUES = [
     *_STRONG_FOREIGN,
-    rf"\b{_DOC_WORDS} (inneholder|inneheld|oppgir|nevner|sier|gir|viser|innehåller|anger|nämner|indeholder|"
-    r"oplyser|nævner|enthält|nennt|gibt|ne contient|ne précise|ne mentionne|ne fournit|ne donne|"
-    r"no incluye|no contiene|no proporciona|no menciona|no especifica)"
-    r"( \w+)?( (ikke|ikkje|inte|ingen|ingenting|keine|nicht|pas))?",
+    # Nordic/German verbs need their negation ("Dokumentet viser at ..." is an answer) ...
+    rf"\b{_DOC_WORDS} (inneholder|inneheld|oppgir|nevner|sier|gir|viser|innehåller|anger|nämner|visar|"
+    r"indeholder|oplyser|nævner|viser|enthält|nennt|gibt|zeigt)( \w+)? (ikke|ikkje|inte|ingen|ingenting|keine|nicht)\b",
+    # ... also after a fronted adverb ("Dessverre inneholder ikke rapporten ...")
+    rf"\b(inneholder|inneheld|oppgir|nevner|sier|gir|viser|innehåller|anger|nämner|indeholder|oplyser|nævner)"
+    rf" (ikke|ikkje|inte) {_DOC_WORDS}",
+    r"\b(fremgår|framgår|framgår|kommer) (ikke|ikkje|inte|ikke frem|ikke fram) (av|i|ur|af)\b",
+    # ... while the Romance forms carry it inside the verb phrase.
+    rf"\b{_DOC_WORDS} (ne contient pas|ne précise pas|ne mentionne pas|ne fournit pas|ne donne pas|"
+    r"no incluye|no contiene|no proporciona|no menciona|no especifica)",
     r"\b(jeg|eg|jag) (finner|finn|hittar) (ikke|ikkje|inte)\b",
     r"\b(det er|det är|es ist|il n'est|no es) (ikke|ikkje|inte|nicht|pas|)\s*(mulig|möjligt|möglich|possible|posible)\b",
     r"\b(ikke|ikkje|inte|nicht) (nok|tilstrekkelig|tillräckligt|genug) (informasjon|opplysninger|information|angaben)",
@@ -104,8 +120,8 @@ _CUE_RE = re.compile("|".join(f"(?:{c})" for c in [*_CUES, *_FOREIGN_CUES]), re.
 # Cues that on their own mean "I will not / cannot answer" (as opposed to "the text does not say X",
 # which often precedes a partial answer).
 _STRONG_RE = re.compile(
-    r"\bi'?m sorry\b|^\W*sorry\b|\bi apologi[sz]e\b(?! for (any|the|my) (confusion|error|mistake|oversight))|"
-    r"\bas an ai\b|\bas a language model\b|\bunfortunately\b(?! for\b)|"
+    r"\bi'?m sorry\b" + _CORRECTION + r"|^\W*sorry\b|\bi apologi[sz]e\b" + _CORRECTION + r"|"
+    r"\bas an ai\b|\bas a language model\b|\bunfortunately\b(?! for\b)(?!(?:[^.!?]|\.(?=\d))*(?:[$€£]\s?\d|\d\s?%|\d\s?(?:million|billion)))|"
     r"\bi (do not|don't) (have|know)\b|\bi (cannot|can't|can not|am unable to|am not able to) "
     r"(provide|answer|determine|calculate|compute|give|access|confirm)\b|\byou (haven't|have not) provided\b|"
     r"\bknowledge cut-?off\b|\b(real-time|up-to-date) (data|access|information|financial)"
@@ -129,7 +145,8 @@ _SENT_RE = re.compile(r"(?<=[.!?])\s+|\n+")
 # "X is not disclosed separately, but total operating expenses were $4.2 billion": the gap and the
 # answer share a sentence, so commitments are looked for clause by clause.
 _CLAUSE_RE = re.compile(
-    r";\s*|:\s+|,\s*(?=(?:but|however|yet|men|aber|mais|pero)\b)", re.IGNORECASE
+    r";\s*|:\s+|,\s*(?=(?:but|however|yet|though|although|while|whereas|men|aber|mais|pero)\b)",
+    re.IGNORECASE,
 )
 _CONCESSIVE_RE = re.compile(
     r"^(although|though|while|whilst|even though|selv om|obwohl|bien que|aunque)\b[^,]*,\s*",
