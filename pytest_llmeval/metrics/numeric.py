@@ -831,12 +831,19 @@ def _pick_in_segment(
         sc = 0.5 * sum(1.0 / df[w] for w in clause_words[i])
         # The label right before the figure ("net income of $99.8 billion") says most about it.
         # Tie-break: the label right before the figure ("net income of $99.8 billion").
-        label = _LABEL_TAIL_RE.search(text, max(seg[0], c.span[0] - 40), c.span[0])
+        # The label runs back to the previous value, not to the previous digit: a year inside
+        # it ("operating income for fiscal 2022 was $119.4 billion") is part of the label.
+        label_start = max(seg[0], c.span[0] - 60, values[i - 1].span[1] if i else seg[0])
+        label = _LABEL_TAIL_RE.search(text, label_start, c.span[0])
         label_sc = 0.0
         if label:
-            label_words = {w[:5] for w in _WORD_RE.findall(label.group(0).lower())[-3:]}
-            label_words &= q_stems if label_stems is None else label_stems
-            label_sc = sum(1.0 / df.get(w, 1) for w in label_words)
+            # The last three content words, nearest first weighing most: "net income of" names
+            # the figure more than "Apple reported" before it.
+            content = [w for w in _WORD_RE.findall(label.group(0).lower()) if w not in _STOP and w not in _STATED_WORDS]
+            wanted = q_stems if label_stems is None else label_stems
+            for weight, w in zip((1.0, 0.75, 0.5), reversed(content[-3:]), strict=False):
+                if w[:5] in wanted:
+                    label_sc += weight / df.get(w[:5], 1)
         years = clause_years[i]
         if len(q_years) == 1 and years:
             if not years & q_years:
@@ -872,7 +879,7 @@ def _pick_in_segment(
 
 
 # The words between the previous number and this one (its label).
-_LABEL_TAIL_RE = re.compile(r"[^\d]{1,40}$")
+_LABEL_TAIL_RE = re.compile(r"(?:[^\d]|(?<![\d.,])(?:19|20)\d\d(?![\d.,]))+$")
 _HYPOTHETICAL_RE = re.compile(
     r"\b(?:assum\w*|suppos\w*|hypothetical\w*|if\s+(?:we|you|the|it|payables|revenue)|for\s+example|e\.g\.|such\s+as|would\s+be)\b",
     re.IGNORECASE,
