@@ -9,6 +9,11 @@ from typing import Any
 
 import pytest
 
+# In-process pytester runs restore sys.modules afterwards. numpy (pulled in by sklearn,
+# torch or the embedding model inside an inner run) refuses to be imported twice per
+# process, so load it in the outer process before any inner run can.
+import numpy  # noqa: F401  isort: skip
+
 
 @pytest.fixture(autouse=True)
 def _quiet_inner_pytest_asyncio(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
