@@ -15,15 +15,16 @@ import pytest
 import numpy  # noqa: F401  isort: skip
 
 
-@pytest.fixture(autouse=True)
-def _quiet_inner_pytest_asyncio(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Inner pytester runs have no ini; pin pytest-asyncio's loop scope so it does not warn.
+@pytest.fixture
+def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """pytester whose inner runs pin pytest-asyncio's loop scope (they have no ini, so it would warn).
 
-    Pytester clears PYTEST_ADDOPTS when it starts, so set it after pytester exists.
+    Pytester clears PYTEST_ADDOPTS when it starts, so set it afterwards. Overriding the fixture
+    (not an autouse fixture) keeps pytester's sys.modules snapshot as late as the test asks for it:
+    modules that test fixtures load first (torch, the embedding model) survive the inner runs.
     """
-    if "pytester" in request.fixturenames:
-        request.getfixturevalue("pytester")
-        monkeypatch.setenv("PYTEST_ADDOPTS", "-o asyncio_default_fixture_loop_scope=function")
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-o asyncio_default_fixture_loop_scope=function")
+    return pytester
 
 
 @pytest.fixture(params=[pytest.param([], id="no-xdist"), pytest.param(["-n", "2"], id="xdist-2")])
