@@ -12,6 +12,7 @@ medians and their ratio (target <= 1.05) for wall time and for the child's CPU t
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import resource
 import statistics
@@ -103,7 +104,6 @@ def main() -> int:
         build_project(root, args.tests)
         # pip byte-compiles a wheel install; an editable install under PYTHONDONTWRITEBYTECODE=1
         # would recompile the plugin's sources on every run and measure the compiler, not the plugin.
-        import compileall
         import pytest_llmeval
 
         compileall.compile_dir(str(Path(pytest_llmeval.__file__).parent), quiet=1)

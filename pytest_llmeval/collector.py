@@ -51,41 +51,53 @@ def read_records(path: Path) -> Iterator[tuple[int, Any, str | None]]:
             yield number, None, f"invalid JSON at column {exc.colno}: {exc.msg}"
 
 
+def iter_samples(path: Path, shown_path: str) -> Iterator[tuple[int, Sample | None, str]]:
+    """Yield (line number, sample, "") or (line number, None, problem) for each line, in file order.
+
+    Applies the file-level config line, schema validation and duplicate-id detection, so
+    gold items and the ``llm_sample`` fixture read a file the same way.
+    """
+    defaults: dict[str, Any] = {}
+    seen: dict[str, int] = {}
+    for number, record, problem in read_records(path):
+        if problem is None and isinstance(record, dict) and set(record) == {FILE_CONFIG_KEY}:
+            if seen:
+                problem = f"{FILE_CONFIG_KEY!r} must come before the first sample"
+            elif not isinstance(record[FILE_CONFIG_KEY], dict):
+                problem = f"field {FILE_CONFIG_KEY!r}: must be an object"
+            else:
+                defaults = dict(record[FILE_CONFIG_KEY])
+                continue
+        sample: Sample | None = None
+        if problem is None:
+            try:
+                validate(record)
+                sample = normalise(record, path=shown_path, line=number, defaults=defaults)
+            except SampleError as exc:
+                problem = str(exc)
+        if sample is not None and sample.id in seen:
+            problem = f"field 'id': duplicate id {sample.id!r} (first on line {seen[sample.id]})"
+            sample = None
+        if sample is None:
+            yield number, None, problem or "unknown problem"
+            continue
+        seen[sample.id] = number
+        yield number, sample, ""
+
+
 class JsonlFile(pytest.File):
     """A gold file; collection never stops at a bad line."""
 
     def collect(self) -> Iterator[pytest.Item]:
-        defaults: dict[str, Any] = {}
-        seen: dict[str, int] = {}
-        relpath = self.path.name
         shown_path = _display_path(self.path, self.config.rootpath)
-        for number, record, problem in read_records(self.path):
-            if problem is None and isinstance(record, dict) and set(record) == {FILE_CONFIG_KEY}:
-                if seen:
-                    problem = f"{FILE_CONFIG_KEY!r} must come before the first sample"
-                elif not isinstance(record[FILE_CONFIG_KEY], dict):
-                    problem = f"field {FILE_CONFIG_KEY!r}: must be an object"
-                else:
-                    defaults = dict(record[FILE_CONFIG_KEY])
-                    continue
-            sample: Sample | None = None
-            if problem is None:
-                try:
-                    validate(record)
-                    sample = normalise(record, path=shown_path, line=number, defaults=defaults)
-                except SampleError as exc:
-                    problem = str(exc)
-            if sample is not None and sample.id in seen:
-                problem = f"field 'id': duplicate id {sample.id!r} (first on line {seen[sample.id]})"
-                sample = None
+        for number, sample, problem in iter_samples(self.path, shown_path):
             if sample is None:
                 yield BadLineItem.from_parent(
-                    self, name=f"{relpath}:{number}", lineno=number, problem=problem or "unknown problem",
+                    self, name=f"{self.path.name}:{number}", lineno=number, problem=problem,
                     shown_path=shown_path,
                 )
-                continue
-            seen[sample.id] = number
-            yield GoldItem.from_parent(self, name=sample.id, sample=sample)
+            else:
+                yield GoldItem.from_parent(self, name=sample.id, sample=sample)
 
 
 class BadLineItem(pytest.Item):

@@ -42,8 +42,7 @@ class LLMSample:
 
 def parametrize_samples(metafunc: pytest.Metafunc, marker_name: str) -> None:
     """Parametrize ``llm_sample`` over the samples of the files named by the marker."""
-    from pytest_llmeval.collector import read_records
-    from pytest_llmeval.schema import FILE_CONFIG_KEY, SampleError, normalise, validate
+    from pytest_llmeval.collector import iter_samples
 
     marker = metafunc.definition.get_closest_marker(marker_name)
     if marker is None or not marker.args:
@@ -55,22 +54,13 @@ def parametrize_samples(metafunc: pytest.Metafunc, marker_name: str) -> None:
     ids: list[str] = []
     for name in marker.args:
         path = (base / name).resolve()
-        defaults: dict[str, Any] = {}
-        for number, record, problem in read_records(path):
-            if isinstance(record, dict) and set(record) == {FILE_CONFIG_KEY}:
-                defaults = dict(record[FILE_CONFIG_KEY])
-                continue
-            try:
-                if problem:
-                    raise SampleError(problem)
-                validate(record)
-                sample = normalise(record, path=str(path), line=number, defaults=defaults)
-            except SampleError as exc:
-                samples.append(pytest.param(None, marks=pytest.mark.skip(reason=f"{path}:{number}: {exc}")))
+        for number, sample, problem in iter_samples(path, str(path)):
+            if sample is None:
+                samples.append(pytest.param(None, marks=pytest.mark.skip(reason=f"{path}:{number}: {problem}")))
                 ids.append(f"{path.name}:{number}")
-                continue
-            samples.append(sample)
-            ids.append(sample.id)
+            else:
+                samples.append(sample)
+                ids.append(sample.id)
     metafunc.parametrize("llm_sample", samples, ids=ids, indirect=True)
 
 
@@ -84,7 +74,7 @@ def recording(item: pytest.Item, llm_session: LLMEvalSession) -> Iterator[list[M
         from pytest_llmeval.metrics import semantic
 
         model_token = semantic.default_model.set(llm_session.settings.embedding_model)
-    if llm_session.settings.judge not in ("", "offline", "none"):
+    if llm_session.settings.judge_model is not None:
         from pytest_llmeval.judge import default_judge
 
         judge_token = default_judge.set(llm_session.judge)

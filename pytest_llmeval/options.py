@@ -205,6 +205,12 @@ class Settings:
     def get(self, name: str) -> Any:
         return self.values[name]
 
+    @property
+    def judge_model(self) -> str | None:
+        """The ``--llm-judge`` model spec, or None for the offline judge."""
+        judge: str = self.values["llm_judge"]
+        return None if judge in ("", "offline", "none") else judge
+
 
 def resolve(config: pytest.Config) -> Settings:
     """CLI > ini > default; a bad value is a ``pytest.UsageError`` naming both spellings."""

@@ -7,7 +7,6 @@ apply drops out and the remaining weights renormalise.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -114,14 +113,9 @@ def tier_for(overall: float, cutoffs: tuple[float, float]) -> str:
     return "fail"
 
 
-_NUMBER_ONLY = re.compile(r"^\s*[-+(]?\s*[$€£¥]?\s*[-+]?\d[\d,. ]*\)?\s*(%|percent|[kmbKMB]|million|billion|thousand)?\s*$")
-
-
 def looks_numeric(expected: str) -> bool:
-    try:
-        from pytest_llmeval.metrics.numeric import looks_numeric as numeric_gold
-    except ImportError:
-        return bool(_NUMBER_ONLY.match(expected))
+    from pytest_llmeval.metrics.numeric import looks_numeric as numeric_gold
+
     return bool(numeric_gold(expected))
 
 

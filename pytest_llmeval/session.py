@@ -121,21 +121,16 @@ class LLMEvalSession:
                 f"no answer for sample {sample.id!r}: it has no 'response' field and no "
                 "pytest_llmeval_generate hook returned one (or pass --llm-model)"
             )
-        if isinstance(generated, dict):
-            return Answer(
-                text=str(generated.get("text", "")),
-                source="hook",
-                contexts=generated.get("contexts"),
-                retrieved=[str(r) for r in generated["retrieved"]] if generated.get("retrieved") is not None else None,
-            )
-        return Answer(text=str(generated), source="hook")
+        from pytest_llmeval.models.providers import answer_from_value
+
+        return answer_from_value(generated, source="hook", sample_id=sample.id)
 
     # -- grading ---------------------------------------------------------------
     @property
     def judge(self) -> ChatModel | None:
-        if self._judge is None and self.settings.judge not in ("", "offline", "none"):
+        if self._judge is None and self.settings.judge_model is not None:
             # Built by the answer service so judge calls share its cache, concurrency bound and stats.
-            self._judge = self.answers.chat_model(self.settings.judge)
+            self._judge = self.answers.chat_model(self.settings.judge_model)
         return self._judge
 
     @property
@@ -167,21 +162,10 @@ class LLMEvalSession:
         from pytest_llmeval.collector import GRADE_KEY
 
         sample = item.sample
-        record: dict[str, Any] = {
-            "kind": "gold",
-            "nodeid": item.nodeid,
-            "sample_id": sample.id,
-            "file": sample.path,
-            "line": sample.line,
-            "question": sample.question,
-            "expected": sample.expected,
-            "predicted": None,
-            "task": sample.task,
-            "domain": sample.domain,
-            "status": status,
-            "scores": {"overall": None, **dict.fromkeys(COMPONENT_NAMES)},
-            "reason": error or "",
-        }
+        record = _record(
+            item, sample_id=sample.id, file=sample.path, line=sample.line, status=status, reason=error or "",
+            question=sample.question, expected=sample.expected, task=sample.task, domain=sample.domain,
+        )
         grade = item.stash.get(GRADE_KEY, None)
         if grade is not None:
             record.update(grade.to_builtins())
@@ -276,12 +260,9 @@ class LLMEvalSession:
         if isinstance(item, BadLineItem):
             if report.when != "setup":
                 return None
-            return {
-                "kind": "gold", "nodeid": item.nodeid, "sample_id": item.name, "file": item.shown_path,
-                "line": item.lineno, "question": None, "expected": None, "predicted": None, "task": "-",
-                "domain": "-", "status": "error", "scores": {"overall": None, **dict.fromkeys(COMPONENT_NAMES)},
-                "reason": item.problem,
-            }
+            return _record(
+                item, sample_id=item.name, file=item.shown_path, line=item.lineno, status="error", reason=item.problem
+            )
         if isinstance(item, GoldItem):
             if report.when == "setup" and report.failed:
                 return self.gold_record(item, "error", error=_one_line(report.longreprtext))
@@ -329,6 +310,37 @@ class LLMEvalSession:
         terminalreporter.write_sep("=", "llmeval summary", bold=True)
         for line, markup in summary_lines(self, worst=self.settings.worst):
             terminalreporter.write_line(line, **markup)
+
+
+def _record(
+    item: pytest.Item,
+    *,
+    sample_id: str,
+    file: str,
+    line: int,
+    status: str,
+    reason: str,
+    question: str | None = None,
+    expected: str | None = None,
+    task: str = "-",
+    domain: str = "-",
+) -> dict[str, Any]:
+    """The builtins record of one gold line (sample or bad line) before grading adds its scores."""
+    return {
+        "kind": "gold",
+        "nodeid": item.nodeid,
+        "sample_id": sample_id,
+        "file": file,
+        "line": line,
+        "question": question,
+        "expected": expected,
+        "predicted": None,
+        "task": task,
+        "domain": domain,
+        "status": status,
+        "scores": {"overall": None, **dict.fromkeys(COMPONENT_NAMES)},
+        "reason": reason,
+    }
 
 
 def _one_line(text: str) -> str:

@@ -83,7 +83,7 @@ def build_report(llm_session: LLMEvalSession, *, incomplete: bool) -> dict[str, 
         "metadata": {
             "model": settings.model or "pre-recorded responses / pytest_llmeval_generate",
             "judge": settings.judge,
-            "judge_prompt_version": _judge_prompt_version(settings.judge),
+            "judge_prompt_version": _judge_prompt_version(settings.judge_model),
             "eval_files": sorted({r["file"] for r in records if r["kind"] == "gold"}),
             "total_samples": len(records),
             "timestamp": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
@@ -101,8 +101,8 @@ def build_report(llm_session: LLMEvalSession, *, incomplete: bool) -> dict[str, 
     }
 
 
-def _judge_prompt_version(judge: str) -> str | None:
-    if judge in ("", "offline", "none"):
+def _judge_prompt_version(judge_model: str | None) -> str | None:
+    if judge_model is None:
         return None
     from pytest_llmeval.judge.prompts import PROMPT_VERSION
 
