@@ -579,10 +579,7 @@ def extractive_match(
     except _WorkerCrash as exc:
         reply = {"message": f"{exc}; counted as not passed. The worker restarts on the next call."}
         return _result(passed=False, opts=opts, reply=reply, timed_out=True)
-    if reply is None:
-        reply = {"message": _timeout_message(opts.timeout)}
-        return _result(passed=False, opts=opts, reply=reply, timed_out=True)
-    if reply.get("error") == "timeout":
+    if reply is None or reply.get("error") == "timeout":
         reply = {"message": _timeout_message(opts.timeout)}
         return _result(passed=False, opts=opts, reply=reply, timed_out=True)
     if "error" in reply:
