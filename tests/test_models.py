@@ -305,6 +305,50 @@ def test_replay_miss_explains_what_was_asked_and_how_to_record(
     assert len(fake_openai.requests) == 1
 
 
+@pytest.mark.parametrize("where", ["localhost", "other port"])
+def test_a_cache_recorded_at_one_host_replays_at_another_with_zero_requests(
+    fake_openai: FakeOpenAIServer, service_for: Any, where: str
+) -> None:
+    samples = [make_sample(i) for i in range(4)]
+    recorder = service_for(record="new")  # http://127.0.0.1:PORT/v1
+    recorder.prefetch(samples)
+    assert len(fake_openai.requests) == 4
+    port = int(fake_openai.url.rsplit(":", 1)[1].split("/")[0])
+    with socket.socket() as probe:  # a port nobody listens on: any request would fail
+        probe.bind(("127.0.0.1", 0))
+        free = probe.getsockname()[1]
+    url = f"http://localhost:{port}/v1" if where == "localhost" else f"http://127.0.0.1:{free}/v1"
+    fake_openai.reset()
+    replayer = service_for(record="none", base_url=url)
+    replayer.prefetch(samples)
+    answers = [replayer.answer(s) for s in samples]
+    assert fake_openai.requests == []
+    assert all(a is not None and a.cached for a in answers)
+    assert (replayer.stats()["calls"], replayer.stats()["cache_hits"]) == (0, 4)
+
+
+def test_format_1_cache_files_stay_readable_at_their_endpoint(
+    fake_openai: FakeOpenAIServer, service_for: Any, tmp_path: Path
+) -> None:
+    from pytest_llmeval.models.cache import legacy_key
+
+    sample = make_sample(0)
+    service = service_for(record="none")
+    chat = service.engine.chat("gpt-test")
+    identity = chat.identity([dict(m) for m in sample.messages], None)
+    old = {**identity, "endpoint": fake_openai.url}  # format 1 hashed and stored the endpoint
+    key = legacy_key(identity, fake_openai.url)
+    folder = tmp_path / ".llmeval_cache" / "openai_gpt-test"
+    folder.mkdir(parents=True)
+    record = {"version": 1, "key": key, "label": "q000", "request": old, "response": {
+        "text": "Recorded by an older version.", "model": "gpt-test", "usage": {}}}
+    (folder / f"{key}.json").write_text(json.dumps(record), encoding="utf-8")
+    answer = service.answer(sample)
+    assert answer is not None
+    assert answer.text == "Recorded by an older version."
+    assert fake_openai.requests == []
+
+
 def test_changed_generation_settings_miss_the_cache(
     fake_openai: FakeOpenAIServer, service_for: Any
 ) -> None:
@@ -369,8 +413,10 @@ def test_cache_file_is_readable_versioned_json_without_the_key(
     assert "\n  " in text  # indented for diffs
     record = json.loads(text)
     assert list(record) == sorted(record)
-    assert record["version"] == 1
+    assert record["version"] == 2
     assert record["key"] == files[0].stem
+    assert record["endpoint"] == fake_openai.url  # a note, not part of the key
+    assert "endpoint" not in record["request"]
     assert record["label"] == "q000"
     assert record["request"]["params"]["seed"] == 7
     assert record["request"]["params"]["extra_body"] == {"top_k": 5}

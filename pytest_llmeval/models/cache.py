@@ -2,11 +2,17 @@
 
 Layout (commit everything but ``.locks``)::
 
-    <cache_dir>/<provider_model>/<sha256>.json    {"version": 1, "key", "label", "request", "response"}
+    <cache_dir>/<provider_model>/<sha256>.json    {"version": 2, "key", "label", "endpoint",
+                                                   "request", "response"}
     <cache_dir>/.locks/                            per-request lock files, ignored by git
 
-The key is the sha256 of the canonical JSON of the request identity: provider, model,
-endpoint, messages and generation settings. API keys never enter it or the files.
+The key is the sha256 of the canonical JSON of the request identity: provider kind, model,
+messages and generation settings. Not the endpoint: a cache recorded at 127.0.0.1:8000 replays
+at localhost:8000 or another port (the endpoint is kept in the file as a note only).
+API keys never enter the key or the files.
+
+Format 1 (before) hashed the endpoint too; its files stay readable: a lookup that misses
+tries the format-1 key for the current endpoint (:func:`legacy_key`).
 """
 
 from __future__ import annotations
@@ -27,13 +33,24 @@ from typing import Any
 from pytest_llmeval.errors import CacheMissError
 from pytest_llmeval.options import RecordMode
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+_READABLE_VERSIONS = (1, 2)
 _LOCKS = ".locks"
 
 
-def cache_key(identity: dict[str, Any]) -> str:
-    canonical = json.dumps({"v": FORMAT_VERSION, **identity}, sort_keys=True, separators=(",", ":"))
+def _digest(payload: dict[str, Any]) -> str:
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def cache_key(identity: dict[str, Any]) -> str:
+    """The file name of a request: hash of provider kind, model, messages and settings."""
+    return _digest({"v": FORMAT_VERSION, **identity})
+
+
+def legacy_key(identity: dict[str, Any], endpoint: str) -> str:
+    """The format-1 key of the same request, which also hashed the endpoint URL."""
+    return _digest({"v": 1, **identity, "endpoint": endpoint})
 
 
 def slug(text: str) -> str:
@@ -114,17 +131,24 @@ class ResponseCache:
                 record = json.load(handle)
         except (OSError, ValueError):
             return None
-        if not isinstance(record, dict) or record.get("version") != FORMAT_VERSION:
+        if not isinstance(record, dict) or record.get("version") not in _READABLE_VERSIONS:
             return None
         return record
 
     def put(
-        self, key: str, identity: dict[str, Any], response: dict[str, Any], *, label: str | None
+        self,
+        key: str,
+        identity: dict[str, Any],
+        response: dict[str, Any],
+        *,
+        label: str | None,
+        endpoint: str | None = None,
     ) -> Path:
         record = {
             "version": FORMAT_VERSION,
             "key": key,
             "label": label,
+            "endpoint": endpoint,  # a note for people reading the file; not part of the key
             "request": identity,
             "response": response,
         }
@@ -238,7 +262,7 @@ class ResponseCache:
         lines = [
             f"no cached reply for {what} to {self.namespace} and {why}.",
             f"  asked: {_describe(identity)}",
-            f"  endpoint: {identity.get('endpoint')}  settings: {json.dumps(params, sort_keys=True)}",
+            f"  settings: {json.dumps(params, sort_keys=True)}",
             f"  key: {key} (would be {self.path_for(key)})",
         ]
         near = self.nearest(identity)
@@ -249,7 +273,7 @@ class ResponseCache:
                 differs = sorted(
                     name
                     for name in set(identity) | set(request)
-                    if identity.get(name) != request.get(name)
+                    if name != "endpoint" and identity.get(name) != request.get(name)
                 )
                 lines.append(
                     f"    - {record.get('key', '?')[:16]}... (label {record.get('label')!r}), "

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pytest_llmeval.errors import ModelError
 from pytest_llmeval.models.base import Completion, Usage
-from pytest_llmeval.models.cache import ResponseCache, cache_key, slug
+from pytest_llmeval.models.cache import ResponseCache, cache_key, legacy_key, slug
 from pytest_llmeval.models.stats import Stats
 from pytest_llmeval.options import RecordMode
 
@@ -177,6 +177,8 @@ class Engine:
         key = cache_key(identity)
         if cache.reads:
             hit = self._from_cache(cache, key, count_hit)
+            if hit is None:  # a format-1 file recorded at this same endpoint
+                hit = self._from_cache(cache, legacy_key(identity, chat.base_url), count_hit)
             if hit is not None:
                 return hit
         if not cache.writes:
@@ -211,6 +213,7 @@ class Engine:
                     },
                 },
                 label=label,
+                endpoint=chat.base_url,
             )
             return completion
         finally:

@@ -138,11 +138,11 @@ class OpenAIChat:
     def identity(
         self, messages: list[dict[str, Any]], response_format: dict[str, Any] | None
     ) -> dict[str, Any]:
-        """What the cache key covers: never the API key, never the timeout."""
+        """What the cache key covers: never the API key, the timeout or the endpoint URL
+        (a cache recorded at 127.0.0.1 must replay at localhost or on another port)."""
         return {
             "provider": self.provider,
             "model": self.model,
-            "endpoint": self.base_url,
             "messages": [dict(m) for m in messages],
             "params": {
                 "temperature": self.temperature,
