@@ -15,6 +15,21 @@ import bisect
 import itertools
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+
+from pytest_llmeval.metrics.numeric_lang import (
+    ENGLISH,
+    LANGUAGES,
+    NumberLanguage,
+    all_scale_words,
+    all_scaled_currencies,
+    detect_language,
+    language_for_locale,
+    negative_after_pattern,
+    negative_before_pattern,
+    negative_words,
+    percent_suffix_pattern,
+)
 
 # Roles that never count as a stated value.
 IGNORED_ROLES = frozenset({"year", "date", "reference", "marker", "descriptor", "name"})
@@ -85,6 +100,9 @@ _CURRENCY_CODES = {
     "DKK": "DKK",
     "kr": "NOK",
     "kr.": "NOK",
+    "kroner": "NOK",
+    "kronor": "SEK",
+    "kronen": "DKK",
     "CHF": "CHF",
     "Fr.": "CHF",
     "CAD": "CAD",
@@ -116,7 +134,7 @@ _CUR_PREFIX = (
 )
 _CUR_SUFFIX = (
     r"USD|EUR|GBP|JPY|CNY|RMB|NOK|SEK|DKK|CHF|CAD|AUD|HKD|SGD|INR|KRW|BRL|MXN|ZAR|€|£|kr\.?"
-    r"|dollars?|euros?|pounds?|yen|yuan|rupees|won"
+    r"|dollars?|euros?|pounds?|yen|yuan|rupees|won|kroner|kronor|kronen"
 )
 
 _MONTHS = (
@@ -129,7 +147,7 @@ _MONTHS = (
 _NUM_RE = re.compile(
     r"(?<![\w.,'’])(?<![\w][-–])"
     r"(?:\d{1,3}(?:(?P<sep>[,.'’\u00a0\u202f\u2009])\d{3})(?:(?P=sep)\d{3})*(?![\d])(?:[.,]\d+)?"
-    r"|\d{1,3}(?: \d{3})+(?:,\d+)"  # "1 500,5": plain-space grouping only with a decimal comma
+    r"|\d{1,3}(?: \d{3})+(?![\d])(?:,\d+)?"  # "1 500,5", "12 429": plain-space grouping
     r"|\d+(?:[.,]\d+)?"
     r"|\.\d+)"
 )
@@ -173,10 +191,30 @@ _WORDNUM_RE = re.compile(
 _PREFIX_RE = re.compile(
     rf"(?P<sign1>[-−–+]|\()?[ \u00a0]?(?P<cur>{_CUR_PREFIX})?[ \u00a0]?(?P<sign2>[-−–+]|\()?$"
 )
+_ENGLISH_SCALE_RE = r"thousands?|millions?|billions?|trillions?|mn|mln|mm|MM|bn|bln|Bn|BN|tn|Tn|lakhs?|lacs?|crores?|cr|Cr|thou"
+
+
+def _other_scale_words() -> str:
+    """Scale words of the other language tables ("mrd", "Mio", "tusen"), written with an optional dot."""
+    english = set(ENGLISH.scales)
+    words = {w for w in all_scale_words() if len(w) >= 2 and w not in english}
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
+def _scaled_currency_words() -> str:
+    words = all_scaled_currencies()
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
 _SUFFIX_RE = re.compile(
     r"(?P<close>\))?"
-    r"(?P<pct>[ \u00a0]?(?:%|percent(?:age)?\s+points?|per\s*cent|percent|pct\.?|pp\b|p\.p\.|bps\b|basis\s+points?))?"
-    r"(?:[ \u00a0]?(?P<scale>thousands?|millions?|billions?|trillions?|mn|mln|mm|MM|bn|bln|Bn|BN|tn|Tn|lakhs?|lacs?|crores?|cr|Cr|mio|thou)(?![\w])"
+    r"(?P<pct>[ \u00a0]?(?:%|percent(?:age)?\s+points?|per\s*cent|percent|pct\.?|pp\b|p\.p\.|bps\b|basis\s+points?"
+    rf"|(?i:{percent_suffix_pattern()})(?![^\W\d_])))?"
+    r"(?:[ \u00a0]?(?P<scale>"
+    + _ENGLISH_SCALE_RE
+    + r")(?![\w])"
+    + rf"|[ \u00a0]?(?P<scur>(?i:{_scaled_currency_words()}))(?![^\W\d_])"
+    + rf"|[ \u00a0]?(?P<lscale>(?i:{_other_scale_words()}))(?:\.|(?![^\W\d_]))"
     r"|(?P<letter>[kKmMbBT])(?![\w]))?"
     r"(?P<close2>\))?"
     rf"(?:[ \u00a0]?(?P<cur>{_CUR_SUFFIX})(?![\w])"
@@ -277,6 +315,16 @@ _KW_EXACT: dict[str, str] = {
             "negative",
             "shrank",
             "shrunk",
+            "lost",
+            "loses",
+            "lose",
+            "slipped",
+            "slid",
+            "sank",
+            "shed",
+            "plunged",
+            "tumbled",
+            *negative_words(),
         ],
         "neg",
     ),
@@ -314,7 +362,7 @@ _KW_PREFIX: dict[str, str] = {
     "compar": "cmp",
     "approx": "apx",
 }
-_KW_TOKEN_RE = re.compile(r"[a-z]+|[~≈]")
+_KW_TOKEN_RE = re.compile(r"[^\W\d_]+|[~≈]")
 
 
 def _keyword_index(text: str) -> dict[str, list[int]]:
@@ -473,8 +521,15 @@ class Candidate:
         return self.role in IGNORED_ROLES
 
 
-def _parse_number_text(text: str) -> tuple[float, int, int] | None:
-    """Digits with separators -> (magnitude, decimals shown, significant digits)."""
+def _parse_number_text(
+    text: str, decimal_comma: bool = False, padding: bool = True
+) -> tuple[float, int, int] | None:
+    """Digits with separators -> (magnitude, decimals shown, significant digits).
+
+    ``decimal_comma``: the text writes "12,5" for 12.5 and "16.284" for 16,284 (a single
+    separator is read the European way). ``padding``: trailing decimal zeros are formatting
+    (golds such as "$8.70"), not precision.
+    """
     t = text.replace("\u00a0", " ").replace("\u202f", " ").replace("\u2009", " ").replace("’", "'")
     t = t.replace("'", "").replace(" ", "")
     if not t:
@@ -491,13 +546,20 @@ def _parse_number_text(text: str) -> tuple[float, int, int] | None:
         parts = t.split(",")
         # Thousands grouping when every group after the first has three digits ("1,500", "12,345,678");
         # otherwise a decimal comma ("12,5", "1500,25").
-        if len(parts) > 2 or (len(parts[-1]) == 3 and 1 <= len(parts[0]) <= 3 and parts[0] != "0"):
+        if len(parts) > 2 or (
+            not decimal_comma
+            and len(parts[-1]) == 3
+            and 1 <= len(parts[0]) <= 3
+            and parts[0] != "0"
+        ):
             int_part, frac = "".join(parts), ""
         else:
             int_part, frac = parts[0], parts[1]
     elif has_dot:
         parts = t.split(".")
-        if len(parts) > 2:  # 1.500.000
+        if len(parts) > 2 or (
+            decimal_comma and len(parts[-1]) == 3 and 1 <= len(parts[0]) <= 3 and parts[0] != "0"
+        ):  # 1.500.000; "16.284" in a German text
             int_part, frac = "".join(parts), ""
         else:
             int_part, frac = parts[0], parts[1]
@@ -510,7 +572,8 @@ def _parse_number_text(text: str) -> tuple[float, int, int] | None:
     except ValueError:
         return None
     # Trailing decimal zeros are formatting, not precision ("$8.70", "$1616.00").
-    frac = frac.rstrip("0")
+    if padding:
+        frac = frac.rstrip("0")
     digits = (int_part + frac).lstrip("0")
     if not frac:
         digits = digits.rstrip("0") or digits
@@ -573,12 +636,19 @@ _LINE_START_RE = re.compile(r"(?:^|\n)[ \t>*•\-–]*(?:\*\*)?[ \t]*$")
 
 
 def extract_values(
-    text: str, *, question: str | None = None, count_words: bool = False
+    text: str,
+    *,
+    question: str | None = None,
+    count_words: bool = False,
+    locale: str | None = None,
+    padding: bool = True,
 ) -> list[Candidate]:
     """Every numeric value stated in ``text``, in order, with scale/sign/percent applied.
 
     ``question`` lets identifiers that also appear in the question ("3M") be read as names.
     ``count_words`` also reads unit-less number words ("three segments") as values.
+    ``locale`` ("nb-NO", "de") names the number language; without it the text's own words
+    decide (see :mod:`numeric_lang`). ``padding``: trailing decimal zeros are formatting.
     Never raises; non-string input is converted with ``str``.
     """
     if not isinstance(text, str):
@@ -586,21 +656,27 @@ def extract_values(
     out: list[Candidate] = []
     q_tokens = _question_alnum_tokens(question)
     n = len(text)
+    lang = language_for_locale(locale) or detect_language(text)
     kw = _keyword_index(text)
     for m in _NUM_RE.finditer(text):
         s, e = m.span()
         raw_num = m.group(0)
-        parsed = _parse_number_text(raw_num)
+        parsed = _parse_number_text(raw_num, lang.decimal_comma, padding)
         if parsed is None:
             continue
         number, decimals, sig = parsed
-        cand = _build_candidate(text, s, e, number, decimals, sig, raw_num, q_tokens, kw)
+        cand = _build_candidate(text, s, e, number, decimals, sig, raw_num, q_tokens, kw, lang)
         if cand is not None:
             out.append(cand)
     _share_range_units(text, out)
     if (count_words and n < 200_000) or _has_word_number_hint(text, n):
         out.extend(_word_candidates(text, count_words))
         out.sort(key=lambda c: c.span[0])
+    if lang.numbers and n < 200_000:
+        words = _other_word_candidates(text, lang, out)
+        if words:
+            out.extend(words)
+            out.sort(key=lambda c: c.span[0])
     return out
 
 
@@ -747,6 +823,7 @@ def _build_candidate(
     raw_num: str,
     q_tokens: frozenset[str],
     kw: dict[str, list[int]],
+    lang: NumberLanguage = ENGLISH,
 ) -> Candidate | None:
     before = text[max(0, s - 60) : s]
     after = text[e : e + 60]
@@ -816,12 +893,28 @@ def _build_candidate(
     sm = _SUFFIX_RE.match(after)
     close = bool(sm and sm.group("close"))
     pct_text = (sm.group("pct") or sm.group("pct2") or "") if sm else ""
-    scale_word = (sm.group("scale") or sm.group("letter") or sm.group("scale2")) if sm else None
+    scale_word = (
+        (sm.group("scale") or sm.group("lscale") or sm.group("letter") or sm.group("scale2"))
+        if sm
+        else None
+    )
+    scaled_cur = (
+        all_scaled_currencies().get(sm.group("scur").lower()) if sm and sm.group("scur") else None
+    )
+    if scaled_cur is not None and sm is not None:
+        scale_word = sm.group("scur")
+        if not currency:
+            code = scaled_cur[1]
+            currency = (
+                lang.krone if code in ("NOK", "SEK", "DKK") and "kr" in scale_word.lower() else code
+            )
     suffix_end = sm.end() if sm else 0
     if sm and not currency and sm.group("cur"):
-        currency = _CURRENCY_CODES.get(
-            sm.group("cur"), _CURRENCY_CODES.get(sm.group("cur").lower())
-        )
+        cur_word = sm.group("cur")
+        if cur_word.lower().rstrip(".") == "kr":
+            currency = lang.krone
+        else:
+            currency = _CURRENCY_CODES.get(cur_word, _CURRENCY_CODES.get(cur_word.lower()))
     close2 = bool(sm and sm.group("close2") and scale_word)
     if sm and sm.group("close2") and not scale_word:
         close = True  # "(12.5%)"
@@ -832,7 +925,14 @@ def _build_candidate(
             role = (
                 "aside" if role == "value" else role
             )  # "(1.5 million)": a restatement, not a negative
-        elif raw_num.isdigit() and len(raw_num) <= 2 and not currency and not pct_text and close:
+        elif (
+            raw_num.isdigit()
+            and len(raw_num) <= 2
+            and not currency
+            and not pct_text
+            and close
+            and not scale_word
+        ):
             role = "marker" if role == "value" else role  # "(1)", "(12)": footnote or list label
         elif _ASIDE_LEAD_RE.search(lead[-40:]) and not _NEG_LEAD_RE.search(lead[-40:]):
             role = "aside" if role == "value" else role  # "net income ($9,542)": prose aside
@@ -849,14 +949,12 @@ def _build_candidate(
     percent = False
     bps = False
     if pct_text:
-        lt = pct_text.lower()
-        if "bps" in lt or "basis" in lt:
+        lt = " ".join(pct_text.lower().split())
+        if "bps" in lt or "basis" in lt or lt in _BASIS_POINT_WORDS:
             bps = True
         percent = True
 
-    scale = SCALE_WORDS.get(scale_word or "", 1.0) if scale_word else 1.0
-    if scale_word and scale_word not in SCALE_WORDS:
-        scale = SCALE_WORDS.get(scale_word.lower(), 1.0)
+    scale = _scale_of(scale_word, lang) if scale_word else 1.0
 
     value = number * scale
     ulp = _ulp(decimals, number, sig) * scale
@@ -874,8 +972,12 @@ def _build_candidate(
                 or _NEG_NOUN_BEFORE_RE.search(ctx)
                 or _NEG_CHANGE_SUBJECT_RE.search(ctx)
                 or _NEG_VERB_BY_RE.search(ctx)
+                or negative_before_pattern().search(ctx[-48:])
             )
-        ) or _NEG_WORD_AFTER_RE.match(after[suffix_end : suffix_end + 30]):
+        ) or (
+            _NEG_WORD_AFTER_RE.match(after[suffix_end : suffix_end + 30])
+            or negative_after_pattern().match(after[suffix_end : suffix_end + 30])
+        ):
             sign_source = "word"
     if negative:
         value = -value
@@ -923,6 +1025,25 @@ def _build_candidate(
         sig_digits=sig,
         approximate=approximate,
     )
+
+
+_BASIS_POINT_WORDS = frozenset(
+    w for t in LANGUAGES.values() for w in t.basis_points if " " in w or len(w) > 3
+)
+
+
+def _scale_of(word: str, lang: NumberLanguage) -> float:
+    """Multiplier of a scale word; the text's language decides where languages disagree
+    (Norwegian "billion" is 1e12)."""
+    key = word.lower().rstrip(".")
+    if key in lang.scales and len(key) > 1:
+        return lang.scales[key]
+    cur = all_scaled_currencies().get(key)
+    if cur is not None:
+        return cur[0]
+    if word in SCALE_WORDS:
+        return SCALE_WORDS[word]
+    return SCALE_WORDS.get(key, all_scale_words().get(key, 1.0))
 
 
 def _looks_like_expression_before(before: str) -> bool:
@@ -1008,3 +1129,82 @@ def _classify(
     if _RANGE_AFTER_RE.match(tail) and "from" not in before[-12:].lower():
         return "range" if _DASH_RANGE_AFTER_RE.match(tail) else "value"
     return "value"
+
+
+@lru_cache(maxsize=16)
+def _lang_word_regex(code: str) -> re.Pattern[str]:
+    lang = LANGUAGES[code]
+    words = [*lang.numbers, *lang.number_scales]
+    if lang.decimal_word:
+        words.append(lang.decimal_word)
+    alt = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return re.compile(
+        rf"(?<![^\W\d_])(?:{alt})(?![^\W\d_])(?:[ \t-]+(?:{alt})(?![^\W\d_]))*", re.IGNORECASE
+    )
+
+
+def _other_word_candidates(
+    text: str, lang: NumberLanguage, existing: list[Candidate]
+) -> list[Candidate]:
+    """Number words of the text's language followed by a unit ("fjorten komma fem prosent")."""
+    pct_re = re.compile(rf"[ \t]*(?:%|(?i:{percent_suffix_pattern()}))(?![^\W\d_])")
+    taken = [c.span for c in existing]
+    out: list[Candidate] = []
+    for m in _lang_word_regex(lang.code).finditer(text):
+        words = [w for w in re.split(r"[ \t-]+", m.group(0).lower()) if w]
+        total, current, frac, in_frac, seen = 0.0, 0.0, "", False, False
+        ok = True
+        for w in words:
+            if w == lang.decimal_word:
+                if in_frac or not seen:
+                    ok = False
+                    break
+                in_frac = True
+            elif w in lang.numbers:
+                n = lang.numbers[w]
+                if in_frac:
+                    if n > 9:
+                        ok = False
+                        break
+                    frac += str(n)
+                else:
+                    current += n
+                seen = True
+            else:
+                sc = lang.number_scales[w]
+                if in_frac:
+                    ok = False
+                    break
+                current = (current or 1.0) * sc if sc == 100 else 0.0 * total + (current or 1.0)
+                if sc > 100:
+                    total += current * sc
+                    current = 0.0
+                seen = True
+        if not ok or not seen:
+            continue
+        number = total + current + (float("0." + frac) if frac else 0.0)
+        s, e = m.span()
+        after = text[e : e + 40]
+        pm = pct_re.match(after)
+        if not (pm or frac):
+            continue  # "to år", "en del": words, not an amount
+        if any(a < e and s < b for a, b in taken):
+            continue
+        end = e + (pm.end() if pm else 0)
+        decimals = len(frac)
+        ulp = 10.0**-decimals if decimals else 1.0
+        value = number / 100.0 if pm else number
+        out.append(
+            Candidate(
+                span=(s, end),
+                raw=text[s:end],
+                value=value,
+                number=number,
+                percent=bool(pm),
+                role="value",
+                decimals=decimals,
+                ulp=ulp / 100.0 if pm else ulp,
+                sig_digits=max(2, len(str(int(number))) + decimals),
+            )
+        )
+    return out

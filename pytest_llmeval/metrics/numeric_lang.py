@@ -1,0 +1,630 @@
+"""Number language for the numeric grader: one table per language, read by the extraction stage.
+
+A new language is a new :class:`NumberLanguage` in :data:`LANGUAGES`, not a new code branch. Each
+table says how the language writes figures: scale words ("mrd." = 1e9), percent words
+("prosent"), words that make the figure after them negative ("tapte", "fiel um"), number words
+("fjorten komma fem"), whether a comma is the decimal mark, and a few common function words used
+to recognise the language of a text when no ``locale`` is given.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+
+@dataclass(frozen=True)
+class NumberLanguage:
+    """How one language writes figures. Words are lower case; a trailing "." is optional in text."""
+
+    code: str
+    decimal_comma: bool
+    # Scale words and abbreviations -> multiplier ("mrd" -> 1e9). Written with or without a dot.
+    scales: dict[str, float]
+    # Words that follow a number and make it a percentage / percentage points / basis points.
+    percent: tuple[str, ...] = ()
+    points: tuple[str, ...] = ()
+    basis_points: tuple[str, ...] = ()
+    # Currency-with-scale tokens ("MUSD" = million USD, "mkr" = million kroner).
+    scaled_currency: dict[str, tuple[float, str]] = field(default_factory=dict)
+    # Currency words after a number.
+    currency_words: dict[str, str] = field(default_factory=dict)
+    # What "kr" means in this language.
+    krone: str = "NOK"
+    # Words right before a figure that make it negative ("tapte 485 milliarder", "fiel um 3 %").
+    negative_before: tuple[str, ...] = ()
+    # Nouns right after a figure that make it negative ("3,5 % tap").
+    negative_after: tuple[str, ...] = ()
+    # Change words before a figure ("økte med"); the figure is a change, not a level.
+    change_before: tuple[str, ...] = ()
+    # Number words (units and tens), the decimal word ("komma"), and the multipliers.
+    numbers: dict[str, int] = field(default_factory=dict)
+    decimal_word: str = ""
+    number_scales: dict[str, float] = field(default_factory=dict)
+    # Frequent function words: evidence that a text is written in this language.
+    markers: frozenset[str] = frozenset()
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_NORDIC_NUMBERS = {
+    "null": 0,
+    "en": 1,
+    "ett": 1,
+    "ein": 1,
+    "eitt": 1,
+    "et": 1,
+    "to": 2,
+    "två": 2,
+    "tre": 3,
+    "fire": 4,
+    "fyra": 4,
+    "fem": 5,
+    "seks": 6,
+    "sex": 6,
+    "sju": 7,
+    "syv": 7,
+    "åtte": 8,
+    "åtta": 8,
+    "otte": 8,
+    "ni": 9,
+    "nio": 9,
+    "ti": 10,
+    "tio": 10,
+    "elleve": 11,
+    "elva": 11,
+    "tolv": 12,
+    "tretten": 13,
+    "tretton": 13,
+    "fjorten": 14,
+    "fjorton": 14,
+    "femten": 15,
+    "femton": 15,
+    "seksten": 16,
+    "sexton": 16,
+    "sytten": 17,
+    "sjutton": 17,
+    "atten": 18,
+    "arton": 18,
+    "nitten": 19,
+    "nitton": 19,
+    "tjue": 20,
+    "tjugo": 20,
+    "tyve": 20,
+    "tretti": 30,
+    "trettio": 30,
+    "førti": 40,
+    "fyrtio": 40,
+    "femti": 50,
+    "femtio": 50,
+    "seksti": 60,
+    "sextio": 60,
+    "sytti": 70,
+    "sjuttio": 70,
+    "åtti": 80,
+    "åttio": 80,
+    "nitti": 90,
+    "nittio": 90,
+}
+_NORDIC_NUMBER_SCALES = {"hundre": 100.0, "hundra": 100.0, "tusen": 1e3, "tusind": 1e3}
+
+ENGLISH = NumberLanguage(
+    code="en",
+    decimal_comma=False,
+    scales={
+        "thousand": 1e3,
+        "thousands": 1e3,
+        "thou": 1e3,
+        "k": 1e3,
+        "million": 1e6,
+        "millions": 1e6,
+        "mn": 1e6,
+        "mln": 1e6,
+        "mm": 1e6,
+        "m": 1e6,
+        "billion": 1e9,
+        "billions": 1e9,
+        "bn": 1e9,
+        "bln": 1e9,
+        "b": 1e9,
+        "trillion": 1e12,
+        "trillions": 1e12,
+        "tn": 1e12,
+        "t": 1e12,
+        "lakh": 1e5,
+        "lakhs": 1e5,
+        "lac": 1e5,
+        "lacs": 1e5,
+        "crore": 1e7,
+        "crores": 1e7,
+        "cr": 1e7,
+    },
+    percent=("%", "percent", "per cent", "pct"),
+    points=("percentage points", "percentage point", "pp", "p.p."),
+    basis_points=("bps", "basis points", "basis point"),
+    scaled_currency={"musd": (1e6, "USD"), "meur": (1e6, "EUR"), "busd": (1e9, "USD")},
+    negative_before=(
+        "lost",
+        "loses",
+        "lose",
+        "slipped",
+        "slid",
+        "sank",
+        "shed",
+        "plunged",
+        "tumbled",
+    ),
+    change_before=("rose", "grew", "increased", "climbed", "gained", "jumped", "added"),
+    markers=_words(
+        "the and was were is are of to in for with from by its that this which a an at on as has had "
+        "be it net sales income revenue million billion thousand percent fiscal year total reported "
+        "rose fell grew increased decreased compared than"
+    ),
+)
+
+NORWEGIAN_BOKMAL = NumberLanguage(
+    code="nb",
+    decimal_comma=True,
+    scales={
+        "tusen": 1e3,
+        "mill": 1e6,
+        "mln": 1e6,
+        "millioner": 1e6,
+        "million": 1e6,
+        "mio": 1e6,
+        "mrd": 1e9,
+        "milliarder": 1e9,
+        "milliard": 1e9,
+        "mia": 1e9,
+        "billioner": 1e12,
+        "billion": 1e12,
+        "bill": 1e12,
+    },
+    percent=("prosent",),
+    points=("prosentpoeng", "prosentenheter"),
+    basis_points=("basispunkter", "basispoeng"),
+    scaled_currency={
+        "mnok": (1e6, "NOK"),
+        "mrdnok": (1e9, "NOK"),
+        "mnkr": (1e6, "NOK"),
+        "mkr": (1e6, "NOK"),
+        "tkr": (1e3, "NOK"),
+        "mrdkr": (1e9, "NOK"),
+    },
+    currency_words={"kroner": "NOK", "kr": "NOK"},
+    krone="NOK",
+    negative_before=(
+        "tapte",
+        "taper",
+        "tap på",
+        "tap",
+        "falt med",
+        "falt",
+        "sank med",
+        "sank",
+        "redusert med",
+        "reduserte med",
+        "ned med",
+        "nedgang på",
+        "minus",
+        "underskudd på",
+        "negativ avkastning på",
+    ),
+    negative_after=("tap", "nedgang", "underskudd"),
+    change_before=("økte med", "økning på", "steg med", "vokste med", "opp med"),
+    numbers=_NORDIC_NUMBERS,
+    decimal_word="komma",
+    number_scales=_NORDIC_NUMBER_SCALES,
+    markers=_words(
+        "og er var ble ved til med fra av på som det den fondet etter året årets ikke har "
+        "utgjorde avkastningen verdien kroner"
+    ),
+)
+
+NORWEGIAN_NYNORSK = NumberLanguage(
+    code="nn",
+    decimal_comma=True,
+    scales=NORWEGIAN_BOKMAL.scales,
+    percent=("prosent",),
+    points=("prosentpoeng", "prosenteiningar"),
+    basis_points=("basispunkt",),
+    scaled_currency=NORWEGIAN_BOKMAL.scaled_currency,
+    currency_words={"kroner": "NOK", "kr": "NOK"},
+    krone="NOK",
+    negative_before=(
+        "tapte",
+        "tapa",
+        "tap på",
+        "fall med",
+        "fall",
+        "fall på",
+        "gjekk ned med",
+        "minus",
+        "underskot på",
+    ),
+    negative_after=("tap", "nedgang", "underskot"),
+    change_before=("auka med", "steig med", "gjekk opp med"),
+    numbers=_NORDIC_NUMBERS,
+    decimal_word="komma",
+    number_scales=_NORDIC_NUMBER_SCALES,
+    markers=_words("og er var vart ikkje ved til med frå av på for som det fondet eit"),
+)
+
+SWEDISH = NumberLanguage(
+    code="sv",
+    decimal_comma=True,
+    scales={
+        "tusen": 1e3,
+        "miljon": 1e6,
+        "miljoner": 1e6,
+        "mkr": 1e6,
+        "mn": 1e6,
+        "milj": 1e6,
+        "miljard": 1e9,
+        "miljarder": 1e9,
+        "mdr": 1e9,
+        "mdkr": 1e9,
+        "md": 1e9,
+        "biljon": 1e12,
+        "biljoner": 1e12,
+    },
+    percent=("procent",),
+    points=("procentenheter", "procentenhet"),
+    basis_points=("baspunkter",),
+    scaled_currency={
+        "msek": (1e6, "SEK"),
+        "mdsek": (1e9, "SEK"),
+        "tkr": (1e3, "SEK"),
+        "mkr": (1e6, "SEK"),
+        "mdkr": (1e9, "SEK"),
+    },
+    currency_words={"kronor": "SEK", "kr": "SEK"},
+    krone="SEK",
+    negative_before=(
+        "förlorade",
+        "föll med",
+        "föll",
+        "sjönk med",
+        "sjönk",
+        "minskade med",
+        "minskning på",
+        "minskning med",
+        "förlust på",
+        "förlust om",
+        "minus",
+    ),
+    negative_after=("förlust", "minskning"),
+    change_before=("ökade med", "steg med", "växte med", "ökning på"),
+    numbers=_NORDIC_NUMBERS,
+    decimal_word="komma",
+    number_scales=_NORDIC_NUMBER_SCALES,
+    markers=_words(
+        "och är var med till av på för som det den år året årets att inte uppgick blev kronor under"
+    ),
+)
+
+DANISH = NumberLanguage(
+    code="da",
+    decimal_comma=True,
+    scales={
+        "tusind": 1e3,
+        "t": 1e3,
+        "mio": 1e6,
+        "million": 1e6,
+        "millioner": 1e6,
+        "mia": 1e9,
+        "milliard": 1e9,
+        "milliarder": 1e9,
+        "mrd": 1e9,
+        "billion": 1e12,
+        "billioner": 1e12,
+    },
+    percent=("procent", "pct"),
+    points=("procentpoint",),
+    basis_points=("basispoint",),
+    scaled_currency={
+        "mdkk": (1e6, "DKK"),
+        "tdkk": (1e3, "DKK"),
+        "mkr": (1e6, "DKK"),
+        "tkr": (1e3, "DKK"),
+    },
+    currency_words={"kroner": "DKK", "kr": "DKK"},
+    krone="DKK",
+    negative_before=(
+        "tabte",
+        "faldt med",
+        "faldt",
+        "tab på",
+        "underskud på",
+        "reduceret med",
+        "minus",
+    ),
+    negative_after=("tab", "fald", "underskud"),
+    change_before=("steg med", "voksede med", "øgedes med", "stigning på"),
+    numbers=_NORDIC_NUMBERS,
+    decimal_word="komma",
+    number_scales=_NORDIC_NUMBER_SCALES,
+    markers=_words("og er var blev med til af på for som det den året ikke udgjorde tjente"),
+)
+
+GERMAN = NumberLanguage(
+    code="de",
+    decimal_comma=True,
+    scales={
+        "tsd": 1e3,
+        "tausend": 1e3,
+        "mio": 1e6,
+        "million": 1e6,
+        "millionen": 1e6,
+        "mrd": 1e9,
+        "milliarde": 1e9,
+        "milliarden": 1e9,
+        "bio": 1e12,
+        "billion": 1e12,
+        "billionen": 1e12,
+    },
+    percent=("prozent", "v. h."),
+    points=("prozentpunkte", "prozentpunkten", "prozentpunkt"),
+    basis_points=("basispunkte", "basispunkten", "basispunkt"),
+    scaled_currency={"teur": (1e3, "EUR"), "meur": (1e6, "EUR"), "mrdeur": (1e9, "EUR")},
+    currency_words={"euro": "EUR", "dollar": "USD", "us-dollar": "USD"},
+    krone="DKK",
+    negative_before=(
+        "verlor",
+        "verloren",
+        "sank um",
+        "sank",
+        "fiel um",
+        "fiel",
+        "ging um",
+        "verringerte sich um",
+        "verringert um",
+        "rückgang um",
+        "rückgang von",
+        "verlust von",
+        "verlust in höhe von",
+        "fehlbetrag von",
+        "minus",
+    ),
+    negative_after=("verlust", "rückgang", "minus"),
+    change_before=("stieg um", "wuchs um", "erhöhte sich um", "zuwachs von", "anstieg um"),
+    numbers={
+        "null": 0,
+        "eins": 1,
+        "ein": 1,
+        "eine": 1,
+        "zwei": 2,
+        "drei": 3,
+        "vier": 4,
+        "fünf": 5,
+        "sechs": 6,
+        "sieben": 7,
+        "acht": 8,
+        "neun": 9,
+        "zehn": 10,
+        "elf": 11,
+        "zwölf": 12,
+        "zwanzig": 20,
+        "dreißig": 30,
+        "vierzig": 40,
+        "fünfzig": 50,
+        "sechzig": 60,
+        "siebzig": 70,
+        "achtzig": 80,
+        "neunzig": 90,
+    },
+    decimal_word="komma",
+    number_scales={"hundert": 100.0, "tausend": 1e3},
+    markers=_words(
+        "der die das und ist war bei lag im von mit auf für den dem des sich belief beliefen "
+        "betrug um ende geschäftsjahr geschäftsjahres"
+    ),
+)
+
+FRENCH = NumberLanguage(
+    code="fr",
+    decimal_comma=True,
+    scales={
+        "mille": 1e3,
+        "k": 1e3,
+        "million": 1e6,
+        "millions": 1e6,
+        "m": 1e6,
+        "milliard": 1e9,
+        "milliards": 1e9,
+        "md": 1e9,
+        "mds": 1e9,
+        "mrd": 1e9,
+        "billion": 1e12,
+        "billions": 1e12,
+    },
+    percent=("pour cent", "pourcent"),
+    points=("points de pourcentage", "point de pourcentage"),
+    basis_points=("points de base", "point de base"),
+    scaled_currency={"m€": (1e6, "EUR"), "md€": (1e9, "EUR"), "k€": (1e3, "EUR")},
+    currency_words={"euros": "EUR", "euro": "EUR", "dollars": "USD"},
+    krone="DKK",
+    negative_before=(
+        "a perdu",
+        "perdu",
+        "perte de",
+        "baisse de",
+        "recul de",
+        "a reculé de",
+        "a diminué de",
+        "diminué de",
+        "a chuté de",
+        "en baisse de",
+        "moins",
+    ),
+    negative_after=("perte", "baisse", "recul"),
+    change_before=("hausse de", "a augmenté de", "progression de", "a progressé de"),
+    numbers={
+        "zéro": 0,
+        "un": 1,
+        "une": 1,
+        "deux": 2,
+        "trois": 3,
+        "quatre": 4,
+        "cinq": 5,
+        "six": 6,
+        "sept": 7,
+        "huit": 8,
+        "neuf": 9,
+        "dix": 10,
+        "onze": 11,
+        "douze": 12,
+        "vingt": 20,
+        "trente": 30,
+        "quarante": 40,
+        "cinquante": 50,
+        "soixante": 60,
+    },
+    decimal_word="virgule",
+    number_scales={"cent": 100.0, "mille": 1e3},
+    markers=_words("le la les du des et est était à au aux en pour sur par une un été s'est"),
+)
+
+LANGUAGES: dict[str, NumberLanguage] = {
+    t.code: t
+    for t in (ENGLISH, NORWEGIAN_BOKMAL, NORWEGIAN_NYNORSK, SWEDISH, DANISH, GERMAN, FRENCH)
+}
+# Locale spellings that name a table ("no", "nb-NO", "de_DE", "sv-SE"...).
+_LOCALE_ALIASES = {
+    "no": "nb",
+    "nob": "nb",
+    "nno": "nn",
+    "swe": "sv",
+    "dan": "da",
+    "deu": "de",
+    "ger": "de",
+    "fra": "fr",
+    "fre": "fr",
+    "eng": "en",
+}
+
+
+def language_for_locale(locale: str | None) -> NumberLanguage | None:
+    """The table for a locale string ("nb-NO", "de_DE", "sv"), or None when unknown."""
+    if not locale or not isinstance(locale, str):
+        return None
+    code = re.split(r"[-_.@]", locale.strip().lower(), maxsplit=1)[0]
+    return LANGUAGES.get(_LOCALE_ALIASES.get(code, code))
+
+
+_WORD_TOKEN_RE = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+
+
+@lru_cache(maxsize=1)
+def _marker_owner() -> dict[str, tuple[str, ...]]:
+    owner: dict[str, list[str]] = {}
+    for t in LANGUAGES.values():
+        for w in t.markers:
+            owner.setdefault(w, []).append(t.code)
+        # A scale or percent word is evidence only where English does not share it.
+        for w in (*t.scales, *t.percent, *t.points, *t.scaled_currency):
+            if (
+                len(w) >= 3
+                and t.code != "en"
+                and w not in ENGLISH.scales
+                and w not in ENGLISH.markers
+            ):
+                owner.setdefault(w, []).append(t.code)
+    return {w: tuple(dict.fromkeys(c)) for w, c in owner.items()}
+
+
+def detect_language(text: str, limit: int = 4000) -> NumberLanguage:
+    """The table whose function words the text uses most (English on a tie or no evidence).
+
+    Looks at the first ``limit`` characters only, so the cost is bounded.
+    """
+    owner = _marker_owner()
+    score: dict[str, float] = {}
+    for m in _WORD_TOKEN_RE.finditer(text[:limit].lower()):
+        codes = owner.get(m.group(0))
+        if codes:
+            for c in codes:
+                score[c] = score.get(c, 0.0) + 1.0 / len(codes)
+    if not score:
+        return ENGLISH
+    best = max(score.items(), key=lambda kv: (kv[1], kv[0] == "en"))
+    if best[0] != "en" and best[1] <= score.get("en", 0.0):
+        return ENGLISH
+    return LANGUAGES[best[0]]
+
+
+@lru_cache(maxsize=1)
+def all_scale_words() -> dict[str, float]:
+    """Every scale word of every table (English meanings win where languages disagree)."""
+    out: dict[str, float] = {}
+    for t in reversed(list(LANGUAGES.values())):
+        out.update(t.scales)
+    return out
+
+
+@lru_cache(maxsize=1)
+def all_scaled_currencies() -> dict[str, tuple[float, str]]:
+    out: dict[str, tuple[float, str]] = {}
+    for t in reversed(list(LANGUAGES.values())):
+        out.update(t.scaled_currency)
+    return out
+
+
+def _alternation(words: set[str]) -> str:
+    return "|".join(
+        re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True)
+    )
+
+
+@lru_cache(maxsize=1)
+def percent_suffix_pattern() -> str:
+    """Regex alternation of every percent / points / basis-point word (case-insensitive use)."""
+    words: set[str] = set()
+    for t in LANGUAGES.values():
+        words.update(w for w in (*t.percent, *t.points, *t.basis_points) if w != "%")
+    return _alternation(words)
+
+
+@lru_cache(maxsize=1)
+def basis_point_words() -> frozenset[str]:
+    return frozenset(w for t in LANGUAGES.values() for w in t.basis_points)
+
+
+@lru_cache(maxsize=1)
+def negative_before_pattern() -> re.Pattern[str]:
+    """A figure right after one of these words is negative ("tapte 485", "fiel um 3 %")."""
+    words = {w for t in LANGUAGES.values() for w in t.negative_before}
+    return re.compile(
+        r"(?<![^\W\d_])(?:" + _alternation(words) + r")"
+        r"(?:\s+(?:about|approximately|roughly|nearly|some|rund|ca\.?|cirka|omkring|knapt|nesten|"
+        r"drøyt|environ|près\s+de|etwa|knapp|gut|runt|ungefär|the|an?|its|fondet|der|die|das))*"
+        r"[\s:]*(?:[$€£¥]|(?:USD|EUR|NOK|SEK|DKK|GBP|CHF|kr\.?)\s*)?\s*$",
+        re.IGNORECASE,
+    )
+
+
+@lru_cache(maxsize=1)
+def negative_after_pattern() -> re.Pattern[str]:
+    words = {w for t in LANGUAGES.values() if t.code != "en" for w in t.negative_after}
+    return re.compile(r"^[\s,]*(?:" + _alternation(words) + r")(?![^\W\d_])", re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def negative_words() -> frozenset[str]:
+    """Single tokens that may start a negative phrase (cheap gate before the regex)."""
+    out: set[str] = set()
+    for t in LANGUAGES.values():
+        for phrase in (*t.negative_before, *t.negative_after):
+            toks = phrase.split()
+            out.update(w for w in toks if len(w) >= 4)
+            if len(toks[0]) >= 3:
+                out.add(toks[0])
+    return frozenset(out)
+
+
+@lru_cache(maxsize=1)
+def change_words() -> frozenset[str]:
+    return frozenset(w for t in LANGUAGES.values() if t.code != "en" for w in t.change_before)
