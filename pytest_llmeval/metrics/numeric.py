@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_llmeval.errors import GraderError
 from pytest_llmeval.metrics.base import MetricResult, enforce
 from pytest_llmeval.metrics.numeric_extract import Candidate, extract_values
+from pytest_llmeval.metrics.numeric_roles import Asserted, co_asserted, is_endpoint
 
 if TYPE_CHECKING:
     from pytest_llmeval.registry import GradeContext
@@ -1201,11 +1202,13 @@ def numeric_match(
     require_currency: bool = False,
     percent: str = "ratio-or-percent",
     match: str = "concluding",
+    locale: str | None = None,
 ) -> NumericMatch:
     """Compare the value stated in ``response`` with ``expected`` after normalisation.
 
     See the README section "Numeric answers" for the conventions (scale, sign, percent, rounding).
-    Bad option values raise ``ValueError``; no response string makes it raise.
+    ``locale`` ("nb-NO", "de") decides an ambiguous decimal mark; without it the response's
+    own words decide. Bad option values raise ``ValueError``; no response string makes it raise.
     """
     if tolerance_mode not in TOLERANCE_MODES:
         raise ValueError(
@@ -1235,6 +1238,7 @@ def numeric_match(
         require_currency,
         percent,
         match,
+        locale if isinstance(locale, str) else None,
     )
 
 
@@ -1260,6 +1264,7 @@ def _numeric_match(
     require_currency: bool,
     percent_mode: str,
     match: str,
+    locale: str | None = None,
 ) -> NumericMatch:
     gold = _parse_gold(expected, question)
     counting = bool(
@@ -1270,7 +1275,9 @@ def _numeric_match(
         and float(gold.value).is_integer()
         and 0 <= gold.value <= 1000
     )
-    cands = extract_values(response, question=question, count_words=counting)
+    cands = extract_values(
+        response, question=question, count_words=counting, locale=locale, padding=False
+    )
     exp_repr = expected if isinstance(expected, str) else repr(expected)
     if gold is None:
         return NumericMatch(
@@ -1295,6 +1302,7 @@ def _numeric_match(
     allow = {"year"} if gold.yearish else set()
     how = ""
     chosen: list[Candidate] = []
+    extras: list[Asserted] = []
     if match == "any":
         chosen = [c for c in cands if not c.ignored or c.role in allow]
         how = "any value in the answer (match='any')"
@@ -1328,14 +1336,30 @@ def _numeric_match(
             if primary is not None:
                 chosen = [primary]
         if primary is None:
-            primary, alts, how2 = _select_concluding(
-                response, cands, question, allow, _gold_kind(gold, hints)
-            )
+            gkind = _gold_kind(gold, hints)
+            primary, alts, how2 = _select_concluding(response, cands, question, allow, gkind)
             if primary is not None:
                 chosen = [primary, *alts]
                 how = (f"no value tied to category {category!r}; " if category else "") + how2
+                seg = next(
+                    (sg for sg in _segments(response) if sg[0] <= primary.span[0] < sg[1]),
+                    (0, len(response)),
+                )
+                asks_change = (
+                    bool(_Q_CHANGE_RE.search(question[:2000])) if question else None
+                )
+                extras = co_asserted(response, seg, cands, chosen, asks_change)
+                if (
+                    asks_change is not False
+                    and any(a.role in ("change", "difference") for a in extras)
+                    and is_endpoint(response, seg, cands, primary)
+                ):
+                    # "rose by $59 million, from $3,475 million to $3,534 million": the change
+                    # is asserted; the endpoint the sentence ends on is an input.
+                    chosen = []
+                    how = f"an endpoint of the stated change, not the answer ({how2})"
 
-    if not chosen:
+    if not chosen and not extras:
         reason = (
             "no numeric value found in the answer"
             if not cands
@@ -1354,7 +1378,7 @@ def _numeric_match(
             details={"selection": how, "expected_raw": str(exp_repr)},
         )
 
-    found = chosen[0]
+    found = chosen[0] if chosen else extras[0].cand
     found_val = found.value
     ok = False
     note = ""
@@ -1365,6 +1389,18 @@ def _numeric_match(
             break
         if c is chosen[0]:
             found_val = val
+    if not chosen:
+        found_val = _match_candidate(gold, found, hints, resp_scale, tol, mode, percent_mode)[1]
+        how = f"{extras[0].description}, {how}"
+    if not ok:
+        # The gold asserted in another role of the answer sentence (a change beside its
+        # endpoints, the level it leads to, a total before its parts) answers too.
+        for a in extras:
+            agree, val, nt = _match_candidate(gold, a.cand, hints, resp_scale, tol, mode, percent_mode)
+            if agree:
+                ok, found, found_val, note = True, a.cand, val, nt
+                how = f"{a.description}, beside {how}"
+                break
     unit_match = _unit_match(gold, found, exp_currency, percent_mode)
     currency_note = ""
     if exp_currency and found.currency and exp_currency != found.currency:
@@ -1440,6 +1476,7 @@ def assert_numeric_match(
     require_currency: bool = False,
     percent: str = "ratio-or-percent",
     match: str = "concluding",
+    locale: str | None = None,
 ) -> NumericMatch:
     """Like :func:`numeric_match`, but records the result and raises on a mismatch."""
     __tracebackhide__ = True
@@ -1453,12 +1490,21 @@ def assert_numeric_match(
         require_currency=require_currency,
         percent=percent,
         match=match,
+        locale=locale,
     )
     enforce(result)
     return result
 
 
-_GRADE_KEYS = ("category", "tolerance", "tolerance_mode", "require_currency", "percent", "match")
+_GRADE_KEYS = (
+    "category",
+    "tolerance",
+    "tolerance_mode",
+    "require_currency",
+    "percent",
+    "match",
+    "locale",
+)
 
 
 def grade(ctx: GradeContext) -> MetricResult:
@@ -1479,6 +1525,11 @@ def grade(ctx: GradeContext) -> MetricResult:
         raise GraderError(
             f"numeric grader: expected answer {str(ctx.expected)[:80]!r} holds no number"
         )
+    if "locale" not in settings and ctx.sample is not None:
+        # The sample's metadata.locale decides an ambiguous decimal mark ("1,070" in Norwegian).
+        loc = ctx.sample.metadata.get("locale")
+        if isinstance(loc, str):
+            settings = {**settings, "locale": loc}
     try:
         return numeric_match(ctx.response, ctx.expected, question=ctx.question, **settings)
     except (TypeError, ValueError) as exc:

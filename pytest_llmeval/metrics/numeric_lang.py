@@ -109,6 +109,20 @@ _NORDIC_NUMBERS = {
     "nitti": 90,
     "nittio": 90,
 }
+
+
+def _compounds(numbers: dict[str, int], pattern: str) -> dict[str, int]:
+    """Written-together tens and units: "tjueen" (nb), "tjugoett" (sv), "einundzwanzig" (de)."""
+    tens = {w: n for w, n in numbers.items() if n >= 20 and n % 10 == 0}
+    units = {w: n for w, n in numbers.items() if 1 <= n <= 9}
+    out = dict(numbers)
+    for tw, tn in tens.items():
+        for uw, un in units.items():
+            out.setdefault(pattern.format(tens=tw, unit=uw), tn + un)
+    return out
+
+
+_NORDIC_NUMBERS = _compounds(_NORDIC_NUMBERS, "{tens}{unit}")
 _NORDIC_NUMBER_SCALES = {"hundre": 100.0, "hundra": 100.0, "tusen": 1e3, "tusind": 1e3}
 
 ENGLISH = NumberLanguage(
@@ -391,31 +405,34 @@ GERMAN = NumberLanguage(
     ),
     negative_after=("verlust", "rückgang", "minus"),
     change_before=("stieg um", "wuchs um", "erhöhte sich um", "zuwachs von", "anstieg um"),
-    numbers={
-        "null": 0,
-        "eins": 1,
-        "ein": 1,
-        "eine": 1,
-        "zwei": 2,
-        "drei": 3,
-        "vier": 4,
-        "fünf": 5,
-        "sechs": 6,
-        "sieben": 7,
-        "acht": 8,
-        "neun": 9,
-        "zehn": 10,
-        "elf": 11,
-        "zwölf": 12,
-        "zwanzig": 20,
-        "dreißig": 30,
-        "vierzig": 40,
-        "fünfzig": 50,
-        "sechzig": 60,
-        "siebzig": 70,
-        "achtzig": 80,
-        "neunzig": 90,
-    },
+    numbers=_compounds(
+        {
+            "null": 0,
+            "eins": 1,
+            "ein": 1,
+            "eine": 1,
+            "zwei": 2,
+            "drei": 3,
+            "vier": 4,
+            "fünf": 5,
+            "sechs": 6,
+            "sieben": 7,
+            "acht": 8,
+            "neun": 9,
+            "zehn": 10,
+            "elf": 11,
+            "zwölf": 12,
+            "zwanzig": 20,
+            "dreißig": 30,
+            "vierzig": 40,
+            "fünfzig": 50,
+            "sechzig": 60,
+            "siebzig": 70,
+            "achtzig": 80,
+            "neunzig": 90,
+        },
+        "{unit}und{tens}",
+    ),
     decimal_word="komma",
     number_scales={"hundert": 100.0, "tausend": 1e3},
     markers=_words(
@@ -596,9 +613,19 @@ def basis_point_words() -> frozenset[str]:
 @lru_cache(maxsize=1)
 def negative_before_pattern() -> re.Pattern[str]:
     """A figure right after one of these words is negative ("tapte 485", "fiel um 3 %")."""
-    words = {w for t in LANGUAGES.values() for w in t.negative_before}
+    english = set(ENGLISH.negative_before)
+    others = {w for t in LANGUAGES.values() for w in t.negative_before} - english
+    # Verb-second languages put the subject between the verb and the figure ("I 2018 tapte
+    # fondet 485 milliarder", "fiel der Kurs um 4,2 Prozent"): up to three words, never "til"/"auf".
+    gap = r"(?:\s+(?!(?:til|till|auf|à|to|på|i|im|in)\b)[^\W\d_]+){0,3}?"
     return re.compile(
-        r"(?<![^\W\d_])(?:" + _alternation(words) + r")"
+        r"(?<![^\W\d_])(?:(?:"
+        + _alternation(others)
+        + r")"
+        + gap
+        + "|"
+        + _alternation(english)
+        + r")"
         r"(?:\s+(?:about|approximately|roughly|nearly|some|rund|ca\.?|cirka|omkring|knapt|nesten|"
         r"drøyt|environ|près\s+de|etwa|knapp|gut|runt|ungefär|the|an?|its|fondet|der|die|das))*"
         r"[\s:]*(?:[$€£¥]|(?:USD|EUR|NOK|SEK|DKK|GBP|CHF|kr\.?)\s*)?\s*$",

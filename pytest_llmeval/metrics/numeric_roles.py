@@ -1,0 +1,229 @@
+"""Roles of the figures in the answer sentence: which of them the response asserts.
+
+The selection stage (:mod:`numeric`) finds the sentence that answers and its concluding figure.
+This stage reads the other figures of that sentence by their role, so a figure asserted in another
+role can answer too:
+
+- ``change``: "rose by $59 million", "a 150% increase", "falt med 6,1 prosent", "exceeded ... by $5";
+- ``level``: the level a change leads to ("rose 12.8% to $1,617k", "økte ... til 10 914 mrd.");
+- ``endpoint``: the levels a change runs between ("from $3,475 million to $3,534 million",
+  "($26.0 million to $74.5 million)"): inputs, never the answer;
+- ``total``: a total stated before its parts ("$8.4 billion in all: ...", "a total of ...");
+- ``whole``: the whole a part is taken of ("$206.7 million of the $1,344.1 million").
+
+:func:`co_asserted` returns the figures of the answer sentence asserted as a change, level or
+total, and, when the concluding figure is of another kind than the expected answer (a dollar
+amount where a percentage was asked), the stated figures of the expected kind.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pytest_llmeval.metrics.numeric_extract import Candidate
+from pytest_llmeval.metrics.numeric_lang import LANGUAGES
+
+ROLE_DESCRIPTIONS = {
+    "change": "the change stated beside its endpoints",
+    "level": "the level the stated change leads to",
+    "total": "the total before its parts",
+    "difference": "the difference stated with 'by'",
+}
+
+
+def _alt(words: set[str]) -> str:
+    return "|".join(
+        re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True)
+    )
+
+
+_CHANGE_WORDS = {
+    "rose",
+    "grew",
+    "increased",
+    "climbed",
+    "gained",
+    "jumped",
+    "added",
+    "fell",
+    "dropped",
+    "declined",
+    "decreased",
+    "slipped",
+    "slid",
+    "sank",
+    "shrank",
+    "lost",
+    "up",
+    "down",
+    "moved up",
+    "moved down",
+    "went up",
+    "went down",
+    "improved",
+    "expanded",
+    "contracted",
+    "widened",
+    "narrowed",
+    "increase of",
+    "decrease of",
+    "decline of",
+    "drop of",
+    "rise of",
+    "gain of",
+    "change of",
+    "growth of",
+    "reduction of",
+}
+for _t in LANGUAGES.values():
+    _CHANGE_WORDS.update(_t.change_before)
+    _CHANGE_WORDS.update(_t.negative_before)
+
+# A change verb (or noun) right before the figure, with "by"/"med"/"um" and fillers between.
+_CHANGE_BEFORE_RE = re.compile(
+    r"(?<![^\W\d_])(?:" + _alt(_CHANGE_WORDS) + r")"
+    r"(?:\s+(?:by|of|med|um|de|på|about|approximately|roughly|nearly|some|just|only|around|"
+    r"rund|etwa|ca\.?|omkring|environ|fondet|the|an?))*[\s:]*"
+    r"(?:[$€£¥]|(?:USD|EUR|NOK|SEK|DKK|GBP|CHF)\s*)?\s*[-−]?\s*$",
+    re.IGNORECASE,
+)
+# "a 150.18% increase", "a 3.5% loss", "3,5 % tap".
+_CHANGE_AFTER_RE = re.compile(
+    r"^\s*(?:\)\s*)?(?:year[- ]over[- ]year\s+|yoy\s+)?(?:increase|decrease|decline|growth|rise|drop|"
+    r"gain|jump|fall|reduction|loss|improvement|økning|nedgang|tap|ökning|minskning|förlust|"
+    r"anstieg|rückgang|verlust|zuwachs|hausse|baisse|perte)(?![^\W\d_])",
+    re.IGNORECASE,
+)
+# "exceeded X by $5 million", "higher by 2%": the difference.
+_BY_BEFORE_RE = re.compile(
+    r"\b(?:exceed\w*|outpac\w*|surpass\w*|higher|lower|more|less|greater|smaller|larger|widened|"
+    r"narrowed|beat|missed|trailed)\b(?:[^.;]|\.\d){0,80}?\bby\s+(?:about\s+|approximately\s+|roughly\s+)?"
+    r"[$€£¥]?\s*$",
+    re.IGNORECASE,
+)
+_TO_BEFORE_RE = re.compile(
+    r"(?<![^\W\d_])(?:to|til|till|auf|à|bis\s+auf)\s+(?:about\s+|approximately\s+|roughly\s+|rund\s+|"
+    r"ca\.?\s+|omkring\s+|a\s+record\s+)?(?:[$€£¥]|(?:USD|EUR|NOK|SEK|DKK|GBP)\s*)?\s*$",
+    re.IGNORECASE,
+)
+# "compared to", "relative to", "up to": not the level a change leads to.
+_NOT_LEVEL_RE = re.compile(
+    r"\b(?:compared|relative|equal|due|according|close|up|similar|prior|adjusted|attributable|"
+    r"belonging|related|owed|paid|sold|issued|granted)\s+to\s+(?:about\s+|approximately\s+)?"
+    r"(?:[$€£¥]|(?:USD|EUR|NOK|SEK|DKK|GBP)\s*)?\s*$",
+    re.IGNORECASE,
+)
+_CHANGE_VERB_RE = re.compile(
+    r"(?<![^\W\d_])(?:rose|grew|increased|climbed|gained|jumped|fell|dropped|declined|decreased|"
+    r"slipped|slid|sank|shrank|improved|expanded|contracted|moved|went|reduced|cut|raised|lifted|"
+    r"lowered|økte|steg|falt|sank|vokste|gikk|auka|ökade|minskade|sjönk|föll|faldt|stieg|sank|fiel|"
+    r"wuchs|erhöhte|verringerte|a\s+augmenté|a\s+diminué|a\s+progressé|a\s+reculé)(?![^\W\d_])",
+    re.IGNORECASE,
+)
+_CLAUSE_SPLIT_RE = re.compile(r"[;]|,\s(?!from\b)|\s(?:while|whereas|but|and)\s", re.IGNORECASE)
+_FROM_RE = re.compile(r"(?<![^\W\d_])(?:from|fra|från|frå|von|de|since)(?![^\W\d_])", re.IGNORECASE)
+_TOTAL_BEFORE_RE = re.compile(
+    r"(?:\b(?:a\s+total\s+of|in\s+total|total(?:led|ed|ing)?|totalt|insgesamt|au\s+total|"
+    r"combined|altogether|overall|sum\s+of)\b)[^.;\d]{0,40}$",
+    re.IGNORECASE,
+)
+_TOTAL_AFTER_RE = re.compile(
+    r"^\s*(?:in\s+all|in\s+total|all\s+told|combined|altogether|totalt|insgesamt|au\s+total)\b"
+    r"|^\s*(?:\([^()]{0,20}\)\s*)?:",
+    re.IGNORECASE,
+)
+_WHOLE_BEFORE_RE = re.compile(
+    r"\b(?:out\s+)?of\s+(?:the\s+|a\s+|its\s+)?[$€£¥]?\s*$", re.IGNORECASE
+)
+_PAREN_RANGE_RE = re.compile(r"\(\s*[^()]{0,40}\b(?:to|til|till|bis|à)\b[^()]{0,40}\)")
+
+
+@dataclass(frozen=True)
+class Asserted:
+    """A figure the response asserts in a role other than the concluding figure's."""
+
+    cand: Candidate
+    role: str
+
+    @property
+    def description(self) -> str:
+        return ROLE_DESCRIPTIONS.get(self.role, self.role)
+
+
+def figure_role(text: str, seg_start: int, cands: list[Candidate], i: int) -> str | None:
+    """The role of ``cands[i]`` within its sentence (``seg_start`` is where the sentence starts)."""
+    c = cands[i]
+    if c.role in ("operand", "comparison") or c.ignored:
+        return "endpoint" if c.role == "comparison" else None
+    prev_end = cands[i - 1].span[1] if i > 0 and cands[i - 1].span[1] > seg_start else seg_start
+    before = text[max(prev_end, c.span[0] - 60) : c.span[0]]
+    after = text[c.span[1] : c.span[1] + 40]
+    # Inside "(A to B)" after a change: an endpoint.
+    lo = max(seg_start, c.span[0] - 60)
+    for m in _PAREN_RANGE_RE.finditer(text, lo, min(len(text), c.span[1] + 60)):
+        if m.start() <= c.span[0] and c.span[1] <= m.end():
+            return "endpoint"
+    if _WHOLE_BEFORE_RE.search(before) and i > 0 and c.span[0] - cands[i - 1].span[1] < 16:
+        return "whole"
+    if _BY_BEFORE_RE.search(text[max(seg_start, c.span[0] - 100) : c.span[0]]):
+        return "difference"
+    if _CHANGE_BEFORE_RE.search(before) or _CHANGE_AFTER_RE.match(after):
+        return "change"
+    if _TO_BEFORE_RE.search(before) and not _NOT_LEVEL_RE.search(before):
+        # "to X" after "from Y" is an endpoint; after a change it is the level reached.
+        clause = text[max(seg_start, c.span[0] - 120) : c.span[0]]
+        own = _CLAUSE_SPLIT_RE.split(clause)[-1]
+        if _FROM_RE.search(own[-60:]):
+            return "endpoint"
+        if _CHANGE_VERB_RE.search(clause):
+            return "level"
+    if _TOTAL_AFTER_RE.match(after) and any(
+        j > i and cands[j].span[0] - c.span[1] < 200 for j in range(i + 1, len(cands))
+    ):
+        return "total"
+    if _TOTAL_BEFORE_RE.search(before):
+        return "total"
+    return None
+
+
+def co_asserted(
+    text: str,
+    seg: tuple[int, int],
+    cands: list[Candidate],
+    chosen: list[Candidate],
+    asks_change: bool | None,
+) -> list[Asserted]:
+    """Figures of the answer sentence asserted as a change, level, total or difference.
+
+    ``asks_change``: None without a question (every role may answer); True when the question
+    asks for a change (changes and differences answer, levels do not); False otherwise (levels
+    and totals answer, changes do not).
+    """
+    if asks_change is None:
+        allowed: tuple[str, ...] = ("change", "level", "total", "difference")
+    elif asks_change:
+        allowed = ("change", "difference", "total")
+    else:
+        allowed = ("level", "total")
+    in_seg = [c for c in cands if seg[0] <= c.span[0] < seg[1]]
+    if len(in_seg) < 2 or len(in_seg) > 40:
+        return []
+    chosen_ids = {id(c) for c in chosen}
+    out: list[Asserted] = []
+    for i, c in enumerate(in_seg):
+        if id(c) in chosen_ids:
+            continue
+        role = figure_role(text, seg[0], in_seg, i)
+        if role in allowed:
+            out.append(Asserted(c, role))
+    return out
+
+
+def is_endpoint(text: str, seg: tuple[int, int], cands: list[Candidate], c: Candidate) -> bool:
+    """Is ``c`` an endpoint of a change stated in its sentence ("from $A to $B")?"""
+    in_seg = [x for x in cands if seg[0] <= x.span[0] < seg[1]]
+    for i, x in enumerate(in_seg):
+        if x is c:
+            return figure_role(text, seg[0], in_seg, i) == "endpoint"
+    return False

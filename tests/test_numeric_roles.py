@@ -1,0 +1,244 @@
+"""Numeric grader: number language tables and the roles of figures (cases invented for these tests)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_llmeval.metrics.numeric import numeric_match
+from pytest_llmeval.metrics.numeric_extract import extract_values
+from pytest_llmeval.metrics.numeric_lang import (
+    LANGUAGES,
+    detect_language,
+    language_for_locale,
+)
+from pytest_llmeval.metrics.numeric_roles import co_asserted, figure_role
+
+
+def _passes(response: str, expected: str | float, **kw: object) -> bool:
+    return numeric_match(response, expected, **kw).passed  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- languages
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("Driftsresultatet ble 4 512 mill. kroner, og det er en økning fra året før.", "nb"),
+        ("Resultatet vart 4 512 mill. kroner, og det er ikkje mykje.", "nn"),
+        ("Rörelseresultatet uppgick till 4 512 Mkr och var högre än året innan.", "sv"),
+        ("Omsætningen udgjorde 4.512 mio. kr. og blev højere end sidste år.", "da"),
+        ("Der Umsatz belief sich auf 4.512 Mio. € und lag damit über dem Vorjahr.", "de"),
+        ("Le chiffre d'affaires s'est établi à 4 512 millions d'euros pour l'exercice.", "fr"),
+        ("Operating income was $4,512 million for the year.", "en"),
+        ("", "en"),
+    ],
+)
+def test_language_of_the_text_is_recognised(text: str, code: str) -> None:
+    assert detect_language(text).code == code
+
+
+def test_locale_names_a_table() -> None:
+    assert language_for_locale("nb-NO") is LANGUAGES["nb"]
+    assert language_for_locale("de_DE") is LANGUAGES["de"]
+    assert language_for_locale("no") is LANGUAGES["nb"]
+    assert language_for_locale("xx") is None
+    assert language_for_locale(None) is None
+
+
+def test_every_table_has_the_same_shape() -> None:
+    for table in LANGUAGES.values():
+        assert table.scales, table.code
+        assert table.markers, table.code
+        assert all(w == w.lower() for w in table.scales), table.code
+        if table.code != "en":
+            assert table.decimal_comma and table.percent and table.negative_before
+
+
+@pytest.mark.parametrize(
+    ("response", "expected"),
+    [
+        ("Utbyttet utgjorde 3 418 mrd. kroner ved årsslutt.", "NOK 3,418 billion"),
+        ("Porteføljen var verdt 7 215 milliarder kroner ved utgangen av året.", "7,215 billion"),
+        ("Kostnadene ble 512 tusen kroner i fjor.", "512 thousand"),
+        ("Die Rückstellungen beliefen sich auf 7.315 Tsd. €.", "7,315 thousand"),
+        ("Der Konzernumsatz lag bei 2.871 Mio. € im Jahr.", "2,871 million"),
+        ("Das Ergebnis betrug 1,25 Mrd. Euro.", "1.25 billion"),
+        ("Rörelseresultatet uppgick till 4 206 Mkr.", "4,206 million"),
+        ("Vinsten blev 12,5 miljarder kronor.", "12.5 billion"),
+        ("Fondet var verdt 9,7 billioner kroner.", "9,700 billion"),
+        ("Marginen ble 27,4 prosent i fjor.", "27.4%"),
+        ("Die Eigenkapitalquote stieg auf 41,2 Prozent.", "41.2%"),
+        ("Le résultat net s'est établi à 3,8 milliards d'euros.", "3.8 billion"),
+        ("Egenkapitalandelen ble tjueen komma fem prosent.", "21.5%"),
+        ("The portfolio held 4 215 806 shares at year end.", "4215806"),
+        ("Headcount reached 12 480 (in thousands of hours).", "12480"),
+    ],
+)
+def test_european_number_language(response: str, expected: str) -> None:
+    result = numeric_match(response, expected)
+    assert result.passed, result.explanation
+
+
+@pytest.mark.parametrize(
+    ("response", "expected"),
+    [
+        ("Kostnadene ble 512 mill. kroner i fjor.", "512 thousand"),
+        ("Die Rückstellungen beliefen sich auf 7.315 Mio. €.", "7,315 thousand"),
+        ("Vinsten blev 12,5 Tkr.", "12.5 billion"),
+        ("Marginen ble 27,4 basispunkter.", "27.4%"),
+    ],
+)
+def test_european_scale_words_still_reject_other_scales(response: str, expected: str) -> None:
+    assert not _passes(response, expected)
+
+
+def test_locale_decides_an_ambiguous_single_separator() -> None:
+    text = "Resultat: 1,250 mrd."
+    assert _passes(text, "1.25 billion", locale="nb-NO")
+    assert not _passes(text, "1,250 billion", locale="nb-NO")
+    assert _passes("Revenue: 1,250 million.", "1,250 million", locale="en-US")
+
+
+@pytest.mark.parametrize(
+    ("response", "expected"),
+    [
+        ("I fjor tapte porteføljen 212 milliarder kroner.", "-212 billion"),
+        ("Im Jahr 2020 fiel der Kurs um 4,2 Prozent.", "-4.2%"),
+        ("Aksjen falt med 8,5 prosent i fjor.", "-8.5%"),
+        ("I 2019 falt indeksen med 3,3 prosent.", "-3.3%"),
+        ("The trust lost about $1.9 billion that year.", "-1.9 billion"),
+        ("The net loss per share was $0.42 for the quarter.", "-0.42"),
+    ],
+)
+def test_worded_signs_in_every_language(response: str, expected: str) -> None:
+    result = numeric_match(response, expected)
+    assert result.passed, result.explanation
+
+
+def test_worded_decrease_does_not_match_a_rise() -> None:
+    assert not _passes("Aksjen steg med 8,5 prosent i fjor.", "-8.5%")
+    assert not _passes("Im Jahr 2020 stieg der Kurs um 4,2 Prozent.", "-4.2%")
+
+
+# --------------------------------------------------------------------------- roles
+
+
+@pytest.mark.parametrize(
+    ("response", "expected"),
+    [
+        (
+            "Segment revenue rose by $73 million, from $2,118 million to $2,191 million.",
+            "73 million",
+        ),
+        ("The operating margin fell 40 basis points, from 6.2% to 5.8%.", "-0.4%"),
+        ("Freight costs declined 12.5%, from $4,000 million to $3,500 million.", "-12.5%"),
+        ("Dividends rose 9.1% to $1,244 million in 2022.", "9.1%"),
+        ("Dividends rose 9.1% to $1,244 million in 2022.", "1,244 million"),
+        (
+            "Royalty income was up $6.2 million year over year ($11.0 million to $17.2 million).",
+            "6.2 million",
+        ),
+        ("Inventory moved up by 1.5 percentage points (18.0% to 19.5%).", "1.5%"),
+        (
+            "Porteføljen økte med 318 milliarder kroner til 4 802 milliarder kroner.",
+            "4,802 billion",
+        ),
+        ("Unit sales went from 4,100 to 4,510, a 10% increase.", "10%"),
+        (
+            "Plant A's output of 9,400 tonnes exceeded Plant B's 7,100 tonnes by 2,300 tonnes.",
+            "2300",
+        ),
+    ],
+)
+def test_a_change_beside_its_endpoints_answers(response: str, expected: str) -> None:
+    result = numeric_match(response, expected)
+    assert result.passed, result.explanation
+
+
+@pytest.mark.parametrize(
+    ("response", "expected"),
+    [
+        (
+            "Segment revenue rose by $73 million, from $2,118 million to $2,191 million.",
+            "2,118 million",
+        ),
+        (
+            "Segment revenue rose by $73 million, from $2,118 million to $2,191 million.",
+            "2,191 million",
+        ),
+        (
+            "Royalty income was up $6.2 million year over year ($11.0 million to $17.2 million).",
+            "17.2 million",
+        ),
+        ("Inventory moved up by 1.5 percentage points (18.0% to 19.5%).", "19.5%"),
+    ],
+)
+def test_endpoints_are_inputs_not_answers(response: str, expected: str) -> None:
+    assert not _passes(response, expected)
+
+
+def test_the_question_decides_between_change_and_level() -> None:
+    text = "Dividends rose 9.1% to $1,244 million in 2022."
+    assert _passes(text, "9.1%", question="By how much did dividends increase in 2022?")
+    assert not _passes(text, "1,244 million", question="By how much did dividends increase?")
+    assert _passes(text, "1,244 million", question="What were dividends in 2022?")
+    text = "Gross profit was $8.1 million in 2021, a 7% increase over 2020."
+    assert not _passes(text, "7%", question="What was gross profit in 2021?")
+
+
+def test_explanation_names_the_role() -> None:
+    result = numeric_match(
+        "Segment revenue rose by $73 million, from $2,118 million to $2,191 million.", "73 million"
+    )
+    assert result.passed
+    assert "the change stated beside its endpoints" in result.explanation
+
+
+def test_figure_roles_in_a_sentence() -> None:
+    text = (
+        "Sales rose by $5 million, from $20 million to $25 million, while costs fell to $9 million."
+    )
+    cands = extract_values(text)
+    roles = [figure_role(text, 0, cands, i) for i in range(len(cands))]
+    assert roles == ["change", "endpoint", "endpoint", "level"]
+    assert [a.role for a in co_asserted(text, (0, len(text)), cands, [cands[0]], None)] == ["level"]
+    assert co_asserted(text, (0, len(text)), cands, [cands[0]], True) == []
+
+
+def test_total_before_its_parts() -> None:
+    text = "Facilities came to $6.6 billion in all: $3.3 billion under each of the two agreements."
+    result = numeric_match(text, "6.6 billion")
+    assert result.passed, result.explanation
+    assert not _passes("Facility A was $3.3 billion of the $6.6 billion total.", "6.6 billion")
+
+
+# --------------------------------------------------------------------------- golds
+
+
+def test_parenthesised_gold_with_scale_is_negative() -> None:
+    assert numeric_match("Other expense was $(31) million.", "(31) million").passed
+    result = numeric_match("Other income was $31 million.", "(31) million")
+    assert not result.passed
+    assert result.expected_value == pytest.approx(-31e6)
+
+
+@pytest.mark.parametrize(
+    ("gold", "response"),
+    [
+        (2e20, "Total count: 200,000,000,000,000,000,000 units."),
+        (1577, "Capex was 1,577 in the year."),
+        (0.125, "The margin was 12.5%."),
+        (-56.0, "The change was -56."),
+    ],
+)
+def test_json_number_golds_are_numbers(gold: float, response: str) -> None:
+    result = numeric_match(response, gold)
+    assert result.expected_value == pytest.approx(float(gold))
+    assert result.passed, result.explanation
+
+
+def test_response_trailing_zeros_show_precision_but_gold_padding_does_not() -> None:
+    assert not _passes("Volatility averaged 37.0% over the period.", "36.81%")
+    assert _passes("Volatility averaged 37% over the period.", "36.81%")
+    assert _passes("PP&E was $6.738 billion.", "$6.70", question="in USD billions")
