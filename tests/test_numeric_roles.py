@@ -52,7 +52,9 @@ def test_every_table_has_the_same_shape() -> None:
         assert table.markers, table.code
         assert all(w == w.lower() for w in table.scales), table.code
         if table.code != "en":
-            assert table.decimal_comma and table.percent and table.negative_before
+            assert table.decimal_comma, table.code
+            assert table.percent, table.code
+            assert table.negative_before, table.code
 
 
 @pytest.mark.parametrize(
