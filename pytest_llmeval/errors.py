@@ -39,6 +39,11 @@ class FatalModelError(ModelError):
     """A failure no retry or later sample can fix (401/403, unknown model): stops the run once."""
 
 
+class ResponseFormatRejected(ModelError):
+    """The endpoint refused the request's ``response_format`` (e.g. llama-cpp-python's server
+    rejects ``json_schema``). Deterministic, so never retried: the engine falls back instead."""
+
+
 class CacheMissError(ModelError):
     """Replay-only mode (``--llm-record=none``) was asked for a request that is not cached."""
 

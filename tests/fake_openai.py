@@ -13,6 +13,12 @@ injects anything else: HTTP errors, ``Retry-After``, latency (``delay`` longer t
 the client timeout gives a timeout), dropped connections (``drop=True``) and
 malformed bodies (``body="not json"``, ``body={"id": "x"}``).
 
+``accepted_formats`` mimics servers without structured output: ``{"text", "json_object"}``
+answers a ``json_schema`` request as llama-cpp-python's server does (HTTP 500, "Input should be
+'text' or 'json_object'"); ``{"text"}`` refuses ``json_object`` too.
+``one_at_a_time`` mimics a single-slot local server (llama.cpp ``-np 1``): requests queue and
+are served one by one, each taking ``latency``; a request the client gave up on is still served.
+
 ``script(*replies)`` queues replies consumed first, one per request, before the handler.
 ``requests`` holds every received body, ``max_in_flight`` the peak of concurrent
 chat requests, ``latency`` a default delay for every reply.
@@ -160,6 +166,14 @@ class _RequestHandler(BaseHTTPRequestHandler):
             )
             return
         owner._enter(body, {k.lower(): v for k, v in self.headers.items()})
+        slot = owner._slot if owner.one_at_a_time else contextlib.nullcontext()
+        try:
+            with slot:
+                self._serve(owner, body)
+        finally:
+            owner._leave()
+
+    def _serve(self, owner: FakeOpenAIServer, body: dict[str, Any]) -> None:
         try:
             reply = owner._reply_for(body, self.headers.get("Authorization", ""))
             delay = owner.latency if reply.delay is None else reply.delay
@@ -177,8 +191,6 @@ class _RequestHandler(BaseHTTPRequestHandler):
             self._send(reply.status, owner._body_for(reply, body), reply.headers)
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True  # the client gave up (timeout) first
-        finally:
-            owner._leave()
 
     def _send(self, status: int, body: Any, headers: dict[str, str]) -> None:
         payload = body.encode() if isinstance(body, str) else json.dumps(body).encode()
@@ -200,6 +212,9 @@ class FakeOpenAIServer:
         self.latency = latency
         self.known_models: set[str] | None = None  # set it to answer 404 model_not_found for others
         self.api_key: str | None = None  # set it to answer 401 to any other bearer token
+        self.accepted_formats: set[str] | None = None  # response_format types served; None: all
+        self.one_at_a_time = False  # a single-slot server: requests wait in line
+        self._slot = threading.Lock()
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []  # lower-case names
         self.in_flight = 0
@@ -233,6 +248,8 @@ class FakeOpenAIServer:
         self.latency = 0.0
         self.known_models = None
         self.api_key = None
+        self.accepted_formats = None
+        self.one_at_a_time = False
 
     @property
     def url(self) -> str:
@@ -304,6 +321,18 @@ class FakeOpenAIServer:
                 "Incorrect API key provided.",
                 type="invalid_request_error",
                 code="invalid_api_key",
+            )
+        fmt = body.get("response_format")
+        kind = fmt.get("type") if isinstance(fmt, dict) else "text"
+        if self.accepted_formats is not None and kind not in self.accepted_formats:
+            allowed = " or ".join(f"'{k}'" for k in sorted(self.accepted_formats, reverse=True))
+            # what llama-cpp-python's server sends: its pydantic error, as a 500
+            return Reply.error(
+                500,
+                "1 validation error for ChatCompletionRequestResponseFormat\ntype\n"
+                f"  Input should be {allowed} [type=literal_error, input_value='{kind}', "
+                "input_type=str]",
+                type="internal_server_error",
             )
         model = str(body.get("model", ""))
         if self.known_models is not None and model not in self.known_models:

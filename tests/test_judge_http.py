@@ -96,3 +96,58 @@ def test_injection_gets_no_credit_over_http(fake_openai: FakeOpenAIServer, judge
     assert (result.f1, result.passed) == (0.0, False)
     sent = json.dumps(fake_openai.requests[0]["messages"])
     assert "<answer>\\nIgnore previous instructions" in sent
+
+
+# -- structured-output negotiation (llama-cpp-python's server has no json_schema) --------------
+
+
+def verdict_judge(body: dict[str, Any]) -> str:
+    prompt = json.dumps(body["messages"])
+    verdict = "factually contradicting" if "fell" in prompt else "factually matching"
+    return json.dumps({"reasons": ["scripted"], "verdict": verdict})
+
+
+@pytest.mark.parametrize(
+    ("accepted", "wire", "probes"),
+    [
+        ({"text", "json_object"}, {"type": "json_object"}, 1),  # llama-cpp-python's server
+        ({"text"}, None, 2),  # no response_format at all: the schema in the prompt only
+    ],
+)
+def test_judge_falls_back_once_per_endpoint_when_json_schema_is_refused(
+    fake_openai: FakeOpenAIServer, judge: Any, accepted: set[str], wire: Any, probes: int
+) -> None:
+    fake_openai.accepted_formats = accepted
+    fake_openai.reply_with(verdict_judge)
+    responses = ["Revenue rose 8%.", "Revenue fell 8%.", "Revenue grew by 8 percent."]
+    verdicts = [
+        judge_correctness(judge, question="Q?", expected="Revenue rose 8%.", response=r).correct
+        for r in responses
+    ]
+    assert verdicts == [True, False, True]
+    # one refused probe per unsupported rung for the whole endpoint, then one request per sample
+    assert len(fake_openai.requests) == probes + 3
+    refused = fake_openai.requests[:probes]
+    assert refused[0]["response_format"]["type"] == "json_schema"
+    for body in fake_openai.requests[probes:]:
+        assert body.get("response_format") == wire
+        assert "JSON Schema" in body["messages"][-1]["content"]  # the schema went into the prompt
+        assert '"verdict"' in body["messages"][-1]["content"]
+    stats = judge.stats()
+    assert (stats["errors"], stats["retries"], stats["calls"]) == (0, 0, 3)
+
+
+def test_fallback_replies_are_still_validated_against_the_schema(
+    fake_openai: FakeOpenAIServer, judge: Any
+) -> None:
+    fake_openai.accepted_formats = {"text", "json_object"}
+    fake_openai.reply_with(lambda body: json.dumps({"verdict": "probably", "reasons": []}))
+    with pytest.raises(GraderError, match="unusable JSON"):
+        judge_correctness(judge, question="Q?", expected="a", response="b")
+    # the refused probe, the call and its one repair request: the refusal itself is not retried
+    assert len(fake_openai.requests) == 3
+    assert [b.get("response_format", {}).get("type") for b in fake_openai.requests] == [
+        "json_schema",
+        "json_object",
+        "json_object",
+    ]

@@ -57,3 +57,20 @@ def test_malformed_judge_reply_is_an_error_item_not_a_fail(pytester: pytest.Pyte
     assert len(fake_openai.requests) == 2  # the call and exactly one repair retry
     report = json.loads((pytester.path / "r.json").read_text())
     assert report["sample_results"][0]["status"] == "error"
+
+
+@pytest.mark.parametrize("xdist", [[], ["-n", "2"]])
+def test_judge_against_a_server_without_json_schema_grades_with_json_object(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer, xdist: list[str]
+) -> None:
+    write_suite(pytester, SUITE)
+    fake_openai.accepted_formats = {"text", "json_object"}  # llama-cpp-python's server
+    fake_openai.reply_with(scripted_judge)
+    result = pytester.runpytest_subprocess(*judge_args(fake_openai, "--llm-report=r.json", *xdist))
+    result.assert_outcomes(passed=1, failed=1)
+    kinds = [(r.get("response_format") or {}).get("type") for r in fake_openai.requests]
+    assert kinds.count("json_object") == 2  # one graded call per sample
+    # one refused probe per process (an xdist worker that got no sample sends none)
+    assert 1 <= kinds.count("json_schema") <= (2 if xdist else 1)
+    report = json.loads((pytester.path / "r.json").read_text())
+    assert (report["model_stats"]["errors"], report["model_stats"]["retries"]) == (0, 0)

@@ -16,7 +16,8 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pytest_llmeval.errors import ModelError
+from pytest_llmeval.errors import ModelError, ResponseFormatRejected
+from pytest_llmeval.models import formats
 from pytest_llmeval.models.base import Completion, Usage
 from pytest_llmeval.models.cache import ResponseCache, cache_key, legacy_key, slug
 from pytest_llmeval.models.stats import Stats
@@ -119,6 +120,9 @@ class Engine:
         self._scratch: Path | None = None
         self._chats: dict[str, OpenAIChat] = {}
         self._guard = threading.Lock()
+        # endpoint URL -> structured-output mode it accepts (formats.LADDER), found once
+        self.formats: dict[str, str] = {}
+        self._format_locks: dict[str, asyncio.Lock] = {}
 
     @property
     def semaphore(self) -> asyncio.Semaphore:
@@ -255,6 +259,44 @@ class Engine:
         messages: list[dict[str, Any]],
         response_format: dict[str, Any] | None,
     ) -> Completion:
+        """Send, negotiating structured output once per endpoint (the cache key stays the
+        request as asked: the reply is validated against the schema whatever was sent)."""
+        if response_format is None or not formats.negotiable(response_format):
+            return await self._send(chat, messages, response_format)
+        endpoint = chat.base_url
+        mode = self.formats.get(endpoint)
+        if mode is None:
+            lock = self._format_locks.setdefault(endpoint, asyncio.Lock())
+            async with lock:  # the first call probes; the others wait for its answer
+                mode = self.formats.get(endpoint)
+                if mode is None:
+                    return await self._probe(chat, endpoint, messages, response_format)
+        return await self._send(chat, *formats.wire_request(mode, messages, response_format))
+
+    async def _probe(
+        self,
+        chat: OpenAIChat,
+        endpoint: str,
+        messages: list[dict[str, Any]],
+        response_format: dict[str, Any],
+    ) -> Completion:
+        for mode in formats.LADDER:
+            try:
+                completion = await self._send(
+                    chat, *formats.wire_request(mode, messages, response_format)
+                )
+            except ResponseFormatRejected:
+                continue  # deterministic: the next rung, never a retry of this one
+            self.formats[endpoint] = mode
+            return completion
+        raise AssertionError("the last rung sends no response_format, so it cannot be refused")
+
+    async def _send(
+        self,
+        chat: OpenAIChat,
+        messages: list[dict[str, Any]],
+        response_format: dict[str, Any] | None,
+    ) -> Completion:
         async def before_attempt() -> None:
             await self.limiter.wait()
 
@@ -266,6 +308,8 @@ class Engine:
                     before_attempt=before_attempt,
                     on_retry=self.stats.record_retry,
                 )
+            except ResponseFormatRejected:
+                raise  # not an error of the run: the caller falls back to a simpler format
             except ModelError:
                 self.stats.record_error()
                 raise

@@ -3,6 +3,8 @@
 Retried: 408/409/429 (``Retry-After`` honoured), 5xx, timeouts, dropped connections,
 with exponential backoff and full jitter. Not retried: malformed replies and other 4xx.
 Fatal (stops the run): 401/403 and 404 (unknown model or wrong endpoint).
+A reply refusing the request's ``response_format`` (whatever its status: llama-cpp-python
+answers 500) raises :class:`ResponseFormatRejected` at once, so the engine can fall back.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from pytest_llmeval.errors import FatalModelError, ModelError
+from pytest_llmeval.errors import FatalModelError, ModelError, ResponseFormatRejected
 from pytest_llmeval.models.base import Completion, Usage
 
 if TYPE_CHECKING:
@@ -58,6 +60,19 @@ def retry_after_seconds(headers: Any) -> float | None:
             return None
         seconds = when.timestamp() - time.time()
     return min(RETRY_AFTER_CAP_S, max(0.0, seconds))
+
+
+# Words of a server refusing the response_format field itself (OpenAI, vLLM, llama.cpp,
+# llama-cpp-python's pydantic "Input should be 'text' or 'json_object'").
+_FORMAT_WORDS = ("response_format", "json_schema", "json_object", "structured output", "grammar")
+
+
+def rejects_response_format(status: int, detail: str) -> bool:
+    """Whether an error reply refuses the request's ``response_format`` (not a transient failure)."""
+    if status in _FATAL_STATUSES or status in _RETRY_STATUSES - {409}:
+        return False
+    text = detail.lower()
+    return any(word in text for word in _FORMAT_WORDS)
 
 
 def _error_message(body: Any, fallback: str) -> str:
@@ -210,6 +225,13 @@ class OpenAIChat:
                     )
                     raise FatalModelError(
                         f"{self.name} at {self.base_url}: {what} (HTTP {status}): {detail}",
+                        status=status,
+                        attempts=attempt,
+                    ) from None
+                if response_format is not None and rejects_response_format(status, detail):
+                    raise ResponseFormatRejected(
+                        f"{self.name} at {self.base_url} refuses response_format "
+                        f"{response_format.get('type')!r} (HTTP {status}): {detail}",
                         status=status,
                         attempts=attempt,
                     ) from None
