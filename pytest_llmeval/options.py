@@ -152,7 +152,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("llm_weights", "Rubric weights as name=weight pairs", "accuracy=0.5,citation=0.25,length=0.15,keywords=0.1", _weights),
     OptionSpec("llm_tiers", "Tier cut-offs pass,acceptable", "0.9,0.75", _tiers),
     OptionSpec("llm_length_bands", "Length bands as JSON: {\"ideal\":[100,250],\"ok\":[50,300],\"ok_score\":0.8,\"short_score\":0.5}", "", _json_object),
-    OptionSpec("llm_accuracy", "Default accuracy grader when the gold does not pick one", "semantic_similarity", _str),
+    OptionSpec("llm_accuracy", "Default accuracy grader for free-text golds that do not pick one", "answer_correctness", _str),
     OptionSpec("llm_citation_patterns", "Extra citation regexes, one per line", "", _lines, "linelist"),
     OptionSpec("llm_worst", "How many worst samples the summary lists", 5, _non_negative_int),
     # model layer

@@ -120,7 +120,8 @@ def looks_numeric(expected: str) -> bool:
 
 
 def choose_accuracy_grader(criteria: dict[str, Any], expected: str, default: str) -> str:
-    """Explicit ``accuracy`` > ``extractive`` settings > ``numeric`` settings > numeric gold > default."""
+    """Explicit ``accuracy`` > ``extractive`` settings > ``numeric`` settings > numeric gold >
+    ``min_similarity`` (a cosine threshold asks for ``semantic_similarity``) > default."""
     if criteria.get("accuracy"):
         return str(criteria["accuracy"])
     if criteria.get("extractive"):
@@ -129,6 +130,8 @@ def choose_accuracy_grader(criteria: dict[str, Any], expected: str, default: str
         return "numeric"
     if looks_numeric(expected):
         return "numeric"
+    if criteria.get("min_similarity") is not None:
+        return "semantic_similarity"
     return default
 
 

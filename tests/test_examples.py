@@ -26,7 +26,7 @@ EXPECTED_TIERS = {
     "fy22-net-income": "pass",
     "fy22-services-sales": "pass",
     "fy22-diluted-eps": "acceptable",  # right figure, far too long
-    "fy22-margin-mix": "acceptable",  # right direction, no figures
+    "fy22-margin-mix": "fail",  # "roughly double": neither gold figure stated
     "fy22-rd-expense": "fail",  # the SG&A figure instead of R&D
     "fy22-effective-tax-rate": "fail",  # a refusal
     "prime-choice": "pass",
@@ -101,7 +101,7 @@ def test_summary_shows_every_tier_and_no_errors(demo: DemoRun) -> None:
     assert failed > 0
     assert graded == passed + acceptable + failed
     assert "llmeval summary" in demo.proc.stdout
-    for line in ("by task", "by domain", "worst samples", "ACCEPTABLE", "FAIL"):
+    for line in ("by task", "by domain", "worst samples", "FAIL"):
         assert line in demo.proc.stdout
 
 
@@ -116,7 +116,11 @@ def test_each_demo_sample_lands_in_its_documented_tier(demo: DemoRun) -> None:
     vat = [s for s in demo.report["sample_results"] if s["domain"] == "vat"]
     # The gold-layer file has no ids: items are named by line number.
     assert {s["sample_id"] for s in vat} == {"line2", "line3", "line4", "line5", "line6"}
-    assert {s["status"] for s in vat} == {"pass", "acceptable", "fail"}
+    # line6 contradicts the gold (services are taxable too): the default grader sees it
+    assert {s["sample_id"]: s["status"] for s in vat} == {
+        "line2": "pass", "line3": "pass", "line4": "pass", "line5": "pass", "line6": "fail"
+    }
+    assert next(s for s in vat if s["sample_id"] == "line6")["scores"]["accuracy"] == 0.0
     assert all(s["scores"]["citation"] is not None for s in vat)
 
 

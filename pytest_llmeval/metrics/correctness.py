@@ -237,6 +237,16 @@ class Signals:
     key_dates: int = 0
     dates_matched: int = 0
     date_only: bool = False
+    short_gold: bool = False
+
+
+SHORT_GOLD_WORDS = 6  # "Paris", "Customer deposits", "Trillium, Array, and Therachon"
+
+
+def _short_answer(expected: str) -> bool:
+    """A gold that is a name or a short phrase, not a sentence: its words are the answer."""
+    words = (expected or "").split()
+    return 0 < len(words) <= SHORT_GOLD_WORDS and not _NEG_RE.search(expected)
 
 
 def analyse(
@@ -336,6 +346,7 @@ def analyse(
         key_dates=len(gold_dates),
         dates_matched=dates_matched,
         date_only=date_only,
+        short_gold=_short_answer(expected),
     )
 
 
@@ -415,6 +426,17 @@ def rule_verdict(s: Signals) -> tuple[bool, float, list[str]] | None:
         return False, 0.0, [why]
     if s.date_only:
         return True, 1.0, ["the response states the expected date"]
+    if (
+        s.short_gold
+        and s.key_words
+        and s.inclusion == 0.0
+        and not s.gold_polarity
+        and not s.gold_direction
+        and not (s.key_total and s.key_matched)
+    ):
+        # "Paris" vs "The capital of France is Lyon.": a short gold is its key words; none is there
+        why = f"the response states none of the expected answer's words ({', '.join(s.inclusion_missing[:6])})"
+        return False, 0.0, [why]
     return None
 
 
