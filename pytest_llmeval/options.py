@@ -90,6 +90,23 @@ def _optional_str(value: str) -> str | None:
     return value or None
 
 
+def _html_path(value: str) -> str | None:
+    import importlib.util
+
+    value = value.strip()
+    # Checked here (cheap, no import) so a missing extra stops the run before it starts, not after.
+    if value and importlib.util.find_spec("jinja2") is None:
+        raise ValueError("the HTML report needs jinja2: pip install 'pytest-llmeval[html]'")
+    return value or None
+
+
+def _review_path(value: str) -> str | None:
+    value = value.strip()
+    if value and not value.lower().endswith((".csv", ".jsonl")):
+        raise ValueError("must end in .csv or .jsonl")
+    return value or None
+
+
 def _json_object(value: str) -> dict[str, Any]:
     if not value.strip():
         return {}
@@ -149,12 +166,18 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("llm_min_pass_rate", "Fail the run when the fraction of samples in the pass tier is below this", None, _optional_fraction),
     OptionSpec("llm_errors", "How error items count in the pass rate: fail|exclude", "fail", _choice(ErrorsMode)),
     OptionSpec("llm_report", "Write a JSON report to this path", None, _optional_str),
+    OptionSpec("llm_html", "Write a self-contained HTML report to this path (needs pytest-llmeval[html])", None, _html_path),
     OptionSpec("llm_weights", "Rubric weights as name=weight pairs", "accuracy=0.5,citation=0.25,length=0.15,keywords=0.1", _weights),
     OptionSpec("llm_tiers", "Tier cut-offs pass,acceptable", "0.9,0.75", _tiers),
     OptionSpec("llm_length_bands", "Length bands as JSON: {\"ideal\":[100,250],\"ok\":[50,300],\"ok_score\":0.8,\"short_score\":0.5}", "", _json_object),
     OptionSpec("llm_accuracy", "Default accuracy grader for free-text golds that do not pick one", "answer_correctness", _str),
     OptionSpec("llm_citation_patterns", "Extra citation regexes, one per line", "", _lines, "linelist"),
     OptionSpec("llm_worst", "How many worst samples the summary lists", 5, _non_negative_int),
+    # human review
+    OptionSpec("llm_review_export", "Write failed, needs-review and a share of the other samples for human review to this path (.csv or .jsonl)", None, _review_path),
+    OptionSpec("llm_review_fraction", "Share of the samples that neither failed nor need review added to the review export", 0.2, _fraction),
+    OptionSpec("llm_review_seed", "Seed choosing that share (hashed with each sample id)", "llmeval", _str),
+    OptionSpec("llm_review_import", "A filled-in review export (.csv or .jsonl): agreement of the plugin with its human_verdict column", None, _review_path),
     # model layer
     OptionSpec("llm_model", "Model answering the samples: openai:MODEL, MODEL, python:pkg.mod:func or file:predictions.jsonl", None, _optional_str),
     OptionSpec("llm_base_url", "Base URL of an OpenAI-compatible API (else OPENAI_BASE_URL)", None, _optional_str),

@@ -40,6 +40,7 @@ class LLMEvalSession:
         self.warnings: list[str] = []
         self.gate_message: str | None = None
         self.stopped_reason: str | None = None
+        self.human_agreement: dict[str, Any] | None = None  # set by report.outputs on the controller
         self._rubric: Rubric | None = None
         self._answers: Any = None
         self._judge: ChatModel | None = None
@@ -166,6 +167,8 @@ class LLMEvalSession:
             item, sample_id=sample.id, file=sample.path, line=sample.line, status=status, reason=error or "",
             question=sample.question, expected=sample.expected, task=sample.task, domain=sample.domain,
         )
+        if sample.raw.get("human_label") in ("pass", "fail"):
+            record["human_label"] = sample.raw["human_label"]
         grade = item.stash.get(GRADE_KEY, None)
         if grade is not None:
             record.update(grade.to_builtins())
@@ -285,16 +288,10 @@ class LLMEvalSession:
                 self.config.workeroutput["llmeval"] = {"stats": self._answers.stats()}  # type: ignore[attr-defined]
             return
         self.apply_gate(session)
-        if self.settings.report:
-            from pathlib import Path
+        from pytest_llmeval.report.outputs import write_outputs
 
-            from pytest_llmeval.report.json_report import build_report, write_report
-
-            incomplete = exitstatus == pytest.ExitCode.INTERRUPTED or self.stopped_reason is not None
-            path = Path(self.settings.report)
-            if not path.is_absolute():
-                path = Path(self.config.invocation_params.dir) / path
-            write_report(path, build_report(self, incomplete=incomplete))
+        incomplete = exitstatus == pytest.ExitCode.INTERRUPTED or self.stopped_reason is not None
+        write_outputs(self, incomplete=incomplete)
 
     def merge_worker_output(self, workeroutput: dict[str, Any]) -> None:
         # A missing key means the plugin made no model calls on that worker.

@@ -29,6 +29,7 @@ HEAVY = (
     "math_verify",
     "latex2sympy2_extended",
     "httpx",
+    "jinja2",
 )
 
 PROBE_CONFTEST = f"""

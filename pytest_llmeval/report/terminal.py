@@ -62,6 +62,11 @@ def summary_lines(llm_session: LLMEvalSession, *, worst: int) -> list[tuple[str,
         add("accuracy graders: " + ", ".join(f"{name} {n}" for name, n in sorted(graders.items())))
     for warning in llm_session.all_warnings():
         add(f"warning: {warning}", yellow=True)
+    if llm_session.human_agreement:
+        from pytest_llmeval.review import agreement_lines
+
+        for line in agreement_lines(llm_session.human_agreement, limit=worst):
+            add(line)
     stats = llm_session.model_stats()
     if stats:
         add(model_stats_line(stats))

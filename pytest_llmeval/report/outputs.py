@@ -1,0 +1,55 @@
+"""End-of-run files on the controller: human agreement, the JSON and HTML reports, the review export.
+
+Called once from ``LLMEvalSession.finish`` (also after Ctrl-C, then the reports say incomplete).
+Each output is imported only when its option is given.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pytest_llmeval.session import LLMEvalSession
+
+
+def _path(llm_session: LLMEvalSession, value: str) -> Path:
+    path = Path(value)
+    return path if path.is_absolute() else Path(llm_session.config.invocation_params.dir) / path
+
+
+def compute_human_agreement(llm_session: LLMEvalSession) -> dict[str, Any] | None:
+    """From ``--llm-review-import`` and gold ``human_label`` fields; warnings go to the run's warnings."""
+    settings = llm_session.settings
+    records = llm_session.records
+    if not settings.review_import and not any(r.get("human_label") for r in records):
+        return None
+    from pytest_llmeval.review import human_agreement, read_verdicts
+
+    imported: dict[str, Any] = {}
+    if settings.review_import:
+        imported, warnings = read_verdicts(_path(llm_session, settings.review_import))
+        llm_session.warnings.extend(warnings)
+    section, warnings = human_agreement(records, imported, settings.review_import)
+    llm_session.warnings.extend(warnings)
+    return section
+
+
+def write_outputs(llm_session: LLMEvalSession, *, incomplete: bool) -> None:
+    settings = llm_session.settings
+    llm_session.human_agreement = compute_human_agreement(llm_session)
+    if settings.report or settings.html:
+        from pytest_llmeval.report.json_report import build_report, write_report
+
+        report = build_report(llm_session, incomplete=incomplete)
+        if settings.report:
+            write_report(_path(llm_session, settings.report), report)
+        if settings.html:
+            from pytest_llmeval.report.html import write_html
+
+            write_html(_path(llm_session, settings.html), report)
+    if settings.review_export:
+        from pytest_llmeval.review import export_rows, write_export
+
+        rows = export_rows(llm_session.records, settings.review_fraction, settings.review_seed)
+        write_export(_path(llm_session, settings.review_export), rows)

@@ -1,0 +1,304 @@
+"""Human review: export a share of the run for people to judge, read their verdicts back,
+and measure how often the plugin agrees with them (agreement, Cohen's kappa, the 2x2 table).
+
+The export holds every failed or errored sample, every ``needs_review`` sample and a
+deterministic share of the rest. The share is chosen by hashing seed + sample id, never by
+drawing from a generator over the run's order, so the same seed picks the same samples on a
+rerun and under pytest-xdist (whose workers finish in any order).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import itertools
+import json
+import math
+import os
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+EXPORT_COLUMNS = (
+    "id", "selected_because", "question", "expected", "response", "tier", "score", "grader", "reason",
+    "human_verdict", "human_note",
+)
+VERDICTS = ("pass", "fail")
+# Tiers whose test passes; the plugin's binary verdict compared with a person's pass/fail.
+PLUGIN_PASS_TIERS = ("pass", "acceptable")
+VERDICT_RULE = "plugin verdict pass = tier pass or acceptable (the test passed); errors are not compared"
+# Spreadsheet programs run a cell that starts with one of these as a formula (CSV injection);
+# responses are untrusted, so such free-text cells get a leading apostrophe in the CSV export.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_FREE_TEXT = ("question", "expected", "response", "reason", "human_note")
+# Bounds on an imported review file (untrusted text): bytes read and rows taken.
+MAX_IMPORT_BYTES = 64 * 1024 * 1024
+MAX_IMPORT_ROWS = 1_000_000
+
+
+def review_id(record: dict[str, Any]) -> str:
+    """The id of a sample in review files: ``file::sample_id`` (unique in a run)."""
+    return f"{record.get('file')}::{record.get('sample_id')}"
+
+
+def _rank(seed: str, sample_id: str) -> str:
+    return hashlib.sha256(f"{seed}\0{sample_id}".encode()).hexdigest()
+
+
+def select_for_review(records: Iterable[dict[str, Any]], fraction: float, seed: str) -> list[tuple[str, dict[str, Any]]]:
+    """(reason, record) pairs to review, in file order.
+
+    Failed, errored and needs-review samples always; of the others the ``round(fraction * n)``
+    whose hash of seed + id ranks lowest, so the count is exact and the choice independent of
+    the order records arrived in.
+    """
+    gold = [r for r in records if r.get("kind") == "gold" and r.get("status") in ("pass", "acceptable", "fail", "error")]
+    chosen: list[tuple[str, dict[str, Any]]] = []
+    rest: list[dict[str, Any]] = []
+    for record in gold:
+        if record["status"] in ("fail", "error"):
+            chosen.append(("failed" if record["status"] == "fail" else "error", record))
+        elif record.get("needs_review"):
+            chosen.append(("needs_review", record))
+        else:
+            rest.append(record)
+    share = math.floor(fraction * len(rest) + 0.5)
+    rest.sort(key=lambda r: _rank(seed, review_id(r)))
+    chosen.extend(("spot_check", r) for r in rest[:share])
+    chosen.sort(key=lambda pair: (str(pair[1].get("file")), int(pair[1].get("line") or 0), str(pair[1].get("sample_id"))))
+    return chosen
+
+
+def export_rows(records: Iterable[dict[str, Any]], fraction: float, seed: str) -> list[dict[str, Any]]:
+    rows = []
+    for because, record in select_for_review(records, fraction, seed):
+        score = (record.get("scores") or {}).get("overall")
+        rows.append({
+            "id": review_id(record),
+            "selected_because": because,
+            "question": record.get("question") or "",
+            "expected": record.get("expected") or "",
+            "response": record.get("predicted") or "",
+            "tier": record.get("status"),
+            "score": "" if score is None else round(float(score), 4),
+            "grader": record.get("accuracy_grader") or "",
+            "reason": record.get("reason") or "",
+            "human_verdict": "",
+            "human_note": "",
+        })
+    return rows
+
+
+def _csv_cell(column: str, value: Any) -> Any:
+    if column in _FREE_TEXT and isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def write_export(path: Path, rows: list[dict[str, Any]]) -> None:
+    """CSV or JSONL by the path's extension, written atomically (temp file + ``os.replace``)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            if path.suffix.lower() == ".csv":
+                writer = csv.DictWriter(handle, fieldnames=EXPORT_COLUMNS)
+                writer.writeheader()
+                for row in rows:
+                    writer.writerow({k: _csv_cell(k, v) for k, v in row.items()})
+            else:
+                for row in rows:
+                    handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@dataclass(frozen=True)
+class HumanVerdict:
+    verdict: str  # pass | fail
+    note: str
+    source: str  # "path row N" or "gold label"
+
+
+def read_verdicts(path: Path) -> tuple[dict[str, HumanVerdict], list[str]]:
+    """Verdicts by review id from a filled-in export, and one warning per unusable row.
+
+    Rows with an empty ``human_verdict`` were not reviewed and are skipped silently.
+    """
+    warnings: list[str] = []
+    try:
+        size = path.stat().st_size
+        if size > MAX_IMPORT_BYTES:
+            return {}, [f"review import {path}: {size} bytes is over the {MAX_IMPORT_BYTES} byte limit; not read"]
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        return {}, [f"review import {path}: cannot read it: {exc}"]
+    rows: list[tuple[int, Any]] = []
+    if path.suffix.lower() == ".csv":
+        try:
+            reader = csv.DictReader(text.splitlines())
+            # Row numbers as a spreadsheet shows them: the header is row 1.
+            rows = [(index + 2, row) for index, row in enumerate(itertools.islice(reader, MAX_IMPORT_ROWS))]
+        except csv.Error as exc:
+            return {}, [f"review import {path}: not a readable CSV file: {exc}"]
+        if reader.fieldnames is not None and "id" not in reader.fieldnames:
+            return {}, [f"review import {path}: no 'id' column (columns: {', '.join(reader.fieldnames)})"]
+    else:
+        for number, line in enumerate(text.splitlines()[:MAX_IMPORT_ROWS], start=1):
+            if not line.strip():
+                continue
+            try:
+                rows.append((number, json.loads(line)))
+            except ValueError as exc:
+                warnings.append(f"review import {path} line {number}: not JSON ({exc}); skipped")
+    verdicts: dict[str, HumanVerdict] = {}
+    where = "row" if path.suffix.lower() == ".csv" else "line"
+    for number, row in rows:
+        if not isinstance(row, dict):
+            warnings.append(f"review import {path} {where} {number}: not an object; skipped")
+            continue
+        raw = str(row.get("human_verdict") or "").strip().lower()
+        if not raw:
+            continue
+        row_id = str(row.get("id") or "").strip()
+        if raw not in VERDICTS:
+            warnings.append(
+                f"review import {path} {where} {number} (id {row_id!r}): human_verdict {raw[:40]!r} is not pass or fail; skipped"
+            )
+            continue
+        if not row_id:
+            warnings.append(f"review import {path} {where} {number}: no id; skipped")
+            continue
+        verdicts[row_id] = HumanVerdict(raw, str(row.get("human_note") or "").strip(), f"{path.name} {where} {number}")
+    return verdicts, warnings
+
+
+def gold_labels(records: Iterable[dict[str, Any]]) -> dict[str, HumanVerdict]:
+    """``human_label`` fields of gold samples, by review id."""
+    return {
+        review_id(r): HumanVerdict(str(r["human_label"]), "", "gold human_label")
+        for r in records
+        if r.get("kind") == "gold" and r.get("human_label") in VERDICTS
+    }
+
+
+def cohen_kappa(table: dict[str, dict[str, int]]) -> float | None:
+    """Cohen's kappa of a 2x2 table ``{plugin_x: {human_y: n}}``; None when chance agreement is 1."""
+    a = table["plugin_pass"]["human_pass"]
+    b = table["plugin_pass"]["human_fail"]
+    c = table["plugin_fail"]["human_pass"]
+    d = table["plugin_fail"]["human_fail"]
+    n = a + b + c + d
+    if n == 0:
+        return None
+    observed = (a + d) / n
+    expected = ((a + b) * (a + c) + (c + d) * (b + d)) / (n * n)
+    if expected >= 1.0:
+        return None
+    return (observed - expected) / (1.0 - expected)
+
+
+def _summary(pairs: list[tuple[str, str]]) -> dict[str, Any]:
+    table = {f"plugin_{p}": {f"human_{h}": 0 for h in VERDICTS} for p in VERDICTS}
+    for plugin, human in pairs:
+        table[f"plugin_{plugin}"][f"human_{human}"] += 1
+    n = len(pairs)
+    agree = sum(1 for plugin, human in pairs if plugin == human)
+    kappa = cohen_kappa(table)
+    return {
+        "n": n,
+        "agree": agree,
+        "agreement": agree / n if n else None,
+        "kappa": None if kappa is None else round(kappa, 6),
+        "table": table,
+    }
+
+
+def human_agreement(
+    records: list[dict[str, Any]], imported: dict[str, HumanVerdict], import_path: str | None = None
+) -> tuple[dict[str, Any] | None, list[str]]:
+    """Agreement of the plugin's verdicts with people's, overall and per accuracy grader.
+
+    Imported verdicts win over a gold file's ``human_label`` for the same sample. Returns the
+    report section (None when nobody gave a verdict) and a warning per imported id the run
+    does not have.
+    """
+    by_id = {review_id(r): r for r in records if r.get("kind") == "gold"}
+    labels = {**gold_labels(records), **imported}
+    warnings = [
+        f"review import {verdict.source}: id {row_id!r} matches no sample of this run; skipped"
+        for row_id, verdict in imported.items()
+        if row_id not in by_id
+    ]
+    if not labels:
+        return None, warnings
+    pairs: list[tuple[str, str]] = []
+    by_grader: dict[str, list[tuple[str, str]]] = {}
+    disagreements: list[dict[str, Any]] = []
+    not_compared = 0
+    for row_id in sorted(labels):
+        record = by_id.get(row_id)
+        if record is None:
+            continue
+        if record.get("status") not in ("pass", "acceptable", "fail"):
+            not_compared += 1
+            continue
+        human = labels[row_id]
+        plugin = "pass" if record["status"] in PLUGIN_PASS_TIERS else "fail"
+        grader = str(record.get("accuracy_grader") or "-")
+        pairs.append((plugin, human.verdict))
+        by_grader.setdefault(grader, []).append((plugin, human.verdict))
+        if plugin != human.verdict:
+            disagreements.append({
+                "id": row_id,
+                "plugin": plugin,
+                "human": human.verdict,
+                "tier": record["status"],
+                "score": (record.get("scores") or {}).get("overall"),
+                "grader": grader,
+                "reason": record.get("reason") or "",
+                "human_note": human.note,
+                "source": human.source,
+            })
+    section = {
+        "verdict_rule": VERDICT_RULE,
+        "sources": {
+            "import": import_path,
+            "imported_verdicts": sum(1 for k in imported if k in by_id),
+            "gold_labels": len(gold_labels(records)),
+        },
+        "not_compared": not_compared,
+        "overall": _summary(pairs),
+        "by_grader": {name: _summary(p) for name, p in sorted(by_grader.items())},
+        "disagreements": disagreements,
+    }
+    return section, warnings
+
+
+def agreement_lines(section: dict[str, Any], *, limit: int) -> list[str]:
+    """Summary lines for the terminal."""
+
+    def fmt(summary: dict[str, Any]) -> str:
+        kappa = "-" if summary["kappa"] is None else f"{summary['kappa']:.3f}"
+        rate = "-" if summary["agreement"] is None else f"{summary['agreement']:.1%}"
+        t = summary["table"]
+        return (
+            f"{summary['agree']}/{summary['n']} agree ({rate}), Cohen's kappa {kappa} | "
+            f"plugin pass: human pass {t['plugin_pass']['human_pass']} fail {t['plugin_pass']['human_fail']}; "
+            f"plugin fail: human pass {t['plugin_fail']['human_pass']} fail {t['plugin_fail']['human_fail']}"
+        )
+
+    lines = [f"human agreement: {fmt(section['overall'])}"]
+    for name, summary in section["by_grader"].items():
+        lines.append(f"  {name}: {fmt(summary)}")
+    disagreements = section["disagreements"]
+    if disagreements:
+        lines.append(f"disagreements with people ({len(disagreements)}, up to {limit} shown):")
+        for item in disagreements[:limit]:
+            note = f"  note: {item['human_note']}" if item["human_note"] else ""
+            lines.append(f"  plugin {item['plugin']} / human {item['human']}  {item['id']}  ({item['grader']}){note}")
+    return lines
