@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_llmeval.schema import FILE_CONFIG_KEY, SampleError, normalise, validate
+from pytest_llmeval.schema import (
+    FILE_CONFIG_KEY,
+    SampleError,
+    normalise,
+    validate,
+    validate_file_config,
+)
 
 if TYPE_CHECKING:
     from pytest_llmeval.rubric import GradeResult  # noqa: F401 - used in the StashKey annotation
@@ -39,16 +45,70 @@ class GoldItemError(Exception):
     """A gold line that cannot be graded; shown without a traceback."""
 
 
+# Deeper lines are refused before anything recurses over them (validation, reports, xdist).
+MAX_NESTING = 64
+# Integers past float range are never a meaningful gold value, weight or setting.
+MAX_INT_DIGITS = 300
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(f"number {text[:40]} is out of range")
+    return value
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise ValueError(f"integer of {len(text.lstrip('-'))} digits is out of range")
+    return int(text)
+
+
+def _nesting(value: Any) -> int:
+    """Depth of nested arrays/objects, without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict | list):
+            deepest = max(deepest, depth)
+            if depth > MAX_NESTING:
+                return depth
+            stack.extend((child, depth + 1) for child in (node.values() if isinstance(node, dict) else node))
+    return deepest
+
+
+def parse_line(line: str) -> tuple[Any, str | None]:
+    """(record, None) or (None, problem) for one line of untrusted JSON."""
+    try:
+        record = json.loads(
+            line, parse_constant=_reject_constant, parse_float=_finite_float, parse_int=_bounded_int
+        )
+    except json.JSONDecodeError as exc:
+        return None, f"invalid JSON at column {exc.colno}: {exc.msg}"
+    except RecursionError:
+        return None, f"invalid JSON: nested more than {MAX_NESTING} levels deep"
+    except ValueError as exc:  # > 4300-digit integers, NaN/Infinity, 1e999
+        return None, f"invalid JSON: {str(exc).split(';')[0]}"
+    if _nesting(record) > MAX_NESTING:
+        return None, f"invalid JSON: nested more than {MAX_NESTING} levels deep"
+    return record, None
+
+
 def read_records(path: Path) -> Iterator[tuple[int, Any, str | None]]:
-    """Yield (line number, parsed record or None, problem) for each non-empty line, in file order."""
+    """Yield (line number, parsed record or None, problem) for each non-empty line, in file order.
+
+    Lines end at "\n" only (JSONL): U+2028, U+2029 or U+0085 inside a string are text, not line breaks.
+    """
     text = path.read_bytes().decode("utf-8-sig", errors="replace")
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
-        try:
-            yield number, json.loads(line), None
-        except json.JSONDecodeError as exc:
-            yield number, None, f"invalid JSON at column {exc.colno}: {exc.msg}"
+        record, problem = parse_line(line)
+        yield number, record, problem
 
 
 def iter_samples(path: Path, shown_path: str) -> Iterator[tuple[int, Sample | None, str]]:
@@ -63,11 +123,13 @@ def iter_samples(path: Path, shown_path: str) -> Iterator[tuple[int, Sample | No
         if problem is None and isinstance(record, dict) and set(record) == {FILE_CONFIG_KEY}:
             if seen:
                 problem = f"{FILE_CONFIG_KEY!r} must come before the first sample"
-            elif not isinstance(record[FILE_CONFIG_KEY], dict):
-                problem = f"field {FILE_CONFIG_KEY!r}: must be an object"
             else:
-                defaults = dict(record[FILE_CONFIG_KEY])
-                continue
+                # A bad setting is one error on the header line; the file's samples still run
+                # with the header's other settings.
+                defaults, problems = validate_file_config(record[FILE_CONFIG_KEY])
+                if not problems:
+                    continue
+                problem = f"file header: {'; '.join(problems)}"
         sample: Sample | None = None
         if problem is None:
             try:

@@ -30,6 +30,9 @@ class GradeContext:
     judge: ChatModel | None = None
     contexts: tuple[str, ...] = ()
     options: dict[str, Any] = field(default_factory=dict)
+    # The gold when it is a JSON number (``expected`` is then its plain text); graders that
+    # compare numbers use it so 2e20 is never re-read from text.
+    expected_number: int | float | None = None
 
 
 Grader = Callable[[GradeContext], "MetricResult"]

@@ -113,13 +113,14 @@ def tier_for(overall: float, cutoffs: tuple[float, float]) -> str:
     return "fail"
 
 
-def looks_numeric(expected: str) -> bool:
+def looks_numeric(expected: str | int | float) -> bool:
     from pytest_llmeval.metrics.numeric import looks_numeric as numeric_gold
 
-    return bool(numeric_gold(expected))
+    # numeric's looks_numeric takes JSON numbers too (finite ones are numeric golds).
+    return bool(numeric_gold(expected))  # type: ignore[arg-type]
 
 
-def choose_accuracy_grader(criteria: dict[str, Any], expected: str, default: str) -> str:
+def choose_accuracy_grader(criteria: dict[str, Any], expected: str | int | float, default: str) -> str:
     """Explicit ``accuracy`` > ``extractive`` settings > ``numeric`` settings > numeric gold >
     ``min_similarity`` (a cosine threshold asks for ``semantic_similarity``) > default."""
     if criteria.get("accuracy"):
@@ -161,7 +162,7 @@ class Rubric:
         contexts = tuple(answer.contexts) if answer.contexts is not None else sample.contexts
         components: dict[str, Component] = {}
 
-        grader_name = choose_accuracy_grader(criteria, sample.expected, self.settings.accuracy)
+        grader_name = choose_accuracy_grader(criteria, sample.gold, self.settings.accuracy)
         grader = self.registry.get(grader_name)
         ctx = GradeContext(
             response=response,
@@ -172,6 +173,7 @@ class Rubric:
             judge=self.judge,
             contexts=contexts,
             options={"embedding_model": self.settings.embedding_model},
+            expected_number=sample.expected_number,
         )
         accuracy = grader(ctx)
         if "refusal" in accuracy.details:

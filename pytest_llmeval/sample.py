@@ -29,6 +29,12 @@ class Sample:
     metadata: dict[str, Any] = field(default_factory=dict)
     criteria: dict[str, Any] = field(default_factory=dict)
     raw: dict[str, Any] = field(default_factory=dict)
+    expected_number: int | float | None = None  # set when the gold is a JSON number
+
+    @property
+    def gold(self) -> str | int | float:
+        """The gold as given: the JSON number itself, or the expected text."""
+        return self.expected if self.expected_number is None else self.expected_number
 
     @property
     def task(self) -> str:

@@ -27,6 +27,15 @@ def _validator() -> Any:
     return jsonschema.Draft202012Validator(schema)
 
 
+@functools.lru_cache(maxsize=1)
+def _criteria_validator() -> Any:
+    """The ``eval_criteria`` part of the schema: a file's header line holds the same settings."""
+    import jsonschema
+
+    schema = _validator().schema["properties"]["eval_criteria"]
+    return jsonschema.Draft202012Validator(schema)
+
+
 def _field_path(error: Any) -> str:
     parts = [str(p) for p in error.absolute_path]
     return ".".join(parts) if parts else "<record>"
@@ -43,13 +52,43 @@ def validate(record: Any) -> None:
         error = jsonschema.exceptions.best_match(errors)
         if error.validator == "anyOf" and not error.absolute_path:
             raise SampleError("field 'question' missing (give 'question' or 'messages')")
-        if error.validator == "required":
-            raise SampleError(f"field {_field_path(error)!r}: {error.message}")
-        raise SampleError(f"field {_field_path(error)!r}: {error.message}")
+        raise SampleError(f"field {_field_path(error)!r}: {_short(error.message)}")
+
+
+def validate_file_config(config: Any) -> tuple[dict[str, Any], list[str]]:
+    """(usable settings, problems) for a file header's ``llmeval_file`` object.
+
+    Each problem names its field; a setting with a problem is dropped, the others apply.
+    """
+    if not isinstance(config, dict):
+        return {}, [f"field {FILE_CONFIG_KEY!r}: must be an object, got {type(config).__name__}"]
+    problems: list[str] = []
+    bad: set[str] = set()
+    for error in sorted(_criteria_validator().iter_errors(config), key=lambda e: [str(p) for p in e.absolute_path]):
+        path = [str(p) for p in error.absolute_path]
+        if path:
+            bad.add(path[0])
+        problems.append(f"field {'.'.join([FILE_CONFIG_KEY, *path])!r}: {_short(error.message)}")
+    return {k: v for k, v in config.items() if k not in bad}, problems
+
+
+def _short(message: str, limit: int = 200) -> str:
+    """A jsonschema message quotes the bad value; a hostile value can be megabytes long."""
+    return message if len(message) <= limit else message[: limit - 1] + "…"
 
 
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value)
+
+
+def _number_text(value: int | float) -> str:
+    """A JSON number as plain text for text graders and reports: 2e20 -> "200000000000000000000"."""
+    if isinstance(value, int):
+        return str(value)
+    import decimal
+
+    plain = format(decimal.Decimal(repr(value)), "f")
+    return plain if len(plain) <= 40 else repr(value)
 
 
 def normalise(record: dict[str, Any], *, path: str, line: int, defaults: dict[str, Any]) -> Sample:
@@ -63,6 +102,8 @@ def normalise(record: dict[str, Any], *, path: str, line: int, defaults: dict[st
             expected = assistant["content"]
     if expected is None:
         raise SampleError("field 'expected' missing (give 'expected', 'expected_output' or a final assistant message)")
+    # A JSON number is that number: graders that compare numbers get it unchanged (not "2e+20" re-read as text).
+    expected_number = expected if isinstance(expected, int | float) and not isinstance(expected, bool) else None
     question = record.get("question")
     if question is None:
         users = [m["content"] for m in messages if m["role"] == "user"]
@@ -81,7 +122,8 @@ def normalise(record: dict[str, Any], *, path: str, line: int, defaults: dict[st
         path=path,
         line=line,
         question=question,
-        expected=_text(expected),
+        expected=_text(expected) if expected_number is None else _number_text(expected_number),
+        expected_number=expected_number,
         messages=tuple(messages),
         response=record.get("response"),
         contexts=tuple(record.get("contexts") or ()),

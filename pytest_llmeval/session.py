@@ -79,7 +79,7 @@ class LLMEvalSession:
 
         semantic = [
             s for s in samples
-            if choose_accuracy_grader(s.criteria, s.expected, self.settings.accuracy) == "semantic_similarity"
+            if choose_accuracy_grader(s.criteria, s.gold, self.settings.accuracy) == "semantic_similarity"
         ]
         if not semantic or importlib.util.find_spec("sentence_transformers") is None:
             return

@@ -1521,7 +1521,9 @@ def grade(ctx: GradeContext) -> MetricResult:
         raise GraderError(
             f"eval_criteria.numeric: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(_GRADE_KEYS)}"
         )
-    if _parse_gold(ctx.expected, ctx.question) is None:
+    # A gold that is a JSON number is that number (not its text "2e+20").
+    gold = ctx.expected if ctx.expected_number is None else ctx.expected_number
+    if _parse_gold(gold, ctx.question) is None:
         raise GraderError(
             f"numeric grader: expected answer {str(ctx.expected)[:80]!r} holds no number"
         )
@@ -1531,7 +1533,7 @@ def grade(ctx: GradeContext) -> MetricResult:
         if isinstance(loc, str):
             settings = {**settings, "locale": loc}
     try:
-        return numeric_match(ctx.response, ctx.expected, question=ctx.question, **settings)
+        return numeric_match(ctx.response, gold, question=ctx.question, **settings)
     except (TypeError, ValueError) as exc:
         raise GraderError(f"eval_criteria.numeric: {exc}") from exc
 
