@@ -41,6 +41,7 @@ class LLMEvalSession:
         self.gate_message: str | None = None
         self.stopped_reason: str | None = None
         self.human_agreement: dict[str, Any] | None = None  # set by report.outputs on the controller
+        self.output_notes: list[str] = []  # lines the summary prints about files written
         self._rubric: Rubric | None = None
         self._answers: Any = None
         self._judge: ChatModel | None = None

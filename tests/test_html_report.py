@@ -235,6 +235,18 @@ def test_optional_sections_render_when_the_report_has_them() -> None:
     assert 'value="baseline:newly_failing"' in text
 
 
+def test_gates_list_is_the_headline_verdict_when_present() -> None:
+    pytest.importorskip("jinja2")
+    from pytest_llmeval.report.html import render_html
+
+    report = handmade_report()
+    report["gates"] = [{"name": "pass_rate", "passed": True, "message": "pass rate 95.0% >= 90.0%"},
+                       {"name": "regression", "passed": False, "message": "2 newly failing <samples>"}]
+    headline = render_html(report).split('id="headline"', 1)[1].split("</section>", 1)[0]
+    assert 'class="ok">PASSED</span> pass rate 95.0% &gt;= 90.0%' in headline
+    assert 'class="bad">FAILED</span> 2 newly failing &lt;samples&gt;' in headline
+
+
 def test_optional_sections_absent_without_their_keys() -> None:
     pytest.importorskip("jinja2")
     from pytest_llmeval.report.html import render_html

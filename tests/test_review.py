@@ -57,7 +57,8 @@ def read_csv(path: Path) -> list[dict[str, str]]:
 def test_export_holds_every_fail_and_review_and_a_fixed_share(pytester: pytest.Pytester) -> None:
     write_suite(pytester, review_suite())
     pytester.makeconftest(FLAGGING_GRADER)
-    pytester.runpytest("--llm-review-export=out/review.csv", "-p", "no:xdist")
+    result = pytester.runpytest("--llm-review-export=out/review.csv", "-p", "no:xdist")
+    result.stdout.fnmatch_lines(["review export: 17 samples to out/review.csv (6 failed, 3 needs review, 8 spot check)"])
     path = pytester.path / "out" / "review.csv"
     rows = read_csv(path)
     ids = [r["id"].split("::", 1)[1] for r in rows]

@@ -224,8 +224,16 @@ def _by_model(report: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _gates(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """Gate verdicts: the report's ``gates`` list when it has one, else the pass-rate gate and the
+    baseline comparison's verdict."""
+    listed = report.get("gates")
+    if isinstance(listed, list) and listed:
+        return [
+            {"name": str(g.get("message") or g.get("name") or "gate"), "passed": g.get("passed")}
+            for g in listed if isinstance(g, dict)
+        ]
     aggregate = report.get("aggregate_metrics") or {}
-    gates = []
+    gates: list[dict[str, Any]] = []
     if aggregate.get("min_pass_rate") is not None:
         gates.append({"name": f"pass rate ≥ {aggregate['min_pass_rate']:.1%}", "passed": aggregate.get("gate_passed")})
     comparison = report.get("comparison")

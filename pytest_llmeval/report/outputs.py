@@ -6,6 +6,7 @@ Each output is imported only when its option is given.
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,3 +54,9 @@ def write_outputs(llm_session: LLMEvalSession, *, incomplete: bool) -> None:
 
         rows = export_rows(llm_session.records, settings.review_fraction, settings.review_seed)
         write_export(_path(llm_session, settings.review_export), rows)
+        reasons = Counter(row["selected_because"] for row in rows)
+        llm_session.output_notes.append(
+            f"review export: {len(rows)} samples to {settings.review_export} ("
+            + ", ".join(f"{reasons[k]} {k.replace('_', ' ')}" for k in ("failed", "error", "needs_review", "spot_check") if reasons[k])
+            + ")"
+        )

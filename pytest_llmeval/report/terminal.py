@@ -67,6 +67,8 @@ def summary_lines(llm_session: LLMEvalSession, *, worst: int) -> list[tuple[str,
 
         for line in agreement_lines(llm_session.human_agreement, limit=worst):
             add(line)
+    for note in llm_session.output_notes:
+        add(note)
     stats = llm_session.model_stats()
     if stats:
         add(model_stats_line(stats))
