@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 EXPORT_COLUMNS = (
-    "id", "selected_because", "question", "expected", "response", "tier", "score", "grader", "reason",
+    "id", "file", "sample_id", "selected_because", "question", "expected", "response", "tier", "score", "grader", "reason",
     "human_verdict", "human_note",
 )
 VERDICTS = ("pass", "fail")
@@ -77,6 +77,8 @@ def export_rows(records: Iterable[dict[str, Any]], fraction: float, seed: str) -
         score = (record.get("scores") or {}).get("overall")
         rows.append({
             "id": review_id(record),
+            "file": record.get("file") or "",
+            "sample_id": record.get("sample_id") or "",
             "selected_because": because,
             "question": record.get("question") or "",
             "expected": record.get("expected") or "",
@@ -145,8 +147,9 @@ def read_verdicts(path: Path) -> tuple[dict[str, HumanVerdict], list[str]]:
             rows = [(index + 2, row) for index, row in enumerate(itertools.islice(reader, MAX_IMPORT_ROWS))]
         except csv.Error as exc:
             return {}, [f"review import {path}: not a readable CSV file: {exc}"]
-        if reader.fieldnames is not None and "id" not in reader.fieldnames:
-            return {}, [f"review import {path}: no 'id' column (columns: {', '.join(reader.fieldnames)})"]
+        columns = set(reader.fieldnames or ())
+        if reader.fieldnames is not None and "id" not in columns and not {"file", "sample_id"} <= columns:
+            return {}, [f"review import {path}: no 'id' column (nor 'file' and 'sample_id'; columns: {', '.join(reader.fieldnames)})"]
     else:
         for number, line in enumerate(text.splitlines()[:MAX_IMPORT_ROWS], start=1):
             if not line.strip():
@@ -165,6 +168,8 @@ def read_verdicts(path: Path) -> tuple[dict[str, HumanVerdict], list[str]]:
         if not raw:
             continue
         row_id = str(row.get("id") or "").strip()
+        if not row_id and row.get("file") and row.get("sample_id"):
+            row_id = f"{str(row['file']).strip()}::{str(row['sample_id']).strip()}"
         if raw not in VERDICTS:
             warnings.append(
                 f"review import {path} {where} {number} (id {row_id!r}): human_verdict {raw[:40]!r} is not pass or fail; skipped"

@@ -138,8 +138,8 @@ def test_html_is_self_contained_and_escapes_hostile_text() -> None:
     report["warnings"] = [HOSTILE]
     report["metadata"]["model"] = HOSTILE
     text = render_html(report)
-    # Only the page's own two script elements close; the hostile text cannot open or close one.
-    assert len(re.findall(r"</script", text, flags=re.IGNORECASE)) == 2
+    # Only the page's own three script elements close; the hostile text cannot open or close one.
+    assert len(re.findall(r"</script", text, flags=re.IGNORECASE)) == 3
     assert "<img src=x" not in text
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", text)
     assert "Content-Security-Policy" in text
@@ -187,10 +187,12 @@ def handmade_report() -> dict[str, Any]:
         {"sample_id": "a1", "nodeid": "x.jsonl::a1", "kind": "gold", "file": "x.jsonl", "question": "q", "expected": "e",
          "predicted": "p", "task": "qa", "domain": "geo", "scores": {"overall": 0.5}, "status": "fail", "reason": "r",
          "accuracy_grader": "exact", "refusal": False, "needs_review": True, "baseline_status": "newly_failing",
-         "repeats": 5, "pass_count": 2, "stability": 0.6, "pass_at_k": 1.0, "pass_all_k": 0.0},
+         "repeats": [{"status": t, "score": 0.5} for t in ("pass", "fail", "pass", "fail", "fail")], "pass_count": 2,
+         "stability": "flaky", "pass_at_k": True, "pass_all_k": False},
         {"sample_id": "a2", "nodeid": "x.jsonl::a2", "kind": "gold", "file": "x.jsonl", "question": "q", "expected": "e",
          "predicted": "p", "task": "qa", "domain": "geo", "scores": {"overall": float("nan")}, "status": "pass", "reason": "",
-         "accuracy_grader": "exact", "refusal": False, "needs_review": False, "repeats": 5, "pass_count": 5, "stability": 1.0},
+         "accuracy_grader": "exact", "refusal": False, "needs_review": False,
+         "repeats": [{"status": "pass", "score": 1.0}] * 5, "pass_count": 5, "stability": "stable_pass"},
     ]
     return {
         "metadata": {"model": "gpt-x", "judge": "openai:judge-y", "incomplete": False},
@@ -233,6 +235,25 @@ def test_optional_sections_render_when_the_report_has_them() -> None:
     assert "&lt;b&gt;fine&lt;/b&gt;" in text
     assert '"overall":null' in text  # NaN becomes null: JSON.parse would reject NaN
     assert 'value="baseline:newly_failing"' in text
+    assert "pass 0.5, fail 0.5, pass 0.5, fail 0.5, fail 0.5" in flaky
+
+
+def test_flaky_from_numeric_stability_or_the_report_list() -> None:
+    pytest.importorskip("jinja2")
+    from pytest_llmeval.report.html import render_html
+
+    report = handmade_report()
+    a1, a2 = report["sample_results"]
+    a1.update(repeats=5, pass_count=5, stability=1.0)
+    a2.update(repeats=4, pass_count=1, stability=0.25)
+    flaky = render_html(report).split('id="flaky"', 1)[1].split("</section>", 1)[0]
+    assert "a2" in flaky
+    assert "a1" not in flaky
+    a2.update(repeats=4, pass_count=4, stability=1.0)
+    report["flaky_samples"] = ["a1"]
+    flaky = render_html(report).split('id="flaky"', 1)[1].split("</section>", 1)[0]
+    assert "a1" in flaky
+    assert "a2" not in flaky
 
 
 def test_gates_list_is_the_headline_verdict_when_present() -> None:
@@ -272,5 +293,8 @@ def test_handmade_sections_in_chromium(browser: Chromium, tmp_path: Path) -> Non
     assert browser.evaluate("window.llmeval.filter({flag: 'baseline:newly_failing'})") == 1
     assert browser.evaluate("window.llmeval.shownIds()") == ["a1"]
     browser.evaluate("document.querySelector('#rows tr.sample').click()")
-    assert "stability: 0.6" in browser.evaluate("document.querySelector('#rows tr.detail').innerText")
+    assert "stability: flaky" in browser.evaluate("document.querySelector('#rows tr.detail').innerText")
+    assert browser.evaluate("window.llmeval.filter({flag: 'flaky'})") == 1
+    assert browser.evaluate("window.llmeval.shownIds()") == ["a1"]
+    assert browser.evaluate("document.querySelector('#rows tr.sample').innerText").count("2/5 passed") == 1
     browser.screenshot(tmp_path / "handmade.png")

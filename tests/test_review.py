@@ -66,11 +66,12 @@ def test_export_holds_every_fail_and_review_and_a_fixed_share(pytester: pytest.P
         [r["id"] for r in review_suite() if not r["id"].startswith("ok")]
     )
     assert sum(i.startswith("ok") for i in ids) == 8  # 0.2 of 40, exactly: the lowest hashes
-    assert list(rows[0]) == ["id", "selected_because", "question", "expected", "response", "tier", "score", "grader",
+    assert list(rows[0]) == ["id", "file", "sample_id", "selected_because", "question", "expected", "response", "tier", "score", "grader",
                              "reason", "human_verdict", "human_note"]
     by_id = {r["id"]: r for r in rows}
     fail = next(r for k, r in by_id.items() if "fail-" in k)
     assert (fail["selected_because"], fail["tier"], fail["response"], fail["grader"]) == ("failed", "fail", "Bergen", "exact")
+    assert fail["id"] == f"{fail['file']}::{fail['sample_id']}"
     assert fail["expected"] == "Oslo"
     assert fail["question"].startswith("q")
     assert fail["reason"]
@@ -153,7 +154,7 @@ def test_import_of_20_verdicts_gives_agreement_and_kappa(pytester: pytest.Pytest
         writer.writeheader()
         writer.writerows(rows)
 
-    result = pytester.runpytest("--llm-review-import=review.csv", "--llm-report=r.json", *plugin_args)
+    result = pytester.runpytest("--llm-review-import=review.csv", "--llm-report=r.json", "--llm-html=r.html", *plugin_args)
     report = json.loads((pytester.path / "r.json").read_text())
     section = report["human_agreement"]
     # Independently: the plugin's verdict from the JSON report's tiers, then sklearn.
@@ -179,6 +180,9 @@ def test_import_of_20_verdicts_gives_agreement_and_kappa(pytester: pytest.Pytest
     assert all(d["human_note"].startswith("note ") for d in section["disagreements"])
     kappa = section["overall"]["kappa"]
     agree = section["overall"]["agree"]
+    html = (pytester.path / "r.html").read_text(encoding="utf-8").split('id="human-agreement"', 1)[1].split("</section>", 1)[0]
+    assert f'<td class="num">{kappa:.3f}</td>' in html
+    assert all(d in html for d in disagreements)
     result.stdout.fnmatch_lines([f"human agreement: {agree}/20 agree ({agree / 20:.1%}), Cohen's kappa {kappa:.3f} | *",
                                  "  exact: *", "  fuzzy: *", "disagreements with people*"])
 
@@ -192,6 +196,7 @@ def test_unknown_and_bad_rows_are_warnings_naming_the_row(pytester: pytest.Pytes
             json.dumps({"id": "qa_eval.jsonl::s1", "human_verdict": "maybe"}),
             "{not json",
             json.dumps({"id": "qa_eval.jsonl::s2", "human_verdict": ""}),
+            json.dumps({"file": "qa_eval.jsonl", "sample_id": "s3", "human_verdict": "pass"}),
         ]) + "\n"
     )
     result = pytester.runpytest("--llm-review-import=review.jsonl", "--llm-report=r.json")
@@ -201,7 +206,7 @@ def test_unknown_and_bad_rows_are_warnings_naming_the_row(pytester: pytest.Pytes
     result.stdout.fnmatch_lines(["*review.jsonl line 3 (id 'qa_eval.jsonl::s1'): human_verdict 'maybe' is not pass or fail*"])
     result.stdout.fnmatch_lines(["*review.jsonl line 4: not JSON*"])
     report = json.loads((pytester.path / "r.json").read_text())
-    assert report["human_agreement"]["overall"]["n"] == 1
+    assert report["human_agreement"]["overall"]["n"] == 2  # s0 by id, s3 by file + sample_id
     assert any("qa_eval.jsonl::nope" in w for w in report["warnings"])
 
 

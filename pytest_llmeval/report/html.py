@@ -191,19 +191,37 @@ def _comparison(report: dict[str, Any]) -> dict[str, Any] | None:
     }
 
 
-def _flaky(samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _repeat_count(value: Any) -> int | None:
+    """``repeats`` is a list of per-repeat results (or, in older shapes, a count)."""
+    if isinstance(value, list):
+        return len(value)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _flaky(report: dict[str, Any], samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Samples whose repeats disagree: ``stability == "flaky"``, a numeric stability below 1, a pass
+    count strictly between 0 and the repeats, or an id in the report's ``flaky_samples``."""
+    listed = {str(i) for i in report.get("flaky_samples") or [] if isinstance(i, (str, int))}
     out = []
     for sample in samples:
-        repeats = sample.get("repeats")
+        repeats = _repeat_count(sample.get("repeats"))
         passes = sample.get("pass_count")
-        stability = _num(sample.get("stability"))
-        mixed = isinstance(repeats, int) and isinstance(passes, int) and 0 < passes < repeats
-        if mixed or (stability is not None and stability < 1.0):
+        stability = sample.get("stability")
+        numeric = _num(stability)
+        flaky = (
+            stability == "flaky"
+            or (numeric is not None and numeric < 1.0)
+            or (repeats is not None and isinstance(passes, int) and 0 < passes < repeats)
+            or str(sample.get("sample_id")) in listed
+        )
+        if flaky:
+            runs = sample.get("repeats")
+            detail = ", ".join(f"{_fmt(r.get('status'))} {_fmt(r.get('score'))}" for r in runs if isinstance(r, dict)) if isinstance(runs, list) else ""
             out.append({
                 "id": str(sample.get("sample_id")), "file": str(sample.get("file") or ""),
                 "repeats": _fmt(repeats), "pass_count": _fmt(passes), "stability": _fmt(stability),
                 "pass_at_k": _fmt(sample.get("pass_at_k")), "pass_all_k": _fmt(sample.get("pass_all_k")),
-                "status": str(sample.get("status")),
+                "status": str(sample.get("status")), "runs": detail,
             })
     return out
 
@@ -270,7 +288,8 @@ def view_model(report: dict[str, Any]) -> dict[str, Any]:
         "by_domain": _group_rows(report.get("by_domain")),
         "model_stats": _scalar_rows(report.get("model_stats") or {}),
         "comparison": _comparison(report),
-        "flaky": _flaky(samples),
+        "flaky": _flaky(report, samples),
+        "aggregate_rows": _scalar_rows(aggregate),
         "by_model": _by_model(report),
         "human": human if isinstance(human, dict) else None,
         "warnings": [str(w) for w in report.get("warnings") or []],
@@ -280,6 +299,7 @@ def view_model(report: dict[str, Any]) -> dict[str, Any]:
         "graders": sorted({str(s["accuracy_grader"]) for s in samples if s.get("accuracy_grader")}),
         "total": len(samples),
         "samples_json": script_json({"samples": samples}),
+        "flaky_json": script_json({f["id"]: True for f in _flaky(report, samples)}),
     }
 
 
