@@ -69,6 +69,15 @@ def _non_negative_int(value: str) -> int:
     return number
 
 
+def _bool(value: str) -> bool:
+    text = value.strip().lower()
+    if text in ("1", "true", "yes", "on"):
+        return True
+    if text in ("0", "false", "no", "off", ""):
+        return False
+    raise ValueError("must be true or false")
+
+
 def _optional_fraction(value: str) -> float | None:
     return None if value in ("", "none", "None") else _fraction(value)
 
@@ -165,6 +174,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("llm_gold_files", "Glob patterns of gold JSONL files to collect", "*_eval.jsonl *.llmeval.jsonl", _str),
     OptionSpec("llm_min_pass_rate", "Fail the run when the fraction of samples in the pass tier is below this", None, _optional_fraction),
     OptionSpec("llm_errors", "How error items count in the pass rate: fail|exclude", "fail", _choice(ErrorsMode)),
+    OptionSpec("llm_gate_only", "Failed samples are still reported, but only the gates (pass rate, regression), errors and other tests decide the exit status", False, _bool),
     OptionSpec("llm_report", "Write a JSON report to this path", None, _optional_str),
     OptionSpec("llm_html", "Write a self-contained HTML report to this path (needs pytest-llmeval[html])", None, _html_path),
     OptionSpec("llm_weights", "Rubric weights as name=weight pairs", "accuracy=0.5,citation=0.25,length=0.15,keywords=0.1", _weights),
@@ -206,7 +216,11 @@ def addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup(GROUP, "LLM evaluation (pytest-llmeval)")
     for spec in OPTIONS:
         shown = " ".join(spec.default) if isinstance(spec.default, tuple) else spec.default
-        group.addoption(spec.flag, dest=spec.name, default=None, help=f"{spec.help}. Default: {shown!r}")
+        if spec.convert is _bool:
+            # a switch on the command line (--llm-gate-only), true/false in the ini file
+            group.addoption(spec.flag, dest=spec.name, action="store_const", const="true", default=None, help=f"{spec.help}. Default: {shown!r}")
+        else:
+            group.addoption(spec.flag, dest=spec.name, default=None, help=f"{spec.help}. Default: {shown!r}")
         parser.addini(spec.name, help=spec.help, type=spec.ini_type, default=None)  # type: ignore[arg-type]
 
 

@@ -12,10 +12,12 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_llmeval.options import Settings
+from pytest_llmeval.regression.gates import FailureLedger
 
 if TYPE_CHECKING:
     from pytest_llmeval.collector import GoldItem
     from pytest_llmeval.models.base import Answer, ChatModel
+    from pytest_llmeval.regression.gates import GateResult
     from pytest_llmeval.report.tally import Tally
     from pytest_llmeval.rubric import Rubric
     from pytest_llmeval.sample import Sample
@@ -38,7 +40,10 @@ class LLMEvalSession:
         self.records: list[dict[str, Any]] = []
         self.worker_stats: list[dict[str, Any]] = []
         self.warnings: list[str] = []
-        self.gate_message: str | None = None
+        self.gate_message: str | None = None  # the pass-rate gate's line
+        self.gates: list[GateResult] = []
+        self.gate_only_message: str | None = None
+        self.ledger = FailureLedger()
         self.stopped_reason: str | None = None
         self.human_agreement: dict[str, Any] | None = None  # set by report.outputs on the controller
         self.output_notes: list[str] = []  # lines the summary prints about files written
@@ -214,26 +219,38 @@ class LLMEvalSession:
         fallbacks = sorted({f"{r.get('accuracy_grader')}: {r['accuracy_fallback']}" for r in self.records if r.get("accuracy_fallback")})
         return [*self.warnings, *(f"accuracy fallback used: {f}" for f in fallbacks)]
 
-    # -- gate ------------------------------------------------------------------
-    def apply_gate(self, session: pytest.Session) -> None:
-        """Escalate OK -> TESTS_FAILED when the pass rate misses ``--llm-min-pass-rate``."""
+    # -- gates -----------------------------------------------------------------
+    def pass_rate_gate(self) -> GateResult | None:
+        """``--llm-min-pass-rate``: the fraction of samples in the pass tier."""
+        from pytest_llmeval.regression.gates import GateResult
+
         gate = self.settings.min_pass_rate
         tally = self.tally()
         if gate is None or tally.pass_rate is None:
-            return
+            return None
         if tally.pass_rate < gate:
-            self.gate_message = (
+            return GateResult("min_pass_rate", False, (
                 f"llmeval gate FAILED: pass rate {tally.pass_rate:.1%} is below --llm-min-pass-rate "
                 f"{gate:.1%} ({tally.passed} of {tally.denominator} samples in the pass tier, errors count as "
                 f"{self.settings.errors.value})"
-            )
-            if session.exitstatus == pytest.ExitCode.OK:
-                session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        else:
-            self.gate_message = (
-                f"llmeval gate passed: pass rate {tally.pass_rate:.1%} >= {gate:.1%} "
-                f"({tally.passed} of {tally.denominator})"
-            )
+            ))
+        return GateResult("min_pass_rate", True, (
+            f"llmeval gate passed: pass rate {tally.pass_rate:.1%} >= {gate:.1%} "
+            f"({tally.passed} of {tally.denominator})"
+        ))
+
+    def apply_gates(self, session: pytest.Session) -> None:
+        """Evaluate every gate and set the exit status (controller only; see regression/gates.py)."""
+        from pytest_llmeval.regression.gates import decide_exit, gate_only_line
+
+        self.gates = [g for g in (self.pass_rate_gate(),) if g is not None]
+        self.gate_message = next((g.message for g in self.gates if g.name == "min_pass_rate"), None)
+        if self.settings.gate_only:
+            self.gate_only_message = gate_only_line(self.ledger, session.testsfailed)
+        session.exitstatus = decide_exit(
+            session.exitstatus, self.gates, self.ledger,
+            gate_only=bool(self.settings.gate_only), testsfailed=session.testsfailed,
+        )
 
     def model_stats(self) -> dict[str, Any] | None:
         stats = list(self.worker_stats)
@@ -253,9 +270,13 @@ class LLMEvalSession:
         self.pytest_session = session
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.ledger.add(report)
         record = getattr(report, "llmeval", None)
         if record is not None:
             self.add_record(record)
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        self.ledger.add(report)
 
     def record_for(self, item: pytest.Item, report: pytest.TestReport, helper_results: list[Any] | None) -> dict[str, Any] | None:
         """The builtins record to attach to ``report`` (None when this phase adds nothing)."""
@@ -288,7 +309,7 @@ class LLMEvalSession:
             if self._answers is not None:
                 self.config.workeroutput["llmeval"] = {"stats": self._answers.stats()}  # type: ignore[attr-defined]
             return
-        self.apply_gate(session)
+        self.apply_gates(session)
         from pytest_llmeval.report.outputs import write_outputs
 
         incomplete = exitstatus == pytest.ExitCode.INTERRUPTED or self.stopped_reason is not None

@@ -99,7 +99,9 @@ def build_report(llm_session: LLMEvalSession, *, incomplete: bool) -> dict[str, 
         "needs_review": [s["sample_id"] for s in sample_results if s["needs_review"]],
         "model_stats": llm_session.model_stats(),
         **({"human_agreement": llm_session.human_agreement} if llm_session.human_agreement else {}),
-        "warnings": list(llm_session.all_warnings()) + ([llm_session.gate_message] if llm_session.gate_message and "FAILED" in llm_session.gate_message else []),
+        "gates": [{"name": g.name, "passed": g.passed, "message": g.message} for g in llm_session.gates],
+        "gate_only": bool(settings.gate_only),
+        "warnings": list(llm_session.all_warnings()) + [g.message for g in llm_session.gates if not g.passed],
     }
 
 

@@ -94,9 +94,10 @@ def summary_lines(llm_session: LLMEvalSession, *, worst: int) -> list[tuple[str,
                 f"  {record['status'].upper():<10} {_fmt(overall, '{:.2f}'):>5}  {record['nodeid']}  {reason}",
                 **{color: True},
             )
-    if llm_session.gate_message:
-        failed = "FAILED" in llm_session.gate_message
-        add(llm_session.gate_message, red=failed, green=not failed, bold=True)
+    for gate in llm_session.gates:
+        add(gate.message, red=not gate.passed, green=gate.passed, bold=True)
+    if llm_session.gate_only_message:
+        add(llm_session.gate_only_message, yellow=True)
     return out
 
 

@@ -1,0 +1,79 @@
+"""Gates and the exit status: which failures a ``--llm-gate-only`` run may leave to the gates.
+
+Pytest's exit status is only ever changed on the controller, in ``pytest_sessionfinish``:
+``TESTS_FAILED -> OK`` when every failure is a graded sample in the fail tier and every gate
+passed (``--llm-gate-only``), and ``OK -> TESTS_FAILED`` when a gate failed (as ``--max-warnings``
+escalates). Codes are never OR-ed together: 2|1 would read as 3, an internal error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """One gate's verdict and the one line the summary prints for it."""
+
+    name: str  # "min_pass_rate" | "regression"
+    passed: bool
+    message: str
+
+
+@dataclass
+class FailureLedger:
+    """Counts failed reports on the controller: graded fail-tier samples apart from everything else."""
+
+    graded_failures: int = 0
+    other_failures: list[str] = field(default_factory=list)
+
+    def add(self, report: pytest.TestReport | pytest.CollectReport) -> None:
+        if not report.failed or hasattr(report, "wasxfail"):
+            return
+        record: dict[str, Any] | None = getattr(report, "llmeval", None)
+        if (
+            isinstance(report, pytest.TestReport)
+            and report.when == "call"
+            and record is not None
+            and record.get("kind") == "gold"
+            and record.get("status") == "fail"
+        ):
+            self.graded_failures += 1
+        else:
+            # errors (model, grader, bad line), hand-written tests, teardown and collection failures
+            self.other_failures.append(report.nodeid or "<collection>")
+
+    def only_graded(self, testsfailed: int) -> bool:
+        """True when every failure pytest counted is a graded sample (the ones gate-only may leave to gates)."""
+        return not self.other_failures and self.graded_failures == testsfailed
+
+
+def decide_exit(
+    exitstatus: int, gates: list[GateResult], ledger: FailureLedger, *, gate_only: bool, testsfailed: int
+) -> int:
+    """The run's exit status after the gates (see the module docstring for the two allowed moves)."""
+    gates_passed = all(g.passed for g in gates)
+    if gate_only and gates_passed and exitstatus == pytest.ExitCode.TESTS_FAILED and ledger.only_graded(testsfailed):
+        return pytest.ExitCode.OK
+    if not gates_passed and exitstatus == pytest.ExitCode.OK:
+        return pytest.ExitCode.TESTS_FAILED
+    return exitstatus
+
+
+def gate_only_line(ledger: FailureLedger, testsfailed: int) -> str | None:
+    """Says why a gate-only run with failed samples exited 0, or why it could not."""
+    if not ledger.graded_failures:
+        return None
+    if ledger.only_graded(testsfailed):
+        return (
+            f"llmeval gate-only: {ledger.graded_failures} failed sample(s) reported, "
+            "the gates decide the exit status"
+        )
+    others = len(ledger.other_failures) or testsfailed - ledger.graded_failures
+    return (
+        f"llmeval gate-only: {others} failure(s) that are not graded samples "
+        "(errors, hand-written tests, collection) still fail the run"
+    )
