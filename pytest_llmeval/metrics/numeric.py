@@ -442,6 +442,21 @@ def _cand_interps(
             out.append(
                 _Interp(c.value / c.scale, c.ulp / c.scale, False, "expected states no scale")
             )
+            # A gold without a unit is compatible with a stated scale when it reads like a
+            # figure in table units: a computed value ("-2757.233", "1041531.0") or an amount
+            # such as FinanceBench's "$1577.00" (asked in millions) vs "$1.6 billion". A plain
+            # integer ("3456789") is a full amount.
+            table_units = g.currency is not None or "." in g.raw
+            for unit, name in ((1e3, "thousands"), (1e6, "millions"), (1e9, "billions")):
+                if table_units and unit < c.scale:
+                    out.append(
+                        _Interp(
+                            c.value / unit,
+                            c.ulp / unit,
+                            False,
+                            f"expected states no scale, read in {name}",
+                        )
+                    )
         elif not g.bare and g.display_unit > 1 and unscaled and not resp_scale:
             out.append(
                 _Interp(
@@ -500,10 +515,12 @@ def _match_candidate(
             for sgn, snote in signs:
                 cv = sgn * ci.value
                 unit = g.display_unit * (gi.ulp / g.ulp) if g.ulp > 0 else g.display_unit
-                ok = _agree(unit, gi.value, gi.ulp, cv, ci.ulp, c.sig_digits, tol, mode)
+                # A percentage rounded to whole points ("down 3%" for -2.8%) is a normal display.
+                csig = max(c.sig_digits, 2) if ci.percent else c.sig_digits
+                ok = _agree(unit, gi.value, gi.ulp, cv, ci.ulp, csig, tol, mode)
                 if not ok and magnitude:
                     ok = _agree(
-                        unit, abs(gi.value), gi.ulp, abs(cv), ci.ulp, c.sig_digits, tol, mode
+                        unit, abs(gi.value), gi.ulp, abs(cv), ci.ulp, csig, tol, mode
                     )
                     if ok:
                         snote = "sign read from the question's direction"
@@ -954,7 +971,8 @@ def _gold_kind(g: _Gold, hints: _QuestionHints) -> str:
 
 def _restates(a: Candidate, b: Candidate) -> bool:
     """Is ``b`` the same figure as ``a`` in another form ("0.66 or 66%", "$0.389 billion ($389 million)")?"""
-    diff = abs(a.value - b.value)
+    # "$(4,625) million, which is $4.625 billion": the sign of an accounting line is not restated.
+    diff = abs(abs(a.value) - abs(b.value))
     return diff <= 0.02 * max(abs(a.value), abs(b.value)) or diff < 0.5 * max(a.ulp, b.ulp)
 
 

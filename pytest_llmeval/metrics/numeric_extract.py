@@ -257,7 +257,8 @@ _NEG_VERB_BY_RE = re.compile(
     re.IGNORECASE,
 )
 _NEG_WORD_AFTER_RE = re.compile(
-    r"^[\s,]*(?:net\s+)?(?:loss(?:es)?|decrease|decline|drop|reduction|contraction|deficit|lower|outflow)\b",
+    r"^[\s,]*(?:net\s+)?(?:loss(?:es)?|decrease|decline|drop|reduction|contraction|deficit|lower|outflow)\b"
+    r"|^[\s,]*net\s+expense\b",
     re.IGNORECASE,
 )
 _COMPARE_BEFORE_RE = re.compile(
@@ -703,6 +704,17 @@ _WORD_UNIT_SET = frozenset(
         "eur",
         "gbp",
         "per",
+        "cent",
+        "cents",
+        "times",
+        "half",
+        "thirds",
+        "quarters",
+        "fourths",
+        "fifths",
+        "sixths",
+        "eighths",
+        "tenths",
     ]
 )
 
@@ -731,10 +743,16 @@ def _share_range_units(text: str, cands: list[Candidate]) -> None:
             a.currency = b.currency
 
 
+_HINT_SPLIT_RE = re.compile(r"[\s\-–]+")
+
+
 def _has_word_number_hint(text: str, n: int) -> bool:
     # Cheap token check first: the phrase regex is only worth running when a number word is
     # followed closely by a scale, "point" or a unit.
-    toks = [t.strip(".,;:()*\"'-").lower() for t in text.split()] if n < 200_000 else []
+    # Hyphens split too: "ninety-four cents", "four-fifths", "Thirty-six percent".
+    toks = (
+        [t.strip(".,;:()*\"'").lower() for t in _HINT_SPLIT_RE.split(text)] if n < 200_000 else []
+    )
     if n >= 200_000:
         return _WORD_HINT_RE.search(text) is not None
     for i, t in enumerate(toks):
@@ -743,6 +761,28 @@ def _has_word_number_hint(text: str, n: int) -> bool:
                 if u in _WORD_UNIT_SET or u.startswith("percent"):
                     return True
     return False
+
+
+_AND_A_HALF_RE = re.compile(r"[ \t]+and[ \t]+a[ \t]+half\b", re.IGNORECASE)
+_CENTS_RE = re.compile(r"[ \t]*cents?\b", re.IGNORECASE)
+_TIMES_RE = re.compile(r"[ \t]*times\b", re.IGNORECASE)
+_FRACTIONS = {
+    "half": 2.0,
+    "halve": 2.0,
+    "third": 3.0,
+    "quarter": 4.0,
+    "fourth": 4.0,
+    "fifth": 5.0,
+    "sixth": 6.0,
+    "seventh": 7.0,
+    "eighth": 8.0,
+    "ninth": 9.0,
+    "tenth": 10.0,
+}
+_FRACTION_RE = re.compile(
+    r"[ \t-](halves|halve|thirds?|quarters?|fourths?|fifths?|sixths?|sevenths?|eighths?|ninths?|tenths?)\b",
+    re.IGNORECASE,
+)
 
 
 def _word_candidates(text: str, count_words: bool = False) -> list[Candidate]:
@@ -755,14 +795,25 @@ def _word_candidates(text: str, count_words: bool = False) -> list[Candidate]:
             continue
         number, decimals, has_scale = parsed
         after = text[e : e + 40]
+        half = _AND_A_HALF_RE.match(after)
+        if half:
+            number += 0.5
+            e += half.end()
+            after = text[e : e + 40]
+            decimals = max(decimals, 1)
         pm = re.match(r"\s*(percent(?:age points?)?|per\s*cent|%)", after, re.IGNORECASE)
         cm = re.match(r"\s*(dollars|euros|pounds|yen|USD|EUR|GBP)\b", after, re.IGNORECASE)
+        cents = _CENTS_RE.match(after) if not (pm or cm) else None
+        frac = _FRACTION_RE.match(after) if not (pm or cm or cents or half) else None
+        times = _TIMES_RE.match(after) if not (pm or cm or cents) else None
         has_point = "point" in phrase.lower()
         low_words = set(re.split(r"[\s-]+", phrase.lower()))
         if not low_words & _WORD_NUMS.keys():
             continue  # a bare "million" after digits belongs to the digit candidate
         # "one of the", "two segments": not an amount, but a count when a count is expected.
-        if not (has_scale or pm or cm or has_point) and (
+        if frac and number >= _FRACTIONS[frac.group(1).lower().rstrip("s")]:
+            frac = None
+        if not (has_scale or pm or cm or has_point or cents or times or half or frac) and (
             not count_words or number > 1000 or after.lstrip().lower().startswith("of ")
         ):
             continue
@@ -776,6 +827,18 @@ def _word_candidates(text: str, count_words: bool = False) -> list[Candidate]:
         end = e + (pm.end() if pm else 0) + (cm.end() if cm and not pm else 0)
         value = number / 100.0 if pm else number
         ulp = 10.0 ** (-decimals) if decimals else 1.0
+        if cents:
+            # "ninety-four cents a share" = $0.94
+            end = e + cents.end()
+            value, number, currency = number / 100.0, number / 100.0, currency or "USD"
+            ulp, decimals = 0.01, 2
+        elif times:
+            end = e + times.end()
+        elif frac and number < _FRACTIONS[frac.group(1).lower().rstrip("s")]:
+            # "four-fifths", "two thirds"; not "four quarters" (periods).
+            end = e + frac.end()
+            value = number = number / _FRACTIONS[frac.group(1).lower().rstrip("s")]
+            ulp, decimals = 0.01, 2
         scale_part = 1.0
         if has_scale:
             # the integer before the scale word was exact to the scale's precision
@@ -934,7 +997,14 @@ def _build_candidate(
             and not scale_word
         ):
             role = "marker" if role == "value" else role  # "(1)", "(12)": footnote or list label
-        elif _ASIDE_LEAD_RE.search(lead[-40:]) and not _NEG_LEAD_RE.search(lead[-40:]):
+        elif (
+            _ASIDE_LEAD_RE.search(lead[-40:])
+            and not _NEG_LEAD_RE.search(lead[-40:])
+            # "$(0.565) billion", "(14.7)%": the sign or unit outside the brackets makes it
+            # an accounting negative, not a prose aside.
+            and not (pm and pm.group("cur") and pm.group("sign2") == "(")
+            and not (sm and sm.group("close") and (pct_text or scale_word))
+        ):
             role = "aside" if role == "value" else role  # "net income ($9,542)": prose aside
         else:
             negative = True
