@@ -244,3 +244,87 @@ def test_response_trailing_zeros_show_precision_but_gold_padding_does_not() -> N
     assert not _passes("Volatility averaged 37.0% over the period.", "36.81%")
     assert _passes("Volatility averaged 37% over the period.", "36.81%")
     assert _passes("PP&E was $6.738 billion.", "$6.70", question="in USD billions")
+
+
+# --------------------------------------------------------------------------- round 2 classes
+
+
+@pytest.mark.parametrize(
+    ("response", "expected"),
+    [
+        ("The board declared seventy-two cents a share.", "$0.72"),
+        ("Receivables turned over roughly seven and a half times.", "7.5"),
+        ("About two-thirds of sales were domestic.", "0.67"),
+        ("Forty-two percent of the workforce is abroad.", "42%"),
+    ],
+)
+def test_number_words_with_cents_halves_fractions(response: str, expected: str) -> None:
+    result = numeric_match(response, expected)
+    assert result.passed, result.explanation
+
+
+def test_vague_or_plural_fractions_do_not_invent_values() -> None:
+    assert not _passes("Roughly a quarter of revenue came from Asia.", "31.5%")
+    assert _passes("The average of the four quarters is 23.75", "23.75")
+
+
+@pytest.mark.parametrize(
+    ("response", "expected"),
+    [
+        ("Capex came to about $2.3 billion in the year.", "$2310.00"),
+        ("Working capital was $4,120,000 thousand at year end.", "$4120.00"),
+        ("Dividends paid were $412 million.", "$0.40"),
+        ("Net loss was $1.83 billion.", "-1834.512"),
+    ],
+)
+def test_unitless_table_golds_take_a_stated_scale(response: str, expected: str) -> None:
+    result = numeric_match(response, expected)
+    assert result.passed, result.explanation
+
+
+def test_plain_integer_gold_is_a_full_amount() -> None:
+    assert not _passes("The total is $4.51 billion.", "4512345")
+
+
+@pytest.mark.parametrize(
+    ("response", "expected"),
+    [
+        ("The other expense line read $(0.742) billion.", "-$742 million"),
+        ("Selling costs averaged (11.2)% of revenue.", "-11.2%"),
+        ("The company booked a $318 million net expense in other items.", "(318)"),
+    ],
+)
+def test_accounting_negatives(response: str, expected: str) -> None:
+    result = numeric_match(response, expected)
+    assert result.passed, result.explanation
+
+
+def test_a_part_before_its_whole() -> None:
+    text = "$48.2 million of the $910.5 million facility was undrawn at year end."
+    assert _passes(text, "48.2 million")
+    assert not _passes(text, "910.5 million")
+    assert _passes("The number of sites fell from 440 to 431, a decline of 2.05%.", "-2.05%")
+
+
+def test_change_by_then_endpoints() -> None:
+    text = "The company lifted its margin outlook by 2 percentage points, from 11% to 13%."
+    assert _passes(text, "2%")
+    assert not _passes(text, "13%")
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "The margin sat between 7% and 7.5% over the period.",
+        "Avkastningen lå mellom 11 og 12 prosent.",
+        "Der Umsatz lag zwischen 3 und 4 Mrd. Euro.",
+    ],
+)
+def test_between_ranges_never_answer(response: str) -> None:
+    for gold in ("7.2%", "7%", "11.5%", "3.5 billion", "3 billion"):
+        assert not _passes(response, gold)
+
+
+def test_percentages_round_to_whole_points() -> None:
+    assert _passes("Revenue was down 4% on the prior year.", "-3.8%")
+    assert not _passes("Revenue was down 4% on the prior year.", "-3.4%")

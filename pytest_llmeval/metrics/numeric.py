@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_llmeval.errors import GraderError
 from pytest_llmeval.metrics.base import MetricResult, enforce
 from pytest_llmeval.metrics.numeric_extract import Candidate, extract_values
-from pytest_llmeval.metrics.numeric_roles import Asserted, co_asserted, is_endpoint
+from pytest_llmeval.metrics.numeric_roles import Asserted, co_asserted, role_in_sentence
 
 if TYPE_CHECKING:
     from pytest_llmeval.registry import GradeContext
@@ -448,7 +448,7 @@ def _cand_interps(
             # integer ("3456789") is a full amount.
             table_units = g.currency is not None or "." in g.raw
             for unit, name in ((1e3, "thousands"), (1e6, "millions"), (1e9, "billions")):
-                if table_units and unit < c.scale:
+                if table_units:
                     out.append(
                         _Interp(
                             c.value / unit,
@@ -1367,16 +1367,30 @@ def _numeric_match(
                     bool(_Q_CHANGE_RE.search(question[:2000])) if question else None
                 )
                 extras = co_asserted(response, seg, cands, chosen, asks_change)
-                if (
+                primary_role = role_in_sentence(response, seg, cands, primary)
+                if primary_role == "whole":
+                    # "$206.7 million of the $1,344.1 million": the part is the answer.
+                    part = next(
+                        (c for c in reversed(cands) if c.span[1] <= primary.span[0] and not c.ignored),
+                        None,
+                    )
+                    if part is not None:
+                        chosen = [part]
+                        how = f"the part stated before its whole ({how2})"
+                elif (
                     asks_change is not False
                     and any(a.role in ("change", "difference") for a in extras)
-                    and is_endpoint(response, seg, cands, primary)
+                    and primary_role == "endpoint"
                 ):
                     # "rose by $59 million, from $3,475 million to $3,534 million": the change
                     # is asserted; the endpoint the sentence ends on is an input.
                     chosen = []
                     how = f"an endpoint of the stated change, not the answer ({how2})"
 
+    if chosen and chosen[0].role == "range":
+        # "between $29 billion and $30 billion", "5-10%": a range states no single value.
+        chosen, extras = [], []
+        how = "a range, not a value"
     if not chosen and not extras:
         reason = (
             "no numeric value found in the answer"

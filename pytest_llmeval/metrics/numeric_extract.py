@@ -719,16 +719,26 @@ _WORD_UNIT_SET = frozenset(
 )
 
 
-_RANGE_LINK_RE = re.compile(r"\s*(?:-|–|to|and)\s*[$€£¥]?\s*", re.IGNORECASE)
+_RANGE_LINK_RE = re.compile(r"\s*(?:-|–|to|and|og|och|und|et|bis|til)\s*[$€£¥]?\s*", re.IGNORECASE)
+# "between $29 billion and $30 billion", "mellom 19 og 20 prosent": a range, never the answer.
+_BETWEEN_BEFORE_RE = re.compile(
+    r"(?<![^\W\d_])(?:between|mellom|mellan|imellem|zwischen|entre)\s+(?:about\s+|approximately\s+|"
+    r"roughly\s+|rund\s+|etwa\s+|ca\.?\s+)?[$€£¥]?\s*$",
+    re.IGNORECASE,
+)
 
 
 def _share_range_units(text: str, cands: list[Candidate]) -> None:
     """'$1.7 to $1.9 billion', '5 to 10%': the first figure takes the unit written after the second."""
     for a, b in itertools.pairwise(cands):
-        if a.scale_word or a.percent or a.ignored or b.ignored:
+        if a.ignored or b.ignored:
             continue
         link = text[a.span[1] : b.span[0]]
         if len(link) > 8 or not _RANGE_LINK_RE.fullmatch(link):
+            continue
+        if _BETWEEN_BEFORE_RE.search(text, max(0, a.span[0] - 30), a.span[0]):
+            a.role = b.role = "range"
+        if a.scale_word or a.percent:
             continue
         if b.scale_word and not b.percent:
             a.value *= b.scale

@@ -626,7 +626,7 @@ def negative_before_pattern() -> re.Pattern[str]:
         + "|"
         + _alternation(english)
         + r")"
-        r"(?:\s+(?:about|approximately|roughly|nearly|some|rund|ca\.?|cirka|omkring|knapt|nesten|"
+        r"(?:\s+(?:by|about|approximately|roughly|nearly|some|rund|ca\.?|cirka|omkring|knapt|nesten|"
         r"drøyt|environ|près\s+de|etwa|knapp|gut|runt|ungefär|the|an?|its|fondet|der|die|das))*"
         r"[\s:]*(?:[$€£¥]|(?:USD|EUR|NOK|SEK|DKK|GBP|CHF|kr\.?)\s*)?\s*$",
         re.IGNORECASE,

@@ -122,6 +122,11 @@ _CHANGE_VERB_RE = re.compile(
     re.IGNORECASE,
 )
 _CLAUSE_SPLIT_RE = re.compile(r"[;]|,\s(?!from\b)|\s(?:while|whereas|but|and)\s", re.IGNORECASE)
+# "raised its guidance ... by 1 percentage point, from 8% to 9%".
+_BY_END_RE = re.compile(
+    r"\b(?:by|med|um|de)\s+(?:about\s+|roughly\s+|approximately\s+)?[$€£¥]?\s*$", re.I
+)
+_FROM_AFTER_RE = re.compile(r"^\s*,?\s*(?:from|fra|från|von|de)\b", re.IGNORECASE)
 _FROM_RE = re.compile(r"(?<![^\W\d_])(?:from|fra|från|frå|von|de|since)(?![^\W\d_])", re.IGNORECASE)
 _TOTAL_BEFORE_RE = re.compile(
     r"(?:\b(?:a\s+total\s+of|in\s+total|total(?:led|ed|ing)?|totalt|insgesamt|au\s+total|"
@@ -133,8 +138,10 @@ _TOTAL_AFTER_RE = re.compile(
     r"|^\s*(?:\([^()]{0,20}\)\s*)?:",
     re.IGNORECASE,
 )
-_WHOLE_BEFORE_RE = re.compile(
-    r"\b(?:out\s+)?of\s+(?:the\s+|a\s+|its\s+)?[$€£¥]?\s*$", re.IGNORECASE
+# "$206.7 million of the $1,344.1 million", "12 out of 40": the second figure is the whole.
+_WHOLE_GAP_RE = re.compile(
+    r"\s+(?:out\s+)?of\s+(?:the|a|its|their|our)?\s*(?:total\s+(?:of\s+)?)?[$€£¥]?\s*",
+    re.IGNORECASE,
 )
 _PAREN_RANGE_RE = re.compile(r"\(\s*[^()]{0,40}\b(?:to|til|till|bis|à)\b[^()]{0,40}\)")
 
@@ -164,11 +171,15 @@ def figure_role(text: str, seg_start: int, cands: list[Candidate], i: int) -> st
     for m in _PAREN_RANGE_RE.finditer(text, lo, min(len(text), c.span[1] + 60)):
         if m.start() <= c.span[0] and c.span[1] <= m.end():
             return "endpoint"
-    if _WHOLE_BEFORE_RE.search(before) and i > 0 and c.span[0] - cands[i - 1].span[1] < 16:
+    if i > 0 and _WHOLE_GAP_RE.fullmatch(text, cands[i - 1].span[1], c.span[0]):
         return "whole"
     if _BY_BEFORE_RE.search(text[max(seg_start, c.span[0] - 100) : c.span[0]]):
         return "difference"
-    if _CHANGE_BEFORE_RE.search(before) or _CHANGE_AFTER_RE.match(after):
+    if (
+        _CHANGE_BEFORE_RE.search(before)
+        or _CHANGE_AFTER_RE.match(after)
+        or (_BY_END_RE.search(before) and _FROM_AFTER_RE.match(after))
+    ):
         return "change"
     if _TO_BEFORE_RE.search(before) and not _NOT_LEVEL_RE.search(before):
         # "to X" after "from Y" is an endpoint; after a change it is the level reached.
@@ -220,10 +231,12 @@ def co_asserted(
     return out
 
 
-def is_endpoint(text: str, seg: tuple[int, int], cands: list[Candidate], c: Candidate) -> bool:
-    """Is ``c`` an endpoint of a change stated in its sentence ("from $A to $B")?"""
+def role_in_sentence(
+    text: str, seg: tuple[int, int], cands: list[Candidate], c: Candidate
+) -> str | None:
+    """The role of ``c`` among the figures of its sentence ``seg``."""
     in_seg = [x for x in cands if seg[0] <= x.span[0] < seg[1]]
     for i, x in enumerate(in_seg):
         if x is c:
-            return figure_role(text, seg[0], in_seg, i) == "endpoint"
-    return False
+            return figure_role(text, seg[0], in_seg, i)
+    return None
