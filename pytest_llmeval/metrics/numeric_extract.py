@@ -11,7 +11,6 @@ linear in the input length.
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import re
 from dataclasses import dataclass
@@ -27,8 +26,22 @@ from pytest_llmeval.metrics.numeric_lang import (
     language_for_locale,
     negative_after_pattern,
     negative_before_pattern,
-    negative_words,
     percent_suffix_pattern,
+)
+from pytest_llmeval.metrics.numeric_tokens import (
+    _CUR_PREFIX,
+    _CUR_SUFFIX,
+    _CURRENCY_CODES,
+    _NUM_RE,
+    _WORD_NUMS,
+    _WORD_SCALES,
+    _WORDNUM_RE,
+    SCALE_WORDS,
+    _keyword_index,
+    _near,
+    _parse_number_text,
+    _parse_word_number,
+    _ulp,
 )
 
 # Roles that never count as a stated value.
@@ -36,156 +49,9 @@ IGNORED_ROLES = frozenset({"year", "date", "reference", "marker", "descriptor", 
 # Roles a concluding answer can have ("aside", "operand" and "comparison" are context for it).
 STATED_ROLES = frozenset({"value", "result", "range"})
 
-SCALE_WORDS: dict[str, float] = {
-    "thousand": 1e3,
-    "thousands": 1e3,
-    "k": 1e3,
-    "K": 1e3,
-    "thou": 1e3,
-    "million": 1e6,
-    "millions": 1e6,
-    "mn": 1e6,
-    "mln": 1e6,
-    "mm": 1e6,
-    "MM": 1e6,
-    "m": 1e6,
-    "M": 1e6,
-    "mio": 1e6,
-    "billion": 1e9,
-    "billions": 1e9,
-    "bn": 1e9,
-    "bln": 1e9,
-    "b": 1e9,
-    "B": 1e9,
-    "Bn": 1e9,
-    "BN": 1e9,
-    "trillion": 1e12,
-    "trillions": 1e12,
-    "tn": 1e12,
-    "T": 1e12,
-    "Tn": 1e12,
-    "lakh": 1e5,
-    "lakhs": 1e5,
-    "lac": 1e5,
-    "lacs": 1e5,
-    "crore": 1e7,
-    "crores": 1e7,
-    "cr": 1e7,
-    "Cr": 1e7,
-}
-
-_CURRENCY_CODES = {
-    "$": "USD",
-    "US$": "USD",
-    "U.S.$": "USD",
-    "USD": "USD",
-    "dollar": "USD",
-    "dollars": "USD",
-    "€": "EUR",
-    "EUR": "EUR",
-    "euro": "EUR",
-    "euros": "EUR",
-    "£": "GBP",
-    "GBP": "GBP",
-    "pound": "GBP",
-    "pounds": "GBP",
-    "¥": "JPY",
-    "JPY": "JPY",
-    "yen": "JPY",
-    "CNY": "CNY",
-    "RMB": "CNY",
-    "yuan": "CNY",
-    "NOK": "NOK",
-    "SEK": "SEK",
-    "DKK": "DKK",
-    "kr": "NOK",
-    "kr.": "NOK",
-    "kroner": "NOK",
-    "kronor": "SEK",
-    "kronen": "DKK",
-    "CHF": "CHF",
-    "Fr.": "CHF",
-    "CAD": "CAD",
-    "C$": "CAD",
-    "CA$": "CAD",
-    "AUD": "AUD",
-    "A$": "AUD",
-    "HKD": "HKD",
-    "HK$": "HKD",
-    "S$": "SGD",
-    "SGD": "SGD",
-    "INR": "INR",
-    "₹": "INR",
-    "Rs": "INR",
-    "Rs.": "INR",
-    "rupees": "INR",
-    "KRW": "KRW",
-    "₩": "KRW",
-    "won": "KRW",
-    "BRL": "BRL",
-    "R$": "BRL",
-    "MXN": "MXN",
-    "ZAR": "ZAR",
-}
-
-_CUR_PREFIX = (
-    r"U\.S\.\$|US\$|CA\$|HK\$|C\$|A\$|S\$|R\$|\$|€|£|¥|₹|₩|USD|EUR|GBP|JPY|CNY|RMB|NOK|SEK|DKK|CHF|CAD|AUD"
-    r"|HKD|SGD|INR|KRW|BRL|MXN|ZAR|Rs\.?|kr\.?|Fr\."
-)
-_CUR_SUFFIX = (
-    r"USD|EUR|GBP|JPY|CNY|RMB|NOK|SEK|DKK|CHF|CAD|AUD|HKD|SGD|INR|KRW|BRL|MXN|ZAR|€|£|kr\.?"
-    r"|dollars?|euros?|pounds?|yen|yuan|rupees|won|kroner|kronor|kronen"
-)
-
 _MONTHS = (
     r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t|tember)?"
     r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
-)
-
-# A number as written: plain digits, grouped digits (",", ".", "'", thin/nbsp spaces) with an optional
-# decimal part, or a leading-dot decimal. Groups are fixed-width, so no backtracking blow-up.
-_NUM_RE = re.compile(
-    r"(?<![\w.,'’])(?<![\w][-–])"
-    r"(?:\d{1,3}(?:(?P<sep>[,.'’\u00a0\u202f\u2009])\d{3})(?:(?P=sep)\d{3})*(?![\d])(?:[.,]\d+)?"
-    r"|\d{1,3}(?: \d{3})+(?![\d])(?:,\d+)?"  # "1 500,5", "12 429": plain-space grouping
-    r"|\d+(?:[.,]\d+)?"
-    r"|\.\d+)"
-)
-
-_WORD_NUMS: dict[str, int] = {
-    "zero": 0,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "thirteen": 13,
-    "fourteen": 14,
-    "fifteen": 15,
-    "sixteen": 16,
-    "seventeen": 17,
-    "eighteen": 18,
-    "nineteen": 19,
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "seventy": 70,
-    "eighty": 80,
-    "ninety": 90,
-}
-_WORD_SCALES = {"hundred": 100.0, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
-_NW = "|".join([*_WORD_NUMS, *_WORD_SCALES, "point"])
-_WORDNUM_RE = re.compile(
-    rf"\b(?:{_NW})\b(?:(?:[ \t-]+|[ \t]+and[ \t]+)(?:{_NW})\b)*", re.IGNORECASE
 )
 
 _PREFIX_RE = re.compile(
@@ -298,98 +164,6 @@ _APPROX_RE = re.compile(
 _PREFIX_CHARS = frozenset("$€£¥₹₩-−–+(ABCDEFGHIJKLMNOPQRSTUVWXYZkrs.")
 _RESULT_CHARS = frozenset("=≈≅→>{x")
 _OP_CHARS = frozenset("+*/×÷^-−–")
-_KW_EXACT: dict[str, str] = {
-    **dict.fromkeys(
-        [
-            "loss",
-            "losses",
-            "deficit",
-            "fell",
-            "fall",
-            "falls",
-            "falling",
-            "drop",
-            "dropped",
-            "drops",
-            "down",
-            "lower",
-            "negative",
-            "shrank",
-            "shrunk",
-            "lost",
-            "loses",
-            "lose",
-            "slipped",
-            "slid",
-            "sank",
-            "shed",
-            "plunged",
-            "tumbled",
-            *negative_words(),
-        ],
-        "neg",
-    ),
-    **dict.fromkeys(["divided", "times", "plus", "sum", "average"], "op"),
-    **dict.fromkeys(
-        [
-            "from",
-            "vs",
-            "versus",
-            "against",
-            "relative",
-            "than",
-            "prior",
-            "previous",
-            "previously",
-            "last",
-            "year",
-            "rather",
-            "instead",
-            "before",
-            "preceding",
-        ],
-        "cmp",
-    ),
-    **dict.fromkeys(["about", "around", "roughly", "nearly", "almost"], "apx"),
-}
-_KW_PREFIX: dict[str, str] = {
-    "decrea": "neg",
-    "declin": "neg",
-    "reduc": "neg",
-    "contra": "neg",
-    "outflo": "neg",
-    "shrin": "neg",
-    "multip": "op",
-    "compar": "cmp",
-    "approx": "apx",
-}
-_KW_TOKEN_RE = re.compile(r"[^\W\d_]+|[~≈]")
-
-
-def _keyword_index(text: str) -> dict[str, list[int]]:
-    """End positions of context keywords, found in one linear pass (checked per value by bisect)."""
-    idx: dict[str, list[int]] = {"neg": [], "op": [], "cmp": [], "apx": []}
-    exact, prefix = _KW_EXACT, _KW_PREFIX
-    for m in _KW_TOKEN_RE.finditer(text.lower()):
-        w = m.group(0)
-        fam = exact.get(w) or prefix.get(w[:6]) or prefix.get(w[:5])
-        if fam is None:
-            if w in ("~", "≈"):
-                fam = "apx"
-            elif w == "minus":
-                idx["op"].append(m.end())
-                fam = "neg"
-            else:
-                continue
-        idx[fam].append(m.end())
-    return idx
-
-
-def _near(positions: list[int], lo: int, hi: int) -> bool:
-    i = bisect.bisect_left(positions, lo)
-    return i < len(positions) and positions[i] <= hi
-
-
 _REF_WORDS = frozenset(
     [
         "note",
@@ -520,117 +294,6 @@ class Candidate:
     @property
     def ignored(self) -> bool:
         return self.role in IGNORED_ROLES
-
-
-def _parse_number_text(
-    text: str, decimal_comma: bool = False, padding: bool = True
-) -> tuple[float, int, int] | None:
-    """Digits with separators -> (magnitude, decimals shown, significant digits).
-
-    ``decimal_comma``: the text writes "12,5" for 12.5 and "16.284" for 16,284 (a single
-    separator is read the European way). ``padding``: trailing decimal zeros are formatting
-    (golds such as "$8.70"), not precision.
-    """
-    t = text.replace("\u00a0", " ").replace("\u202f", " ").replace("\u2009", " ").replace("’", "'")
-    t = t.replace("'", "").replace(" ", "")
-    if not t:
-        return None
-    has_comma, has_dot = "," in t, "." in t
-    if has_comma and has_dot:
-        if t.rfind(",") > t.rfind("."):  # 1.500,5
-            int_part, _, frac = t.rpartition(",")
-            int_part = int_part.replace(".", "")
-        else:  # 1,500.5
-            int_part, _, frac = t.rpartition(".")
-            int_part = int_part.replace(",", "")
-    elif has_comma:
-        parts = t.split(",")
-        # Thousands grouping when every group after the first has three digits ("1,500", "12,345,678");
-        # otherwise a decimal comma ("12,5", "1500,25").
-        if len(parts) > 2 or (
-            not decimal_comma
-            and len(parts[-1]) == 3
-            and 1 <= len(parts[0]) <= 3
-            and parts[0] != "0"
-        ):
-            int_part, frac = "".join(parts), ""
-        else:
-            int_part, frac = parts[0], parts[1]
-    elif has_dot:
-        parts = t.split(".")
-        if len(parts) > 2 or (
-            decimal_comma and len(parts[-1]) == 3 and 1 <= len(parts[0]) <= 3 and parts[0] != "0"
-        ):  # 1.500.000; "16.284" in a German text
-            int_part, frac = "".join(parts), ""
-        else:
-            int_part, frac = parts[0], parts[1]
-    else:
-        int_part, frac = t, ""
-    if not (int_part or frac) or not (int_part + frac).isdigit():
-        return None
-    try:
-        value = float(f"{int_part or '0'}.{frac or '0'}")
-    except ValueError:
-        return None
-    # Trailing decimal zeros are formatting, not precision ("$8.70", "$1616.00").
-    if padding:
-        frac = frac.rstrip("0")
-    digits = (int_part + frac).lstrip("0")
-    if not frac:
-        digits = digits.rstrip("0") or digits
-    return value, len(frac), max(1, len(digits))
-
-
-def _parse_word_number(text: str) -> tuple[float, int, bool] | None:
-    """'one point five billion' -> (1.5e9, decimals, has_scale). None if not a number phrase."""
-    words = [w for w in re.split(r"[\s-]+", text.lower()) if w and w != "and"]
-    total, current = 0.0, 0.0
-    frac_digits: list[int] = []
-    in_frac, seen, has_scale = False, False, False
-    for w in words:
-        if w == "point":
-            if in_frac:
-                return None
-            in_frac = True
-            continue
-        if w in _WORD_NUMS:
-            n = _WORD_NUMS[w]
-            if in_frac:
-                if n > 9:
-                    return None
-                frac_digits.append(n)
-            else:
-                current += n
-            seen = True
-        elif w in _WORD_SCALES:
-            scale = _WORD_SCALES[w]
-            if in_frac:
-                current += float("0." + "".join(map(str, frac_digits))) if frac_digits else 0.0
-                frac_digits, in_frac = [], False
-            if not seen and current == 0:
-                current = 1.0
-            if scale == 100:
-                current *= 100
-            else:
-                total += current * scale
-                current = 0.0
-                has_scale = True
-            seen = True
-        else:
-            return None
-    if in_frac:
-        current += float("0." + "".join(map(str, frac_digits))) if frac_digits else 0.0
-    if not seen:
-        return None
-    return total + current, len(frac_digits), has_scale
-
-
-def _ulp(decimals: int, number: float, sig: int) -> float:
-    if decimals > 0:
-        return 10.0 ** (-decimals)
-    # An integer with trailing zeros ("1,500") is still exact to the unit: writers rarely round
-    # to hundreds without a scale word, and "1,500 million" is covered by the scale.
-    return 1.0
 
 
 _LINE_START_RE = re.compile(r"(?:^|\n)[ \t>*•\-–]*(?:\*\*)?[ \t]*$")

@@ -1,0 +1,227 @@
+"""Comparison stage of the numeric grader: does a found figure state the expected value?
+
+Reads both sides in every frame the conventions allow (a scale from the question, a gold without
+a unit read in table units, percent from the question) and compares with the tolerance and the
+rounding of the coarser display; applies the sign conventions (worded signs, magnitudes when the
+question asks for an outflow).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from pytest_llmeval.metrics.numeric_explain import _fmt
+from pytest_llmeval.metrics.numeric_extract import Candidate
+from pytest_llmeval.metrics.numeric_gold import _decimals_of_float, _Gold, _QuestionHints
+
+# --------------------------------------------------------------------------- agreement
+
+
+def _digits_ulp(x: float) -> float:
+    """One unit in the last significant digit of a float's shortest repr (1500 -> 100, 8.74 -> 0.01)."""
+    if x == 0 or not math.isfinite(x):
+        return 0.0
+    d = _decimals_of_float(x)
+    if d > 0:
+        return 10.0**-d
+    n = abs(round(x))
+    ulp = 1.0
+    while n and n % 10 == 0:
+        n //= 10
+        ulp *= 10
+    return ulp
+
+
+def _sig_digits(x: float, ulp: float) -> int:
+    if x == 0 or ulp <= 0:
+        return 1
+    return max(1, math.floor(math.log10(abs(x)) - math.log10(ulp) + 1e-9) + 1)
+
+
+def values_agree(a: float, b: float, *, rel_tol: float = 1e-9, rounding: bool = True) -> bool:
+    """True when ``a`` and ``b`` state the same value.
+
+    With ``rounding`` the one shown with fewer significant digits counts as a rounded display of the
+    other (394.3e9 agrees with 394_328e6; 8.74 with 8.738), provided it keeps at least two
+    significant digits. ``rel_tol`` adds a relative tolerance.
+    """
+    try:
+        a, b = float(a), float(b)
+    except (TypeError, ValueError):
+        return False
+    if not (math.isfinite(a) and math.isfinite(b)):
+        return False
+    diff = abs(a - b)
+    if diff <= rel_tol * max(abs(a), abs(b)) or diff <= 1e-12:
+        return True
+    if not rounding:
+        return False
+    ua, ub = _digits_ulp(a), _digits_ulp(b)
+    coarse, ulp = (a, ua) if ua >= ub else (b, ub)
+    fine = b if coarse is a else a
+    return _sig_digits(coarse, ulp) >= 2 and _rounds_to(coarse, fine, diff, 0.5 * ulp)
+
+
+def _agree(
+    unit: float, gv: float, gulp: float, cv: float, culp: float, csig: int, tol: float, mode: str
+) -> bool:
+    """Does the answer value ``cv`` state the expected ``gv``? ``unit``: one expected unit (absolute mode)."""
+    diff = abs(gv - cv)
+    scale = max(abs(gv), abs(cv))
+    if diff <= 1e-9 * scale or diff <= 1e-15:
+        return True
+    if mode == "relative" and diff <= tol * abs(gv) * (1 + 1e-9):
+        return True
+    if mode == "absolute" and diff <= tol * unit * (1 + 1e-9):
+        return True
+    if mode == "exact":
+        return False
+    extra = tol if mode == "rounding" else 0.0
+    if gulp >= culp:
+        # The gold is the coarser display: the answer rounds to it.
+        return _rounds_to(gv, cv, diff, (0.5 + extra) * gulp)
+    # The answer is the coarser display: accept if it keeps two significant digits.
+    return csig >= 2 and _rounds_to(cv, gv, diff, (0.5 + extra) * culp)
+
+
+def _rounds_to(coarse: float, fine: float, diff: float, half: float) -> bool:
+    """Is ``coarse`` a rounding of ``fine``? An exact half rounds away from zero (2.345 -> 2.35, not 2.34)."""
+    if diff < half * (1 - 1e-9):
+        return True
+    return diff <= half * (1 + 1e-9) and abs(coarse) > abs(fine) and coarse * fine >= 0
+
+
+@dataclass(frozen=True)
+class _Interp:
+    value: float
+    ulp: float
+    percent: bool
+    note: str
+
+
+def _gold_interps(g: _Gold, hints: _QuestionHints, percent_mode: str) -> list[_Interp]:
+    out = []
+    if g.bare and hints.scale and not g.yearish:
+        out.append(
+            _Interp(
+                g.value * hints.scale,
+                g.ulp * hints.scale,
+                False,
+                f"scale x{_fmt(hints.scale)} from the question",
+            )
+        )
+    if g.bare and not g.percent and (hints.percent_strong or percent_mode == "number"):
+        out.append(_Interp(g.value / 100.0, g.ulp / 100.0, True, "percent from the question"))
+    if not out or not (g.bare and hints.scale):
+        # With a question scale the unscaled reading is dropped: a bare answer gets the same scale.
+        out.append(_Interp(g.value, g.ulp, g.percent, ""))
+    return out
+
+
+def _cand_interps(
+    c: Candidate, hints: _QuestionHints, resp_scale: float | None, percent_mode: str, g: _Gold
+) -> list[_Interp]:
+    out = [_Interp(c.value, c.ulp, c.percent, "")]
+    unscaled = c.scale_word is None and not c.percent
+    if not hints.scale and not g.percent and not c.percent:
+        # Only one side states a scale and nothing else gives one: the scale is unknown, so the
+        # numbers as written are compared ("56" vs "$56 million", "1.5 million" vs "1.5").
+        if g.bare and c.scale_word and c.scale > 1:
+            out.append(
+                _Interp(c.value / c.scale, c.ulp / c.scale, False, "expected states no scale")
+            )
+            # A gold without a unit is compatible with a stated scale when it reads like a
+            # figure in table units: a computed value ("-2757.233", "1041531.0") or an amount
+            # such as FinanceBench's "$1577.00" (asked in millions) vs "$1.6 billion". A plain
+            # integer ("3456789") is a full amount.
+            table_units = g.currency is not None or "." in g.raw
+            for unit, name in ((1e3, "thousands"), (1e6, "millions"), (1e9, "billions")):
+                if table_units:
+                    out.append(
+                        _Interp(
+                            c.value / unit,
+                            c.ulp / unit,
+                            False,
+                            f"expected states no scale, read in {name}",
+                        )
+                    )
+        elif not g.bare and g.display_unit > 1 and unscaled and not resp_scale:
+            out.append(
+                _Interp(
+                    c.value * g.display_unit,
+                    c.ulp * g.display_unit,
+                    False,
+                    "answer states no scale",
+                )
+            )
+    if unscaled and hints.scale:
+        out.append(_Interp(c.value * hints.scale, c.ulp * hints.scale, False, "question scale"))
+    if unscaled and resp_scale and resp_scale != hints.scale:
+        out.append(
+            _Interp(c.value * resp_scale, c.ulp * resp_scale, False, "scale stated in the answer")
+        )
+    if unscaled and not c.currency and (hints.percent_strong or percent_mode == "number"):
+        out.append(_Interp(c.value / 100.0, c.ulp / 100.0, True, "percent from the question"))
+    if percent_mode == "number" and c.percent:
+        out.append(_Interp(c.value * 100.0, c.ulp * 100.0, False, "percent sign ignored"))
+    return out
+
+
+def _percent_ok(g: _Gold, c: Candidate, gi: _Interp, ci: _Interp, percent_mode: str) -> bool:
+    if percent_mode == "strict":
+        return gi.percent == ci.percent
+    # A money amount never matches a percentage ("$0.40" vs "40%"), in either direction.
+    return not ((g.currency and ci.percent) or (gi.percent and c.currency))
+
+
+def _match_candidate(
+    g: _Gold,
+    c: Candidate,
+    hints: _QuestionHints,
+    resp_scale: float | None,
+    tol: float,
+    mode: str,
+    percent_mode: str,
+) -> tuple[bool, float, str]:
+    """(agrees, signed value used, note). Applies the sign conventions."""
+    best_val = c.value
+    best_note = ""
+    gis = _gold_interps(g, hints, percent_mode)
+    cis = _cand_interps(c, hints, resp_scale, percent_mode, g)
+    signs: list[tuple[float, str]] = []
+    if c.sign_source == "word" and c.value > 0:
+        signs.append((-1.0, "negative from wording"))
+        if hints.magnitude_ok or (not g.word_sign and g.value >= 0 and hints.magnitude_ok):
+            signs.append((1.0, ""))
+    else:
+        signs.append((1.0, ""))
+    magnitude = hints.magnitude_ok or g.word_sign
+    for gi in gis:
+        for ci in cis:
+            if not _percent_ok(g, c, gi, ci, percent_mode):
+                continue
+            for sgn, snote in signs:
+                cv = sgn * ci.value
+                unit = g.display_unit * (gi.ulp / g.ulp) if g.ulp > 0 else g.display_unit
+                # A percentage rounded to whole points ("down 3%" for -2.8%) is a normal display.
+                csig = max(c.sig_digits, 2) if ci.percent else c.sig_digits
+                ok = _agree(unit, gi.value, gi.ulp, cv, ci.ulp, csig, tol, mode)
+                if not ok and magnitude:
+                    ok = _agree(unit, abs(gi.value), gi.ulp, abs(cv), ci.ulp, csig, tol, mode)
+                    if ok:
+                        snote = "sign read from the question's direction"
+                if ok:
+                    notes = [n for n in (gi.note, ci.note, snote) if n]
+                    return True, cv, "; ".join(notes)
+    # Not agreeing: report the value in the gold's most likely frame (first interpretation pair).
+    gi0 = gis[0]
+    best = None
+    for ci in cis:
+        for sgn, _ in signs:
+            d = abs(gi0.value - sgn * ci.value)
+            if best is None or d < best[0]:
+                best = (d, sgn * ci.value)
+    if best is not None:
+        best_val = best[1]
+    return False, best_val, best_note

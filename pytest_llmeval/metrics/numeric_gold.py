@@ -1,0 +1,202 @@
+"""Expected-value stage of the numeric grader: the gold figure and what the question says.
+
+:func:`_parse_gold` reads the expected answer (a string such as ``"(31) million"`` or a JSON
+number, which is that number); :func:`_question_hints` reads the question's unit, percent,
+currency and direction words.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from pytest_llmeval.metrics.numeric_extract import extract_values
+from pytest_llmeval.metrics.numeric_select import _Q_PAREN_RE, _select_concluding
+
+# --------------------------------------------------------------------------- question hints
+
+_Q_SCALE_RE = re.compile(
+    r"(?:\bin\s+(?:units\s+of\s+)?(?:(?:usd|us\$|\$|eur|€|gbp|£|jpy|¥|dollars?)\s+)?"
+    r"|\(\s*(?:in\s+)?(?:(?:usd|us\$|\$|eur|€)\s*)?"
+    r"|\b(?:usd|us\$|\$|eur|€|gbp|£)\s*)"
+    r"(thousands?|millions?|billions?|trillions?|mn|bn|mm|crores?|lakhs?)\b",
+    re.IGNORECASE,
+)
+_Q_PERCENT_RE = re.compile(
+    r"\b(?:in\s+(?:units\s+of\s+)?(?:percents?|percentages?|%)|as\s+a\s+percent(?:age)?|in\s+%"
+    r"|what\s+(?:is\s+the\s+|was\s+the\s+)?percent(?:age)?|percentage\s+(?:change|increase|decrease|growth)"
+    r"|%\s*(?:margin|change|growth)|(?:margin|growth\s+rate|cagr|rate)\b)",
+    re.IGNORECASE,
+)
+_Q_PERCENT_STRONG_RE = re.compile(
+    r"\b(?:in\s+(?:units\s+of\s+)?(?:percents?|percentages?)|as\s+a\s+percent(?:age)?|in\s+%|what\s+percent(?:age)?"
+    r"|what\s+(?:is|was)\s+the\s+percent(?:age)?|percent(?:age)?\s+(?:change|increase|decrease|growth|of)"
+    r"|growth\s+rate|rate\s+of\s+(?:growth|change|return)|cagr|%\s*(?:change|margin|growth))",
+    re.IGNORECASE,
+)
+_Q_CURRENCY_RE = re.compile(r"\b(USD|EUR|GBP|JPY|CHF|NOK|CAD|AUD|INR)\b|(US\$|\$|€|£|¥)")
+_Q_NEG_DIRECTION_RE = re.compile(
+    r"\b(?:decreas\w*|declin\w*|drop\w*|fall|fell|loss\w*|reduc\w*|shr[iau]nk\w*|lower|down|contract\w*"
+    r"|expenditures?|capex|spen[dt]\w*|paid|pay\s?out|payments?|purchases?|repurchas\w*|used\s+in|outflows?"
+    r"|costs?|expenses?|impairment|write-?downs?|dividends?|buybacks?)\b",
+    re.IGNORECASE,
+)
+_RESPONSE_SCALE_RE = re.compile(
+    r"\((?:\s*(?:amounts|figures|dollars)\s+)?(?:in\s+)?(?:\$|usd|us\$|€)?\s*(thousands|millions|billions)(?:\s+of\s+(?:dollars|usd))?\s*\)"
+    r"|\b(?:amounts|figures|numbers|values|dollars|expressed|presented|stated|reported)\s+(?:are\s+)?in\s+(?:\$\s*|usd\s+)?(thousands|millions|billions)\b",
+    re.IGNORECASE,
+)
+_SCALE_NAMES = {
+    "thousands": 1e3,
+    "millions": 1e6,
+    "billions": 1e9,
+    "trillions": 1e12,
+    "mn": 1e6,
+    "mm": 1e6,
+    "bn": 1e9,
+    "crores": 1e7,
+    "lakhs": 1e5,
+    "thousand": 1e3,
+    "million": 1e6,
+    "billion": 1e9,
+    "trillion": 1e12,
+    "crore": 1e7,
+    "lakh": 1e5,
+}
+
+
+@dataclass(frozen=True)
+class _QuestionHints:
+    scale: float | None
+    percent: bool
+    percent_strong: bool
+    currency: str | None
+    magnitude_ok: bool
+
+
+@lru_cache(maxsize=512)
+def _question_hints(question: str | None) -> _QuestionHints:
+    if not question:
+        return _QuestionHints(None, False, False, None, False)
+    q = question[:4000]
+    sm = _Q_SCALE_RE.search(q)
+    scale = _SCALE_NAMES.get(sm.group(1).lower()) if sm else None
+    cm = _Q_CURRENCY_RE.search(q)
+    currency = None
+    if cm:
+        code = cm.group(1) or {"US$": "USD", "$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY"}.get(
+            cm.group(2) or ""
+        )
+        currency = code
+    return _QuestionHints(
+        scale=scale,
+        percent=bool(_Q_PERCENT_RE.search(q)),
+        percent_strong=bool(_Q_PERCENT_STRONG_RE.search(q)),
+        currency=currency,
+        # "free cash flow (cash from operations minus capital expenditures)": a definition in
+        # parentheses does not make the asked figure an outflow.
+        magnitude_ok=bool(_Q_NEG_DIRECTION_RE.search(_Q_PAREN_RE.sub(" ", q))),
+    )
+
+
+# --------------------------------------------------------------------------- expected value
+
+
+@dataclass(frozen=True)
+class _Gold:
+    value: float
+    ulp: float
+    percent: bool
+    currency: str | None
+    raw: str
+    bare: bool  # no scale word, no percent, no currency
+    yearish: bool
+    display_unit: float  # 1 unit of the number as written, normalised (for absolute tolerance)
+    word_sign: bool
+
+
+def _decimals_of_float(x: float) -> int:
+    r = repr(float(x))
+    if "e" in r or "E" in r:
+        mant, _, exp = r.lower().partition("e")
+        d = len(mant.partition(".")[2].rstrip("0"))
+        return max(0, d - int(exp))
+    frac = r.partition(".")[2].rstrip("0")
+    return len(frac)
+
+
+def _parse_gold(expected: Any, question: str | None) -> _Gold | None:
+    if isinstance(expected, bool):
+        return None
+    if isinstance(expected, (int, float)):
+        x = float(expected)
+        if not math.isfinite(x):
+            return None
+        d = _decimals_of_float(x)
+        return _Gold(
+            x,
+            10.0**-d if d else 1.0,
+            False,
+            None,
+            repr(expected),
+            True,
+            x.is_integer() and 1900 <= x <= 2100,
+            1.0,
+            False,
+        )
+    if isinstance(expected, (list, tuple)):
+        expected = " ".join(str(e) for e in expected)
+    text = str(expected) if expected is not None else ""
+    return _parse_gold_text(text[:2000], question)
+
+
+@lru_cache(maxsize=2048)
+def _parse_gold_text(text: str, question: str | None) -> _Gold | None:
+    cands = extract_values(text, question=question)
+    if not cands:
+        return None
+    pick = None
+    eligible = [c for c in cands if not c.ignored]
+    if len(eligible) == 1:
+        pick = eligible[0]
+    elif eligible:
+        pick = _select_concluding(text, eligible, question, set())[0]
+    else:
+        pick = cands[0]  # a gold that is a year or a note number is still the answer
+    if pick is None:
+        return None
+    value = pick.value
+    # In a gold, parentheses always mean negative ("(5)").
+    if (
+        pick.role == "marker"
+        and text.strip().startswith("(")
+        and text.strip().rstrip(".").endswith(")")
+    ):
+        value = -abs(value)
+    word_sign = pick.sign_source == "word"
+    if word_sign:
+        value = -abs(value)
+    bare = pick.scale_word is None and not pick.percent
+    unit = pick.scale * (0.01 if pick.percent else 1.0)
+    return _Gold(
+        value,
+        pick.ulp,
+        pick.percent,
+        pick.currency,
+        pick.raw or text.strip(),
+        bare,
+        pick.role == "year",
+        unit,
+        word_sign,
+    )
+
+
+def _gold_kind(g: _Gold, hints: _QuestionHints) -> str:
+    if g.percent or (g.bare and hints.percent_strong):
+        return "percent"
+    if g.currency or not g.bare or hints.scale or hints.currency:
+        return "money"
+    return "plain"
