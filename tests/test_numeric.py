@@ -718,6 +718,12 @@ def test_pathological_inputs_are_linear() -> None:
         "1 " * 40_000,
         "-" * 50_000 + "5",
         "one " * 20_000 + "billion",
+        "12 " * 30_000 + "mrd.",
+        "tapte fondet med " * 8_000 + "5 prosent",
+        "fjorten komma " * 10_000 + "fem prosent",
+        "mellom 1 og " * 10_000,
+        "rose by $5, from $1 to $2 " * 4_000,
+        "1.234 Mio. € " * 10_000,
     ):
         t0 = time.process_time()
         numeric_match(text, "1")

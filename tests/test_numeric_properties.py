@@ -25,6 +25,11 @@ SENTENCES = [
     "ROA = -$546 million / $35,663 million = -0.0153 or -1.53%.",
     "Revenue came to one point five billion dollars, i.e. €1,4 Mrd.",
     "1. Capex: 1 500,5 MNOK\n2. Dividends: CHF 1'200.5 million",
+    "I 2018 tapte fondet 485 milliarder kroner, mellom 6 og 7 prosent.",
+    "Der Umsatz fiel um 3,5 Prozent auf 16.284 Tsd. €; Rückgang von 1.2 Mrd.",
+    "Le résultat a reculé de 4,2 % à 3,8 milliards d'euros (no difference).",
+    "Sales rose by $59 million, from $3,475 million to $3,534 million; $8.4 billion in all: $4.2 billion each.",
+    "Avkastningen ble fjorten komma fem prosent; ninety-four cents; four-fifths; 263 400 Mkr.",
 ]
 FIN_ALPHABET = (
     st.sampled_from(list("0123456789.,'()$€£¥%-−–+=*/ \n\u00a0kKmMbBnt:;[]~≈x")) | st.characters()
@@ -69,9 +74,19 @@ def test_arbitrary_text_never_raises(response: str, expected: str, question: str
 @given(
     mutated_sentence(),
     st.sampled_from(
-        ["394.3 billion", "0.66", "(1,657) million", "-0.02", "1.5%", "2022", "$1,500 million"]
+        [
+            "394.3 billion",
+            "0.66",
+            "(1,657) million",
+            "-0.02",
+            "1.5%",
+            "2022",
+            "$1,500 million",
+            "NOK -485 billion",
+            "0%",
+        ]
     ),
-    st.sampled_from([None, "revenue", "net income", "capex"]),
+    st.sampled_from([None, "revenue", "net income", "capex", "FY2022 gross margin"]),
     st.sampled_from(["relative", "absolute", "rounding", "exact"]),
     st.sampled_from(["ratio-or-percent", "number", "strict"]),
     st.sampled_from(["concluding", "any", "first", "last"]),
@@ -90,6 +105,17 @@ def test_mutated_financial_sentences_never_raise(
             question="What was it (in USD millions)?",
         )
     )
+
+
+@SETTINGS
+@given(
+    mutated_sentence(),
+    st.sampled_from([None, "nb-NO", "de_DE", "sv", "da", "fr-FR", "en-US", "xx"]),
+)
+def test_any_locale_never_raises(response: str, locale: str | None) -> None:
+    _check(numeric_match(response, "1,5 %", locale=locale))
+    for c in extract_values(response, locale=locale):
+        assert 0 <= c.span[0] <= c.span[1] <= len(response)
 
 
 @SETTINGS

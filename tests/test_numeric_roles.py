@@ -328,3 +328,70 @@ def test_between_ranges_never_answer(response: str) -> None:
 def test_percentages_round_to_whole_points() -> None:
     assert _passes("Revenue was down 4% on the prior year.", "-3.8%")
     assert not _passes("Revenue was down 4% on the prior year.", "-3.4%")
+
+
+# --------------------------------------------------------------------------- round 3 classes
+
+
+def test_category_label_after_its_figure() -> None:
+    text = "Segment profit was $412.0 million for Retail, $655.3 million for Wholesale and $98.1 million for Online."
+    assert _passes(text, "655.3 million", category="Wholesale")
+    assert not _passes(text, "98.1 million", category="Wholesale")
+    # "on sales of $18 billion": the figure after the label is its own.
+    assert _passes(
+        "Earnings came to $3.4 billion on sales of $27 billion.", "27 billion", category="revenue"
+    )
+
+
+def test_category_words_when_the_phrase_is_not_written() -> None:
+    text = (
+        "In fiscal 2022 the group earned a 41.2% margin on hardware and a 66.9% margin on software."
+    )
+    assert _passes(text, "66.9%", category="software gross margin")
+    assert not _passes(text, "41.2%", category="software gross margin")
+    assert _passes(text, "41.2%", category="hardware gross margin")
+
+
+def test_year_in_the_category_selects_the_year() -> None:
+    text = (
+        "Effective tax rate for FY2021 = 18.4%.\n"
+        "Effective tax rate for FY2022 = 21.3%.\n"
+        "Effective tax rate for FY2020 = 16.0%."
+    )
+    assert _passes(text, "21.3%", category="FY2022 effective tax rate")
+    assert not _passes(text, "16.0%", category="FY2022 effective tax rate")
+
+
+def test_zero_in_words_only_when_zero_is_expected() -> None:
+    text = "The discount rate was 3.10% in both years, so there was no difference."
+    assert _passes(text, "0%")
+    assert _passes(text, "3.1%")
+    assert not _passes("There was no change in policy; revenue was $5 million.", "0")
+
+
+def test_bare_kr_takes_the_expected_krone() -> None:
+    assert _passes("Årets resultat: 41,2 mia. kr.", "DKK 41,200 million", require_currency=True)
+    assert not _passes("Årets resultat: USD 41,2 mia.", "DKK 41,200 million", require_currency=True)
+    assert not _passes("Årets resultat: 41,2 mia. SEK", "DKK 41,200 million", require_currency=True)
+
+
+def test_brackets_on_an_expense_line_match_its_size() -> None:
+    assert _passes("Administrative expenses averaged (9.8)% of revenue.", "9.8%")
+    # Brackets on a rate that is not a deduction keep their sign.
+    assert not _passes("The effective tax rate was (2.4)% in the year.", "2.4%")
+
+
+def test_positive_gold_as_size_of_a_decrease_only_without_a_question() -> None:
+    text = "The subscriber base shrank by 12,406 in the year."
+    assert _passes(text, "12,406")
+    assert not _passes(text, "12,406", question="What was the change in subscribers?")
+    assert not _passes("The fund ran a deficit of $3.1 billion.", "3.1 billion")
+
+
+def test_computed_table_gold_prefers_the_amount_over_a_per_share_input() -> None:
+    text = (
+        "Diluted EPS in 2009 = -4.12\n"
+        "Weighted shares in 2009 = 212.5 million\n\n"
+        "Net income = EPS x Shares = -4.12 x 212.5 = -875.5 million"
+    )
+    assert _passes(text, "-875.5")

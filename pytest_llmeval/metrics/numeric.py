@@ -18,7 +18,7 @@ from pytest_llmeval.errors import GraderError
 from pytest_llmeval.metrics.base import MetricResult, enforce
 from pytest_llmeval.metrics.numeric_compare import _gold_interps, _match_candidate, values_agree
 from pytest_llmeval.metrics.numeric_explain import _fmt_val, _tol_text, _unit_match
-from pytest_llmeval.metrics.numeric_extract import Candidate, extract_values
+from pytest_llmeval.metrics.numeric_extract import Candidate, extract_values, zero_phrases
 from pytest_llmeval.metrics.numeric_gold import (
     _RESPONSE_SCALE_RE,
     _SCALE_NAMES,
@@ -126,6 +126,24 @@ def numeric_match(
         match,
         locale if isinstance(locale, str) else None,
     )
+
+
+_SENTENCE_END_RE = re.compile(r"[.!?]\s|\n")
+_KRONER = frozenset({"NOK", "SEK", "DKK"})
+_KRONE_CODE_RE = re.compile(r"NOK|SEK|DKK")
+
+
+def _currency_as_expected(found: Candidate, expected: str | None) -> str | None:
+    """A bare "kr" names whichever krone the gold names: the text's language can tell Danish
+    from Norwegian only roughly ("83,7 mia. kr." for DKK)."""
+    if (
+        expected in _KRONER
+        and found.currency in _KRONER
+        and "kr" in found.raw.lower()
+        and not _KRONE_CODE_RE.search(found.raw)
+    ):
+        return expected
+    return found.currency
 
 
 def _select_figures(
@@ -243,6 +261,21 @@ def _numeric_match(
     cands = extract_values(
         response, question=question, count_words=counting, locale=locale, padding=False
     )
+    if gold is not None and gold.value == 0 and not gold.yearish:
+        # "so there was no difference" states 0 when 0 is expected.
+        # A zero phrase followed by another figure in its sentence is not the answer
+        # ("no change in policy; revenue was $5 million").
+        zeros = [
+            z
+            for z in zero_phrases(response)
+            if not any(
+                not c.ignored
+                and c.span[0] > z.span[1]
+                and not _SENTENCE_END_RE.search(response, z.span[1], c.span[0])
+                for c in cands
+            )
+        ]
+        cands = sorted([*cands, *zeros], key=lambda c: c.span[0])
     exp_repr = expected if isinstance(expected, str) else repr(expected)
     if gold is None:
         return NumericMatch(
@@ -309,13 +342,14 @@ def _numeric_match(
                 ok, found, found_val, note = True, a.cand, val, nt
                 how = f"{a.description}, beside {how}"
                 break
-    unit_match = _unit_match(gold, found, exp_currency, percent_mode)
+    found_currency = _currency_as_expected(found, exp_currency)
+    unit_match = _unit_match(gold, found, exp_currency, found_currency)
     currency_note = ""
-    if exp_currency and found.currency and exp_currency != found.currency:
+    if exp_currency and found_currency and exp_currency != found_currency:
         currency_note = f"; currency differs ({found.currency} vs expected {exp_currency})"
     elif exp_currency and not found.currency and require_currency:
         currency_note = f"; the answer states no currency (expected {exp_currency})"
-    if require_currency and exp_currency and found.currency != exp_currency:
+    if require_currency and exp_currency and found_currency != exp_currency:
         ok = False
     if percent_mode == "strict" and gold.percent != found.percent:
         ok = False
@@ -340,7 +374,7 @@ def _numeric_match(
         if ok
         else f"difference {f'{pdiff:.4g}' if math.isfinite(pdiff) else 'inf'}% exceeds {_tol_text(tol, mode)}"
     )
-    if not ok and require_currency and exp_currency and found.currency != exp_currency:
+    if not ok and require_currency and exp_currency and found_currency != exp_currency:
         verdict = "currency required to match (require_currency=True)"
     explanation = f"{exp_desc}, {found_desc}: {verdict}{currency_note}."
     return NumericMatch(

@@ -192,11 +192,18 @@ def _match_candidate(
     signs: list[tuple[float, str]] = []
     if c.sign_source == "word" and c.value > 0:
         signs.append((-1.0, "negative from wording"))
-        if hints.magnitude_ok or (not g.word_sign and g.value >= 0 and hints.magnitude_ok):
+        if hints.magnitude_ok:
             signs.append((1.0, ""))
+        elif c.decrease_verb and g.value > 0 and not g.word_sign and not hints.asked:
+            # Without a question, a positive gold may be the size of an asked decrease
+            # ("shrank by 39,185"); a question that asks for a change decides otherwise.
+            signs.append((1.0, "the expected is the size of the worded decrease"))
     else:
         signs.append((1.0, ""))
     magnitude = hints.magnitude_ok or g.word_sign
+    if c.sign_source == "parentheses" and c.outflow_line and g.value >= 0:
+        # Brackets that only mark an expense or outflow line: its positive size matches.
+        magnitude = True
     for gi in gis:
         for ci in cis:
             if not _percent_ok(g, c, gi, ci, percent_mode):

@@ -46,8 +46,10 @@ def _tol_text(tol: float, mode: str) -> str:
     return "exact match"
 
 
-def _unit_match(gold: _Gold, found: Candidate, exp_currency: str | None, percent_mode: str) -> bool:
-    if exp_currency and found.currency and exp_currency != found.currency:
+def _unit_match(
+    gold: _Gold, found: Candidate, exp_currency: str | None, found_currency: str | None
+) -> bool:
+    if exp_currency and found_currency and exp_currency != found_currency:
         return False
     if gold.percent and not found.percent and found.currency:
         return False

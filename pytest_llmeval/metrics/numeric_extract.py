@@ -286,6 +286,10 @@ class Candidate:
     ulp: float = 1.0
     sig_digits: int = 1
     approximate: bool = False
+    # Why the sign may be read as a size: a decrease verb ("shrank by 39,185"), or brackets that
+    # only mark a deduction or outflow line ("capex $(1,577) million").
+    decrease_verb: bool = False
+    outflow_line: bool = False
 
     @property
     def sign(self) -> int:
@@ -601,6 +605,7 @@ def _build_candidate(
     negative = False
     sign_source: str | None = None
     open_paren = False
+    outflow_line = decrease_verb = False
     if pm:
         cur = pm.group("cur")
         if cur:
@@ -682,6 +687,7 @@ def _build_candidate(
         else:
             negative = True
             sign_source = "parentheses"
+            outflow_line = bool(_OUTFLOW_LABEL_RE.search(before[-70:]))
     if (
         role == "value"
         and before.rstrip().endswith("[")
@@ -722,6 +728,9 @@ def _build_candidate(
             or negative_after_pattern().match(after[suffix_end : suffix_end + 30])
         ):
             sign_source = "word"
+            decrease_verb = bool(
+                _DECREASE_VERB_RE.search(ctx[-48:]) and not _LOSS_NOUN_RE.search(ctx[-48:])
+            )
     if negative:
         value = -value
 
@@ -767,6 +776,8 @@ def _build_candidate(
         ulp=ulp,
         sig_digits=sig,
         approximate=approximate,
+        decrease_verb=decrease_verb,
+        outflow_line=outflow_line,
     )
 
 
@@ -787,6 +798,24 @@ def _scale_of(word: str, lang: NumberLanguage) -> float:
     if word in SCALE_WORDS:
         return SCALE_WORDS[word]
     return SCALE_WORDS.get(key, all_scale_words().get(key, 1.0))
+
+
+_OUTFLOW_LABEL_RE = re.compile(
+    r"\b(?:expenses?|costs?|capex|capital\s+(?:expenditures?|spending)|outflows?|paid|payments?|"
+    r"purchases?|dividends?|repurchases?|spending|deductions?|kostnader|aufwendungen|charges)\b",
+    re.IGNORECASE,
+)
+_DECREASE_VERB_RE = re.compile(
+    r"(?<![^\W\d_])(?:decreas\w*|declin\w*|fell|falls?|dropped|drops?|shr[aiu]nk\w*|slipped|slid|"
+    r"reduc\w*|contract\w*|cut|lowered|down|falt|sank|sjönk|minskade|faldt|fiel|sank|verringert\w*|"
+    r"baiss\w*|diminu\w*|recul\w*)(?![^\W\d_])",
+    re.IGNORECASE,
+)
+_LOSS_NOUN_RE = re.compile(
+    r"(?<![^\W\d_])(?:loss\w*|lost|deficit|outflows?|negative|minus|tap\w*|verlust\w*|perte|"
+    r"förlust|underskud\w*|tabte)(?![^\W\d_])",
+    re.IGNORECASE,
+)
 
 
 def _looks_like_expression_before(before: str) -> bool:
@@ -950,4 +979,19 @@ def _other_word_candidates(
                 sig_digits=max(2, len(str(int(number))) + decimals),
             )
         )
+    return out
+
+
+_ZERO_PHRASE_RE = re.compile(
+    r"(?<![^\W\d_])(?:no\s+(?:difference|change)|unchanged|uendret|oförändrad|uændret|unverändert|"
+    r"inchangée?s?|zero|nil)(?![^\W\d_])",
+    re.IGNORECASE,
+)
+
+
+def zero_phrases(text: str) -> list[Candidate]:
+    """Words that state zero ("no difference", "unchanged"): read only when zero is expected."""
+    out = []
+    for m in itertools.islice(_ZERO_PHRASE_RE.finditer(text[:200_000]), 50):
+        out.append(Candidate(span=m.span(), raw=m.group(0), value=0.0, number=0.0, role="value"))
     return out

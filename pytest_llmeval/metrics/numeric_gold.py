@@ -75,12 +75,13 @@ class _QuestionHints:
     percent_strong: bool
     currency: str | None
     magnitude_ok: bool
+    asked: bool = True  # a question was given
 
 
 @lru_cache(maxsize=512)
 def _question_hints(question: str | None) -> _QuestionHints:
     if not question:
-        return _QuestionHints(None, False, False, None, False)
+        return _QuestionHints(None, False, False, None, False, asked=False)
     q = question[:4000]
     sm = _Q_SCALE_RE.search(q)
     scale = _SCALE_NAMES.get(sm.group(1).lower()) if sm else None
@@ -198,5 +199,9 @@ def _gold_kind(g: _Gold, hints: _QuestionHints) -> str:
     if g.percent or (g.bare and hints.percent_strong):
         return "percent"
     if g.currency or not g.bare or hints.scale or hints.currency:
+        return "money"
+    if "." in g.raw and abs(g.value) >= 100 and not g.yearish:
+        # A computed amount in table units ("-2757.233", "1041531.0"): an amount, which the
+        # answer may state with a scale ("-2,757.233 million").
         return "money"
     return "plain"

@@ -560,8 +560,8 @@ def detect_language(text: str, limit: int = 4000) -> NumberLanguage:
     """
     owner = _marker_owner()
     score: dict[str, float] = {}
-    for m in _WORD_TOKEN_RE.finditer(text[:limit].lower()):
-        codes = owner.get(m.group(0))
+    for word in _WORD_TOKEN_RE.findall(text[:limit].lower()):
+        codes = owner.get(word)
         if codes:
             for c in codes:
                 score[c] = score.get(c, 0.0) + 1.0 / len(codes)

@@ -223,6 +223,16 @@ def _is_stated(text: str, seg_start: int, c: Candidate) -> bool:
 
 
 def _segments(text: str) -> list[tuple[int, int]]:
+    """Sentences of ``text`` as (start, end); the selection and role stages share one split."""
+    return list(_segments_cached(text))
+
+
+@lru_cache(maxsize=8)
+def _segments_cached(text: str) -> tuple[tuple[int, int], ...]:
+    return tuple(_split_segments(text))
+
+
+def _split_segments(text: str) -> list[tuple[int, int]]:
     segs: list[tuple[int, int]] = []
     pos = 0
     for m in _SEG_RE.finditer(text):
@@ -234,10 +244,14 @@ def _segments(text: str) -> list[tuple[int, int]]:
     # A lead-in ending with ":" belongs to what follows ("... is:\n\n$1,577 million").
     merged: list[tuple[int, int]] = []
     for seg in segs:
+        prev_end = merged[-1][1] if merged else 0
         if (
             merged
             and text[merged[-1][0] : merged[-1][1]].rstrip(" *").endswith(":")
             and (seg[1] - seg[0]) < 200
+        ) or (
+            # "10 088 mrd. kroner", "ca. 5", "e.g. the": a sentence does not start in lower case.
+            merged and text[seg[0] : seg[0] + 1].islower() and "\n" not in text[prev_end : seg[0]]
         ):
             merged[-1] = (merged[-1][0], seg[1])
         else:
@@ -676,6 +690,85 @@ def _select_concluding(
     return primary, alts, f'the concluding figure, in "{snippet}"'
 
 
+# A year also when glued to "FY" ("FY2022").
+_ANY_YEAR_RE = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
+_CAT_YEAR_RE = re.compile(r"(?i)\b(?:fiscal\s+(?:year\s+)?|fy\s*'?|cy\s*)?(?:19|20)\d\d\b|\bfy\b")
+# Between a figure and a label that names it afterwards: "$1,036.5 million for AMS".
+_LABEL_AFTER_RE = re.compile(r"\s*(?:for|in|at|from)\s+(?:the\s+|its\s+)?", re.IGNORECASE)
+# "sales of $18 billion", "revenue was $5 million": the figure right after the label is its own.
+_STATED_LINK_RE = re.compile(
+    r"\s*(?:of|was|were|is|are|:|=|totall?ed|reached|came\s+to|at)?\s*(?:about\s+|approximately\s+)?"
+    r"[$€£¥]?\s*",
+    re.IGNORECASE,
+)
+_GAP_SPLIT_RE = re.compile(r"[,;]|\b(?:and|while|whereas|but|og|und|och|et)\b", re.IGNORECASE)
+# Words that name a change, for a category such as "change in total debt".
+_CHANGE_STEMS = frozenset(
+    {"chang", "incre", "decre", "decli", "growt", "rise", "drop", "fall", "reduc"}
+)
+
+
+def _gap_split(text: str, lo: int, hi: int) -> int:
+    """Where the text between two figures stops describing the first and starts the second."""
+    last = None
+    for m in _GAP_SPLIT_RE.finditer(text, lo, hi):
+        last = m
+    return last.start() if last else lo
+
+
+def _stems(text: str) -> set[str]:
+    return {w[:5] for w in _WORD_RE.findall(text.lower()) if w not in _STOP or w == "total"}
+
+
+def _select_by_label_words(
+    text: str,
+    eligible: list[Candidate],
+    key: str,
+    cat_years: frozenset[str],
+    category: str,
+) -> tuple[Candidate | None, str]:
+    """The category's phrase is not written: the figure whose label words (between it and its
+    neighbours) share most of the category's words ("a 36.5% margin on services" for
+    "services gross margin")."""
+    wanted = _stems(key)
+    if not wanted or len(eligible) > 400:
+        return None, ""
+    need = max(1, (len(wanted) + 1) // 2)
+    segs = _segments(text)
+    seg_starts = [sg[0] for sg in segs]
+    best: tuple[int, float, int] | None = None
+    pick: Candidate | None = None
+    for i, c in enumerate(eligible):
+        si = max(0, bisect.bisect_right(seg_starts, c.span[0]) - 1)
+        seg = segs[si] if segs else (0, len(text))
+        lo = max(seg[0], c.span[0] - 80, eligible[i - 1].span[1] if i else 0)
+        hi = min(seg[1], c.span[1] + 60)
+        if i + 1 < len(eligible):
+            hi = min(hi, eligible[i + 1].span[0])
+        # A gap shared with a neighbour splits at its last connector: "a 36.5% margin on
+        # products | and a 70.8% margin on services".
+        if i and lo == eligible[i - 1].span[1]:
+            lo = _gap_split(text, lo, c.span[0])
+        if i + 1 < len(eligible) and hi == eligible[i + 1].span[0]:
+            hi = _gap_split(text, c.span[1], hi)
+        words = _stems(text[lo : c.span[0]]) | _stems(text[c.span[1] : hi])
+        if "chang" in wanted and words & _CHANGE_STEMS:
+            words.add("chang")
+        score = len(words & wanted)
+        if score < need:
+            continue
+        year_sc = 0.0
+        if cat_years:
+            years = set(_ANY_YEAR_RE.findall(text[seg[0] : seg[1]]))
+            year_sc = 1.0 if years & cat_years else (-1.0 if years else 0.0)
+        key_t = (score, year_sc + _score_segment(text[seg[0] : seg[1]], frozenset()), c.span[0])
+        if best is None or key_t > best:
+            best, pick = key_t, c
+    if pick is None:
+        return None, ""
+    return pick, f"the value whose label shares the words of category {category!r}"
+
+
 @lru_cache(maxsize=256)
 def _category_regex(category: str) -> re.Pattern[str]:
     key = category.strip().lower().replace("_", " ")
@@ -701,14 +794,20 @@ def _select_category(
     question: str | None,
 ) -> tuple[Candidate | None, str]:
     key = category.strip().lower().replace("_", " ")
+    # A year in the category ("FY2022 effective tax rate") selects among the metric's figures.
+    cat_years = frozenset(_ANY_YEAR_RE.findall(key))
+    if cat_years:
+        key = " ".join(_CAT_YEAR_RE.sub(" ", key).split()) or key
     hits: list[re.Match[str]] = []
     if key not in CATEGORY_SYNONYMS:
         hits = list(re.finditer(r"(?<![\w])" + re.escape(key) + r"(?![\w])", text, re.IGNORECASE))
     if not hits:
-        hits = list(_category_regex(category).finditer(text))
+        hits = list(_category_regex(key).finditer(text))
     eligible = [c for c in cands if c.role in ("value", "result", "range")]
-    if not hits or not eligible:
+    if not eligible:
         return None, ""
+    if not hits:
+        return _select_by_label_words(text, eligible, key, cat_years, category)
     hits = hits[:200]
     segs = _segments(text)
     seg_starts = [sg[0] for sg in segs]
@@ -723,7 +822,16 @@ def _select_category(
         # (no ";" and not too far); otherwise the nearest one just before it.
         pick = None
         j = bisect.bisect_left(starts, m.end())
-        if j < len(eligible) and eligible[j].span[0] < seg[1]:
+        stated_after = j < len(eligible) and _STATED_LINK_RE.fullmatch(
+            text, m.end(), eligible[j].span[0]
+        )
+        if (
+            not stated_after
+            and j > 0
+            and _LABEL_AFTER_RE.fullmatch(text, eligible[j - 1].span[1], m.start())
+        ):
+            pick = eligible[j - 1]  # "$1,036.5 million for AMS": the label follows its figure
+        elif j < len(eligible) and eligible[j].span[0] < seg[1]:
             between = text[m.end() : eligible[j].span[0]]
             if ";" not in between and len(between) <= 150:
                 pick = eligible[j]
@@ -738,6 +846,9 @@ def _select_category(
                 text[seg[0] : seg[1]], q_stems, _segment_flags(text, seg)
             )
         sc = seg_scores[si]
+        if cat_years:
+            years = set(_ANY_YEAR_RE.findall(text[seg[0] : seg[1]]))
+            sc += 2.0 if years & cat_years else (-2.0 if years else 0.0)
         dist = abs(pick.span[0] - m.end())
         rank = (sc - dist / 200.0, seg[0])
         if best is None or rank > (best[0], best[1]):
