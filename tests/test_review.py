@@ -154,6 +154,10 @@ def test_import_of_20_verdicts_gives_agreement_and_kappa(pytester: pytest.Pytest
         writer.writeheader()
         writer.writerows(rows)
 
+    # The filled-in file is never overwritten by another export to the same path.
+    result = pytester.runpytest("--llm-review-export=review.csv", *plugin_args)
+    result.stdout.fnmatch_lines(["*review export review.csv not written: it already holds human verdicts*"])
+    assert read_csv(pytester.path / "review.csv") == rows
     result = pytester.runpytest("--llm-review-import=review.csv", "--llm-report=r.json", "--llm-html=r.html", *plugin_args)
     report = json.loads((pytester.path / "r.json").read_text())
     section = report["human_agreement"]

@@ -39,6 +39,8 @@ def compute_human_agreement(llm_session: LLMEvalSession) -> dict[str, Any] | Non
 def write_outputs(llm_session: LLMEvalSession, *, incomplete: bool) -> None:
     settings = llm_session.settings
     llm_session.human_agreement = compute_human_agreement(llm_session)
+    if settings.review_export:
+        _export_for_review(llm_session)
     if settings.report or settings.html:
         from pytest_llmeval.report.json_report import build_report, write_report
 
@@ -49,14 +51,26 @@ def write_outputs(llm_session: LLMEvalSession, *, incomplete: bool) -> None:
             from pytest_llmeval.report.html import write_html
 
             write_html(_path(llm_session, settings.html), report)
-    if settings.review_export:
-        from pytest_llmeval.review import export_rows, write_export
 
-        rows = export_rows(llm_session.records, settings.review_fraction, settings.review_seed)
-        write_export(_path(llm_session, settings.review_export), rows)
-        reasons = Counter(row["selected_because"] for row in rows)
-        llm_session.output_notes.append(
-            f"review export: {len(rows)} samples to {settings.review_export} ("
-            + ", ".join(f"{reasons[k]} {k.replace('_', ' ')}" for k in ("failed", "error", "needs_review", "spot_check") if reasons[k])
-            + ")"
+
+def _export_for_review(llm_session: LLMEvalSession) -> None:
+    from pytest_llmeval.review import export_rows, read_verdicts, write_export
+
+    settings = llm_session.settings
+    path = _path(llm_session, settings.review_export)
+    # People's work is never overwritten: a rerun with the same (ini) export path would
+    # otherwise replace a filled-in file with empty verdicts.
+    if path.exists() and read_verdicts(path)[0]:
+        llm_session.warnings.append(
+            f"review export {settings.review_export} not written: it already holds human verdicts "
+            "(import it with --llm-review-import, or move it away)"
         )
+        return
+    rows = export_rows(llm_session.records, settings.review_fraction, settings.review_seed)
+    write_export(path, rows)
+    reasons = Counter(row["selected_because"] for row in rows)
+    llm_session.output_notes.append(
+        f"review export: {len(rows)} samples to {settings.review_export} ("
+        + ", ".join(f"{reasons[k]} {k.replace('_', ' ')}" for k in ("failed", "error", "needs_review", "spot_check") if reasons[k])
+        + ")"
+    )
