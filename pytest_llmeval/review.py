@@ -26,6 +26,11 @@ EXPORT_COLUMNS = (
     "human_verdict", "human_note",
 )
 VERDICTS = ("pass", "fail")
+# What people type in a spreadsheet for the two verdicts (case-insensitive).
+VERDICT_WORDS = {
+    **dict.fromkeys(("pass", "p", "yes", "y", "1", "true", "correct", "ok"), "pass"),
+    **dict.fromkeys(("fail", "f", "no", "n", "0", "false", "incorrect", "wrong"), "fail"),
+}
 # Tiers whose test passes; the plugin's binary verdict compared with a person's pass/fail.
 PLUGIN_PASS_TIERS = ("pass", "acceptable")
 VERDICT_RULE = "plugin verdict pass = tier pass or acceptable (the test passed); errors are not compared"
@@ -170,7 +175,8 @@ def read_verdicts(path: Path) -> tuple[dict[str, HumanVerdict], list[str]]:
         row_id = str(row.get("id") or "").strip()
         if not row_id and row.get("file") and row.get("sample_id"):
             row_id = f"{str(row['file']).strip()}::{str(row['sample_id']).strip()}"
-        if raw not in VERDICTS:
+        verdict = VERDICT_WORDS.get(raw)
+        if verdict is None:
             warnings.append(
                 f"review import {path} {where} {number} (id {row_id!r}): human_verdict {raw[:40]!r} is not pass or fail; skipped"
             )
@@ -178,7 +184,7 @@ def read_verdicts(path: Path) -> tuple[dict[str, HumanVerdict], list[str]]:
         if not row_id:
             warnings.append(f"review import {path} {where} {number}: no id; skipped")
             continue
-        verdicts[row_id] = HumanVerdict(raw, str(row.get("human_note") or "").strip(), f"{path.name} {where} {number}")
+        verdicts[row_id] = HumanVerdict(verdict, str(row.get("human_note") or "").strip(), f"{path.name} {where} {number}")
     return verdicts, warnings
 
 

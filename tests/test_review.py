@@ -250,6 +250,17 @@ def test_kappa_matches_sklearn(table: tuple[int, int, int, int]) -> None:
         assert ours == pytest.approx(cohen_kappa_score(plugin, human), abs=1e-12)
 
 
+def test_read_verdicts_takes_common_spellings(tmp_path: Path) -> None:
+    path = tmp_path / "r.csv"
+    path.write_text("id,human_verdict,human_note\na,PASS,\nb, Fail ,why\nc,yes,\nd,0,\ne,,\nf,perhaps,\n")
+    verdicts, warnings = read_verdicts(path)
+    assert {k: v.verdict for k, v in verdicts.items()} == {"a": "pass", "b": "fail", "c": "pass", "d": "fail"}
+    assert verdicts["b"].note == "why"
+    assert verdicts["b"].source == "r.csv row 3"
+    assert len(warnings) == 1
+    assert "row 7 (id 'f'): human_verdict 'perhaps' is not pass or fail" in warnings[0]
+
+
 def test_read_verdicts_bounds_and_missing_file(tmp_path: Path) -> None:
     verdicts, warnings = read_verdicts(tmp_path / "missing.csv")
     assert verdicts == {}
