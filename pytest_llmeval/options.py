@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import enum
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -149,9 +150,22 @@ def _tiers(value: str) -> tuple[float, float]:
     if len(parts) != 2:
         raise ValueError("expected two numbers: pass,acceptable (e.g. 0.9,0.75)")
     pass_cut, acceptable_cut = float(parts[0]), float(parts[1])
-    if not 0 <= acceptable_cut <= pass_cut <= 1:
-        raise ValueError("need 0 <= acceptable <= pass <= 1")
+    problem = tiers_problem(pass_cut, acceptable_cut)
+    if problem:
+        raise ValueError(problem)
     return pass_cut, acceptable_cut
+
+
+def tiers_problem(pass_cut: float, acceptable_cut: float) -> str | None:
+    """Why ``pass,acceptable`` cut-offs are unusable, or None; shared by ``--llm-tiers`` and gold ``tiers``."""
+    if not (math.isfinite(pass_cut) and math.isfinite(acceptable_cut)):
+        return "cut-offs must be finite numbers"
+    if not 0 <= acceptable_cut <= pass_cut <= 1:
+        return f"need 0 <= acceptable <= pass <= 1, got pass {pass_cut:g}, acceptable {acceptable_cut:g}"
+    if pass_cut == 0:
+        # Every answer, even an empty one, would pass: the gate could never fail.
+        return "the pass cut-off must be above 0: 0 passes every answer"
+    return None
 
 
 def _lines(value: str) -> tuple[str, ...]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Iterator
 from importlib import resources
 from typing import Any
 
@@ -20,11 +21,103 @@ class SampleError(ValueError):
 
 
 @functools.lru_cache(maxsize=1)
+def _schema() -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads(resources.files("pytest_llmeval").joinpath(SCHEMA_FILE).read_text("utf-8"))
+    return schema
+
+
+@functools.lru_cache(maxsize=1)
 def _validator() -> Any:
     import jsonschema
 
-    schema = json.loads(resources.files("pytest_llmeval").joinpath(SCHEMA_FILE).read_text("utf-8"))
-    return jsonschema.Draft202012Validator(schema)
+    return jsonschema.Draft202012Validator(_schema())
+
+
+def _closed_objects(node: dict[str, Any], path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """(path, allowed keys) of every object the schema closes with ``additionalProperties: false``."""
+    properties = node.get("properties") or {}
+    if node.get("additionalProperties") is False:
+        yield path, tuple(properties)
+    for name, child in properties.items():
+        if isinstance(child, dict):
+            yield from _closed_objects(child, (*path, name))
+
+
+@functools.lru_cache(maxsize=1)
+def closed_objects() -> dict[tuple[str, ...], tuple[str, ...]]:
+    """Where unknown keys are errors (the record, ``eval_criteria``, ...) and the keys allowed there."""
+    return dict(_closed_objects(_schema()))
+
+
+def _unknown_keys(
+    value: dict[str, Any], root: tuple[str, ...] = (), shown_root: tuple[str, ...] = ()
+) -> Iterator[tuple[tuple[str, ...], str]]:
+    """(path below ``root`` ending in the unknown key, suggestion text) for each unknown key in ``value``.
+
+    ``value`` sits at ``root`` in a record: the record itself, or a file header's settings
+    (``root=("eval_criteria",)``, the same keys), shown under ``shown_root``.
+    """
+    allowed_at = closed_objects()
+    for path, allowed in allowed_at.items():
+        if path[: len(root)] != root:
+            continue
+        node: Any = value
+        for part in path[len(root):]:
+            node = node.get(part) if isinstance(node, dict) else None
+        if not isinstance(node, dict):
+            continue  # absent, or the wrong type (jsonschema reports that)
+        for key in node:
+            if key not in allowed:
+                yield (*path[len(root):], key), _suggestion(key, path, root, shown_root, allowed_at)
+
+
+def _suggestion(
+    key: str,
+    path: tuple[str, ...],
+    root: tuple[str, ...],
+    shown_root: tuple[str, ...],
+    allowed_at: dict[tuple[str, ...], tuple[str, ...]],
+) -> str:
+    import difflib
+
+    def shown(where: tuple[str, ...], name: str) -> str:
+        if where[: len(root)] == root:
+            return ".".join((*shown_root, *where[len(root):], name))
+        return ".".join((*where, name))
+
+    if len(key) <= 100:  # a hostile megabyte key gets no fuzzy search
+        close = difflib.get_close_matches(key, allowed_at[path], n=1, cutoff=0.6)
+        if close:
+            return f"; did you mean {shown(path, close[0])!r}?"
+        # A right key at the wrong level: 'must_include' beside 'question', 'contexts' inside eval_criteria.
+        for other, names in allowed_at.items():
+            if other != path and key in names:
+                return f"; did you mean {shown(other, key)!r}?"
+    where = ".".join(path[len(root):]) or "here"
+    return f" (valid in {where}: {', '.join(sorted(allowed_at[path]))})"
+
+
+def unknown_key_problem(record: dict[str, Any]) -> str | None:
+    """The first unknown key as ``field 'x.y': unknown key; did you mean 'z'?``, or None.
+
+    Typos (``eval_critera``, ``must_incude``) would otherwise validate and the intended
+    check would silently never run. ``metadata`` is free-form and never checked.
+    """
+    for path, suggestion in _unknown_keys(record):
+        return f"field {_short('.'.join(path), 120)!r}: unknown key{suggestion}"
+    return None
+
+
+def tiers_error(record: dict[str, Any]) -> str | None:
+    """Per-sample ``tiers`` are held to the rule ``--llm-tiers`` applies."""
+    from pytest_llmeval.options import tiers_problem
+
+    criteria = record.get("eval_criteria")
+    tiers = criteria.get("tiers") if isinstance(criteria, dict) else None
+    if not (isinstance(tiers, list) and len(tiers) == 2 and all(isinstance(t, int | float) and not isinstance(t, bool) for t in tiers)):
+        return None  # absent, or a shape jsonschema reports
+    problem = tiers_problem(float(tiers[0]), float(tiers[1]))
+    return None if problem is None else f"field 'eval_criteria.tiers': {tiers!r}: {problem} (the rule of --llm-tiers)"
 
 
 @functools.lru_cache(maxsize=1)
@@ -45,6 +138,9 @@ def validate(record: Any) -> None:
     """Raise ``SampleError`` naming the first offending field."""
     if not isinstance(record, dict):
         raise SampleError(f"expected a JSON object, got {type(record).__name__}")
+    problem = unknown_key_problem(record) or tiers_error(record)
+    if problem:
+        raise SampleError(problem)
     errors = sorted(_validator().iter_errors(record), key=lambda e: (len(list(e.absolute_path)), str(e.path)))
     if errors:
         import jsonschema.exceptions
@@ -64,7 +160,16 @@ def validate_file_config(config: Any) -> tuple[dict[str, Any], list[str]]:
         return {}, [f"field {FILE_CONFIG_KEY!r}: must be an object, got {type(config).__name__}"]
     problems: list[str] = []
     bad: set[str] = set()
+    for path_below, suggestion in _unknown_keys(config, ("eval_criteria",), (FILE_CONFIG_KEY,)):
+        bad.add(path_below[0])
+        problems.append(f"field {_short('.'.join((FILE_CONFIG_KEY, *path_below)), 120)!r}: unknown key{suggestion}")
+    tiers = tiers_error({"eval_criteria": config})
+    if tiers:
+        bad.add("tiers")
+        problems.append(tiers.replace("field 'eval_criteria.tiers'", f"field '{FILE_CONFIG_KEY}.tiers'", 1))
     for error in sorted(_criteria_validator().iter_errors(config), key=lambda e: [str(p) for p in e.absolute_path]):
+        if error.validator == "additionalProperties":
+            continue  # reported above, with the nearest valid key
         path = [str(p) for p in error.absolute_path]
         if path:
             bad.add(path[0])

@@ -110,3 +110,67 @@ def test_file_config_line_sets_defaults_and_must_come_first(pytester: pytest.Pyt
     result = pytester.runpytest()
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(["*qa_eval.jsonl:3: 'llmeval_file' must come before the first sample*"])
+
+
+def test_unknown_keys_are_located_errors_with_the_nearest_valid_key(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
+    good = {"question": "q", "expected": "Oslo", "response": "Oslo"}
+    write_suite(
+        pytester,
+        [
+            {"id": "typo-top", **good, "eval_critera": {"must_include": ["Oslo"]}},
+            {"id": "typo-inner", **good, "eval_criteria": {"must_incude": ["Oslo"]}},
+            {"id": "unknown-inner", **good, "eval_criteria": {"frobnicate": 1}},
+            {"id": "wrong-level", **good, "must_include": ["Oslo"]},
+            {"id": "bands-typo", **good, "eval_criteria": {"length_bands": {"idael": [1, 5]}}},
+            # metadata is free-form: any key is fine there.
+            {"id": "free-metadata", **good, "metadata": {"anything": {"nested": 1}, "note": "x"}, "eval_criteria": EXACT},
+        ],
+    )
+    result = pytester.runpytest("-rE", *plugin_args)
+    result.assert_outcomes(passed=1, errors=5)
+    result.stdout.fnmatch_lines_random(
+        [
+            "qa_eval.jsonl:1: field 'eval_critera': unknown key; did you mean 'eval_criteria'?",
+            "qa_eval.jsonl:2: field 'eval_criteria.must_incude': unknown key; did you mean 'eval_criteria.must_include'?",
+            "qa_eval.jsonl:3: field 'eval_criteria.frobnicate': unknown key (valid in eval_criteria: accuracy, *must_include*",
+            "qa_eval.jsonl:4: field 'must_include': unknown key; did you mean 'eval_criteria.must_include'?",
+            "qa_eval.jsonl:5: field 'eval_criteria.length_bands.idael': unknown key; did you mean *ideal'?",
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ("tiers", "problem"),
+    [
+        ([0.5, 0.9], "need 0 <= acceptable <= pass <= 1, got pass 0.5, acceptable 0.9"),
+        ([1.5, 0.9], "need 0 <= acceptable <= pass <= 1, got pass 1.5, acceptable 0.9"),
+        ([0.9, -0.1], "need 0 <= acceptable <= pass <= 1, got pass 0.9, acceptable -0.1"),
+        ([0, 0], "the pass cut-off must be above 0*"),
+    ],
+)
+def test_sample_tiers_follow_the_llm_tiers_rule(pytester: pytest.Pytester, tiers: list[float], problem: str) -> None:
+    good = {"question": "q", "expected": "Oslo", "response": "Oslo", "eval_criteria": EXACT}
+    write_suite(pytester, [{"id": "ok", **good}, {"id": "bad", **good, "eval_criteria": {**EXACT, "tiers": tiers}}])
+    result = pytester.runpytest("-rE")
+    result.assert_outcomes(passed=1, errors=1)
+    expected = f"qa_eval.jsonl:2: field 'eval_criteria.tiers': {tiers!r}: {problem.rstrip('*')}"
+    assert expected in result.stdout.str()
+    # The same cut-offs on the command line are rejected by the same rule (a usage error).
+    cli = pytester.runpytest(f"--llm-tiers={tiers[0]},{tiers[1]}")
+    assert cli.ret == pytest.ExitCode.USAGE_ERROR
+    assert problem.rstrip("*") in cli.stderr.str()
+
+
+def test_file_header_typos_and_tiers_are_located_errors_too(pytester: pytest.Pytester) -> None:
+    write_suite(
+        pytester,
+        [
+            {"llmeval_file": {"must_incude": ["Oslo"], "tiers": [0.5, 0.9], "weights": {"length": 0}}},
+            {"id": "a", "question": "q", "expected": "Oslo", "response": "Oslo", "eval_criteria": {"accuracy": "exact"}},
+        ],
+    )
+    result = pytester.runpytest("-rE")
+    result.assert_outcomes(passed=1, errors=1)  # the header's good settings still apply
+    out = result.stdout.str()
+    assert "field 'llmeval_file.must_incude': unknown key; did you mean 'llmeval_file.must_include'?" in out
+    assert "field 'llmeval_file.tiers': [0.5, 0.9]: need 0 <= acceptable <= pass <= 1" in out
