@@ -117,6 +117,17 @@ def _review_path(value: str) -> str | None:
     return value or None
 
 
+def _embedding_model(value: str) -> str | None:
+    name = _optional_str(value)
+    if name is not None:
+        from pytest_llmeval.metrics.semantic import model_problem
+
+        problem = model_problem(name)
+        if problem:
+            raise ValueError(problem)
+    return name
+
+
 def _json_object(value: str) -> dict[str, Any]:
     if not value.strip():
         return {}
@@ -219,7 +230,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("llm_prices", "Price table as JSON {model: [usd_per_1k_prompt, usd_per_1k_completion]}", "", _json_object),
     # judging
     OptionSpec("llm_judge", "Judge for free-form graders: offline or a model spec like openai:MODEL", "offline", _str),
-    OptionSpec("llm_embedding_model", "Sentence-transformers model name or path (default: bundled all-MiniLM-L6-v2)", None, _optional_str),
+    OptionSpec("llm_embedding_model", "Sentence-transformers model name or path (default: bundled all-MiniLM-L6-v2)", None, _embedding_model),
 )
 
 OPTIONS_BY_NAME = {spec.name: spec for spec in OPTIONS}

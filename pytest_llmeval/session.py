@@ -78,7 +78,12 @@ class LLMEvalSession:
         self._prefetch_embeddings(samples)
 
     def _prefetch_embeddings(self, samples: list[Sample]) -> None:
-        """One batched encode of every expected/response text the semantic grader will compare."""
+        """One batched encode of the expected and answer texts the semantic grader will compare.
+
+        Only samples whose answer is already known (model answer or pre-recorded ``response``)
+        count: a sample that will be skipped, or whose answer comes from the generate hook at
+        setup, must not make the run load the embedding model (seconds) up front.
+        """
         import importlib.util
 
         from pytest_llmeval.rubric import choose_accuracy_grader
@@ -91,18 +96,29 @@ class LLMEvalSession:
             return
         texts: list[str] = []
         for sample in semantic:
-            texts.append(sample.expected)
             answer_text = sample.response
             if self.settings.model:
                 try:
                     answer_text = self.answers.answer(sample).text
                 except Exception:  # the item itself reports the failure
                     answer_text = None
-            if answer_text:
-                texts.append(answer_text)
+            if answer_text is not None:
+                texts.extend((sample.expected, answer_text))
+        if not texts:
+            return
+        from pytest_llmeval.errors import LLMEvalError, MissingExtraError
         from pytest_llmeval.metrics.semantic import prefetch
 
-        prefetch(texts, model=self.settings.embedding_model)
+        try:
+            prefetch(texts, model=self.settings.embedding_model)
+        except MissingExtraError:
+            return  # the grader falls back to rapidfuzz and the report says so
+        except LLMEvalError as exc:
+            if self.is_worker:
+                return  # each item reports it; a usage error would only crash this worker
+            # The model cannot load (a directory that is not a model, a missing extra):
+            # one line for the run, not an INTERNALERROR or one error per sample.
+            raise pytest.UsageError(f"{exc} (--llm-embedding-model / ini llm_embedding_model)") from None
 
     def answer_for(self, sample: Sample) -> Answer:
         """Precedence: ``--llm-model`` > pre-recorded ``response`` > ``pytest_llmeval_generate`` hook."""

@@ -63,6 +63,46 @@ def _bundled_path() -> str:
     return os.path.join(next(iter(spec.submodule_search_locations)), "model")
 
 
+def _hub_caches() -> list[str]:
+    """Where sentence-transformers/huggingface_hub keep downloaded models (their own env-var rules)."""
+    home = os.environ.get("HF_HOME") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "huggingface"
+    )
+    caches = [os.environ.get("SENTENCE_TRANSFORMERS_HOME"), os.environ.get("HF_HUB_CACHE"),
+              os.environ.get("HUGGINGFACE_HUB_CACHE"), os.path.join(home, "hub")]
+    return list(dict.fromkeys(c for c in caches if c))
+
+
+def model_problem(name: str) -> str | None:
+    """Why ``name`` cannot be loaded offline (a one-line message saying where it was looked for), or None.
+
+    Only stats files: cheap enough to check the option when the run starts, so a wrong
+    ``--llm-embedding-model`` is a usage error instead of a crash inside the run. Names
+    resolve as sentence-transformers does: a local directory, else a Hub id in the local
+    cache (a bare name means ``sentence-transformers/NAME``).
+    """
+    path = os.path.expanduser(name)
+    if os.path.isdir(path):
+        return None
+    if os.path.isfile(path):
+        return f"embedding model {name!r}: {path} is a file; give the model's directory or a Hugging Face model id"
+    # Hub ids are NAME or ORG/NAME; anything else can only be a directory.
+    if name.startswith((".", "/", "~")) or "\\" in name or name.count("/") > 1:
+        return f"embedding model {name!r}: no such directory ({os.path.abspath(path)})"
+    repos = [name] if "/" in name else [name, f"sentence-transformers/{name}"]
+    caches = _hub_caches()
+    for cache in caches:
+        for repo in repos:
+            snapshots = os.path.join(cache, "models--" + repo.replace("/", "--"), "snapshots")
+            if os.path.isdir(snapshots) and os.listdir(snapshots):
+                return None
+    return (
+        f"embedding model {name!r}: not a local directory ({os.path.abspath(path)}) and not in the Hugging Face "
+        f"cache ({', '.join(caches)}; looked for {' or '.join(repos)}); runs never download models, so "
+        "download it beforehand or give a directory"
+    )
+
+
 def model_key(model: str | None = None) -> str:
     """The name or path a ``model=`` argument resolves to."""
     return model or default_model.get() or os.environ.get(ENV_MODEL) or _bundled_path()
@@ -89,8 +129,11 @@ def load_model(model: str | None = None) -> SentenceTransformer:
             transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
             try:
                 _models[key] = SentenceTransformer(key, device="cpu")
-            except OSError as exc:
-                raise GraderError(f"cannot load embedding model {key!r} offline: {exc}") from exc
+            except Exception as exc:
+                # huggingface_hub's own text talks about internet connections, which an offline
+                # run never has: say what was asked and where it was looked for instead.
+                problem = model_problem(key) or f"embedding model {key!r} cannot be loaded: {type(exc).__name__}: {exc}"
+                raise GraderError(" ".join(problem.split())) from exc
     return _models[key]
 
 
