@@ -94,6 +94,7 @@ class GradeResult:
             "reason": self.worst_reason(),
             "retrieval_metrics": self.components["retrieval"].details if "retrieval" in self.components else None,
             "accuracy_fallback": self.components["accuracy"].details.get("fallback"),
+            "review_between": self.components["accuracy"].details.get("review_between") if self.needs_review else None,
         }
 
 

@@ -45,8 +45,7 @@ class LLMEvalSession:
         self.gate_only_message: str | None = None
         self.ledger = FailureLedger()
         self.stopped_reason: str | None = None
-        self.human_agreement: dict[str, Any] | None = None  # set by report.outputs on the controller
-        self.output_notes: list[str] = []  # lines the summary prints about files written
+        write_outputs(self, incomplete=self.incomplete_reason is not None)
         self._rubric: Rubric | None = None
         self._answers: Any = None
         self._judge: ChatModel | None = None
@@ -325,11 +324,14 @@ class LLMEvalSession:
             if self._answers is not None:
                 self.config.workeroutput["llmeval"] = {"stats": self._answers.stats()}  # type: ignore[attr-defined]
             return
+        if exitstatus == pytest.ExitCode.INTERRUPTED:
+            self.incomplete_reason = "interrupted (Ctrl-C)"
+        elif self.stopped_reason is not None:
+            self.incomplete_reason = self.stopped_reason
         self.apply_gates(session)
         from pytest_llmeval.report.outputs import write_outputs
 
-        incomplete = exitstatus == pytest.ExitCode.INTERRUPTED or self.stopped_reason is not None
-        write_outputs(self, incomplete=incomplete)
+        write_outputs(self, incomplete=self.incomplete_reason is not None)
 
     def merge_worker_output(self, workeroutput: dict[str, Any]) -> None:
         # A missing key means the plugin made no model calls on that worker.

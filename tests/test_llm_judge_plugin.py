@@ -74,3 +74,14 @@ def test_judge_against_a_server_without_json_schema_grades_with_json_object(
     assert 1 <= kinds.count("json_schema") <= (2 if xdist else 1)
     report = json.loads((pytester.path / "r.json").read_text())
     assert (report["model_stats"]["errors"], report["model_stats"]["retries"]) == (0, 0)
+
+
+def test_needs_review_names_the_llm_judge_when_it_disagreed(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
+    write_suite(pytester, SUITE[:1])  # the offline verdict says "matching"
+    fake_openai.reply_with(lambda body: json.dumps({"reasons": ["no"], "verdict": "factually contradicting"}))
+    result = pytester.runpytest_subprocess(*judge_args(fake_openai, "--llm-report=r.json"))
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["needs review (LLM judge (*judge-model*) and offline verdict disagree):", "  qa_eval.jsonl::rev-up"])
+    assert "offline judge and fuzzy check" not in result.stdout.str()
+    report = json.loads((pytester.path / "r.json").read_text())
+    assert report["sample_results"][0]["review_between"].startswith("LLM judge (")

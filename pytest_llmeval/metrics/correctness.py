@@ -551,6 +551,12 @@ def answer_correctness(
                 f"({'correct' if off_correct else 'incorrect'}: {'; '.join(off_reasons)}) disagree"
             )
     needs_review = bool(review_notes)
+    # Who disagreed, for the report's needs-review list (the notes say how).
+    review_between = (
+        None if not needs_review
+        else "offline judge and fuzzy check" if model is None
+        else f"LLM judge ({judge_label}) and offline verdict"
+    )
     verdict = (
         "factually matching"
         if correct
@@ -576,6 +582,7 @@ def answer_correctness(
             "refusal": signals.refusal,
             "needs_review": needs_review,
             "review_notes": review_notes,
+            "review_between": review_between,
             "judge": judge_label,
             "offline_correct": off_correct,
             "fact_inclusion": round(signals.inclusion, 4),

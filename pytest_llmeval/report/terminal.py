@@ -34,6 +34,14 @@ def summary_lines(llm_session: LLMEvalSession, *, worst: int) -> list[tuple[str,
     def add(text: str, **markup: bool) -> None:
         out.append((text, markup or plain))
 
+    if llm_session.incomplete_reason:
+        collected = llm_session.pytest_session.testscollected if llm_session.pytest_session is not None else None
+        of = f" of {collected} collected test(s)" if collected else ""
+        add(
+            f"INCOMPLETE run: {llm_session.incomplete_reason}; these figures cover only the "
+            f"{len(tally.records)} result(s) recorded{of}",
+            red=True, bold=True,
+        )
     skipped = tally.tiers["skipped"]
     add(
         f"samples: {len(tally.graded)} graded, {tally.errors} error(s)"
@@ -78,9 +86,12 @@ def summary_lines(llm_session: LLMEvalSession, *, worst: int) -> list[tuple[str,
             out.extend((line, plain) for line in _group_table(title, groups))
     review = [r for r in tally.graded if r.get("needs_review")]
     if review:
-        add("needs review (offline judge and fuzzy check disagree):", yellow=True)
+        parties = sorted({str(r.get("review_between") or "judge and check") for r in review})
+        # Name who disagreed: the offline judge with the fuzzy check, or an LLM judge with the offline verdict.
+        add(f"needs review ({parties[0]} disagree):" if len(parties) == 1 else "needs review (verdicts disagree):", yellow=True)
         for record in review[:worst]:
-            add(f"  {record['nodeid']}")
+            who = f"  ({record.get('review_between') or 'judge and check'})" if len(parties) > 1 else ""
+            add(f"  {record['nodeid']}{who}")
     worst_records = tally.worst(worst)
     if worst_records:
         add(f"worst samples (up to {worst}):")
