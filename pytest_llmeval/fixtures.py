@@ -68,6 +68,8 @@ def parametrize_samples(metafunc: pytest.Metafunc, marker_name: str) -> None:
 def recording(item: pytest.Item, llm_session: LLMEvalSession) -> Iterator[list[MetricResult]]:
     """Collect the results of ``assert_*`` helpers called by the test; set the default judge."""
     results: list[MetricResult] = []
+    # A rerun (pytest-rerunfailures) records again: keep only this attempt's properties.
+    item.user_properties[:] = [p for p in item.user_properties if not str(p[0]).startswith("llmeval_")]
     token = current_recorder.set(results)
     judge_token = model_token = None
     if llm_session.settings.embedding_model:

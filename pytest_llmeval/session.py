@@ -38,6 +38,8 @@ class LLMEvalSession:
         self.settings = settings
         self.is_worker = hasattr(config, "workerinput")
         self.records: list[dict[str, Any]] = []
+        self._record_index: dict[str, int] = {}  # nodeid -> position in records
+        self._attempts: dict[str, list[str]] = {}  # nodeid -> statuses of attempts a rerun replaced
         self.worker_stats: list[dict[str, Any]] = []
         self.warnings: list[str] = []
         self.gate_message: str | None = None  # the pass-rate gate's line
@@ -171,6 +173,8 @@ class LLMEvalSession:
     def grade_item(self, item: GoldItem) -> None:
         from pytest_llmeval.collector import GRADE_KEY
 
+        # A rerun (pytest-rerunfailures) grades again: keep only this attempt's properties.
+        item.user_properties[:] = [p for p in item.user_properties if not str(p[0]).startswith("llmeval_")]
         answer = self.answer_for(item.sample)
         grade = self.rubric.grade(item.sample, answer)
         item.stash[GRADE_KEY] = grade
@@ -215,19 +219,39 @@ class LLMEvalSession:
             "predicted": None,
             "task": "assertions",
             "domain": "-",
-            "status": "pass" if passed else "fail",
+            # A helper checks its own threshold: its test passed or failed. It has no rubric
+            # tier, so it is tallied apart from graded samples (see ``helper_records``).
+            "status": "passed" if passed else "failed",
             "scores": scores,
             "metrics": metrics,
             "reason": failing[0].explanation if failing else "",
         }
 
     def add_record(self, record: dict[str, Any]) -> None:
-        self.records.append(record)
+        """One record per test: a later record for the same node (a rerun) replaces the earlier one."""
+        attempts = self._attempts.pop(record["nodeid"], None)
+        if attempts:
+            record = {**record, "earlier_attempts": attempts}
+        index = self._record_index.get(record["nodeid"])
+        if index is None:
+            self._record_index[record["nodeid"]] = len(self.records)
+            self.records.append(record)
+        else:
+            self.records[index] = record
 
     def tally(self) -> Tally:
+        """Graded gold samples (and errors, skips): the pass rate, means and gate."""
         from pytest_llmeval.report.tally import Tally
 
-        return Tally(self.records, self.settings.errors)
+        return Tally([r for r in self.records if r["kind"] != "helper"], self.settings.errors)
+
+    def helper_records(self) -> list[dict[str, Any]]:
+        """Results of ``assert_*`` helpers in hand-written tests, shown apart from graded samples.
+
+        A helper passes on its own threshold (``assert_retrieval`` may pass at 0.25), so
+        mixing its score into tiers and means would make the numbers contradict each other.
+        """
+        return sorted((r for r in self.records if r["kind"] == "helper"), key=lambda r: r["nodeid"])
 
     def all_warnings(self) -> list[str]:
         """Run warnings, including graders that fell back (e.g. no sentence-transformers)."""
@@ -287,8 +311,14 @@ class LLMEvalSession:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.ledger.add(report)
         record = getattr(report, "llmeval", None)
-        if record is not None:
-            self.add_record(record)
+        if record is None:
+            return
+        if report.outcome == "rerun":
+            # pytest-rerunfailures: this attempt is replaced by the next one; only the
+            # final outcome counts, earlier attempts are listed under the sample.
+            self._attempts.setdefault(record["nodeid"], []).append(record["status"])
+            return
+        self.add_record(record)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         self.ledger.add(report)

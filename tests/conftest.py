@@ -15,15 +15,20 @@ import pytest
 import numpy  # noqa: F401  isort: skip
 
 
+# Inner runs have no ini of their own: pin pytest-asyncio's loop scope (else it warns) and keep
+# pytest-randomly (installed by the dev extra) from shuffling them; a test that wants it opts in.
+INNER_ADDOPTS = "-o asyncio_default_fixture_loop_scope=function -p no:randomly"
+
+
 @pytest.fixture
 def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    """pytester whose inner runs pin pytest-asyncio's loop scope (they have no ini, so it would warn).
+    """pytester whose inner runs pin pytest-asyncio's loop scope and run without pytest-randomly.
 
     Pytester clears PYTEST_ADDOPTS when it starts, so set it afterwards. Overriding the fixture
     (not an autouse fixture) keeps pytester's sys.modules snapshot as late as the test asks for it:
     modules that test fixtures load first (torch, the embedding model) survive the inner runs.
     """
-    monkeypatch.setenv("PYTEST_ADDOPTS", "-o asyncio_default_fixture_loop_scope=function")
+    monkeypatch.setenv("PYTEST_ADDOPTS", INNER_ADDOPTS)
     return pytester
 
 

@@ -148,7 +148,8 @@ def test_json_report_has_the_documented_keys(demo: DemoRun) -> None:
     for key in ("overall_score", "accuracy", "citation_coverage", "avg_length_tokens", "pass_rate"):
         assert isinstance(report["aggregate_metrics"][key], float)
     assert {"finance", "vat", "math"} <= set(report["by_domain"])
-    assert {"numeric_qa", "glossary", "multiple_choice", "assertions"} <= set(report["by_task"])
+    assert {"numeric_qa", "glossary", "multiple_choice"} <= set(report["by_task"])
+    assert "assertions" not in report["by_task"]  # helper tests are counted apart
     sample = demo.samples["fy22-net-sales"]
     for key in ("sample_id", "question", "expected", "predicted", "scores", "status"):
         assert key in sample
@@ -162,13 +163,17 @@ def test_json_report_has_the_documented_keys(demo: DemoRun) -> None:
 
 
 @pytest.mark.slow
-def test_helper_tests_feed_the_same_tally(demo: DemoRun) -> None:
-    helpers = [s for s in demo.report["sample_results"] if s["kind"] == "helper"]
+def test_helper_tests_are_tallied_apart(demo: DemoRun) -> None:
+    helpers = demo.report["helper_results"]
+    assert all(s["kind"] == "helper" for s in helpers)
+    assert not [s for s in demo.report["sample_results"] if s["kind"] == "helper"]
     ids = {s["sample_id"] for s in helpers}
     assert "example_suites/test_helpers_demo.py::test_vat_answer_cites_the_law_it_relies_on" in ids
     # llm_sample is parametrized over the finance gold file: one helper record per sample.
     assert sum("test_finance_answers_fit_the_answer_card[" in i for i in ids) == 12
-    assert all(s["status"] == "pass" for s in helpers)
+    assert all(s["status"] == "passed" for s in helpers)
+    assert demo.report["helpers"] == {"total": len(helpers), "passed": len(helpers), "failed": 0}
+    assert f"assertion helpers: {len(helpers)} test(s), {len(helpers)} passed, 0 failed" in demo.proc.stdout
 
 
 @pytest.mark.slow

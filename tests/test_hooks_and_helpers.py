@@ -145,16 +145,50 @@ def test_hand_written_tests_feed_the_summary_and_junit(pytester: pytest.Pytester
         [
             "*LLMEvalAssertionError: keywords failed (score 0.000): missing 1 of 1 required phrases: 'fradrag'*",
             "*llmeval summary*",
-            "samples: 2 graded*pass 1*fail 1*",
+            "assertion helpers: 2 test(s), 1 passed, 1 failed (each on its own threshold; *",
         ]
     )
     report = json.loads((pytester.path / "r.json").read_text())
-    by_id = {s["sample_id"].split("::")[-1]: s for s in report["sample_results"]}
+    assert report["sample_results"] == []
+    assert report["helpers"] == {"total": 2, "passed": 1, "failed": 1}
+    by_id = {s["sample_id"].split("::")[-1]: s for s in report["helper_results"]}
     assert set(by_id) == {"test_glossary", "test_missing_word"}
     assert by_id["test_glossary"]["metrics"] == {"keywords": 1.0, "length": 1.0}
-    assert by_id["test_missing_word"]["status"] == "fail"
+    assert by_id["test_missing_word"]["status"] == "failed"
     junit = (pytester.path / "j.xml").read_text()
     assert 'name="llmeval_keywords" value="1.0000"' in junit
+
+
+def test_helper_results_are_shown_apart_from_graded_samples(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
+    # A helper passing on its own low threshold (score 0.25) must not read as a pass tier
+    # beside a mean overall of 0.25: it is counted apart, and the gold tally stays its own.
+    write_suite(pytester, [{"id": "oslo", "question": "Capital of Norway?", "expected": "Oslo", "response": "Oslo", "eval_criteria": EXACT}])
+    pytester.makepyfile(
+        """
+        from pytest_llmeval import assert_retrieval
+
+        def test_low_but_enough():
+            result = assert_retrieval(["x", "y", "z", "a"], ["a"], min_hit_rate=1.0)
+            assert result.score < 0.5
+        """
+    )
+    result = pytester.runpytest("--llm-report=r.json", *plugin_args)
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "samples: 1 graded, 0 error(s) | pass 1  acceptable 0  fail 0  error 0",
+            "pass rate: 100.0% (1 of 1 in the pass tier*",
+            "mean overall 1.000 | accuracy 1.000*",
+            "assertion helpers: 1 test(s), 1 passed, 0 failed*",
+        ]
+    )
+    assert "by task" not in result.stdout.str()  # no 'assertions' group mixed into the table
+    report = json.loads((pytester.path / "r.json").read_text())
+    assert report["aggregate_metrics"]["overall_score"] == 1.0
+    assert [s["sample_id"] for s in report["sample_results"]] == ["oslo"]
+    helper = report["helper_results"][0]
+    assert helper["status"] == "passed"
+    assert helper["metrics"]["retrieval"] < 0.5
 
 
 def test_llm_sample_fixture_parametrizes_over_a_gold_file(pytester: pytest.Pytester) -> None:

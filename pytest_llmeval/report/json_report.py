@@ -74,11 +74,17 @@ def build_report(llm_session: LLMEvalSession, *, incomplete: bool) -> dict[str, 
             "needs_review": r.get("needs_review", False),
             **({"human_label": r["human_label"]} if r.get("human_label") else {}),
             **({"review_between": r["review_between"]} if r.get("review_between") else {}),
+            **({"earlier_attempts": r["earlier_attempts"]} if r.get("earlier_attempts") else {}),
             **({"components": r["components"]} if "components" in r else {}),
             **({"metrics": r["metrics"]} if "metrics" in r else {}),
             **({"retrieval_metrics": r["retrieval_metrics"]} if r.get("retrieval_metrics") else {}),
         }
         for r in sorted(records, key=lambda r: r["nodeid"])
+    ]
+    helpers = llm_session.helper_records()
+    helper_results = [
+        {key: r.get(key) for key in ("sample_id", "nodeid", "kind", "file", "status", "metrics", "reason", "earlier_attempts")}
+        for r in helpers
     ]
     return {
         "version": REPORT_VERSION,
@@ -96,6 +102,14 @@ def build_report(llm_session: LLMEvalSession, *, incomplete: bool) -> dict[str, 
         "by_task": {name: _group(t) for name, t in tally.groups("task").items()},
         "by_domain": {name: _group(t) for name, t in tally.groups("domain").items()},
         "sample_results": sample_results,
+        # assert_* helpers in hand-written tests: passed/failed on their own thresholds, no tier,
+        # so they stay out of sample_results, the aggregates and the gate.
+        "helper_results": helper_results,
+        "helpers": {
+            "total": len(helpers),
+            "passed": sum(1 for r in helpers if r["status"] == "passed"),
+            "failed": sum(1 for r in helpers if r["status"] == "failed"),
+        },
         "failed_samples": [s for s in sample_results if s["status"] in ("fail", "error")],
         "needs_review": [s["sample_id"] for s in sample_results if s["needs_review"]],
         "model_stats": llm_session.model_stats(),

@@ -39,9 +39,13 @@ def summary_lines(llm_session: LLMEvalSession, *, worst: int) -> list[tuple[str,
         of = f" of {collected} collected test(s)" if collected else ""
         add(
             f"INCOMPLETE run: {llm_session.incomplete_reason}; these figures cover only the "
-            f"{len(tally.records)} result(s) recorded{of}",
+            f"{len(llm_session.records)} result(s) recorded{of}",
             red=True, bold=True,
         )
+    helpers = llm_session.helper_records()
+    if not tally.records:
+        add(_helpers_line(helpers))
+        return out
     skipped = tally.tiers["skipped"]
     add(
         f"samples: {len(tally.graded)} graded, {tally.errors} error(s)"
@@ -65,6 +69,8 @@ def summary_lines(llm_session: LLMEvalSession, *, worst: int) -> list[tuple[str,
         precision = sum(m["modified_precision"] for m in retrieval) / len(retrieval)
         add(f"retrieval: {len(retrieval)} samples, mean nDCG (harmonic) {ndcg:.3f}, mean precision {precision:.3f}")
     add(f"refusals: {tally.count('refusal')}   needs review: {tally.count('needs_review')}")
+    if helpers:
+        add(_helpers_line(helpers))
     graders = Counter(r.get("accuracy_grader") for r in tally.graded if r.get("accuracy_grader"))
     if graders:
         add("accuracy graders: " + ", ".join(f"{name} {n}" for name, n in sorted(graders.items())))
@@ -110,6 +116,14 @@ def summary_lines(llm_session: LLMEvalSession, *, worst: int) -> list[tuple[str,
     if llm_session.gate_only_message:
         add(llm_session.gate_only_message, yellow=True)
     return out
+
+
+def _helpers_line(helpers: list[dict[str, Any]]) -> str:
+    failed = sum(1 for r in helpers if r["status"] == "failed")
+    return (
+        f"assertion helpers: {len(helpers)} test(s), {len(helpers) - failed} passed, {failed} failed "
+        "(each on its own threshold; not in the tiers, pass rate or means above)"
+    )
 
 
 def model_stats_line(stats: dict[str, Any]) -> str:
