@@ -6,7 +6,11 @@ import pytest
 
 from tests.conftest import write_suite
 
-FREE_TEXT = {"question": "What is VAT?", "expected": "A tax on the sale of goods and services."}
+FREE_TEXT = {
+    "question": "What is VAT?",
+    "expected": "A tax on the sale of goods and services.",
+    "eval_criteria": {"accuracy": "semantic_similarity"},
+}
 
 
 @pytest.mark.parametrize(
