@@ -103,6 +103,13 @@ def _clip(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _default_run_weights() -> dict[str, float]:
+    from pytest_llmeval.options import OPTIONS_BY_NAME
+
+    weights: dict[str, float] = OPTIONS_BY_NAME["llm_weights"].convert(OPTIONS_BY_NAME["llm_weights"].default)
+    return weights
+
+
 def tier_for(overall: float, cutoffs: tuple[float, float]) -> str:
     pass_cut, acceptable_cut = cutoffs
     # Round so 0.8999999 from float weights does not miss a 0.9 cut-off.
@@ -155,7 +162,7 @@ class Rubric:
         return weights
 
     def grade(self, sample: Sample, answer: Answer) -> GradeResult:
-        from pytest_llmeval.metrics.length import LengthBands, length_score
+        from pytest_llmeval.metrics.length import LengthBands, length_applies, length_score
 
         criteria = sample.criteria
         weights = self.weights_for(criteria)
@@ -193,7 +200,13 @@ class Rubric:
 
         bands = LengthBands.from_mapping({**self.settings.length_bands, **(criteria.get("length_bands") or {})})
         length = length_score(response, max_tokens=criteria.get("max_tokens"), bands=bands)
-        components["length"] = self._component("length", length, weights)
+        # Length judges long-form answers, or wherever the suite asks for it; a correct
+        # one-line answer to a one-line gold is not penalised for being short.
+        run_weights_changed = "length" in self.settings.weights and self.settings.weights != _default_run_weights()
+        if length_applies(
+            sample.expected, criteria, bands, run_bands=self.settings.length_bands, run_weights_changed=run_weights_changed
+        ):
+            components["length"] = self._component("length", length, weights)
 
         keywords = criteria.get("must_include") or []
         if keywords:

@@ -63,7 +63,7 @@ def test_acceptable_shows_letter_a(pytester: pytest.Pytester) -> None:
 
 def test_fail_message_lists_each_component_with_score_weight_and_why(pytester: pytest.Pytester) -> None:
     suite = [{"id": "rev", "question": "Which city?", "expected": "Oslo", "response": "Stockholm is the answer",
-              "eval_criteria": {"accuracy": "exact", "must_include": ["Stockholm"]}}]
+              "eval_criteria": {"accuracy": "exact", "must_include": ["Stockholm"], "max_tokens": 300}}]
     result = run_suite(pytester, suite)
     result.stdout.fnmatch_lines(
         [
@@ -79,8 +79,10 @@ def test_fail_message_lists_each_component_with_score_weight_and_why(pytester: p
 
 
 def test_weights_renormalise_over_applicable_components_and_ini_overrides(pytester: pytest.Pytester) -> None:
-    # No citation required, no keywords: accuracy 0.5 and length 0.15 renormalise to 0.769/0.231.
-    suite = [{"id": "s", "question": "q", "expected": "Oslo", "response": "Oslo", "eval_criteria": {"accuracy": "exact"}}]
+    # No citation required, no keywords: accuracy 0.5 and length 0.15 (asked for by max_tokens)
+    # renormalise to 0.769/0.231.
+    suite = [{"id": "s", "question": "q", "expected": "Oslo", "response": "Oslo",
+              "eval_criteria": {"accuracy": "exact", "max_tokens": 300}}]
     write_suite(pytester, suite)
     pytester.runpytest("--llm-report=r.json")
     sample = json.loads((pytester.path / "r.json").read_text())["sample_results"][0]
@@ -95,8 +97,9 @@ def test_weights_renormalise_over_applicable_components_and_ini_overrides(pytest
 
 
 def test_tier_cutoffs_configurable_in_ini_and_per_sample(pytester: pytest.Pytester) -> None:
-    suite = [{"id": "s", "question": "q", "expected": "Oslo", "response": "Oslo", "eval_criteria": {"accuracy": "exact"}}]
-    write_suite(pytester, suite)  # overall 0.885
+    suite = [{"id": "s", "question": "q", "expected": "Oslo", "response": "Oslo",
+              "eval_criteria": {"accuracy": "exact", "max_tokens": 300}}]
+    write_suite(pytester, suite)  # overall 0.885 (length 0.5, asked for by max_tokens)
     pytester.makeini("[pytest]\nllm_tiers = 0.8,0.5\n")
     assert pytester.runpytest().parseoutcomes() == {"passed": 1}
     suite[0]["eval_criteria"]["tiers"] = [0.99, 0.95]

@@ -71,6 +71,32 @@ def length_score(
     )
 
 
+def length_asked(criteria: dict[str, Any], *, run_bands: dict[str, Any], run_weights_changed: bool) -> str | None:
+    """What in the suite asks for length to be judged (``max_tokens``, ``length_bands``, a length weight), or None."""
+    if criteria.get("max_tokens") is not None:
+        return "max_tokens"
+    if criteria.get("length_bands") or run_bands:
+        return "length_bands"
+    if "length" in (criteria.get("weights") or {}) or run_weights_changed:
+        return "weights"
+    return None
+
+
+def length_applies(
+    expected: str, criteria: dict[str, Any], bands: LengthBands, *, run_bands: dict[str, Any], run_weights_changed: bool
+) -> bool:
+    """Whether the length component judges this sample.
+
+    Only where the suite asks for it (see :func:`length_asked`) or where the gold itself is
+    long enough for the bands to fit it (at least the ``ok`` band's lower end, 50 tokens by
+    default). A one-line gold says a one-line answer is right: 'Oslo' for 'Oslo' must not
+    lose score for being short.
+    """
+    if length_asked(criteria, run_bands=run_bands, run_weights_changed=run_weights_changed):
+        return True
+    return count_tokens(expected) >= bands.ok[0]
+
+
 def assert_length(
     response: str, *, max_tokens: int | None = None, min_tokens: int | None = None
 ) -> LengthResult:
