@@ -47,7 +47,11 @@ class LLMEvalSession:
         self.gate_only_message: str | None = None
         self.ledger = FailureLedger()
         self.stopped_reason: str | None = None
-        write_outputs(self, incomplete=self.incomplete_reason is not None)
+        # Why the run did not reach every sample (Ctrl-C, a fatal model error); the
+        # terminal summary and the JSON report both say so.
+        self.incomplete_reason: str | None = None
+        self.human_agreement: dict[str, Any] | None = None  # set by report.outputs on the controller
+        self.output_notes: list[str] = []  # lines the summary prints about files written
         self._rubric: Rubric | None = None
         self._answers: Any = None
         self._judge: ChatModel | None = None
@@ -313,7 +317,7 @@ class LLMEvalSession:
         record = getattr(report, "llmeval", None)
         if record is None:
             return
-        if report.outcome == "rerun":
+        if str(report.outcome) == "rerun":  # not one of pytest's own outcomes
             # pytest-rerunfailures: this attempt is replaced by the next one; only the
             # final outcome counts, earlier attempts are listed under the sample.
             self._attempts.setdefault(record["nodeid"], []).append(record["status"])
