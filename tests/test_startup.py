@@ -82,8 +82,9 @@ def run_pytest(project: Path, *args: str) -> Run:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "LLMEVAL_"))}
     env["PYTHONDONTWRITEBYTECODE"] = "1"  # no __pycache__: the project tree must stay as it was
     proc = subprocess.run(
-        # pytest-randomly (dev extra) imports numpy at module level: measure this plugin, not that one.
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", *args],
+        # pytest-randomly and pytest-html (dev extra) import numpy and jinja2 when they load:
+        # measure this plugin, not those.
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:html", *args],
         cwd=project,
         env=env,
         capture_output=True,
