@@ -7,10 +7,14 @@ matches "1577 (USD millions)"); economic indicators move in the same direction; 
 questions get the same polarity. A refusal is never correct.
 
 The offline judge (default, deterministic, no network, no model) works in two steps.
-Rules first: a refusal is incorrect; a numeric gold answer is decided by the figure the
-response concludes with (numeric engine: scale, sign, percent, rounding); an opposite
-yes/no, an opposite direction, a different option of an "Among A, B and C, which ...?"
-question or a missing gold date is a contradiction. Otherwise a small logistic model
+Rules first (``RULES``, a registry the benchmark ablates): a refusal is incorrect; a numeric
+gold answer is decided by the figure the response concludes with (numeric engine: scale, sign,
+percent, rounding); an opposite yes/no (also read from a long answer's conclusion), a negated
+answer to a "Yes, ..." gold, an opposite direction, a different option of an "Among A, B and C,
+which ...?" question, a missing gold date, a short gold none of whose words is stated, a hedged
+non-answer, or disagreeing on "if X is not a useful metric, say so" is decided outright. Only
+the gold's answer counts, not its assumption sentences; a change/ratio/difference implied by two
+figures of one response sentence counts as stated. Otherwise a small logistic model
 (weights fitted on FinanceBench dev, cross-validated by question; see
 ``benchmarks/eval_answer_correctness.py``) weighs key-word inclusion, key-figure agreement,
 polarity, direction and topic signals.
@@ -21,6 +25,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +56,12 @@ class AnswerVerdict(MetricResult):
 PARAMS: dict[str, float] = {
     "rel_tol": 0.01,  # relative tolerance between a response figure and the gold figure
     "review_inclusion": 0.5,  # fuzzy inclusion that "agrees" with a correct verdict for needs_review
+    "review_band": 0.15,  # weighed evidence within 0.5 +/- this is flagged needs_review
+    "derived_tol": 0.03,  # relative tolerance of a change/ratio/difference computed from two stated levels
+    # Analysis switches (1 on, 0 off) so the benchmark can measure each class of fix on grouped folds.
+    "derived_figures": 1.0,
+    "gold_answer_part": 1.0,
+    "conclusion": 1.0,
 }
 
 # ---------------------------------------------------------------- polarity / direction
@@ -238,6 +249,128 @@ class Signals:
     dates_matched: int = 0
     date_only: bool = False
     short_gold: bool = False
+    key_derived: int = 0
+    concl_direction: str | None = None
+    concl_polarity: str | None = None
+    answer_negated: bool = False
+    hedged: bool = False
+    metric_question: bool = False
+    gold_rejects_metric: bool = False
+    resp_rejects_metric: bool = False
+
+
+# ---------------------------------------------------------------- the gold's answer vs its asides
+# Sentences of a gold answer that state an assumption, a definition or how it was computed: their
+# dates and figures are context ("The answer here assumes FY2023 refers to the 12 months ended
+# January 28, 2023"), not facts the response must state.
+_GOLD_ASIDE_RE = re.compile(
+    r"\b(assum(e|es|ed|ing|ption)|refers? to|note that|for (reference|context)|defined as|"
+    r"(is|are|was|were) (calculated|computed|derived|estimated) (as|by|using|from)|"
+    r"(this|the) (answer|calculation|computation|figure|estimate) (here )?(uses|is based|excludes|includes|assumes))\b",
+    re.IGNORECASE,
+)
+_GOLD_ASIDE_PAREN_RE = re.compile(r"\(([^()]*\b(?:using|assum\w*|defined|excluding|including|calculated|based on)\b[^()]*)\)", re.I)
+
+
+def gold_answer_part(expected: str) -> str:
+    """The gold without its asides: assumption/definition sentences and "(using X as ...)" remarks.
+
+    Falls back to the whole gold when every sentence is an aside.
+    """
+    text = _GOLD_ASIDE_PAREN_RE.sub("", expected or "")
+    kept = [sent for sent in _sentences(text) if not _GOLD_ASIDE_RE.search(sent)]
+    return " ".join(kept) if kept else (expected or "")
+
+
+# ---------------------------------------------------------------- the response's conclusion
+_CONCLUSION_RE = re.compile(
+    r"^\W*(in summary|in conclusion|to summari[sz]e|to conclude|in short|overall|therefore|thus|hence|"
+    r"so\b|as a result|this (means|indicates|shows|suggests)|the answer is|in sum|the bottom line)",
+    re.IGNORECASE,
+)
+
+
+def _conclusion(text: str) -> str:
+    """Sentences that conclude a long answer ("In summary, ...", "Therefore ..."); '' when none."""
+    sentences = _sentences(_strip_filler(text))
+    if len(sentences) < 3:
+        return ""
+    return " ".join(s for s in sentences[2:] if _CONCLUSION_RE.match(s.lstrip("*-# ")))
+
+
+def _after_cue(sentence: str) -> str:
+    return _CONCLUSION_RE.sub("", sentence.lstrip("*-# "), count=1).lstrip(" ,:")
+
+
+# ---------------------------------------------------------------- figures implied by two levels
+_MAX_VALUES_PER_SENTENCE = 12  # bounds the pair search (quadratic in a sentence's figures)
+
+
+def _derived_values(sentence_values: list[list[Any]]) -> list[tuple[float, bool]]:
+    """Changes, ratios and differences implied by two figures stated in one sentence.
+
+    "$1,874 million ... decreased to $1,093 million" implies a 41.7% decline (-0.417, percent),
+    a ratio of 0.583 and a difference of 781 million. Returns (value, is_percent) pairs.
+    """
+    out: list[tuple[float, bool]] = []
+    for values in sentence_values:
+        values = values[:_MAX_VALUES_PER_SENTENCE]
+        for i, a in enumerate(values):
+            for b in values[i + 1 :]:
+                if a.percent != b.percent or a.value == 0 or b.value == 0:
+                    continue
+                if a.percent:  # two rates: the gap between them, in points
+                    out.append((abs(b.value - a.value), True))
+                    continue
+                if (a.currency or None) != (b.currency or None):
+                    continue
+                out.append((abs(b.value - a.value) / abs(a.value), True))  # change from a to b
+                out.append((abs(a.value - b.value) / abs(b.value), True))  # change from b to a
+                out.append((abs(a.value / b.value), True))  # share / ratio, as a percent
+                out.append((abs(b.value / a.value), True))
+                out.append((abs(a.value / b.value), False))  # ratio as a number ("1.5x")
+                out.append((abs(b.value / a.value), False))
+                out.append((abs(a.value - b.value), False))  # difference
+    return out
+
+
+def _derived_agree(gold: float, gold_percent: bool, derived: list[tuple[float, bool]], tol: float) -> bool:
+    target = abs(gold)
+    if target == 0 or (gold_percent and abs(target - 1.0) < 1e-9):
+        return False  # 0% and 100% are implied by almost any two figures
+    return any(
+        is_percent == gold_percent and abs(value - target) <= max(tol * target, 0.0051 if is_percent else 0.0)
+        for value, is_percent in derived
+    )
+
+
+# ---------------------------------------------------------------- "if X is not useful, say so"
+_METRIC_QUESTION_RE = re.compile(
+    r"\bif\b[^.?]{0,120}\b(?:not|isn'?t)\b[^.?]{0,30}\b(?:useful|relevant|meaningful|appropriate|applicable|helpful|"
+    r"good|suitable|sensible)\b[^.?]{0,80}\b(?:say so|state (?:so|that|this)|explain|mention|note|indicate|tell)",
+    re.IGNORECASE,
+)
+_REJECTS_METRIC_RE = re.compile(
+    r"\b(?:not|isn'?t|aren'?t|less|no longer)\s+(?:a\s+|an\s+|very\s+|particularly\s+|really\s+|as\s+|that\s+)?"
+    r"(?:useful|relevant|meaningful|appropriate|applicable|helpful|suitable|sensible|informative|good)\b"
+    r"|\b(?:meaningless|not\s+meaningful|of\s+limited\s+(?:use|usefulness|relevance|value)|limited\s+usefulness|"
+    r"not\s+(?:a\s+)?(?:key|primary|standard|common)\s+(?:metric|measure|indicator))\b",
+    re.IGNORECASE,
+)
+
+
+def _rejects_metric(text: str) -> bool:
+    """The text says the asked metric is not useful for this company (in its opening or conclusion)."""
+    sentences = _sentences(_strip_filler(text))
+    where = " ".join(sentences[:2] + sentences[-2:])
+    return bool(_REJECTS_METRIC_RE.search(where))
+
+
+def _answer_sentence(text: str) -> str:
+    """The response's first sentence without a "Based on the filing," preamble."""
+    opening = _sentences(_strip_filler(text))
+    first = opening[0] if opening else ""
+    return re.sub(r"^(based on|according to|from)[^,]{0,160},\s*", "", first, flags=re.IGNORECASE)
 
 
 SHORT_GOLD_WORDS = 6  # "Paris", "Customer deposits", "Trillium, Array, and Therachon"
@@ -267,11 +400,13 @@ def analyse(
     )
 
     gold_numeric = looks_numeric(expected or "")
+    gold_part = gold_answer_part(expected) if p["gold_answer_part"] else expected
+    key_derived = 0
     numeric_why = ""
     final_match: bool | None = None
     any_match = False
     key_matched = 0
-    keys: list[float] = []
+    keys: list[Any] = []
     if gold_numeric:
         # The numeric engine picks the concluding figure and knows the question's units.
         concl = numeric_match(
@@ -283,18 +418,25 @@ def analyse(
         numeric_why = concl.explanation
     else:
 
-        def stated(text: str | None) -> list[float]:
-            return [c.value for c in extract_values(text or "", question=question) if not c.ignored]
+        def stated(text: str | None) -> list[Any]:
+            return [c for c in extract_values(text or "", question=question) if not c.ignored]
 
         # Key figures of a textual gold answer: not those merely repeated from the question.
-        q_vals, r_vals = stated(question), stated(response)
-        keys = [g for g in stated(expected) if not any(values_agree(g, q) for q in q_vals)]
-        key_matched = sum(
-            1 for g in keys if any(values_agree(abs(r), abs(g), rel_tol=tol) for r in r_vals)
-        )
+        q_vals, r_vals = [c.value for c in stated(question)], [c.value for c in stated(response)]
+        keys = [g for g in stated(gold_part) if not any(values_agree(g.value, q) for q in q_vals)]
+        unmatched = [
+            g for g in keys if not any(values_agree(abs(r), abs(g.value), rel_tol=tol) for r in r_vals)
+        ]
+        if unmatched and p["derived_figures"]:
+            # "a decline of about 42%" vs "$1,874 million ... decreased to $1,093 million"
+            derived = _derived_values([stated(sent) for sent in _sentences(response)])
+            key_derived = sum(
+                1 for g in unmatched if _derived_agree(g.value, g.percent, derived, p["derived_tol"])
+            )
+        key_matched = len(keys) - len(unmatched) + key_derived
         any_match = key_matched > 0
     # Calendar dates of the gold answer (not those the question states) are key facts too.
-    gold_dates = _dates(expected) - _dates(question or "")
+    gold_dates = _dates(gold_part) - _dates(question or "")
     dates_matched = len(gold_dates & _dates(response))
     date_only = (
         bool(gold_dates)
@@ -316,14 +458,21 @@ def analyse(
         option_conflict = (
             len(gold_choice) == 1 and len(resp_choice) == 1 and gold_choice != resp_choice
         )
-    inc = fact_inclusion(response, expected, question=question)
+    inc = fact_inclusion(response, gold_part, question=question)
     head = " ".join(_sentences(_strip_filler(response))[:2])
     # Does the response address the question at all (off-topic answers cover few of its words)?
     qcov = fact_inclusion(response, question, threshold=0.0).score if question else 1.0
     opening = _sentences(_strip_filler(response))
     first = opening[0] if opening else ""
+    conclusion = _conclusion(response) if p["conclusion"] else ""
+    metric_question = bool(_METRIC_QUESTION_RE.search(question or ""))
+    # a "not found" cue in the first two sentences (refusal_check reports where its first cue is)
+    head_chars = len(" ".join(opening[:2])) + (len(response) - len(_strip_filler(response)))
+    hedged = not ref.refusal and ref.position is not None and ref.position < head_chars
+    resp_rejects_metric = metric_question and _rejects_metric(response)
     return Signals(
-        refusal=ref.refusal,
+        # declining a metric the question says may not be useful is an answer, not a refusal
+        refusal=ref.refusal and not resp_rejects_metric,
         refusal_why=ref.explanation,
         gold_numeric=gold_numeric,
         any_match=any_match,
@@ -347,6 +496,14 @@ def analyse(
         dates_matched=dates_matched,
         date_only=date_only,
         short_gold=_short_answer(expected),
+        key_derived=key_derived,
+        concl_direction=_direction(conclusion) if conclusion else None,
+        concl_polarity=_polarity(_after_cue(conclusion)) if conclusion else None,
+        answer_negated=bool(_NEG_RE.search(_answer_sentence(response))),
+        hedged=hedged,
+        metric_question=metric_question,
+        gold_rejects_metric=metric_question and _rejects_metric(expected),
+        resp_rejects_metric=resp_rejects_metric,
     )
 
 
@@ -366,18 +523,18 @@ TEXT_FEATURES = (
 # Logistic weights (bias first) for textual gold answers, fitted on FinanceBench dev
 # (benchmarks/eval_answer_correctness.py prints them; cross-validated by question).
 TEXT_WEIGHTS: tuple[float, ...] = (
-    -0.1,
-    1.81,
-    -0.33,
-    0.44,
-    -0.12,
-    -0.03,
-    1.34,
-    -1.42,
-    0.33,
-    0.77,
-    -0.74,
-    -0.34,
+    0.16,
+    1.59,
+    -0.4,
+    0.35,
+    -0.04,
+    -0.14,
+    1.31,
+    -1.67,
+    0.28,
+    0.97,
+    -0.87,
+    -0.02,
 )
 
 
@@ -404,28 +561,56 @@ def text_features(s: Signals) -> list[float]:
     ]
 
 
-def rule_verdict(s: Signals) -> tuple[bool, float, list[str]] | None:
-    """The verdicts that need no weighing: refusals, numeric gold answers, contradictions."""
-    if s.refusal:
-        return False, 0.0, [s.refusal_why]
-    if s.gold_numeric:
-        if s.final_match is None:
-            return False, 0.0, [f"no figure stated as the answer: {s.numeric_why}"]
-        return bool(s.final_match), float(bool(s.final_match)), [s.numeric_why]
-    if s.gold_polarity and s.resp_polarity and s.gold_polarity != s.resp_polarity:
-        why = f"expected answer says {s.gold_polarity!r}, the response says {s.resp_polarity!r}"
-        return False, 0.0, [why]
-    if s.gold_direction and s.resp_direction and s.gold_direction != s.resp_direction:
-        why = f"expected answer moves {s.gold_direction}, the response moves {s.resp_direction}"
-        return False, 0.0, [why]
-    if s.option_conflict:
-        why = "the response picks a different option of the question than the expected answer"
-        return False, 0.0, [why]
-    if s.key_dates and s.dates_matched == 0:
-        why = f"the response does not state the expected date(s) ({s.key_dates} in the expected answer)"
-        return False, 0.0, [why]
-    if s.date_only:
-        return True, 1.0, ["the response states the expected date"]
+Verdict = tuple[bool, float, list[str]]
+
+
+def _rule_refusal(s: Signals) -> Verdict | None:
+    return (False, 0.0, [s.refusal_why]) if s.refusal else None
+
+
+def _rule_numeric_gold(s: Signals) -> Verdict | None:
+    if not s.gold_numeric:
+        return None
+    if s.final_match is None:
+        return False, 0.0, [f"no figure stated as the answer: {s.numeric_why}"]
+    return bool(s.final_match), float(bool(s.final_match)), [s.numeric_why]
+
+
+def _rule_polarity(s: Signals) -> Verdict | None:
+    """An opposite yes/no, unless the conclusion of a long answer states the gold's."""
+    said = s.resp_polarity or s.concl_polarity
+    if not s.gold_polarity or not said or said == s.gold_polarity or s.concl_polarity == s.gold_polarity:
+        return None
+    return False, 0.0, [f"expected answer says {s.gold_polarity!r}, the response says {said!r}"]
+
+
+def _rule_direction(s: Signals) -> Verdict | None:
+    """An opposite direction in the opening, unless the conclusion agrees (or in the conclusion)."""
+    said = s.resp_direction or s.concl_direction
+    if not s.gold_direction or not said or said == s.gold_direction or s.concl_direction == s.gold_direction:
+        return None
+    return False, 0.0, [f"expected answer moves {s.gold_direction}, the response moves {said}"]
+
+
+def _rule_option(s: Signals) -> Verdict | None:
+    if not s.option_conflict:
+        return None
+    return False, 0.0, ["the response picks a different option of the question than the expected answer"]
+
+
+def _rule_missing_date(s: Signals) -> Verdict | None:
+    if not s.key_dates or s.dates_matched:
+        return None
+    why = f"the response does not state the expected date(s) ({s.key_dates} in the expected answer)"
+    return False, 0.0, [why]
+
+
+def _rule_date_only(s: Signals) -> Verdict | None:
+    return (True, 1.0, ["the response states the expected date"]) if s.date_only else None
+
+
+def _rule_short_gold(s: Signals) -> Verdict | None:
+    """"Paris" vs "The capital of France is Lyon.": a short gold is its key words; none is there."""
     if (
         s.short_gold
         and s.key_words
@@ -434,9 +619,65 @@ def rule_verdict(s: Signals) -> tuple[bool, float, list[str]] | None:
         and not s.gold_direction
         and not (s.key_total and s.key_matched)
     ):
-        # "Paris" vs "The capital of France is Lyon.": a short gold is its key words; none is there
-        why = f"the response states none of the expected answer's words ({', '.join(s.inclusion_missing[:6])})"
-        return False, 0.0, [why]
+        return False, 0.0, [
+            f"the response states none of the expected answer's words ({', '.join(s.inclusion_missing[:6])})"
+        ]
+    return None
+
+
+def _rule_metric_rejection(s: Signals) -> Verdict | None:
+    """"If X is not a useful metric for this company, say so": who rejects the metric decides."""
+    if not s.metric_question:
+        return None
+    if s.gold_rejects_metric and s.resp_rejects_metric:
+        return True, 1.0, ["both the expected answer and the response say the metric is not useful here"]
+    if s.gold_rejects_metric:
+        return False, 0.0, ["the expected answer says the metric is not useful here; the response computes it"]
+    if s.resp_rejects_metric:
+        return False, 0.0, ["the response calls the metric not useful; the expected answer computes it"]
+    return None
+
+
+def _rule_negated_answer(s: Signals) -> Verdict | None:
+    """Gold "Yes, $0.01 per share" vs "X did not pay dividends; the $0.01 dividend was suspended"."""
+    if s.gold_polarity != "yes" or s.resp_polarity or s.concl_polarity == "yes" or not s.answer_negated:
+        return None
+    return False, 0.0, ["the expected answer says 'yes'; the response's answer sentence is negated"]
+
+
+def _rule_hedged(s: Signals) -> Verdict | None:
+    """"There is no specific mention of X; however, earlier years show ..." without the gold's facts."""
+    if not s.hedged or s.key_matched or s.dates_matched or s.inclusion >= 0.6:
+        return None
+    return False, 0.0, ["the response opens by saying the information is missing and then states "
+                        "neither the expected figures nor most of its key words"]
+
+
+# Verdicts that need no weighing, first match wins. Named so the benchmark can switch each off and
+# measure it on grouped folds (a rule that only helps the pooled dev figure is tuned to dev).
+RULES: dict[str, Callable[[Signals], Verdict | None]] = {
+    "metric_rejection": _rule_metric_rejection,  # before refusal: "not a useful metric" is an answer here
+    "refusal": _rule_refusal,
+    # a yes/no gold with a figure ("Yes, $0.01 per share") is contradicted by "No" or a negated answer
+    "polarity": _rule_polarity,
+    "negated_answer": _rule_negated_answer,
+    "numeric_gold": _rule_numeric_gold,
+    "direction": _rule_direction,
+    "option": _rule_option,
+    "missing_date": _rule_missing_date,
+    "date_only": _rule_date_only,
+    "short_gold": _rule_short_gold,
+    "hedged": _rule_hedged,
+}
+
+
+def rule_verdict(s: Signals, disabled: frozenset[str] = frozenset()) -> Verdict | None:
+    """The verdicts that need no weighing: refusals, numeric gold answers, contradictions."""
+    for name, rule in RULES.items():
+        if name not in disabled:
+            verdict = rule(s)
+            if verdict is not None:
+                return verdict
     return None
 
 
@@ -444,11 +685,12 @@ def decide(
     s: Signals,
     params: dict[str, float] | None = None,
     weights_override: tuple[float, ...] | None = None,
+    disabled: frozenset[str] = frozenset(),
 ) -> tuple[bool, float, list[str]]:
-    """Offline verdict from the signals: (correct, score, reasons)."""
+    """Offline verdict from the signals: (correct, score, reasons); ``disabled`` names rules to skip."""
     p = {**PARAMS, **(params or {})}
     reasons: list[str] = []
-    ruled = rule_verdict(s)
+    ruled = rule_verdict(s, disabled)
     if ruled is not None:
         return ruled
     weights = weights_override if weights_override is not None else TEXT_WEIGHTS
@@ -535,6 +777,9 @@ def answer_correctness(
             review_notes.append(
                 f"offline verdict ({'correct' if correct else 'incorrect'}) and fuzzy fact inclusion ({what}) disagree"
             )
+        if rule_verdict(signals) is None and abs(off_score - 0.5) <= PARAMS["review_band"]:
+            # weak evidence either way: on FinanceBench dev these verdicts agree with people far less often
+            review_notes.append(f"weak evidence: combined {off_score:.2f}, close to the 0.50 cut")
     else:
         from pytest_llmeval.judge.llm import judge_correctness
 
@@ -554,8 +799,9 @@ def answer_correctness(
     # Who disagreed, for the report's needs-review list (the notes say how).
     review_between = (
         None if not needs_review
-        else "offline judge and fuzzy check" if model is None
-        else f"LLM judge ({judge_label}) and offline verdict"
+        else f"LLM judge ({judge_label}) and offline verdict" if model is not None
+        else "offline judge and fuzzy check" if not fuzzy_agrees
+        else "offline judge (weak evidence)"
     )
     verdict = (
         "factually matching"

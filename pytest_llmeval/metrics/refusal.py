@@ -207,10 +207,11 @@ def refusal_check(response: str) -> RefusalResult:
     ``passed`` is True when the response is *not* a refusal (so ``assert_not_refusal`` can enforce it).
     """
     text = _normalise(response or "")
-    cues = [m.group(0) for m in _CUE_RE.finditer(text)]
+    found = list(_CUE_RE.finditer(text))  # one scan: the alternation is the costly part
+    cues = [m.group(0) for m in found]
     refusal = False
     why = "no refusal cue found"
-    first = _CUE_RE.search(text)
+    first = found[0] if found else None
     if not text:
         refusal, why = True, "empty response"
     elif first is not None:

@@ -94,7 +94,8 @@ def summary_lines(llm_session: LLMEvalSession, *, worst: int) -> list[tuple[str,
     if review:
         parties = sorted({str(r.get("review_between") or "judge and check") for r in review})
         # Name who disagreed: the offline judge with the fuzzy check, or an LLM judge with the offline verdict.
-        add(f"needs review ({parties[0]} disagree):" if len(parties) == 1 else "needs review (verdicts disagree):", yellow=True)
+        only = parties[0] + (" disagree" if " and " in parties[0] else "")  # "offline judge (weak evidence)"
+        add(f"needs review ({only}):" if len(parties) == 1 else "needs review (verdicts disagree or are weak):", yellow=True)
         for record in review[:worst]:
             who = f"  ({record.get('review_between') or 'judge and check'})" if len(parties) > 1 else ""
             add(f"  {record['nodeid']}{who}")
