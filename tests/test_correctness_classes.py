@@ -140,3 +140,15 @@ def test_every_rule_is_named_and_can_be_switched_off() -> None:
     assert "short_gold" in RULES
     # without the rule the logistic evidence decides (question coverage outweighs the missing word)
     assert decide(s, disabled=frozenset({"short_gold"}))[0] is True
+
+
+def test_method_sentences_do_not_set_the_direction() -> None:
+    question = "Did Acme's revenue increase in FY2022?"
+    gold = "No. Revenue decreased by 10% in FY2022."
+    answer = (
+        "To determine whether revenue increased, we need to compare the two years. "
+        "Revenue fell from $10 billion in FY2021 to $9 billion in FY2022, a 10% decline."
+    )
+    s = analyse(answer, gold, question)
+    assert s.resp_direction == "down"
+    assert offline(answer, gold, question).correct

@@ -366,9 +366,24 @@ def _rejects_metric(text: str) -> bool:
     return bool(_REJECTS_METRIC_RE.search(where))
 
 
+# "To determine if X increased, we need to look at ...": method sentences restate the question.
+_METHOD_RE = re.compile(
+    r"^\W*(to (determine|answer|calculate|find|compute|assess|evaluate|see|identify)|in order to|let'?s|"
+    r"first,? (we|let)|we (need|have|will need) to|we can (calculate|compute|determine))\b",
+    re.IGNORECASE,
+)
+
+
+def _answer_sentences(text: str) -> list[str]:
+    """Sentences of the response without leading filler and without method sentences."""
+    sentences = _sentences(_strip_filler(text))
+    kept = [s for s in sentences if not _METHOD_RE.match(s)]
+    return kept or sentences
+
+
 def _answer_sentence(text: str) -> str:
     """The response's first sentence without a "Based on the filing," preamble."""
-    opening = _sentences(_strip_filler(text))
+    opening = _answer_sentences(text)
     first = opening[0] if opening else ""
     return re.sub(r"^(based on|according to|from)[^,]{0,160},\s*", "", first, flags=re.IGNORECASE)
 
@@ -459,7 +474,7 @@ def analyse(
             len(gold_choice) == 1 and len(resp_choice) == 1 and gold_choice != resp_choice
         )
     inc = fact_inclusion(response, gold_part, question=question)
-    head = " ".join(_sentences(_strip_filler(response))[:2])
+    head = " ".join(_answer_sentences(response)[:2])
     # Does the response address the question at all (off-topic answers cover few of its words)?
     qcov = fact_inclusion(response, question, threshold=0.0).score if question else 1.0
     opening = _sentences(_strip_filler(response))
