@@ -152,3 +152,16 @@ def test_method_sentences_do_not_set_the_direction() -> None:
     s = analyse(answer, gold, question)
     assert s.resp_direction == "down"
     assert offline(answer, gold, question).correct
+
+
+@pytest.mark.parametrize(
+    ("response", "correct"),
+    [
+        ("The jurisdiction is Thailand.", True),
+        ("Thailand", True),
+        ("The governing law is that of Singapore.", False),
+    ],
+)
+def test_the_articles_thailand_example(response: str, correct: bool) -> None:
+    question = "Under which country's law is the agreement governed?"
+    assert offline(response, "Thailand", question).correct is correct
