@@ -395,3 +395,71 @@ def test_computed_table_gold_prefers_the_amount_over_a_per_share_input() -> None
         "Net income = EPS x Shares = -4.12 x 212.5 = -875.5 million"
     )
     assert _passes(text, "-875.5")
+
+
+# --------------------------------------------------------------------------- written blind after the fixes
+
+BLIND = [
+    ("Konzernumsatz 2021: 4.213 Mio. €.", "4,213 million", True, None),
+    (
+        "Selskapets driftsinntekter var 7 842 millioner kroner i 2022.",
+        "NOK 7,842 million",
+        True,
+        None,
+    ),
+    ("Rörelseresultatet uppgick till 12,4 miljarder kronor.", "SEK 12.4 billion", True, None),
+    ("Omsætningen steg til 18,6 mia. kr.", "DKK 18.6 billion", True, None),
+    ("Le chiffre d'affaires atteint 2,7 milliards d'euros.", "2.7 billion", True, None),
+    ("Das EBIT betrug 812 Tsd. Euro.", "812 million", False, None),
+    ("Fondet tapte 2,1 prosent i første kvartal.", "-2.1%", True, None),
+    ("The portfolio lost €340 million in 2020.", "-340 million", True, None),
+    ("Net debt rose by $0.4 billion.", "-0.4 billion", False, None),
+    ("Capex was $2,345,000 thousand.", "$2345.00", True, None),
+    ("Revenue reached $12.9 million.", "12,912 million", False, None),
+    ("The gross margin widened by 120 basis points to 38.4%.", "1.2%", True, None),
+    ("The gross margin widened by 120 basis points to 38.4%.", "38.4%", True, None),
+    ("Sales grew 0.07%.", "0.07", False, None),
+    (
+        "Total debt was $9.1 billion: $6.0 billion of notes and $3.1 billion of loans.",
+        "9.1 billion",
+        True,
+        None,
+    ),
+    (
+        "Total debt was $9.1 billion: $6.0 billion of notes and $3.1 billion of loans.",
+        "3.1 billion",
+        False,
+        None,
+    ),
+    ("Headcount went from 12,400 to 13,100, an increase of 700.", "12,400", False, None),
+    (
+        "Q4 revenue of $3.2 billion beat Q3's $2.9 billion by $0.3 billion.",
+        "0.3 billion",
+        True,
+        None,
+    ),
+    ("The average of $410 million and $450 million is $430 million.", "410 million", False, None),
+    ("Net income was about $4.2 billion.", "4,287 million", False, None),
+    ("Margin was 22.0%.", "22.6%", False, None),
+    ("Basic EPS was $2.35 while diluted EPS came to $2.31.", "$2.35", False, "diluted EPS"),
+    (
+        "Capex was $1,210 million in 2021 and $1,480 million in 2022.",
+        "1,480 million",
+        True,
+        "2022 capex",
+    ),
+    (
+        "Capex was $1,210 million in 2021 and $1,480 million in 2022.",
+        "1,210 million",
+        False,
+        "2022 capex",
+    ),
+]
+
+
+@pytest.mark.parametrize(("response", "expected", "label", "category"), BLIND)
+def test_cases_written_blind_after_the_fixes(
+    response: str, expected: str, label: bool, category: str | None
+) -> None:
+    result = numeric_match(response, expected, category=category)
+    assert result.passed is label, result.explanation

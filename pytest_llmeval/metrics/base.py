@@ -48,5 +48,7 @@ def enforce(result: MetricResult) -> MetricResult:
     record(result)
     if not result.passed:
         name = result.metric or type(result).__name__
-        raise LLMEvalAssertionError(f"{name} failed (score {result.score:.3f}): {result.explanation}", result)
+        raise LLMEvalAssertionError(
+            f"{name} failed (score {result.score:.3f}): {result.explanation}", result
+        )
     return result

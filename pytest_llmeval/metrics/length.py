@@ -53,14 +53,22 @@ def length_score(
     elif min_tokens is not None and tokens < min_tokens:
         score, why = bands.out_score, f"{tokens} tokens is under min_tokens={min_tokens}"
     elif bands.ideal[0] <= tokens <= bands.ideal[1]:
-        score, why = 1.0, f"{tokens} tokens, inside the ideal band {bands.ideal[0]}-{bands.ideal[1]}"
+        score, why = (
+            1.0,
+            f"{tokens} tokens, inside the ideal band {bands.ideal[0]}-{bands.ideal[1]}",
+        )
     elif bands.ok[0] <= tokens <= bands.ok[1]:
-        score, why = bands.ok_score, f"{tokens} tokens, outside the ideal band {bands.ideal[0]}-{bands.ideal[1]} but within {bands.ok[0]}-{bands.ok[1]}"
+        score, why = (
+            bands.ok_score,
+            f"{tokens} tokens, outside the ideal band {bands.ideal[0]}-{bands.ideal[1]} but within {bands.ok[0]}-{bands.ok[1]}",
+        )
     elif tokens < bands.ok[0]:
         score, why = bands.out_score, f"{tokens} tokens, under {bands.ok[0]}"
     else:
         score, why = bands.out_score, f"{tokens} tokens, over {bands.ok[1]}"
-    hard_limit_ok = (max_tokens is None or tokens <= max_tokens) and (min_tokens is None or tokens >= min_tokens)
+    hard_limit_ok = (max_tokens is None or tokens <= max_tokens) and (
+        min_tokens is None or tokens >= min_tokens
+    )
     return LengthResult(
         metric="length",
         passed=hard_limit_ok,

@@ -117,7 +117,9 @@ _NOT_LEVEL_RE = re.compile(
 _CHANGE_VERB_RE = re.compile(
     r"(?<![^\W\d_])(?:rose|grew|increased|climbed|gained|jumped|fell|dropped|declined|decreased|"
     r"slipped|slid|sank|shrank|improved|expanded|contracted|moved|went|reduced|cut|raised|lifted|"
-    r"lowered|økte|steg|falt|sank|vokste|gikk|auka|ökade|minskade|sjönk|föll|faldt|stieg|sank|fiel|"
+    r"lowered|widened|narrowed|softened|strengthened|weakened|edged|ticked|surged|soared|plunged|"
+    r"tumbled|slumped|advanced|retreated|eased|dipped|"
+    r"økte|steg|falt|sank|vokste|gikk|auka|ökade|minskade|sjönk|föll|faldt|stieg|sank|fiel|"
     r"wuchs|erhöhte|verringerte|a\s+augmenté|a\s+diminué|a\s+progressé|a\s+reculé)(?![^\W\d_])",
     re.IGNORECASE,
 )

@@ -708,6 +708,45 @@ _CHANGE_STEMS = frozenset(
 )
 
 
+def _years_near(text: str, eligible: list[Candidate], i: int, seg: tuple[int, int]) -> set[str]:
+    """Years written in a figure's own stretch of text: "$1,480 million in 2022"."""
+    c = eligible[i]
+    lo = max(seg[0], c.span[0] - 30, eligible[i - 1].span[1] if i else seg[0])
+    hi = min(seg[1], c.span[1] + 30)
+    if i + 1 < len(eligible):
+        hi = min(hi, eligible[i + 1].span[0])
+    if i and lo == eligible[i - 1].span[1]:
+        lo = _gap_split(text, lo, c.span[0])
+    if i + 1 < len(eligible) and hi == eligible[i + 1].span[0]:
+        hi = _gap_split(text, c.span[1], hi)
+    return set(_ANY_YEAR_RE.findall(text[lo : c.span[0]] + " " + text[c.span[1] : hi]))
+
+
+def _figure_of_year(
+    text: str,
+    eligible: list[Candidate],
+    pick: Candidate,
+    seg: tuple[int, int],
+    years: frozenset[str],
+) -> Candidate:
+    """Among the figures of the sentence, the one written with the category's year
+    ("Capex was $1,210 million in 2021 and $1,480 million in 2022" for "2022 capex")."""
+    if len(eligible) > 2000:
+        return pick
+    idx = {id(c): i for i, c in enumerate(eligible)}
+    i = idx.get(id(pick))
+    if i is None:
+        return pick
+    if _years_near(text, eligible, i, seg) & years:
+        return pick
+    same = [
+        c
+        for j, c in enumerate(eligible)
+        if seg[0] <= c.span[0] < seg[1] and _years_near(text, eligible, j, seg) & years
+    ]
+    return same[0] if len(same) == 1 else pick
+
+
 def _gap_split(text: str, lo: int, hi: int) -> int:
     """Where the text between two figures stops describing the first and starts the second."""
     last = None
@@ -841,6 +880,8 @@ def _select_category(
                 pick = prev
         if pick is None:
             continue
+        if cat_years:
+            pick = _figure_of_year(text, eligible, pick, seg, cat_years)
         if si not in seg_scores:
             seg_scores[si] = _score_segment(
                 text[seg[0] : seg[1]], q_stems, _segment_flags(text, seg)
