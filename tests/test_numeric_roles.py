@@ -463,3 +463,46 @@ def test_cases_written_blind_after_the_fixes(
 ) -> None:
     result = numeric_match(response, expected, category=category)
     assert result.passed is label, result.explanation
+
+
+BLIND_2 = [
+    (
+        "Resultatet før skatt falt med 312 millioner kroner til 4 018 millioner kroner.",
+        "NOK -312 million",
+        True,
+    ),
+    (
+        "Resultatet før skatt falt med 312 millioner kroner fra 4 330 millioner kroner.",
+        "NOK 4,330 million",
+        False,
+    ),
+    ("Avkastningen var negativ med 4,6 prosent.", "-4.6%", True),
+    ("Der Nettoverlust belief sich auf 1,3 Mrd. €.", "-1.3 billion", True),
+    ("Der Umsatz ging um 2,4 Prozent zurück.", "-2.4%", True),
+    ("Vinsten minskade med 9 procent.", "-9%", True),
+    ("The operating loss narrowed to $88 million.", "-88 million", True),
+    ("Free cash flow was -$310 million.", "310 million", False),
+    ("Gross margin improved 1.8 percentage points, from 40.1% to 41.9%.", "41.9%", False),
+    ("Operating margin was 18.24%.", "18.3%", False),
+    ("The payout ratio was 61.5.", "0.615", False),
+    ("About one third of staff work remotely.", "33.3%", True),
+    ("About one third of staff work remotely.", "40%", False),
+    (
+        "The board approved a $2.5 billion buyback, of which $1.1 billion was executed in 2023.",
+        "1.1 billion",
+        True,
+    ),
+    ("Of the $5.0 billion facility, $1.8 billion was drawn.", "1.8 billion", True),
+    ("Of the $5.0 billion facility, $1.8 billion was drawn.", "5.0 billion", False),
+    (
+        "Net revenue of $2,118 million in 2022 compares with $1,960 million in 2021.",
+        "1,960 million",
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize(("response", "expected", "label"), BLIND_2)
+def test_second_blind_batch(response: str, expected: str, label: bool) -> None:
+    result = numeric_match(response, expected)
+    assert result.passed is label, result.explanation

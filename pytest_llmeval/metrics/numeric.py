@@ -146,6 +146,24 @@ def _currency_as_expected(found: Candidate, expected: str | None) -> str | None:
     return found.currency
 
 
+def _part_of_whole(
+    text: str, seg: tuple[int, int], cands: list[Candidate], whole: Candidate
+) -> Candidate | None:
+    """The stated figure next to a whole: the one before "of the $X", else the one after."""
+    stated = [
+        c
+        for c in cands
+        if seg[0] <= c.span[0] < seg[1] and c is not whole and c.role in ("value", "result")
+    ]
+    before = [c for c in stated if c.span[1] <= whole.span[0]]
+    if before and text[before[-1].span[1] : whole.span[0]].strip().lower().startswith(
+        ("of", "out")
+    ):
+        return before[-1]
+    after = [c for c in stated if c.span[0] >= whole.span[1]]
+    return after[0] if after else (before[-1] if before else None)
+
+
 def _select_figures(
     response: str,
     cands: list[Candidate],
@@ -208,18 +226,12 @@ def _select_figures(
                 extras = co_asserted(response, seg, cands, chosen, asks_change)
                 primary_role = role_in_sentence(response, seg, cands, primary)
                 if primary_role == "whole":
-                    # "$206.7 million of the $1,344.1 million": the part is the answer.
-                    part = next(
-                        (
-                            c
-                            for c in reversed(cands)
-                            if c.span[1] <= primary.span[0] and not c.ignored
-                        ),
-                        None,
-                    )
+                    # "$206.7 million of the $1,344.1 million", "Of the $5.0 billion facility,
+                    # $1.8 billion was drawn": the part is the answer.
+                    part = _part_of_whole(response, seg, cands, primary)
                     if part is not None:
                         chosen = [part]
-                        how = f"the part stated before its whole ({how2})"
+                        how = f"the part stated beside its whole ({how2})"
                 elif (
                     asks_change is not False
                     and any(a.role in ("change", "difference") for a in extras)

@@ -24,6 +24,7 @@ from pytest_llmeval.metrics.numeric_lang import (
     all_scaled_currencies,
     detect_language,
     language_for_locale,
+    loss_subject_pattern,
     negative_after_pattern,
     negative_before_pattern,
     percent_suffix_pattern,
@@ -375,6 +376,9 @@ _WORD_UNIT_SET = frozenset(
         "cents",
         "times",
         "half",
+        "third",
+        "quarter",
+        "fifth",
         "thirds",
         "quarters",
         "fourths",
@@ -722,6 +726,7 @@ def _build_candidate(
                 or _NEG_CHANGE_SUBJECT_RE.search(ctx)
                 or _NEG_VERB_BY_RE.search(ctx)
                 or negative_before_pattern().search(ctx[-48:])
+                or loss_subject_pattern().search(ctx)
             )
         ) or (
             _NEG_WORD_AFTER_RE.match(after[suffix_end : suffix_end + 30])

@@ -226,6 +226,8 @@ NORWEGIAN_BOKMAL = NumberLanguage(
         "minus",
         "underskudd på",
         "negativ avkastning på",
+        "negativ med",
+        "negativ på",
     ),
     negative_after=("tap", "nedgang", "underskudd"),
     change_before=("økte med", "økning på", "steg med", "vokste med", "opp med"),
@@ -655,3 +657,21 @@ def negative_words() -> frozenset[str]:
 @lru_cache(maxsize=1)
 def change_words() -> frozenset[str]:
     return frozenset(w for t in LANGUAGES.values() if t.code != "en" for w in t.change_before)
+
+
+@lru_cache(maxsize=1)
+def loss_subject_pattern() -> re.Pattern[str]:
+    """A loss named as the subject, its figure after the verb: "Der Nettoverlust belief sich auf",
+    "tapet ble", "förlusten uppgick till", "la perte nette s'est élevée à", "the operating loss
+    narrowed to"."""
+    return re.compile(
+        r"(?<![^\W\d_])(?:[^\W\d_]*verlust\w*|(?:netto)?tap(?:et)?|förlust(?:en)?|underskud\w*|"
+        r"perte(?:\s+nette)?|(?:net\s+|operating\s+)?loss)"
+        r"(?:\s+[^\W\d_]+){0,4}?\s+"
+        r"(?:belief\s+sich\s+auf|betrug|lag\s+bei|var|ble|vart|uppgick\s+till|blev|udgjorde|"
+        r"s'est\s+élevée\s+à|était\s+de|atteint|(?:narrowed|widened|shrank|grew|rose|fell|increased|"
+        r"decreased|declined|improved|deepened)\s+to|came\s+in\s+at)"
+        r"\s*(?:about\s+|approximately\s+|rund\s+|etwa\s+|ca\.?\s+)?"
+        r"(?:[$€£¥]|(?:USD|EUR|NOK|SEK|DKK|GBP)\s*)?\s*$",
+        re.IGNORECASE,
+    )

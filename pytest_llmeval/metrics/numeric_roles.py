@@ -145,6 +145,11 @@ _WHOLE_GAP_RE = re.compile(
     r"\s+(?:out\s+)?of\s+(?:the|a|its|their|our)?\s*(?:total\s+(?:of\s+)?)?[$€£¥]?\s*",
     re.IGNORECASE,
 )
+_OF_WHICH_AFTER_RE = re.compile(r"^[^.;\d]{0,40}?,?\s*of\s+which\b", re.IGNORECASE)
+_OF_THE_LEAD_RE = re.compile(
+    r"\s*[*\-•]*\s*(?:out\s+)?of\s+(?:the|its|their|a)\s+(?:total\s+(?:of\s+)?)?[$€£¥]?\s*",
+    re.IGNORECASE,
+)
 _PAREN_RANGE_RE = re.compile(r"\(\s*[^()]{0,40}\b(?:to|til|till|bis|à)\b[^()]{0,40}\)")
 
 
@@ -175,6 +180,8 @@ def figure_role(text: str, seg_start: int, cands: list[Candidate], i: int) -> st
             return "endpoint"
     if i > 0 and _WHOLE_GAP_RE.fullmatch(text, cands[i - 1].span[1], c.span[0]):
         return "whole"
+    if _OF_WHICH_AFTER_RE.match(after) or _OF_THE_LEAD_RE.fullmatch(text, seg_start, c.span[0]):
+        return "whole"  # "$2.5 billion buyback, of which ...", "Of the $5.0 billion facility, ..."
     if _BY_BEFORE_RE.search(text[max(seg_start, c.span[0] - 100) : c.span[0]]):
         return "difference"
     if (

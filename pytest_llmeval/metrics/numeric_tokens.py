@@ -228,6 +228,9 @@ _KW_PREFIX: dict[str, str] = {
 _KW_TOKEN_RE = re.compile(r"[^\W\d_]+|[~≈]")
 
 
+_LOSS_COMPOUND_ENDS = ("verlust", "förlust", "förlusten", "tap", "tapet", "underskud", "underskudd")
+
+
 def _keyword_index(text: str) -> dict[str, list[int]]:
     """End positions of context keywords, found in one linear pass (checked per value by bisect)."""
     idx: dict[str, list[int]] = {"neg": [], "op": [], "cmp": [], "apx": []}
@@ -241,6 +244,8 @@ def _keyword_index(text: str) -> dict[str, list[int]]:
             elif w == "minus":
                 idx["op"].append(m.end())
                 fam = "neg"
+            elif w.endswith(_LOSS_COMPOUND_ENDS):
+                fam = "neg"  # compounds: "Nettoverlust", "nettotapet", "rörelseförlust"
             else:
                 continue
         idx[fam].append(m.end())
