@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 GRADE_KEY = pytest.StashKey["GradeResult"]()
 
 
-def _display_path(path: Path, rootpath: Path) -> str:
+def display_path(path: Path, rootpath: Path) -> str:
     """Path relative to the rootdir (stable across machines and xdist workers)."""
     try:
         return path.relative_to(rootpath).as_posix()
@@ -151,7 +151,7 @@ class JsonlFile(pytest.File):
     """A gold file; collection never stops at a bad line."""
 
     def collect(self) -> Iterator[pytest.Item]:
-        shown_path = _display_path(self.path, self.config.rootpath)
+        shown_path = display_path(self.path, self.config.rootpath)
         for number, sample, problem in iter_samples(self.path, shown_path):
             if sample is None:
                 yield BadLineItem.from_parent(
@@ -179,10 +179,10 @@ class BadLineItem(pytest.Item):
     def runtest(self) -> None:  # pragma: no cover - setup always raises
         pass
 
-    def explain_setup_error(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
+    def explain_setup_error(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str | None:
         if isinstance(excinfo.value, GoldItemError):
             return str(excinfo.value)
-        return self._repr_failure_py(excinfo)
+        return None
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, self.lineno - 1, f"{self.path.name}:{self.lineno}"
@@ -215,16 +215,49 @@ class GoldItem(pytest.Item):
             return str(excinfo.value)
         return super().repr_failure(excinfo)
 
-    def explain_setup_error(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
+    def explain_setup_error(self, excinfo: pytest.ExceptionInfo[BaseException]) -> str | None:
         """Model, judge and grader failures: one message naming the sample, never a traceback."""
-        from pytest_llmeval.errors import LLMEvalError
-
-        if isinstance(excinfo.value, LLMEvalError | GoldItemError):
-            return (
-                f"{self.sample.path}:{self.sample.line}: sample {self.sample.id!r}: "
-                f"{type(excinfo.value).__name__}: {excinfo.value}"
-            )
-        return self._repr_failure_py(excinfo)
+        return explain_sample_error(self.sample, excinfo.value)
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, self.sample.line - 1, f"{self.path.name}:{self.sample.line}::{self.sample.id}"
+
+
+def explain_sample_error(sample: Sample, error: BaseException) -> str | None:
+    """One line naming the sample for our own errors; ``None`` for anything else (a bug
+    deserves its traceback)."""
+    from pytest_llmeval.errors import LLMEvalError
+
+    if not isinstance(error, LLMEvalError | GoldItemError):
+        return None
+    return f"{sample.path}:{sample.line}: sample {sample.id!r}: {type(error).__name__}: {error}"
+
+
+def error_report(item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport | None:
+    """The setup report of an item whose sample could not be answered or graded, with the
+    one-line explanation as its text; ``None`` leaves the report to pytest."""
+    assert call.excinfo is not None
+    explain = getattr(item, "explain_setup_error", None)
+    if explain is not None:
+        text = explain(call.excinfo)
+    else:  # a hand-written test using the llm_sample fixture
+        from pytest_llmeval.session import sample_of
+
+        sample = sample_of(item)
+        text = None if sample is None else explain_sample_error(sample, call.excinfo.value)
+    if text is None:
+        return None
+    return pytest.TestReport(
+        item.nodeid,
+        item.location,
+        dict.fromkeys(item.keywords, 1),
+        "failed",
+        text,
+        "setup",
+        # captured output, as pytest's own report keeps it (no public accessor exists)
+        [(f"Captured {key} {when}", content) for when, key, content in item._report_sections],
+        call.duration,
+        call.start,
+        call.stop,
+        user_properties=item.user_properties,
+    )

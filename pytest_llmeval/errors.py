@@ -29,10 +29,13 @@ class GraderError(LLMEvalError):
 class ModelError(LLMEvalError):
     """A model or judge call failed after its retries, or replied with something unusable."""
 
-    def __init__(self, message: str, *, status: int | None = None, attempts: int = 1) -> None:
+    def __init__(
+        self, message: str, *, status: int | None = None, attempts: int = 1, timed_out: bool = False
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.attempts = attempts
+        self.timed_out = timed_out
 
 
 class FatalModelError(ModelError):

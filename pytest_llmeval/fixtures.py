@@ -29,6 +29,11 @@ class LLMSample:
         return getattr(self.sample, name)
 
     @property
+    def from_model(self) -> bool:
+        """Whether ``--llm-model`` answers this sample (fetched already, before the tests ran)."""
+        return bool(self._session.settings.model)
+
+    @property
     def answer_obj(self) -> Answer:
         if self._answer is None:
             self._answer = self._session.answer_for(self.sample)
@@ -49,12 +54,16 @@ def parametrize_samples(metafunc: pytest.Metafunc, marker_name: str) -> None:
         raise pytest.UsageError(
             f"{metafunc.definition.nodeid}: the llm_sample fixture needs @pytest.mark.{marker_name}('path/to/gold.jsonl')"
         )
+    from pytest_llmeval.collector import display_path
+
     base = Path(metafunc.definition.path).parent
     samples: list[Any] = []
     ids: list[str] = []
     for name in marker.args:
         path = (base / name).resolve()
-        for number, sample, problem in iter_samples(path, str(path)):
+        # the same shown path as gold items: one key, so one answer per sample per run
+        shown = display_path(path, metafunc.config.rootpath)
+        for number, sample, problem in iter_samples(path, shown):
             if sample is None:
                 samples.append(pytest.param(None, marks=pytest.mark.skip(reason=f"{path}:{number}: {problem}")))
                 ids.append(f"{path.name}:{number}")

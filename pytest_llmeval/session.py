@@ -69,9 +69,7 @@ class LLMEvalSession:
 
     def prefetch(self, items: list[pytest.Item]) -> None:
         """Before items run: fetch every answer concurrently, then batch-encode texts for semantic graders."""
-        from pytest_llmeval.collector import GoldItem
-
-        samples = [item.sample for item in items if isinstance(item, GoldItem)]
+        samples = [sample for sample in map(sample_of, items) if sample is not None]
         if not samples:
             return
         if self.settings.model:
@@ -381,6 +379,17 @@ class LLMEvalSession:
         terminalreporter.write_sep("=", "llmeval summary", bold=True)
         for line, markup in summary_lines(self, worst=self.settings.worst):
             terminalreporter.write_line(line, **markup)
+
+
+def sample_of(item: pytest.Item) -> Sample | None:
+    """The gold sample a test item grades: a gold item's, or the ``llm_sample`` parameter's."""
+    from pytest_llmeval.sample import Sample
+
+    sample = getattr(item, "sample", None)
+    if sample is None:
+        callspec = getattr(item, "callspec", None)  # pytest.Function's parametrization
+        sample = callspec.params.get("llm_sample") if callspec is not None else None
+    return sample if isinstance(sample, Sample) else None
 
 
 def _record(

@@ -163,3 +163,46 @@ def test_auth_failure_stops_the_run_once(
     )
     assert "sk-revoked" not in result.stdout.str()
     assert len(fake_openai.requests) == 1
+
+
+LLM_SAMPLE_TESTS = """
+import pytest
+
+
+@pytest.mark.llmeval_gold("qa_eval.jsonl")
+def test_answer_mentions_the_question(llm_sample):
+    assert llm_sample.question in llm_sample.answer
+"""
+
+
+@pytest.mark.parametrize("failing", [False, True])
+def test_gold_items_and_llm_sample_share_one_answer_per_sample_with_and_without_xdist(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer, failing: bool
+) -> None:
+    suite(pytester, n=6)
+    pytester.makepyfile(test_hand_written=LLM_SAMPLE_TESTS)
+    if failing:
+        fake_openai.reply_with(lambda body: Reply.error(500, "The server had an error"))
+    runs = {}
+    for name, xdist in (("plain", ["-p", "no:xdist"]), ("dist", ["-n", "2"])):
+        fake_openai.requests.clear()
+        args = model_args(fake_openai, "--llm-max-retries=0", "--llm-record=off", f"--llm-report={name}.json")
+        result = pytester.runpytest_subprocess(*args, *xdist, "-rE")
+        # every sample asked once per run, by the gold items and the fixture together
+        assert len(fake_openai.requests) == 6, name
+        if failing:
+            result.assert_outcomes(errors=12)  # 6 gold items and 6 llm_sample tests, all ERROR
+            result.stdout.fnmatch_lines(
+                [
+                    "*ERROR at setup of test_answer_mentions_the_question[[]s0[]]*",
+                    "qa_eval.jsonl:1: sample 's0': ModelError: *HTTP 500*",
+                ]
+            )
+            assert "Traceback" not in result.stdout.str()
+            assert "pytest_llmeval/" not in result.stdout.str()  # no frames of the plugin
+        else:
+            result.assert_outcomes(passed=12)
+        runs[name] = report(pytester, f"{name}.json")["model_stats"]
+    keys = ("calls", "cache_hits", "retries", "errors")
+    assert [runs["plain"][k] for k in keys] == [runs["dist"][k] for k in keys]
+    assert runs["plain"]["errors"] == (6 if failing else 0)

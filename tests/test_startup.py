@@ -30,6 +30,7 @@ HEAVY = (
     "latex2sympy2_extended",
     "httpx",
     "jinja2",
+    "httpx2",
 )
 
 PROBE_CONFTEST = f"""

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import os
 import tempfile
 import threading
 import time
@@ -16,7 +18,7 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pytest_llmeval.errors import ModelError, ResponseFormatRejected
+from pytest_llmeval.errors import FatalModelError, ModelError, ResponseFormatRejected
 from pytest_llmeval.models import formats
 from pytest_llmeval.models.base import Completion, Usage
 from pytest_llmeval.models.cache import ResponseCache, cache_key, legacy_key, slug
@@ -118,6 +120,7 @@ class Engine:
         self._semaphore: asyncio.Semaphore | None = None
         self._caches: dict[str, ResponseCache] = {}
         self._scratch: Path | None = None
+        self._failures: Path | None = None  # this run's failed requests, shared by xdist workers
         self._chats: dict[str, OpenAIChat] = {}
         self._guard = threading.Lock()
         # endpoint URL -> structured-output mode it accepts (formats.LADDER), found once
@@ -139,10 +142,35 @@ class Engine:
             return self._chats[model]
 
     def share_between_workers(self, run_id: str) -> None:
-        """Under xdist with ``--llm-record=off``, still ask each request once per run: workers
-        share a scratch cache for this run in the temp directory (the project cache stays untouched)."""
+        """Under xdist, ask each request once per run, failures included: workers share the
+        failures of this run (and with ``--llm-record=off`` a scratch cache; the project cache
+        stays untouched) in a directory for this run in the temp directory."""
+        run_dir = Path(tempfile.gettempdir()) / f"pytest-llmeval-{slug(run_id)}"
+        self._failures = run_dir / "failures"
         if self.mode is RecordMode.OFF and self._scratch is None:
-            self._scratch = Path(tempfile.gettempdir()) / f"pytest-llmeval-{slug(run_id)}"
+            self._scratch = run_dir
+
+    def _shared_failure(self, key: str) -> ModelError | None:
+        """The failure another worker of this run met on this request (None: none known)."""
+        if self._failures is None:
+            return None
+        try:
+            data = json.loads((self._failures / f"{key}.json").read_text(encoding="utf-8"))
+            return ModelError(
+                str(data["message"]), status=data.get("status"), attempts=int(data["attempts"])
+            )
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def _share_failure(self, key: str, error: ModelError) -> None:
+        if self._failures is None:
+            return
+        data = {"message": str(error), "status": error.status, "attempts": error.attempts}
+        with contextlib.suppress(OSError):
+            self._failures.mkdir(parents=True, exist_ok=True)
+            tmp = self._failures / f".{key}.{os.getpid()}.tmp"
+            tmp.write_text(json.dumps(data), encoding="utf-8")
+            os.replace(tmp, self._failures / f"{key}.json")
 
     def cache_for(self, namespace: str) -> ResponseCache | None:
         if self.mode is RecordMode.OFF and self._scratch is None:
@@ -186,7 +214,8 @@ class Engine:
             if hit is not None:
                 return hit
         if not cache.writes:
-            self.stats.record_error()
+            if count_hit:  # a sample of another worker's share: that worker counts the miss
+                self.stats.record_error()
             raise cache.miss_error(key, identity, label=label)
         # "all" mode re-records, but still takes a reply another worker wrote while we waited
         fresh = None if cache.reads else time.time()
@@ -199,12 +228,24 @@ class Engine:
             hit = self._from_cache(cache, key, count_hit, newer_than=fresh)
             if hit is not None:
                 return hit
+            failure = self._shared_failure(key)
+            if failure is not None:
+                raise failure
         try:
             if cache.reads or waited:
                 hit = self._from_cache(cache, key, count_hit, newer_than=fresh)
                 if hit is not None:
                     return hit
-            completion = await self._call(chat, messages, response_format)
+            failure = self._shared_failure(key)
+            if failure is not None:
+                raise failure  # failed once this run already: not asked again (nor counted)
+            try:
+                completion = await self._call(chat, messages, response_format)
+            except FatalModelError:
+                raise
+            except ModelError as exc:
+                self._share_failure(key, exc)
+                raise
             cache.put(
                 key,
                 identity,
