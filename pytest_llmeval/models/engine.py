@@ -162,6 +162,19 @@ class Engine:
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
+    def _fetched_this_run(self, key: str) -> bool:
+        """Whether a worker of this run fetched this reply (reading it is then no cache hit,
+        whichever worker reads it first, so hits are the same with and without xdist)."""
+        return self._failures is not None and (self._failures.parent / "fetched" / key).exists()
+
+    def _mark_fetched(self, key: str) -> None:
+        if self._failures is None:
+            return
+        with contextlib.suppress(OSError):
+            folder = self._failures.parent / "fetched"
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / key).touch()
+
     def _share_failure(self, key: str, error: ModelError) -> None:
         if self._failures is None:
             return
@@ -246,6 +259,7 @@ class Engine:
             except ModelError as exc:
                 self._share_failure(key, exc)
                 raise
+            self._mark_fetched(key)  # before the reply is visible to other workers
             cache.put(
                 key,
                 identity,
@@ -282,7 +296,7 @@ class Engine:
         if not isinstance(text, str):
             return None
         usage = response.get("usage") or {}
-        if count_hit:
+        if count_hit and not self._fetched_this_run(key):
             self.stats.record_hit()
         return Completion(
             text=text,
