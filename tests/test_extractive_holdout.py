@@ -488,6 +488,32 @@ def test_boxed(gold: str, pred: str, expected: int) -> None:
     assert compare(gold, pred) == expected
 
 
+# --- sentence punctuation inside the maths, bare maths answers ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("gold", "pred", "expected"),
+    [
+        ("$\\frac{2}{5}$", "So the probability is $\\frac{2}{5}.$", 1),
+        ("$\\frac{2}{5}$", "So the probability is $\\frac{3}{5}.$", 0),
+        ("$\\sqrt{5}$", "The distance is therefore\n\\[d = \\sqrt{5}.\\]", 1),
+        ("$17$", "Hence the count is $17.$", 1),
+        ("$17$", "Hence the count is $$17,$$ as claimed.", 1),
+        ("$-\\frac{1}{4}$", "which gives $x = -\\frac14;$", 1),
+        ("$\\{2, 5\\}$", "The roots are $\\{5, 2\\}.$", 1),
+        ("$x^2 - 4$", "Expanding, we get \\(x^2 - 4\\,.\\)", 1),
+        ("$6$", "The product is $3! = 6\\text{.}$", 1),
+        ("$6$", "The value is $3!$", 1),  # a factorial, not punctuation
+        ("$9.5$", "The mean is $9.5.$", 1),
+        ("$(2,7)$", "(2,7)", 1),
+        ("$(2,7)$", "(2,8)", 0),
+        ("$3\\sqrt{2}$", "3\\sqrt2", 1),
+    ],
+)
+def test_trailing_punctuation_and_bare_answers(gold: str, pred: str, expected: int) -> None:
+    assert compare(gold, pred) == expected
+
+
 @pytest.mark.parametrize(
     ("gold", "pred", "precision", "expected"),
     [

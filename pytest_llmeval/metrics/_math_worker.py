@@ -121,13 +121,40 @@ _MATH_ENV = re.compile(
 )
 
 
+# Sentence punctuation (and spacing) a writer ends a maths environment with: "$\\frac{1}{3}.$",
+# "\\[\\sqrt{2},\\]", "$x\\,.$", "$5\\text{.}$". Not "!" (a factorial).
+_TRAILING_PUNCT = re.compile(r"(?:\s|(?<!\\)\\[,;:! ]|\\q?quad\b|[.,;:?]|\\text\{\s*[.,;:?]\s*\})+\Z")
+_DELIMS = (("$$", "$$"), ("\\[", "\\]"), ("\\(", "\\)"), ("$", "$"))
+
+
+def _strip_env_punctuation(m: re.Match[str]) -> str:
+    env = m.group(0)
+    for opening, closing in _DELIMS:
+        if env.startswith(opening) and env.endswith(closing) and len(env) > len(opening) + len(closing):
+            inner = env[len(opening) : len(env) - len(closing)]
+            tail = _TRAILING_PUNCT.search(inner)
+            if tail is None or not re.search(r"[.,;:?]", tail.group(0)) or not inner[: tail.start()].strip():
+                return env  # spacing alone, or nothing but punctuation: leave it
+            return f"{opening}{inner[: tail.start()]}{closing}"
+    return env
+
+
+def strip_math_punctuation(text: str) -> str:
+    """Drop sentence punctuation at the end of each maths environment (a class, not a case:
+    models end sentences inside ``$...$`` all the time)."""
+    if "$" not in text and "\\[" not in text and "\\(" not in text:
+        return text
+    return _MATH_ENV.sub(_strip_env_punctuation, text)
+
+
 def preprocess(text: str) -> str:
     """Repairs applied to both sides before extraction.
 
     \\fbox is \\boxed; upright constants (\\mathrm{e}, \\mathrm{i}) are the letters,
-    not units to strip; Unicode maths becomes LaTeX.
+    not units to strip; sentence punctuation closing a maths environment goes;
+    Unicode maths becomes LaTeX.
     """
-    text = text.replace("\\fbox{", "\\boxed{")
+    text = strip_math_punctuation(text.replace("\\fbox{", "\\boxed{"))
     text = _ROMAN_CONSTANT.sub(r"\1", text)
     if "\\$" in text and not re.search(r"(?<!\\)\$", text):
         text = text.replace("\\$", " ")  # "\\$5" outside maths is a price
@@ -439,6 +466,11 @@ def looks_like_bare_math(text: str) -> bool:
     return not re.search(r"[A-Za-z]{3,}", _BARE_MATH_WORDS.sub(" ", text))
 
 
+def _bare_answer(text: str) -> bool:
+    """A short answer made of maths only: no word of 3+ letters outside LaTeX commands."""
+    return 0 < len(text) <= 300 and not re.search(r"[A-Za-z]{3,}", _BARE_MATH_WORDS.sub(" ", text))
+
+
 def _has_parsed(c: Candidates) -> bool:
     return any(k in ("latex", "expr", "index", "string") for k in c.kinds)
 
@@ -475,8 +507,9 @@ def evaluate(req: dict[str, Any]) -> dict[str, Any]:
             wrapped = as_latex()
             return wrapped if "latex" in wrapped.kinds else plain()
         found = plain()
-        if is_gold and not _has_parsed(found):
-            # A gold is a bare answer ("[1,3)", "x^2-1") even without LaTeX commands.
+        if not _has_parsed(found) and (is_gold or _bare_answer(text.strip())):
+            # A gold is a bare answer ("[1,3)", "x^2-1") even without LaTeX commands; so is a
+            # prediction that is nothing but such maths ("(1,2)", no prose).
             wrapped = as_latex()
             if "latex" in wrapped.kinds:
                 return wrapped
