@@ -22,6 +22,7 @@ from pytest_llmeval.errors import FatalModelError, ModelError, ResponseFormatRej
 from pytest_llmeval.models import formats
 from pytest_llmeval.models.base import Completion, Usage
 from pytest_llmeval.models.cache import ResponseCache, cache_key, legacy_key, slug
+from pytest_llmeval.models.limits import AdaptiveLimit
 from pytest_llmeval.models.stats import Stats
 from pytest_llmeval.options import RecordMode
 
@@ -117,7 +118,7 @@ class Engine:
         self.stats = Stats(settings.prices)
         self.runner = LoopRunner()
         self.limiter = RateLimiter(settings.rpm)
-        self._semaphore: asyncio.Semaphore | None = None
+        self._semaphore: AdaptiveLimit | None = None
         self._caches: dict[str, ResponseCache] = {}
         self._scratch: Path | None = None
         self._failures: Path | None = None  # this run's failed requests, shared by xdist workers
@@ -128,9 +129,11 @@ class Engine:
         self._format_locks: dict[str, asyncio.Lock] = {}
 
     @property
-    def semaphore(self) -> asyncio.Semaphore:
-        if self._semaphore is None:  # created lazily, inside our loop
-            self._semaphore = asyncio.Semaphore(int(self.settings.concurrency))
+    def semaphore(self) -> AdaptiveLimit:
+        """The concurrency bound: ``--llm-concurrency`` at most, less while the server is
+        overloaded (AIMD, see :mod:`.limits`)."""
+        if self._semaphore is None:
+            self._semaphore = AdaptiveLimit(int(self.settings.concurrency))
         return self._semaphore
 
     def chat(self, model: str) -> OpenAIChat:
@@ -355,19 +358,19 @@ class Engine:
         async def before_attempt() -> None:
             await self.limiter.wait()
 
-        async with self.semaphore:
-            try:
-                completion = await chat.complete(
-                    messages,
-                    response_format,
-                    before_attempt=before_attempt,
-                    on_retry=self.stats.record_retry,
-                )
-            except ResponseFormatRejected:
-                raise  # not an error of the run: the caller falls back to a simpler format
-            except ModelError:
-                self.stats.record_error()
-                raise
+        try:
+            completion = await chat.complete(
+                messages,
+                response_format,
+                before_attempt=before_attempt,
+                on_retry=self.stats.record_retry,
+                slot=self.semaphore,  # per attempt: no slot is held while backing off
+            )
+        except ResponseFormatRejected:
+            raise  # not an error of the run: the caller falls back to a simpler format
+        except ModelError:
+            self.stats.record_error()
+            raise
         self.stats.record_call(chat.model, completion.usage, completion.latency_s)
         return completion
 

@@ -23,10 +23,13 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from pytest_llmeval.errors import FatalModelError, ModelError, ResponseFormatRejected
+from pytest_llmeval.models import limits
 from pytest_llmeval.models.base import Completion, Usage
 
 if TYPE_CHECKING:
     import httpx2
+
+    from pytest_llmeval.models.limits import AdaptiveLimit
 
 OPENAI_DEFAULT_URL = "https://api.openai.com/v1"
 BACKOFF_BASE_S = 0.5  # first retry waits up to this; doubles each attempt (tests lower it)
@@ -210,8 +213,13 @@ class OpenAIChat:
         *,
         before_attempt: Callable[[], Awaitable[None]] | None = None,
         on_retry: Callable[[], None] | None = None,
+        slot: AdaptiveLimit | None = None,
     ) -> Completion:
-        """Call the endpoint, retrying transient failures; raise ModelError/FatalModelError after."""
+        """Call the endpoint, retrying transient failures; raise ModelError/FatalModelError after.
+
+        Each attempt holds one ``slot`` (none while backing off) and reports to it whether the
+        server looked overloaded (timeout, 429), so the concurrency adapts.
+        """
         import httpx2
 
         attempts = self.max_retries + 1
@@ -221,14 +229,18 @@ class OpenAIChat:
                 on_retry()
             if before_attempt is not None:
                 await before_attempt()
+            taken = await slot.acquire() if slot is not None else 0
+            outcome = limits.OTHER
             started = time.perf_counter()
             wait: float | None = None
             try:
                 status, text, headers = await self._post(messages, response_format)
                 if status >= 400:
+                    outcome = limits.OVERLOAD if status == 429 else limits.OTHER
                     last, wait = self._http_error(status, text, headers, attempt, response_format)
                 else:
                     parsed = parse_completion(text, status=status, model=self.name)
+                    outcome = limits.OK
                     return Completion(
                         text=parsed["text"],
                         usage=Usage(**parsed["usage"]),
@@ -237,6 +249,7 @@ class OpenAIChat:
                         model=parsed["model"],
                     )
             except httpx2.TimeoutException:
+                outcome = limits.OVERLOAD
                 last = ModelError(
                     f"{self.name}: timed out after {self.timeout:g} s, {attempt} attempt(s)",
                     attempts=attempt,
@@ -251,6 +264,9 @@ class OpenAIChat:
             except ModelError as exc:
                 exc.attempts = attempt
                 raise
+            finally:
+                if slot is not None:
+                    slot.release(taken, outcome)
             if attempt < attempts:
                 delay = backoff_delay(attempt) if wait is None else wait * random.uniform(1.0, 1.1)
                 await asyncio.sleep(delay)
