@@ -171,11 +171,11 @@ def test_ctrl_c_still_writes_an_incomplete_html_report(pytester: pytest.Pytester
 def test_html_from_ini_and_no_jinja2_import_without_it(pytester: pytest.Pytester) -> None:
     write_suite(pytester, mixed_suite(5))
     pytester.makeconftest(BROKEN_GRADER + "\nimport sys\n\ndef pytest_unconfigure(config):\n    print('JINJA', 'jinja2' in sys.modules)\n")
-    result = pytester.runpytest_subprocess("-s", "-p", "no:xdist")
+    result = pytester.runpytest_subprocess("-s", "-p", "no:xdist", "-p", "no:html")  # pytest-html imports jinja2 itself
     result.stdout.fnmatch_lines(["*JINJA False*"])
     assert not (pytester.path / "ini.html").exists()
     pytester.makeini("[pytest]\nllm_html = ini.html\n")
-    result = pytester.runpytest_subprocess("-s", "-p", "no:xdist")
+    result = pytester.runpytest_subprocess("-s", "-p", "no:xdist", "-p", "no:html")
     result.stdout.fnmatch_lines(["*JINJA True*"])
     assert (pytester.path / "ini.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
 
