@@ -79,6 +79,13 @@ def _bool(value: str) -> bool:
     raise ValueError("must be true or false")
 
 
+def _alpha(value: str) -> float:
+    number = float(value)
+    if not 0.0 < number < 1.0:
+        raise ValueError("must be between 0 and 1 (exclusive)")
+    return number
+
+
 def _optional_fraction(value: str) -> float | None:
     return None if value in ("", "none", "None") else _fraction(value)
 
@@ -200,6 +207,9 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("llm_min_pass_rate", "Fail the run when the fraction of samples in the pass tier is below this", None, _optional_fraction),
     OptionSpec("llm_errors", "How error items count in the pass rate: fail|exclude", "fail", _choice(ErrorsMode)),
     OptionSpec("llm_gate_only", "Failed samples are still reported, but only the gates (pass rate, regression), errors and other tests decide the exit status", False, _bool),
+    OptionSpec("llm_baseline", "Compare with this earlier --llm-report JSON (samples pair by file and id)", None, _optional_str),
+    OptionSpec("llm_fail_on_regression", "Fail the run when it is significantly worse than --llm-baseline", False, _bool),
+    OptionSpec("llm_alpha", "Significance level of the paired regression test", 0.05, _alpha),
     OptionSpec("llm_report", "Write a JSON report to this path", None, _optional_str),
     OptionSpec("llm_html", "Write a self-contained HTML report to this path (needs pytest-llmeval[html])", None, _html_path),
     OptionSpec("llm_weights", "Rubric weights as name=weight pairs", "accuracy=0.5,citation=0.25,length=0.15,keywords=0.1", _weights),

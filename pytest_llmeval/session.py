@@ -7,6 +7,7 @@ or without pytest-xdist.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -17,6 +18,7 @@ from pytest_llmeval.regression.gates import FailureLedger
 if TYPE_CHECKING:
     from pytest_llmeval.collector import GoldItem
     from pytest_llmeval.models.base import Answer, ChatModel
+    from pytest_llmeval.regression.baseline import BaselineRun
     from pytest_llmeval.regression.gates import GateResult
     from pytest_llmeval.report.tally import Tally
     from pytest_llmeval.rubric import Rubric
@@ -46,6 +48,7 @@ class LLMEvalSession:
         self.gates: list[GateResult] = []
         self.gate_only_message: str | None = None
         self.ledger = FailureLedger()
+        self.baseline: BaselineRun | None = None
         self.stopped_reason: str | None = None
         # Why the run did not reach every sample (Ctrl-C, a fatal model error); the
         # terminal summary and the JSON report both say so.
@@ -280,11 +283,37 @@ class LLMEvalSession:
             f"({tally.passed} of {tally.denominator})"
         ))
 
+    def load_baseline(self) -> None:
+        """Controller only, at configure time: a bad ``--llm-baseline`` is a usage error before anything runs."""
+        if self.settings.fail_on_regression and not self.settings.baseline:
+            raise pytest.UsageError("--llm-fail-on-regression (ini llm_fail_on_regression) needs --llm-baseline=PATH")
+        if self.settings.baseline and not self.is_worker:
+            from pytest_llmeval.regression.baseline import BaselineRun
+
+            self.baseline = BaselineRun.load(self.settings.baseline, Path(self.config.invocation_params.dir))
+
+    @property
+    def comparison(self) -> dict[str, Any] | None:
+        return None if self.baseline is None else self.baseline.comparison
+
+    def baseline_status(self, entry: dict[str, Any]) -> str | None:
+        return None if self.baseline is None else self.baseline.status_of(entry)
+
+    def compare_with_baseline(self) -> None:
+        if self.baseline is None:
+            return
+        from pytest_llmeval.report.json_report import run_identity, sample_result
+
+        results = [sample_result(r) for r in self.records]
+        self.baseline.compare(results, run_identity(self.settings), alpha=self.settings.alpha, errors_mode=self.settings.errors.value)
+
     def apply_gates(self, session: pytest.Session) -> None:
         """Evaluate every gate and set the exit status (controller only; see regression/gates.py)."""
         from pytest_llmeval.regression.gates import decide_exit, gate_only_line
 
-        self.gates = [g for g in (self.pass_rate_gate(),) if g is not None]
+        self.compare_with_baseline()
+        regression = self.baseline.gate() if self.baseline is not None and self.settings.fail_on_regression else None
+        self.gates = [g for g in (self.pass_rate_gate(), regression) if g is not None]
         self.gate_message = next((g.message for g in self.gates if g.name == "min_pass_rate"), None)
         if self.settings.gate_only:
             self.gate_only_message = gate_only_line(self.ledger, session.testsfailed)

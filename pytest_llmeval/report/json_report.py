@@ -55,32 +55,12 @@ def build_report(llm_session: LLMEvalSession, *, incomplete: bool) -> dict[str, 
         "min_pass_rate": settings.min_pass_rate,
         "gate_passed": None if settings.min_pass_rate is None or tally.pass_rate is None else tally.pass_rate >= settings.min_pass_rate,
     }
-    sample_results = [
-        {
-            "sample_id": r["sample_id"],
-            "nodeid": r["nodeid"],
-            "kind": r["kind"],
-            "file": r.get("file"),
-            "question": r.get("question"),
-            "expected": r.get("expected"),
-            "predicted": r.get("predicted"),
-            "task": r.get("task"),
-            "domain": r.get("domain"),
-            "scores": r["scores"],
-            "status": r["status"],
-            "reason": r.get("reason", ""),
-            "accuracy_grader": r.get("accuracy_grader"),
-            "refusal": r.get("refusal", False),
-            "needs_review": r.get("needs_review", False),
-            **({"human_label": r["human_label"]} if r.get("human_label") else {}),
-            **({"review_between": r["review_between"]} if r.get("review_between") else {}),
-            **({"earlier_attempts": r["earlier_attempts"]} if r.get("earlier_attempts") else {}),
-            **({"components": r["components"]} if "components" in r else {}),
-            **({"metrics": r["metrics"]} if "metrics" in r else {}),
-            **({"retrieval_metrics": r["retrieval_metrics"]} if r.get("retrieval_metrics") else {}),
-        }
-        for r in sorted(records, key=lambda r: r["nodeid"])
-    ]
+    results = [sample_result(r) for r in sorted(records, key=lambda r: r["nodeid"])]
+    if llm_session.comparison is not None:
+        for entry in results:
+            status = llm_session.baseline_status(entry)
+            if status is not None:
+                entry["baseline_status"] = status
     helpers = llm_session.helper_records()
     helper_results = [
         {key: r.get(key) for key in ("sample_id", "nodeid", "kind", "file", "status", "metrics", "reason", "earlier_attempts")}
@@ -89,9 +69,7 @@ def build_report(llm_session: LLMEvalSession, *, incomplete: bool) -> dict[str, 
     return {
         "version": REPORT_VERSION,
         "metadata": {
-            "model": settings.model or "pre-recorded responses / pytest_llmeval_generate",
-            "judge": settings.judge,
-            "judge_prompt_version": _judge_prompt_version(settings.judge_model),
+            **run_identity(settings),
             "eval_files": sorted({r["file"] for r in records if r["kind"] == "gold"}),
             "total_samples": len(records),
             "timestamp": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
@@ -101,7 +79,7 @@ def build_report(llm_session: LLMEvalSession, *, incomplete: bool) -> dict[str, 
         "aggregate_metrics": aggregate,
         "by_task": {name: _group(t) for name, t in tally.groups("task").items()},
         "by_domain": {name: _group(t) for name, t in tally.groups("domain").items()},
-        "sample_results": sample_results,
+        "sample_results": results,
         # assert_* helpers in hand-written tests: passed/failed on their own thresholds, no tier,
         # so they stay out of sample_results, the aggregates and the gate.
         "helper_results": helper_results,
@@ -110,13 +88,57 @@ def build_report(llm_session: LLMEvalSession, *, incomplete: bool) -> dict[str, 
             "passed": sum(1 for r in helpers if r["status"] == "passed"),
             "failed": sum(1 for r in helpers if r["status"] == "failed"),
         },
-        "failed_samples": [s for s in sample_results if s["status"] in ("fail", "error")],
-        "needs_review": [s["sample_id"] for s in sample_results if s["needs_review"]],
+        "failed_samples": [s for s in results if s["status"] in ("fail", "error")],
+        "needs_review": [s["sample_id"] for s in results if s["needs_review"]],
+        "comparison": llm_session.comparison,
         "model_stats": llm_session.model_stats(),
         **({"human_agreement": llm_session.human_agreement} if llm_session.human_agreement else {}),
         "gates": [{"name": g.name, "passed": g.passed, "message": g.message} for g in llm_session.gates],
         "gate_only": bool(settings.gate_only),
         "warnings": list(llm_session.all_warnings()) + [g.message for g in llm_session.gates if not g.passed],
+    }
+
+
+def sample_result(r: dict[str, Any]) -> dict[str, Any]:
+    """One ``sample_results[]`` entry from a session record (also what a baseline comparison pairs)."""
+    return {
+        "sample_id": r["sample_id"],
+        "nodeid": r["nodeid"],
+        "kind": r["kind"],
+        "file": r.get("file"),
+        "line": r.get("line"),
+        "question": r.get("question"),
+        "expected": r.get("expected"),
+        "predicted": r.get("predicted"),
+        "task": r.get("task"),
+        "domain": r.get("domain"),
+        "scores": r["scores"],
+        "status": r["status"],
+        "reason": r.get("reason", ""),
+        "accuracy_grader": r.get("accuracy_grader"),
+        "refusal": r.get("refusal", False),
+        "needs_review": r.get("needs_review", False),
+        **({"human_label": r["human_label"]} if r.get("human_label") else {}),
+        **({"review_between": r["review_between"]} if r.get("review_between") else {}),
+        **({"earlier_attempts": r["earlier_attempts"]} if r.get("earlier_attempts") else {}),
+        **({"components": r["components"]} if "components" in r else {}),
+        **({"metrics": r["metrics"]} if "metrics" in r else {}),
+        **({"retrieval_metrics": r["retrieval_metrics"]} if r.get("retrieval_metrics") else {}),
+    }
+
+
+def run_identity(settings: Any) -> dict[str, Any]:
+    """What makes two runs comparable: model, judge, judge prompt version, rubric (a baseline warns on a difference)."""
+    return {
+        "model": settings.model or "pre-recorded responses / pytest_llmeval_generate",
+        "judge": settings.judge,
+        "judge_prompt_version": _judge_prompt_version(settings.judge_model),
+        "rubric": {
+            "weights": dict(settings.weights),
+            "tiers": list(settings.tiers),
+            "accuracy": settings.accuracy,
+            "length_bands": dict(settings.length_bands),
+        },
     }
 
 

@@ -112,6 +112,10 @@ def summary_lines(llm_session: LLMEvalSession, *, worst: int) -> list[tuple[str,
                 f"  {record['status'].upper():<10} {_fmt(overall, '{:.2f}'):>5}  {record['nodeid']}  {reason}",
                 **{color: True},
             )
+    if llm_session.comparison is not None:
+        from pytest_llmeval.regression.comparison import comparison_lines
+
+        out.extend(comparison_lines(llm_session.comparison))
     for gate in llm_session.gates:
         add(gate.message, red=not gate.passed, green=gate.passed, bold=True)
     if llm_session.gate_only_message:

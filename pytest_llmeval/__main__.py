@@ -1,0 +1,88 @@
+"""``python -m pytest_llmeval compare BASE.json NEW.json``: compare two ``--llm-report`` files offline.
+
+Prints the same comparison block as a run with ``--llm-baseline`` (the same code computes it) and runs
+nothing. Exit status: 0, 1 with ``--fail-on-regression`` when NEW is significantly worse than BASE,
+4 when a file or an argument cannot be used (as pytest's usage errors).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+USAGE_ERROR = 4
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
+
+
+def _alpha(value: str) -> float:
+    from pytest_llmeval.options import _alpha as convert
+
+    try:
+        return convert(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{value!r}: {exc}") from None
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m pytest_llmeval", description="pytest-llmeval tools that run no tests")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    compare = commands.add_parser("compare", help="Compare a --llm-report JSON with a baseline report")
+    compare.add_argument("baseline", help="The baseline report (e.g. main's)")
+    compare.add_argument("run", help="The report to judge against it")
+    compare.add_argument("--fail-on-regression", action="store_true", help="Exit 1 when the run is significantly worse")
+    compare.add_argument("--alpha", type=_alpha, default=0.05, help="Significance level. Default: 0.05")
+    compare.add_argument("--json", action="store_true", help="Print the comparison object as JSON instead")
+    return parser
+
+
+def compare_command(args: argparse.Namespace) -> int:
+    from pytest_llmeval.regression.comparison import (
+        BaselineError,
+        compare,
+        comparison_lines,
+        load_report,
+        regression_gate_message,
+    )
+
+    try:
+        baseline = load_report(Path(args.baseline), role="baseline")
+        run = load_report(Path(args.run), role="run")
+    except BaselineError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    aggregate = run.get("aggregate_metrics") or {}
+    errors_mode = "exclude" if aggregate.get("errors_mode") == "exclude" else "fail"
+    comparison = compare(
+        baseline, run["sample_results"], run.get("metadata") or {},
+        baseline_path=args.baseline, alpha=args.alpha, errors_mode=errors_mode,
+    )
+    if args.json:
+        print(json.dumps(comparison, indent=2, ensure_ascii=False))
+    else:
+        for line, _markup in comparison_lines(comparison):
+            print(line)
+    if args.fail_on_regression:
+        passed, message = regression_gate_message(comparison)
+        print(message, file=sys.stderr if args.json else sys.stdout)
+        return 0 if passed else 1
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "compare":
+        return compare_command(args)
+    return USAGE_ERROR  # pragma: no cover - argparse requires a known command
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,251 @@
+"""Compare a run with a baseline ``--llm-report`` JSON: pairing, the paired test, the verdict.
+
+One code path for ``--llm-baseline`` (inside a run) and ``python -m pytest_llmeval compare`` (offline):
+both hand :func:`compare` two lists of ``sample_results`` entries as the JSON report writes them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pytest_llmeval.regression import stats
+
+MAX_REPORT_BYTES = 512 * 1024 * 1024  # a baseline is untrusted input: bound what we read
+IDENTITY_FIELDS = ("model", "judge", "judge_prompt_version", "rubric")
+MCNEMAR = "mcnemar_exact"
+PERMUTATION = "paired_permutation"
+
+
+class BaselineError(Exception):
+    """A baseline (or compared) report that cannot be used; the message is one line naming the file."""
+
+
+def load_report(path: Path, *, role: str = "baseline") -> dict[str, Any]:
+    """Read and check a ``--llm-report`` JSON file (one-line :class:`BaselineError` when unusable)."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_REPORT_BYTES:
+            raise BaselineError(f"{role} {path}: {size} bytes is more than the {MAX_REPORT_BYTES} a report may have")
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise BaselineError(f"{role} {path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise BaselineError(f"{role} {path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    try:
+        report = json.loads(text)
+    except ValueError as exc:
+        raise BaselineError(f"{role} {path}: not JSON: {exc}") from None
+    if not isinstance(report, dict) or not isinstance(report.get("sample_results"), list):
+        raise BaselineError(f"{role} {path}: not an --llm-report JSON (no 'sample_results' list)")
+    if not isinstance(report.get("metadata", {}), dict):
+        raise BaselineError(f"{role} {path}: field 'metadata' must be an object")
+    for index, entry in enumerate(report["sample_results"]):
+        if not isinstance(entry, dict):
+            raise BaselineError(f"{role} {path}: sample_results[{index}] is not an object")
+        for field in ("sample_id", "status"):
+            if not isinstance(entry.get(field), str):
+                raise BaselineError(f"{role} {path}: sample_results[{index}]: field {field!r} missing or not a string")
+    return report
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One sample on one side of the comparison."""
+
+    file: str
+    sample_id: str
+    status: str
+    fraction: float  # pass fraction over repeats (1.0 / 0.0 without repeats)
+    repeats: int
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "pass"
+
+
+def outcomes(sample_results: list[dict[str, Any]], *, errors_mode: str = "fail", model: str | None = None) -> dict[tuple[str, str], Outcome]:
+    """Comparable gold samples by (file, sample id). Skipped samples never pair; errors count as not
+    passing (``--llm-errors=fail``) or are left out (``exclude``), as in the pass rate."""
+    out: dict[tuple[str, str], Outcome] = {}
+    # file order (then id): the same lists with and without xdist, and in the offline compare
+    ordered = sorted(sample_results, key=lambda e: (str(e.get("file") or ""), _line(e.get("line")), str(e.get("sample_id"))))
+    for entry in ordered:
+        if entry.get("kind", "gold") != "gold":
+            continue
+        if model is not None and entry.get("model") not in (None, model):
+            continue
+        status = entry["status"]
+        if status not in ("pass", "acceptable", "fail", "error") or (status == "error" and errors_mode == "exclude"):
+            continue
+        repeats = entry.get("repeats")
+        if isinstance(repeats, list) and repeats and isinstance(entry.get("pass_count"), int):
+            fraction = min(1.0, max(0.0, entry["pass_count"] / len(repeats)))
+            count = len(repeats)
+        else:
+            fraction, count = (1.0 if status == "pass" else 0.0), 1
+        key = (str(entry.get("file") or ""), entry["sample_id"])
+        out[key] = Outcome(key[0], key[1], status, fraction, count)
+    return out
+
+
+def _line(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _labels(keys: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """Sample ids as labels; ``file::id`` only for an id that occurs in more than one file."""
+    counts = Counter(sample_id for _, sample_id in keys)
+    return {key: key[1] if counts[key[1]] == 1 else f"{key[0]}::{key[1]}" for key in keys}
+
+
+def identity_warnings(baseline_meta: dict[str, Any], run_meta: dict[str, Any]) -> list[str]:
+    """What differs between the two runs' model, judge, judge prompt version and rubric."""
+    warnings = []
+    for field in IDENTITY_FIELDS:
+        if field in baseline_meta and field in run_meta and baseline_meta[field] != run_meta[field]:
+            warnings.append(
+                f"baseline {field} differs: {json.dumps(baseline_meta[field], sort_keys=True)} (baseline) vs "
+                f"{json.dumps(run_meta[field], sort_keys=True)} (this run); compared anyway"
+            )
+    return warnings
+
+
+def _round(value: float) -> float:
+    return round(value, 6)
+
+
+def compare(
+    baseline: dict[str, Any],
+    run_results: list[dict[str, Any]],
+    run_meta: dict[str, Any],
+    *,
+    baseline_path: str,
+    alpha: float = 0.05,
+    errors_mode: str = "fail",
+    run_model: str | None = None,
+    baseline_model: str | None = None,
+) -> dict[str, Any]:
+    """The JSON ``comparison`` object of this run against ``baseline`` (a loaded report)."""
+    meta = baseline.get("metadata") or {}
+    base = outcomes(baseline["sample_results"], errors_mode=errors_mode, model=baseline_model)
+    run = outcomes(run_results, errors_mode=errors_mode, model=run_model)
+    paired_keys = [k for k in run if k in base]
+    labels = _labels(sorted({*base, *run}))
+    newly_failing = [labels[k] for k in paired_keys if base[k].passed and not run[k].passed]
+    newly_passing = [labels[k] for k in paired_keys if not base[k].passed and run[k].passed]
+    n = len(paired_keys)
+    repeated = any(base[k].repeats > 1 or run[k].repeats > 1 for k in paired_keys)
+    if repeated:
+        diffs = [run[k].fraction - base[k].fraction for k in paired_keys]
+        p_value, exact = stats.paired_permutation(diffs)
+        delta = math.fsum(diffs) / n if n else 0.0
+        ci = stats.bootstrap_mean_ci(diffs) if n else (0.0, 0.0)
+        test, ci_method = PERMUTATION, "percentile bootstrap over samples (seeded)"
+        base_rate = math.fsum(base[k].fraction for k in paired_keys) / n if n else None
+        run_rate = math.fsum(run[k].fraction for k in paired_keys) / n if n else None
+    else:
+        p_value, exact = stats.mcnemar_exact(len(newly_failing), len(newly_passing)), True
+        delta = (len(newly_passing) - len(newly_failing)) / n if n else 0.0
+        ci = stats.paired_delta_ci(len(newly_failing), len(newly_passing), n)
+        test, ci_method = MCNEMAR, "exact conditional (Clopper-Pearson on the discordant pairs)"
+        base_rate = sum(base[k].passed for k in paired_keys) / n if n else None
+        run_rate = sum(run[k].passed for k in paired_keys) / n if n else None
+    significant = p_value < alpha
+    return {
+        "baseline": {
+            "path": baseline_path,
+            "model": baseline_model or meta.get("model"),
+            "judge": meta.get("judge"),
+            "timestamp": meta.get("timestamp"),
+        },
+        "paired": n,
+        "newly_failing": newly_failing,
+        "newly_passing": newly_passing,
+        "only_in_baseline": [labels[k] for k in base if k not in run],
+        "only_in_run": [labels[k] for k in run if k not in base],
+        "baseline_pass_rate": None if base_rate is None else _round(base_rate),
+        "run_pass_rate": None if run_rate is None else _round(run_rate),
+        "pass_rate_delta": _round(delta),
+        "ci95": [_round(ci[0]), _round(ci[1])],
+        "ci_method": ci_method,
+        "test": test,
+        "exact": exact,
+        "p_value": p_value,
+        "alpha": alpha,
+        "significant_regression": significant and delta < 0,
+        "significant_improvement": significant and delta > 0,
+        "verdict": verdict(p_value, delta, alpha),
+        "warnings": identity_warnings(meta, run_meta),
+    }
+
+
+def verdict(p_value: float, delta: float, alpha: float) -> str:
+    if p_value < alpha and delta < 0:
+        return f"significantly worse than the baseline (p={p_value:.4g} < alpha {alpha:g})"
+    if p_value < alpha and delta > 0:
+        return f"significantly better than the baseline (p={p_value:.4g} < alpha {alpha:g})"
+    return f"within noise of the baseline (p={p_value:.4g} >= alpha {alpha:g})"
+
+
+def baseline_statuses(baseline: dict[str, Any], *, model: str | None = None) -> dict[tuple[str, str], str]:
+    """Each baseline sample's status by (file, sample id), for ``sample_results[].baseline_status``."""
+    return {
+        (str(e.get("file") or ""), e["sample_id"]): e["status"]
+        for e in baseline["sample_results"]
+        if e.get("kind", "gold") == "gold" and (model is None or e.get("model") in (None, model))
+    }
+
+
+def _ids(title: str, ids: list[str], limit: int) -> str:
+    shown = ", ".join(ids[:limit]) + (f", ... and {len(ids) - limit} more" if len(ids) > limit else "")
+    return f"  {title} ({len(ids)}): {shown or '-'}"
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def comparison_lines(comparison: dict[str, Any], *, title: str | None = None, limit: int = 20) -> list[tuple[str, dict[str, bool]]]:
+    """The summary block (terminal and ``compare`` CLI print the same lines)."""
+    base = comparison["baseline"]
+    lo, hi = comparison["ci95"]
+    test = "McNemar exact" if comparison["test"] == MCNEMAR else "paired permutation" + ("" if comparison.get("exact") else " (Monte Carlo)")
+    lines: list[tuple[str, dict[str, bool]]] = [
+        (title or f"comparison with baseline {base['path']} (model {base['model']}, {base['timestamp']})", {"bold": True}),
+        (
+            f"  paired {comparison['paired']} | pass rate {_pct(comparison['baseline_pass_rate'])} -> "
+            f"{_pct(comparison['run_pass_rate'])} (delta {comparison['pass_rate_delta']:+.1%}, 95% CI {lo:+.1%} to {hi:+.1%})",
+            {},
+        ),
+        (_ids("newly failing", comparison["newly_failing"], limit), {"red": bool(comparison["newly_failing"])}),
+        (_ids("newly passing", comparison["newly_passing"], limit), {"green": bool(comparison["newly_passing"])}),
+    ]
+    for key, name in (("only_in_baseline", "only in baseline (not paired)"), ("only_in_run", "only in this run (not paired)")):
+        if comparison[key]:
+            lines.append((_ids(name, comparison[key], limit), {}))
+    lines.append((f"  test: {test}, p={comparison['p_value']:.4g}", {}))
+    worse = comparison["significant_regression"]
+    lines.append((f"  verdict: {comparison['verdict']}", {"red": worse, "green": not worse, "bold": True}))
+    lines.extend((f"  warning: {w}", {"yellow": True}) for w in comparison["warnings"])
+    return lines
+
+
+def regression_gate_message(comparison: dict[str, Any]) -> tuple[bool, str]:
+    """(passed, one line) for ``--llm-fail-on-regression``."""
+    test = "McNemar exact" if comparison["test"] == MCNEMAR else "paired permutation"
+    detail = (
+        f"pass rate {comparison['pass_rate_delta']:+.1%} ({len(comparison['newly_failing'])} newly failing, "
+        f"{len(comparison['newly_passing'])} newly passing of {comparison['paired']} paired), "
+        f"{test} p={comparison['p_value']:.4g}"
+    )
+    path = comparison["baseline"]["path"]
+    if comparison["significant_regression"]:
+        return False, f"llmeval regression gate FAILED: significantly worse than baseline {path}: {detail} < alpha {comparison['alpha']:g}"
+    judged = "better than" if comparison.get("significant_improvement") else "within noise of"
+    sign = "<" if comparison.get("significant_improvement") else ">="
+    return True, f"llmeval regression gate passed: {judged} baseline {path}: {detail} {sign} alpha {comparison['alpha']:g}"
