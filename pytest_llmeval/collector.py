@@ -208,7 +208,14 @@ class GoldItem(pytest.Item):
     def runtest(self) -> None:
         grade = self.stash[GRADE_KEY]
         if grade.tier == "fail":
-            raise GoldFailure(grade.failure_message(self.sample))
+            from pytest_llmeval.session import REPEATS_KEY
+
+            message = grade.failure_message(self.sample)
+            if REPEATS_KEY in self.stash:
+                from pytest_llmeval.regression.repeats import failure_note
+
+                message += "\n" + failure_note(self.stash[REPEATS_KEY])
+            raise GoldFailure(message)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, GoldFailure):

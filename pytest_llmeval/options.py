@@ -210,6 +210,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("llm_baseline", "Compare with this earlier --llm-report JSON (samples pair by file and id)", None, _optional_str),
     OptionSpec("llm_fail_on_regression", "Fail the run when it is significantly worse than --llm-baseline", False, _bool),
     OptionSpec("llm_alpha", "Significance level of the paired regression test", 0.05, _alpha),
+    OptionSpec("llm_repeat", "Answer and grade each sample this many times (the tier comes from the mean overall)", 1, _positive_int),
     OptionSpec("llm_report", "Write a JSON report to this path", None, _optional_str),
     OptionSpec("llm_html", "Write a self-contained HTML report to this path (needs pytest-llmeval[html])", None, _html_path),
     OptionSpec("llm_weights", "Rubric weights as name=weight pairs", "accuracy=0.5,citation=0.25,length=0.15,keywords=0.1", _weights),

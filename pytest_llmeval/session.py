@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from pytest_llmeval.sample import Sample
 
 SESSION_KEY = pytest.StashKey["LLMEvalSession"]()
+REPEATS_KEY = pytest.StashKey[dict[str, Any]]()  # per-repeat fields of a gold item under --llm-repeat
 COMPONENT_NAMES = ("accuracy", "citation", "length", "keywords", "retrieval")
 
 
@@ -126,7 +127,7 @@ class LLMEvalSession:
             # one line for the run, not an INTERNALERROR or one error per sample.
             raise pytest.UsageError(f"{exc} (--llm-embedding-model / ini llm_embedding_model)") from None
 
-    def answer_for(self, sample: Sample) -> Answer:
+    def answer_for(self, sample: Sample, repeat: int = 1) -> Answer:
         """Precedence: ``--llm-model`` > pre-recorded ``response`` > ``pytest_llmeval_generate`` hook."""
         from pytest_llmeval.models.base import Answer
 
@@ -134,7 +135,7 @@ class LLMEvalSession:
             from pytest_llmeval.errors import FatalModelError
 
             try:
-                answer: Answer = self.answers.answer(sample)
+                answer: Answer = self.answers.answer(sample, repeat)
             except FatalModelError as exc:
                 # 401/403/unknown model: one error item and one line, not N identical errors.
                 self.stopped_reason = f"llmeval: stopping the run: {exc}"
@@ -180,8 +181,17 @@ class LLMEvalSession:
 
         # A rerun (pytest-rerunfailures) grades again: keep only this attempt's properties.
         item.user_properties[:] = [p for p in item.user_properties if not str(p[0]).startswith("llmeval_")]
-        answer = self.answer_for(item.sample)
-        grade = self.rubric.grade(item.sample, answer)
+        if self.settings.repeat > 1:
+            from pytest_llmeval.regression.repeats import combine, repeat_fields
+
+            grades = [self.rubric.grade(item.sample, self.answer_for(item.sample, r)) for r in range(1, self.settings.repeat + 1)]
+            grade = combine(grades)
+            fields = repeat_fields(grades)
+            item.stash[REPEATS_KEY] = fields
+            item.user_properties.append(("llmeval_pass_count", f"{fields['pass_count']}/{len(grades)}"))
+            item.user_properties.append(("llmeval_stability", fields["stability"]))
+        else:
+            grade = self.rubric.grade(item.sample, self.answer_for(item.sample))
         item.stash[GRADE_KEY] = grade
         item.user_properties.append(("llmeval_tier", grade.tier))
         item.user_properties.append(("llmeval_score", f"{grade.overall:.4f}"))
@@ -204,6 +214,9 @@ class LLMEvalSession:
             record.update(grade.to_builtins())
             record["predicted"] = grade.response
             record["status"] = status if status == "error" else grade.tier
+            if REPEATS_KEY in item.stash:
+                fields: dict[str, Any] = item.stash[REPEATS_KEY]
+                record.update(fields)
         return record
 
     def helper_record(self, item: pytest.Item, results: list[Any], passed: bool) -> dict[str, Any]:

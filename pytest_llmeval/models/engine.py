@@ -213,15 +213,20 @@ class Engine:
         *,
         label: str | None = None,
         count_hit: bool = True,
+        repeat: int = 1,
     ) -> Completion:
         """A cached, bounded, retried call. Exactly once across processes sharing the cache dir.
 
         ``count_hit=False``: reading what another xdist worker fetched in this run is not a cache hit.
+        ``repeat``: the answer's repeat index (``--llm-repeat``); each repeat is its own request.
         """
         cache = self.cache_for(chat.name)
         if cache is None:
             return await self._call(chat, messages, response_format)
         identity = chat.identity(messages, response_format)
+        if repeat > 1:
+            # only repeats >= 2 enter the key, so a cache recorded by single runs replays as repeat 1
+            identity = {**identity, "repeat": repeat}
         key = cache_key(identity)
         if cache.reads:
             hit = self._from_cache(cache, key, count_hit)

@@ -111,9 +111,11 @@ class OpenAIProvider:
         self.chat = engine.chat(model)
         self.name = self.chat.name
 
-    async def aanswer(self, sample: Sample, *, shared: bool = False) -> Answer:
+    async def aanswer(self, sample: Sample, *, shared: bool = False, repeat: int = 1) -> Answer:
         completion = await self.engine.complete(
-            self.chat, [dict(m) for m in sample.messages], label=sample.id, count_hit=not shared
+            self.chat, [dict(m) for m in sample.messages],
+            label=sample.id if repeat == 1 else f"{sample.id} (repeat {repeat})",
+            count_hit=not shared, repeat=repeat,
         )
         return Answer(
             text=completion.text,
@@ -138,8 +140,10 @@ class PythonProvider:
         self.name = f"python:{target}"
         self.func = load_callable(target, rootdir)
 
-    async def aanswer(self, sample: Sample, *, shared: bool = False) -> Answer:
+    async def aanswer(self, sample: Sample, *, shared: bool = False, repeat: int = 1) -> Answer:
         payload = sample.to_dict()
+        if int(getattr(self.engine.settings, "repeat", 1) or 1) > 1:
+            payload["repeat"] = repeat  # 1-based; only under --llm-repeat, so single runs see the same dict
         async with self.engine.semaphore:
             await self.engine.limiter.wait()
             started = time.perf_counter()
@@ -202,5 +206,5 @@ class FileProvider:
             )
         return answer_from_value(record, source=self.name, sample_id=sample.id)
 
-    async def aanswer(self, sample: Sample, *, shared: bool = False) -> Answer:
-        return self.answer(sample)
+    async def aanswer(self, sample: Sample, *, shared: bool = False, repeat: int = 1) -> Answer:
+        return self.answer(sample)  # a predictions file answers every repeat the same

@@ -40,6 +40,7 @@ __all__ = ["AnswerService", "CachedChatModel", "PythonChatModel", "make_chat_mod
 
 HookGenerate = Callable[["Sample"], Any]
 _Key = tuple[str, str]
+_AnswerKey = tuple[str, str, int]
 
 
 def _key(sample: Sample) -> _Key:
@@ -65,7 +66,8 @@ class AnswerService:
                 self.provider = FileProvider(rest, self.rootdir)
             else:
                 self.provider = OpenAIProvider(self.engine, rest)
-        self._results: dict[_Key, Answer | ModelError] = {}
+        self.repeat = max(1, int(getattr(settings, "repeat", 1) or 1))
+        self._results: dict[_AnswerKey, Answer | ModelError] = {}
         self._others: set[_Key] = set()  # other xdist workers' shares
         self._fatal: FatalModelError | None = None
 
@@ -97,12 +99,12 @@ class AnswerService:
             key = _key(sample)
             if index % max(1, worker_count) != worker_index:
                 self._others.add(key)
-            elif key not in seen and key not in self._results:
+            elif key not in seen and (*key, 1) not in self._results:
                 seen.add(key)
                 share.append(sample)
         if not share:
             return
-        progress = Progress(reporter, len(share), f"answers from {self.provider.name}")
+        progress = Progress(reporter, len(share) * self.repeat, f"answers from {self.provider.name}")
         try:
             self.engine.runner.run(self._prefetch(share, progress))
         finally:
@@ -113,26 +115,29 @@ class AnswerService:
         provider = self.provider
 
         async def one(sample: Sample) -> None:
-            try:
-                answer = await provider.aanswer(sample)
-            except FatalModelError as exc:
-                self._fatal = self._fatal or exc
-                progress.stopped = True
-                for task in tasks:
-                    task.cancel()  # one clear stop, not N identical errors
-                raise
-            except ModelError as exc:
-                self._results[_key(sample)] = exc
-                progress.advance(error=True)
-            else:
-                self._results[_key(sample)] = answer
-                progress.advance(cached=answer.cached)
+            # a sample's repeats run in order (a stateful python: model sees repeat 1 first)
+            for repeat in range(1, self.repeat + 1):
+                try:
+                    answer = await provider.aanswer(sample, repeat=repeat)
+                except FatalModelError as exc:
+                    self._fatal = self._fatal or exc
+                    progress.stopped = True
+                    for task in tasks:
+                        task.cancel()  # one clear stop, not N identical errors
+                    raise
+                except ModelError as exc:
+                    self._results[(*_key(sample), repeat)] = exc
+                    progress.advance(error=True)
+                else:
+                    self._results[(*_key(sample), repeat)] = answer
+                    progress.advance(cached=answer.cached)
 
         tasks = [asyncio.ensure_future(one(sample)) for sample in share]
         await asyncio.gather(*tasks, return_exceptions=True)
 
-    def answer(self, sample: Sample) -> Answer | None:
-        """The answer under test, or ``None`` when no source has one (the plugin skips the sample).
+    def answer(self, sample: Sample, repeat: int = 1) -> Answer | None:
+        """The answer under test (``repeat``: 1-based index under ``--llm-repeat``), or ``None`` when no
+        source has one (the plugin skips the sample).
 
         Raises :class:`ModelError` (an error item), :class:`CacheMissError` (replay miss) or
         :class:`FatalModelError` (stop the run).
@@ -140,12 +145,12 @@ class AnswerService:
         if self.provider is not None:
             if self._fatal is not None:
                 raise self._fatal
-            key = _key(sample)
+            key = (*_key(sample), repeat)
             result = self._results.get(key)
             if result is None:
                 try:
                     result = self.engine.runner.run(
-                        self.provider.aanswer(sample, shared=key in self._others)
+                        self.provider.aanswer(sample, shared=_key(sample) in self._others, repeat=repeat)
                     )
                 except FatalModelError as exc:
                     self._fatal = exc

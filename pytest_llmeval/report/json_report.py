@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from pytest_llmeval.session import LLMEvalSession
 
 REPORT_VERSION = 1
+REPEAT_FIELDS = ("repeats", "pass_count", "stability", "pass_at_k", "pass_all_k")
 
 
 def _group(tally: Tally) -> dict[str, Any]:
@@ -55,6 +56,11 @@ def build_report(llm_session: LLMEvalSession, *, incomplete: bool) -> dict[str, 
         "min_pass_rate": settings.min_pass_rate,
         "gate_passed": None if settings.min_pass_rate is None or tally.pass_rate is None else tally.pass_rate >= settings.min_pass_rate,
     }
+    from pytest_llmeval.regression.repeats import aggregate as repeat_aggregate
+
+    repeats = repeat_aggregate(records)
+    if repeats is not None:
+        aggregate.update({"repeat": settings.repeat, **{k: v for k, v in repeats.items() if k != "flaky_samples"}})
     results = [sample_result(r) for r in sorted(records, key=lambda r: r["nodeid"])]
     if llm_session.comparison is not None:
         for entry in results:
@@ -90,6 +96,7 @@ def build_report(llm_session: LLMEvalSession, *, incomplete: bool) -> dict[str, 
         },
         "failed_samples": [s for s in results if s["status"] in ("fail", "error")],
         "needs_review": [s["sample_id"] for s in results if s["needs_review"]],
+        "flaky_samples": [] if repeats is None else repeats["flaky_samples"],
         "comparison": llm_session.comparison,
         "model_stats": llm_session.model_stats(),
         **({"human_agreement": llm_session.human_agreement} if llm_session.human_agreement else {}),
@@ -124,6 +131,7 @@ def sample_result(r: dict[str, Any]) -> dict[str, Any]:
         **({"components": r["components"]} if "components" in r else {}),
         **({"metrics": r["metrics"]} if "metrics" in r else {}),
         **({"retrieval_metrics": r["retrieval_metrics"]} if r.get("retrieval_metrics") else {}),
+        **{k: r[k] for k in REPEAT_FIELDS if k in r},
     }
 
 

@@ -112,6 +112,25 @@ def summary_lines(llm_session: LLMEvalSession, *, worst: int) -> list[tuple[str,
                 f"  {record['status'].upper():<10} {_fmt(overall, '{:.2f}'):>5}  {record['nodeid']}  {reason}",
                 **{color: True},
             )
+    from pytest_llmeval.regression.repeats import aggregate as repeat_aggregate
+
+    repeats = repeat_aggregate(tally.records)
+    if repeats is not None:
+        low, high = repeats["mean_pass_rate_ci95"]
+        add(
+            f"repeats: {llm_session.settings.repeat} per sample | stable pass {repeats['stable_pass']}  "
+            f"flaky {repeats['flaky']}  stable fail {repeats['stable_fail']} | mean pass rate "
+            f"{repeats['mean_pass_rate']:.1%} (95% CI {low:.1%} to {high:.1%}) | pass@k {repeats['pass_at_k_rate']:.1%}  "
+            f"pass^k {repeats['pass_all_k_rate']:.1%}"
+        )
+        flaky = [r for r in sorted(tally.records, key=lambda r: r["nodeid"]) if r.get("stability") == "flaky"]
+        if flaky:
+            add(f"flaky samples ({len(flaky)}):", yellow=True)
+            for record in flaky[:worst]:
+                runs = " ".join(r["status"] for r in record["repeats"])
+                add(f"  {record['nodeid']}  {record['pass_count']} of {len(record['repeats'])} passed: {runs}", yellow=True)
+            if len(flaky) > worst:
+                add(f"  ... and {len(flaky) - worst} more (see the JSON report's flaky_samples)", yellow=True)
     if llm_session.comparison is not None:
         from pytest_llmeval.regression.comparison import comparison_lines
 
