@@ -12,7 +12,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 USAGE_ERROR = 4
 
@@ -44,6 +44,12 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def first_of_several(report: dict[str, Any]) -> str | None:
+    """A report that compared several models pairs by its first, as the in-run comparison does."""
+    models = (report.get("metadata") or {}).get("models")
+    return str(models[0]) if isinstance(models, list) and len(models) > 1 else None
+
+
 def compare_command(args: argparse.Namespace) -> int:
     from pytest_llmeval.regression.comparison import (
         BaselineError,
@@ -64,6 +70,7 @@ def compare_command(args: argparse.Namespace) -> int:
     comparison = compare(
         baseline, run["sample_results"], run.get("metadata") or {},
         baseline_path=args.baseline, alpha=args.alpha, errors_mode=errors_mode,
+        run_model=first_of_several(run), baseline_model=first_of_several(baseline),
     )
     if args.json:
         print(json.dumps(comparison, indent=2, ensure_ascii=False))

@@ -151,13 +151,20 @@ class JsonlFile(pytest.File):
     """A gold file; collection never stops at a bad line."""
 
     def collect(self) -> Iterator[pytest.Item]:
+        from pytest_llmeval.session import get_session
+
         shown_path = display_path(self.path, self.config.rootpath)
+        models = get_session(self.config).settings.models
         for number, sample, problem in iter_samples(self.path, shown_path):
             if sample is None:
                 yield BadLineItem.from_parent(
                     self, name=f"{self.path.name}:{number}", lineno=number, problem=problem,
                     shown_path=shown_path,
                 )
+            elif len(models) > 1:
+                # several --llm-model specs: one item per model, the model in the id's brackets
+                for model in models:
+                    yield GoldItem.from_parent(self, name=f"{sample.id}[{model}]", sample=sample, model=model)
             else:
                 yield GoldItem.from_parent(self, name=sample.id, sample=sample)
 
@@ -194,9 +201,10 @@ class GoldItem(pytest.Item):
 
     is_llmeval_gold = True
 
-    def __init__(self, *, sample: Sample, **kwargs: Any) -> None:
+    def __init__(self, *, sample: Sample, model: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.sample = sample
+        self.model = model  # set when several --llm-model specs are compared
         for marker in ("llmeval",):
             self.add_marker(marker)
 

@@ -43,6 +43,7 @@ class OptionSpec:
     default: Any
     convert: Callable[[str], Any]
     ini_type: str = "string"
+    multiple: bool = False  # the flag may be repeated (ini: one value per line)
 
     @property
     def flag(self) -> str:
@@ -84,6 +85,14 @@ def _alpha(value: str) -> float:
     if not 0.0 < number < 1.0:
         raise ValueError("must be between 0 and 1 (exclusive)")
     return number
+
+
+def _model_specs(value: str) -> tuple[str, ...]:
+    specs = tuple(part.strip() for part in value.splitlines() if part.strip())
+    duplicates = sorted({s for s in specs if specs.count(s) > 1})
+    if duplicates:
+        raise ValueError(f"model {duplicates[0]!r} given twice")
+    return specs
 
 
 def _optional_fraction(value: str) -> float | None:
@@ -225,7 +234,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("llm_review_seed", "Seed choosing that share (hashed with each sample id)", "llmeval", _str),
     OptionSpec("llm_review_import", "A filled-in review export (.csv or .jsonl): agreement of the plugin with its human_verdict column", None, _review_path),
     # model layer
-    OptionSpec("llm_model", "Model answering the samples: openai:MODEL, MODEL, python:pkg.mod:func or file:predictions.jsonl", None, _optional_str),
+    OptionSpec("llm_model", "Model answering the samples: openai:MODEL, MODEL, python:pkg.mod:func or file:predictions.jsonl; repeat the flag (ini: one per line) to compare models", None, _model_specs, multiple=True),
     OptionSpec("llm_base_url", "Base URL of an OpenAI-compatible API (else OPENAI_BASE_URL)", None, _optional_str),
     OptionSpec("llm_api_key_env", "Environment variable holding the API key", "OPENAI_API_KEY", _str),
     OptionSpec("llm_temperature", "Sampling temperature", 0.0, float),
@@ -252,7 +261,9 @@ def addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup(GROUP, "LLM evaluation (pytest-llmeval)")
     for spec in OPTIONS:
         shown = " ".join(spec.default) if isinstance(spec.default, tuple) else spec.default
-        if spec.convert is _bool:
+        if spec.multiple:
+            group.addoption(spec.flag, dest=spec.name, action="append", default=None, help=f"{spec.help}. Default: {shown!r}")
+        elif spec.convert is _bool:
             # a switch on the command line (--llm-gate-only), true/false in the ini file
             group.addoption(spec.flag, dest=spec.name, action="store_const", const="true", default=None, help=f"{spec.help}. Default: {shown!r}")
         else:
@@ -290,6 +301,8 @@ def resolve(config: pytest.Config) -> Settings:
     values: dict[str, Any] = {}
     for spec in OPTIONS:
         raw: Any = config.getoption(spec.name, default=None)
+        if isinstance(raw, list):  # a repeated flag
+            raw = "\n".join(raw)
         origin = spec.flag
         if raw is None:
             ini_value = config.getini(spec.name)
@@ -298,9 +311,15 @@ def resolve(config: pytest.Config) -> Settings:
                 origin = f"ini {spec.name}"
         if raw is None:
             values[spec.name] = spec.default if not isinstance(spec.default, str) else _safe(spec, spec.default)
+            if spec.multiple:
+                values[spec.name + "s"] = ()
             continue
         try:
             values[spec.name] = spec.convert(str(raw))
+            if spec.multiple:
+                # settings.model stays the first spec (what most code needs); settings.models has them all
+                values[spec.name + "s"] = values[spec.name]
+                values[spec.name] = values[spec.name][0] if values[spec.name] else None
         except (ValueError, TypeError, argparse.ArgumentTypeError) as exc:
             raise pytest.UsageError(
                 f"{origin}={raw!r} (ini {spec.name} / {spec.flag}): {exc}"

@@ -50,6 +50,7 @@ class LLMEvalSession:
         self.gate_only_message: str | None = None
         self.ledger = FailureLedger()
         self.baseline: BaselineRun | None = None
+        self.model_comparisons: dict[str, dict[str, Any] | None] = {}
         self.stopped_reason: str | None = None
         # Why the run did not reach every sample (Ctrl-C, a fatal model error); the
         # terminal summary and the JSON report both say so.
@@ -58,6 +59,7 @@ class LLMEvalSession:
         self.output_notes: list[str] = []  # lines the summary prints about files written
         self._rubric: Rubric | None = None
         self._answers: Any = None
+        self._other_answers: dict[str, Any] = {}  # AnswerService per extra --llm-model spec
         self._judge: ChatModel | None = None
         self.pytest_session: pytest.Session | None = None
 
@@ -71,17 +73,36 @@ class LLMEvalSession:
             self._answers = AnswerService(self.settings, rootdir=self.config.rootpath)
         return self._answers
 
+    def answers_for(self, model: str | None) -> Any:
+        """The AnswerService of one of several ``--llm-model`` specs (the first: :attr:`answers`)."""
+        if model is None or model == self.settings.model:
+            return self.answers
+        if model not in self._other_answers:
+            from pytest_llmeval.models.answers import AnswerService
+
+            self._other_answers[model] = AnswerService(self.settings, rootdir=self.config.rootpath, model=model)
+        return self._other_answers[model]
+
+    def _services(self) -> list[Any]:
+        return [s for s in (self._answers, *self._other_answers.values()) if s is not None]
+
     def prefetch(self, items: list[pytest.Item]) -> None:
         """Before items run: fetch every answer concurrently, then batch-encode texts for semantic graders."""
-        samples = [sample for sample in map(sample_of, items) if sample is not None]
-        if not samples:
+        # (item, sample) for gold items and llm_sample tests; an item's model is set with several --llm-model specs
+        pairs = [(getattr(item, "model", None), sample) for item in items if (sample := sample_of(item)) is not None]
+        samples = [sample for model, sample in pairs if model in (None, self.settings.model)]
+        if not pairs:
             return
         if self.settings.model:
             workerinput = getattr(self.config, "workerinput", None)
             worker_index = int(str(workerinput["workerid"]).lstrip("gw")) if workerinput else 0
             worker_count = int(workerinput["workercount"]) if workerinput else 1
             reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-            self.answers.prefetch(samples, worker_index=worker_index, worker_count=worker_count, reporter=reporter)
+            for model in self.settings.models:
+                model_samples = [sample for m, sample in pairs if m in (None, model)]
+                self.answers_for(model).prefetch(
+                    model_samples, worker_index=worker_index, worker_count=worker_count, reporter=reporter
+                )
         self._prefetch_embeddings(samples)
 
     def _prefetch_embeddings(self, samples: list[Sample]) -> None:
@@ -127,7 +148,7 @@ class LLMEvalSession:
             # one line for the run, not an INTERNALERROR or one error per sample.
             raise pytest.UsageError(f"{exc} (--llm-embedding-model / ini llm_embedding_model)") from None
 
-    def answer_for(self, sample: Sample, repeat: int = 1) -> Answer:
+    def answer_for(self, sample: Sample, repeat: int = 1, model: str | None = None) -> Answer:
         """Precedence: ``--llm-model`` > pre-recorded ``response`` > ``pytest_llmeval_generate`` hook."""
         from pytest_llmeval.models.base import Answer
 
@@ -135,7 +156,7 @@ class LLMEvalSession:
             from pytest_llmeval.errors import FatalModelError
 
             try:
-                answer: Answer = self.answers.answer(sample, repeat)
+                answer: Answer = self.answers_for(model).answer(sample, repeat)
             except FatalModelError as exc:
                 # 401/403/unknown model: one error item and one line, not N identical errors.
                 self.stopped_reason = f"llmeval: stopping the run: {exc}"
@@ -184,14 +205,17 @@ class LLMEvalSession:
         if self.settings.repeat > 1:
             from pytest_llmeval.regression.repeats import combine, repeat_fields
 
-            grades = [self.rubric.grade(item.sample, self.answer_for(item.sample, r)) for r in range(1, self.settings.repeat + 1)]
+            grades = [
+                self.rubric.grade(item.sample, self.answer_for(item.sample, r, item.model))
+                for r in range(1, self.settings.repeat + 1)
+            ]
             grade = combine(grades)
             fields = repeat_fields(grades)
             item.stash[REPEATS_KEY] = fields
             item.user_properties.append(("llmeval_pass_count", f"{fields['pass_count']}/{len(grades)}"))
             item.user_properties.append(("llmeval_stability", fields["stability"]))
         else:
-            grade = self.rubric.grade(item.sample, self.answer_for(item.sample))
+            grade = self.rubric.grade(item.sample, self.answer_for(item.sample, model=item.model))
         item.stash[GRADE_KEY] = grade
         item.user_properties.append(("llmeval_tier", grade.tier))
         item.user_properties.append(("llmeval_score", f"{grade.overall:.4f}"))
@@ -209,6 +233,7 @@ class LLMEvalSession:
         )
         if sample.raw.get("human_label") in ("pass", "fail"):
             record["human_label"] = sample.raw["human_label"]
+        record["model"] = item.model or self.settings.model
         grade = item.stash.get(GRADE_KEY, None)
         if grade is not None:
             record.update(grade.to_builtins())
@@ -318,13 +343,40 @@ class LLMEvalSession:
         from pytest_llmeval.report.json_report import run_identity, sample_result
 
         results = [sample_result(r) for r in self.records]
-        self.baseline.compare(results, run_identity(self.settings), alpha=self.settings.alpha, errors_mode=self.settings.errors.value)
+        self.baseline.compare(
+            results, run_identity(self.settings), alpha=self.settings.alpha, errors_mode=self.settings.errors.value,
+            run_model=self.settings.model if len(self.settings.models) > 1 else None,
+        )
+
+    def compare_models(self) -> None:
+        """Several ``--llm-model`` specs: each model after the first against the first (same paired test)."""
+        if len(self.settings.models) < 2:
+            return
+        from pytest_llmeval.regression.multimodel import compare_models
+        from pytest_llmeval.report.json_report import sample_result
+
+        self.model_comparisons = compare_models(
+            [sample_result(r) for r in self.records], self.settings.models,
+            alpha=self.settings.alpha, errors_mode=self.settings.errors.value,
+        )
+
+    def model_tallies(self) -> dict[str, Tally]:
+        """One tally per ``--llm-model`` spec, in the order given (empty with one model)."""
+        from pytest_llmeval.report.tally import Tally
+
+        if len(self.settings.models) < 2:
+            return {}
+        return {
+            m: Tally([r for r in self.records if r.get("model") == m], self.settings.errors)
+            for m in self.settings.models
+        }
 
     def apply_gates(self, session: pytest.Session) -> None:
         """Evaluate every gate and set the exit status (controller only; see regression/gates.py)."""
         from pytest_llmeval.regression.gates import decide_exit, gate_only_line
 
         self.compare_with_baseline()
+        self.compare_models()
         regression = self.baseline.gate() if self.baseline is not None and self.settings.fail_on_regression else None
         self.gates = [g for g in (self.pass_rate_gate(), regression) if g is not None]
         self.gate_message = next((g.message for g in self.gates if g.name == "min_pass_rate"), None)
@@ -337,8 +389,7 @@ class LLMEvalSession:
 
     def model_stats(self) -> dict[str, Any] | None:
         stats = list(self.worker_stats)
-        if self._answers is not None:
-            stats.append(self._answers.stats())
+        stats.extend(service.stats() for service in self._services())
         if not stats:
             return None
         from pytest_llmeval.models.answers import merge_stats
@@ -392,11 +443,14 @@ class LLMEvalSession:
         return None
 
     def finish(self, session: pytest.Session, exitstatus: int) -> None:
-        if self._answers is not None:
-            self._answers.close()
+        services = self._services()
+        for service in services:
+            service.close()
         if self.is_worker:
-            if self._answers is not None:
-                self.config.workeroutput["llmeval"] = {"stats": self._answers.stats()}  # type: ignore[attr-defined]
+            if services:
+                from pytest_llmeval.models.answers import merge_stats
+
+                self.config.workeroutput["llmeval"] = {"stats": merge_stats([s.stats() for s in services])}  # type: ignore[attr-defined]
             return
         if exitstatus == pytest.ExitCode.INTERRUPTED:
             self.incomplete_reason = "interrupted (Ctrl-C)"

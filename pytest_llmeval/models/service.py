@@ -51,15 +51,17 @@ class AnswerService:
     """Answers for the samples of one run (one per xdist worker)."""
 
     def __init__(
-        self, settings: Any, *, rootdir: Path, hook_generate: HookGenerate | None = None
+        self, settings: Any, *, rootdir: Path, hook_generate: HookGenerate | None = None,
+        model: str | None = None,
     ) -> None:
         self.settings = settings
         self.rootdir = Path(rootdir)
         self.hook_generate = hook_generate
         self.engine = Engine(settings, rootdir=self.rootdir)
         self.provider: OpenAIProvider | PythonProvider | FileProvider | None = None
-        if settings.model:
-            kind, rest = split_spec(settings.model)
+        spec = settings.model if model is None else model  # model: one of several --llm-model specs
+        if spec:
+            kind, rest = split_spec(spec)
             if kind == "python":
                 self.provider = PythonProvider(self.engine, rest, self.rootdir)
             elif kind == "file":

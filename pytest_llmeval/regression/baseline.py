@@ -24,7 +24,11 @@ class BaselineRun:
         self.shown_path = shown_path
         self.report = report
         self.comparison: dict[str, Any] | None = None
-        self._statuses = baseline_statuses(report)
+        self.comparison_model: str | None = None
+        models = (report.get("metadata") or {}).get("models")
+        # a baseline that compared several models: pair with its first
+        self.baseline_model = str(models[0]) if isinstance(models, list) and len(models) > 1 else None
+        self._statuses = baseline_statuses(report, model=self.baseline_model)
 
     @classmethod
     def load(cls, shown_path: str, invocation_dir: Path) -> BaselineRun:
@@ -37,15 +41,21 @@ class BaselineRun:
         except BaselineError as exc:
             raise pytest.UsageError(f"--llm-baseline (ini llm_baseline): {exc}") from None
 
-    def compare(self, sample_results: list[dict[str, Any]], run_meta: dict[str, Any], *, alpha: float, errors_mode: str) -> dict[str, Any]:
+    def compare(
+        self, sample_results: list[dict[str, Any]], run_meta: dict[str, Any], *, alpha: float, errors_mode: str,
+        run_model: str | None = None,
+    ) -> dict[str, Any]:
+        """With several models in the run, the first is compared (``run_model``); likewise in the baseline."""
+        self.comparison_model = run_model
         self.comparison = compare(
             self.report, sample_results, run_meta, baseline_path=self.shown_path, alpha=alpha, errors_mode=errors_mode,
+            run_model=run_model, baseline_model=self.baseline_model,
         )
         return self.comparison
 
     def status_of(self, entry: dict[str, Any]) -> str | None:
         """The baseline status of a paired ``sample_results`` entry (None when unpaired)."""
-        if entry.get("kind", "gold") != "gold":
+        if entry.get("kind", "gold") != "gold" or (self.comparison_model is not None and entry.get("model") != self.comparison_model):
             return None
         return self._statuses.get((str(entry.get("file") or ""), entry["sample_id"]))
 

@@ -98,11 +98,24 @@ def build_report(llm_session: LLMEvalSession, *, incomplete: bool) -> dict[str, 
         "needs_review": [s["sample_id"] for s in results if s["needs_review"]],
         "flaky_samples": [] if repeats is None else repeats["flaky_samples"],
         "comparison": llm_session.comparison,
+        **({"by_model": _by_model(llm_session)} if len(settings.models) > 1 else {}),
         "model_stats": llm_session.model_stats(),
         **({"human_agreement": llm_session.human_agreement} if llm_session.human_agreement else {}),
         "gates": [{"name": g.name, "passed": g.passed, "message": g.message} for g in llm_session.gates],
         "gate_only": bool(settings.gate_only),
         "warnings": list(llm_session.all_warnings()) + [g.message for g in llm_session.gates if not g.passed],
+    }
+
+
+def _by_model(llm_session: LLMEvalSession) -> dict[str, Any]:
+    """Per model (in --llm-model order): its counts, per task, and its comparison with the first model."""
+    return {
+        model: {
+            **_group(tally),
+            "by_task": {name: _group(t) for name, t in tally.groups("task").items()},
+            "comparison": llm_session.model_comparisons.get(model),
+        }
+        for model, tally in llm_session.model_tallies().items()
     }
 
 
@@ -114,6 +127,7 @@ def sample_result(r: dict[str, Any]) -> dict[str, Any]:
         "kind": r["kind"],
         "file": r.get("file"),
         "line": r.get("line"),
+        "model": r.get("model"),
         "question": r.get("question"),
         "expected": r.get("expected"),
         "predicted": r.get("predicted"),
@@ -139,6 +153,7 @@ def run_identity(settings: Any) -> dict[str, Any]:
     """What makes two runs comparable: model, judge, judge prompt version, rubric (a baseline warns on a difference)."""
     return {
         "model": settings.model or "pre-recorded responses / pytest_llmeval_generate",
+        **({"models": list(settings.models)} if len(settings.models) > 1 else {}),
         "judge": settings.judge,
         "judge_prompt_version": _judge_prompt_version(settings.judge_model),
         "rubric": {

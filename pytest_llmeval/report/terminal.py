@@ -131,6 +131,15 @@ def summary_lines(llm_session: LLMEvalSession, *, worst: int) -> list[tuple[str,
                 add(f"  {record['nodeid']}  {record['pass_count']} of {len(record['repeats'])} passed: {runs}", yellow=True)
             if len(flaky) > worst:
                 add(f"  ... and {len(flaky) - worst} more (see the JSON report's flaky_samples)", yellow=True)
+    tallies = llm_session.model_tallies()
+    if tallies:
+        from pytest_llmeval.regression.comparison import comparison_lines
+        from pytest_llmeval.regression.multimodel import side_by_side
+
+        out.extend((line, plain) for line in side_by_side(tallies))
+        for model, comparison in llm_session.model_comparisons.items():
+            if comparison is not None:
+                out.extend(comparison_lines(comparison, title=f"{model} vs {llm_session.settings.model}"))
     if llm_session.comparison is not None:
         from pytest_llmeval.regression.comparison import comparison_lines
 
