@@ -69,3 +69,28 @@ def test_models_from_ini_one_per_line_and_baseline_pairs_the_first(pytester: pyt
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*ini llm_model*model '{A}' given twice*"])
     assert json.dumps(report)  # builtins only
+
+
+def test_report_identical_with_and_without_xdist(pytester: pytest.Pytester) -> None:
+    make_suite(pytester, 12)
+    set_wrong(pytester, ["s01"], model="a")
+    assert run(pytester, f"--llm-model={A}", "--llm-repeat=2", "--llm-report=base.json", "--llm-gate-only").ret == 0
+    set_wrong(pytester, {"s02": [True, False], "s03": [False, True]}, model="a")
+    set_wrong(pytester, ids(12)[:4], model="b")
+    args = [f"--llm-model={A}", f"--llm-model={B}", "--llm-repeat=2", "--llm-baseline=base.json", "--llm-gate-only",
+            "--llm-fail-on-regression", "--llm-min-pass-rate=0.5"]
+    plain = run(pytester, *args, "--llm-report=plain.json", "-p", "no:xdist")
+    dist = run(pytester, *args, "--llm-report=dist.json", "-n", "2")
+    assert plain.ret == dist.ret == pytest.ExitCode.OK
+
+    def normalised(name: str) -> dict[str, object]:
+        report = load(pytester, name)
+        report["metadata"].pop("timestamp")
+        report.pop("model_stats")
+        return report
+
+    first, second = normalised("plain.json"), normalised("dist.json")
+    assert first == second
+    assert first["comparison"]["test"] == "paired_permutation"
+    assert first["aggregate_metrics"]["flaky"] == 2
+    assert set(first["by_model"]) == {A, B}

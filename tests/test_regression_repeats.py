@@ -123,3 +123,21 @@ def answer(sample):
     assert run(pytester, "--llm-model=python:seen:answer").ret == pytest.ExitCode.OK
     seen = [json.loads(line) for line in (pytester.path / "seen.jsonl").read_text().splitlines()]
     assert sorted(map(tuple, seen)) == [("s00", 1), ("s00", 2), ("s01", 1), ("s01", 2)]
+
+
+def test_repeats_against_a_baseline_use_the_paired_permutation_test(pytester: pytest.Pytester) -> None:
+    make_suite(pytester, 12)
+    set_wrong(pytester, {})
+    assert run(pytester, MODEL, "--llm-repeat=3", "--llm-report=base.json").ret == pytest.ExitCode.OK
+    # 8 samples now fail 2 of 3 repeats: a drop of 16/36 in mean pass fraction
+    set_wrong(pytester, {f"s{i:02d}": [True, False, False] for i in range(8)})
+    result = run(pytester, MODEL, "--llm-repeat=3", "--llm-baseline=base.json", "--llm-fail-on-regression",
+                 "--llm-gate-only", "--llm-report=new.json")
+    comparison = load(pytester, "new.json")["comparison"]
+    assert comparison["test"] == "paired_permutation"
+    assert comparison["exact"] is True
+    assert comparison["p_value"] == pytest.approx(2 / 2**8)  # all 8 differences negative: 2 of 256 sign patterns
+    assert comparison["pass_rate_delta"] == pytest.approx(-16 / 36, abs=1e-6)
+    assert comparison["significant_regression"] is True
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["  test: paired permutation, p=0.007812"])

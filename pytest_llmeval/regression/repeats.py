@@ -49,7 +49,8 @@ def failure_note(fields: dict[str, Any]) -> str:
 
 def aggregate(records: list[dict[str, Any]]) -> dict[str, Any] | None:
     """Run-level repeat figures, or None when no sample was repeated."""
-    repeated = [r for r in records if r.get("repeats")]
+    # node id order: the seeded bootstrap sees the same sequence with and without xdist
+    repeated = sorted((r for r in records if r.get("repeats")), key=lambda r: r["nodeid"])
     if not repeated:
         return None
     fractions = [r["pass_count"] / len(r["repeats"]) for r in repeated]
@@ -63,5 +64,5 @@ def aggregate(records: list[dict[str, Any]]) -> dict[str, Any] | None:
         "mean_pass_rate_ci95": [round(low, 6), round(high, 6)],
         "pass_at_k_rate": round(sum(1 for r in repeated if r["pass_at_k"]) / len(repeated), 6),
         "pass_all_k_rate": round(sum(1 for r in repeated if r["pass_all_k"]) / len(repeated), 6),
-        "flaky_samples": [r["sample_id"] for r in sorted(repeated, key=lambda r: r["nodeid"]) if r["stability"] == FLAKY],
+        "flaky_samples": [r["sample_id"] for r in repeated if r["stability"] == FLAKY],
     }
