@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 COMPONENTS = ("accuracy", "citation", "length", "keywords", "retrieval")
 DEFAULT_WEIGHTS = {"accuracy": 0.5, "citation": 0.25, "length": 0.15, "keywords": 0.10, "retrieval": 0.0}
 TIERS = ("pass", "acceptable", "fail")
+# Graders read at most this many characters of an answer (documented in the README).
+MAX_GRADED_CHARS = 50_000
 
 
 @dataclass
@@ -167,6 +169,11 @@ class Rubric:
         criteria = sample.criteria
         weights = self.weights_for(criteria)
         response = answer.text
+        # Every grader reads at most MAX_GRADED_CHARS of an answer (a 50 MB reply must not cost
+        # minutes); the accuracy reason says so.
+        truncated = len(response) > MAX_GRADED_CHARS
+        if truncated:
+            response = response[:MAX_GRADED_CHARS]
         contexts = tuple(answer.contexts) if answer.contexts is not None else sample.contexts
         components: dict[str, Component] = {}
 
@@ -193,6 +200,11 @@ class Rubric:
 
             refusal = is_refusal(response)
         components["accuracy"] = self._component("accuracy", accuracy, weights, score=0.0 if refusal else None)
+        if truncated:
+            components["accuracy"].reason = (
+                f"answer of {len(answer.text)} characters truncated to its first {MAX_GRADED_CHARS} for grading; "
+                + components["accuracy"].reason
+            )
 
         citation = self._citation(response, criteria, sample, contexts)
         if citation is not None:

@@ -403,9 +403,11 @@ class LLMEvalSession:
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         self.pytest_session = session
 
+    @pytest.hookimpl(trylast=True)  # after the terminal reporter has filed the report
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.ledger.add(report)
         record = getattr(report, "llmeval", None)
+<<<<<<< HEAD
         if record is None:
             return
         if str(report.outcome) == "rerun":  # not one of pytest's own outcomes
@@ -414,6 +416,27 @@ class LLMEvalSession:
             self._attempts.setdefault(record["nodeid"], []).append(record["status"])
             return
         self.add_record(record)
+=======
+        if record is not None:
+            self.add_record(record)
+        self._forget_quiet_phase(report)
+
+    def _forget_quiet_phase(self, report: pytest.TestReport) -> None:
+        """Drop a gold item's silent setup/teardown report from the terminal's stats.
+
+        pytest's failure summary scans every such report once per failure (for teardown
+        output), which is quadratic: 100k failing samples never finished printing. Reports
+        with captured sections stay, so nothing that would be printed is lost.
+        """
+        if report.when == "call" or not report.passed or report.sections:
+            return
+        if not str(report.location[0]).endswith(".jsonl"):
+            return
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        quiet = getattr(reporter, "stats", {}).get("")
+        if quiet and quiet[-1] is report:
+            quiet.pop()
+>>>>>>> 1d848f1 (Hostile answers: user citation_patterns run on RE2 (google-re2, linear time; '(a+)+$' no longer hangs), built-in citation patterns bounded and non-quadratic (bisect overlap check, at most 200 citations read, sentences clipped to 1,000 characters around a citation); graders read at most 50,000 characters of an answer (said in the accuracy reason); refusal reads the first/last 3,000 characters; gold items' silent setup/teardown reports are dropped from terminal stats so pytest's failure summary is linear (4,000 failing samples: 152 s -> 26 s, benchmarks/bench_many_failures.py); benchmarks/bench_hostile.py. google-re2 added as a dependency: a no-deps wheel, the only linear-time engine for untrusted regexes)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         self.ledger.add(report)

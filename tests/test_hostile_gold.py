@@ -104,3 +104,57 @@ def test_a_json_number_gold_is_that_number(pytester: pytest.Pytester, expected: 
     graders = {s["sample_id"]: s["accuracy_grader"] for s in report["sample_results"]}
     assert graders == {"right": "numeric", "wrong": "numeric", "huge": "numeric"}
     assert "expected 1e308" in result.stdout.str()
+
+
+def test_hostile_citation_patterns_and_answers_grade_without_hanging(pytester: pytest.Pytester) -> None:
+    cite = {"accuracy": "exact", "weights": {"length": 0}, "citation_required": True}
+    write_suite(
+        pytester,
+        [
+            # Catastrophic backtracking under Python's re; linear under RE2.
+            {"id": "redos", "question": "q", "expected": "yes", "response": "yes " + "a" * 30_000 + "b",
+             "eval_criteria": {**cite, "citation_patterns": ["(a+)+$"]}},
+            # Quadratic for the old built-in patterns (34 s per sample).
+            {"id": "brackets", "question": "q", "expected": "yes", "response": "[" * 100_000, "eval_criteria": cite},
+            {"id": "many", "question": "q", "expected": "yes", "response": "yes [1][2]" * 10_000, "eval_criteria": cite,
+             "contexts": ["a", "b"]},
+            {"id": "backref", "question": "q", "expected": "yes", "response": "yes",
+             "eval_criteria": {**cite, "citation_patterns": ["(a)\\1"]}},
+        ],
+    )
+    result = pytester.runpytest("-rE", "--llm-report=report.json")
+    result.assert_outcomes(failed=3, errors=1)
+    result.stdout.fnmatch_lines(["*qa_eval.jsonl:4: sample 'backref'*citation pattern '(a)\\\\1' is not a valid regular expression (RE2*"])
+    report = json.loads((pytester.path / "report.json").read_text())
+    reasons = {s["sample_id"]: s["components"]["citation"]["reason"] for s in report["sample_results"] if "components" in s}
+    assert "only the first 200 checked" in reasons["many"]
+    assert reasons["brackets"].startswith("no citation found")
+
+
+def test_a_huge_answer_is_graded_on_its_first_characters_and_says_so(pytester: pytest.Pytester) -> None:
+    from pytest_llmeval.rubric import MAX_GRADED_CHARS
+
+    answer = "Oslo. " + "x" * (MAX_GRADED_CHARS + 10)
+    write_suite(pytester, [{"id": "big", "question": "Capital?", "expected": "Oslo", "response": answer,
+                            "eval_criteria": {"accuracy": "fuzzy", "weights": {"length": 0}}}])
+    result = pytester.runpytest("--llm-report=report.json")
+    result.assert_outcomes(failed=1)
+    sample = json.loads((pytester.path / "report.json").read_text())["sample_results"][0]
+    assert f"answer of {len(answer)} characters truncated to its first {MAX_GRADED_CHARS} for grading" in sample["components"]["accuracy"]["reason"]
+
+
+def test_gold_items_leave_no_silent_phase_reports_for_the_failure_summary_to_rescan(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        """
+        def pytest_terminal_summary(terminalreporter):
+            quiet = terminalreporter.stats.get("", [])
+            print("QUIET", sum(r.nodeid.startswith("qa_eval") for r in quiet), sum(r.nodeid.startswith("test_") for r in quiet))
+        """
+    )
+    pytester.makepyfile(test_plain="def test_x():\n    pass\n")
+    write_suite(pytester, [{"id": f"s{i}", "question": "q", "expected": "yes", "response": "no", "eval_criteria": EXACT} for i in range(5)])
+    result = pytester.runpytest("-s")
+    result.assert_outcomes(failed=5, passed=1)
+    # Ordinary tests keep their setup/teardown reports; gold items drop theirs (nothing to print).
+    result.stdout.fnmatch_lines(["QUIET 0 2"])
+    result.stdout.fnmatch_lines(["*qa_eval.jsonl:1::s0*", "*graded FAIL*"])

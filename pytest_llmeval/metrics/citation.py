@@ -16,6 +16,7 @@ unsupported one.
 
 from __future__ import annotations
 
+import bisect
 import importlib.util
 import math
 import re
@@ -28,13 +29,22 @@ from pytest_llmeval.metrics.base import MetricResult, enforce
 
 # Order matters: where two patterns match overlapping text, the earlier one wins
 # ("[1](https://...)" is a markdown link, not a numbered reference).
+# Linear on hostile text: a run inside brackets stops at the next opening bracket and is bounded
+# (without that, 100 KB of "[" took 34 s: every "[" scanned to the end of the text).
 BUILTIN_PATTERNS: dict[str, str] = {
-    "markdown": r"\[(?P<label>[^\]\n]+)\]\((?P<target>[^)\s]+)\)",
-    "law": r"\[§{1,2}\s*(?P<section>\d+(?:-\d+)*[a-z]?)\s+(?P<target>[^\]\n]+)\]",
-    "standard": r"\[(?P<target>NS(?:[- ]?EN)?(?:[- ]?ISO)?\s*\d+(?:[-:]\d+)*)\]",
-    "source": r"\((?i:sources?|kilder?)\s*:\s*(?P<target>[^)\n]+)\)",
-    "numbered": r"\[(?P<target>\d+(?:\s*[,;–-]\s*\d+)*)\]",
+    "markdown": r"\[(?P<label>[^\[\]\n]{1,500})\]\((?P<target>[^()\s]{1,2000})\)",
+    "law": r"\[§{1,2}\s{0,5}(?P<section>\d{1,9}(?:-\d{1,9}){0,5}[a-z]?)\s{1,5}(?P<target>[^\[\]\n]{1,500})\]",
+    "standard": r"\[(?P<target>NS(?:[- ]?EN)?(?:[- ]?ISO)?\s{0,5}\d{1,9}(?:[-:]\d{1,9}){0,5})\]",
+    "source": r"\((?i:sources?|kilder?)\s{0,5}:\s{0,5}(?P<target>[^()\n]{1,500})\)",
+    "numbered": r"\[(?P<target>\d{1,9}(?:\s{0,5}[,;–-]\s{0,5}\d{1,9}){0,50})\]",
 }
+# User patterns come from gold files and ini: they run on RE2 (linear time, no backtracking), so a
+# pattern like "(a+)+$" cannot hang a run. RE2 has no backreferences or lookaround.
+MAX_PATTERN_LENGTH = 1000
+# Citations checked per answer; more are counted and named in the explanation, not resolved
+# (each check looks at the sentence around it, so checking thousands would be quadratic).
+MAX_CITATIONS = 200
+SENTENCE_REACH = 1000  # characters either side of a citation that its citing sentence may span
 KIND_EXAMPLES = {
     "law": "[§ 14-1 Lov om merverdiavgift]",
     "standard": "[NS 4102]",
@@ -102,7 +112,7 @@ class _Source:
 # Finding citations
 
 
-def _compile_patterns(patterns: Sequence[str] | None) -> list[tuple[str, re.Pattern[str]]]:
+def _compile_patterns(patterns: Sequence[str] | None) -> list[tuple[str, Any]]:
     """Built-in names select built-ins; other entries are regexes that extend them.
 
     With no built-in name among ``patterns`` all built-ins stay on, so a user pattern adds to them.
@@ -116,23 +126,39 @@ def _compile_patterns(patterns: Sequence[str] | None) -> list[tuple[str, re.Patt
     compiled = [
         (name, re.compile(BUILTIN_PATTERNS[name])) for name in BUILTIN_PATTERNS if name in names
     ]
-    for raw in custom:
-        try:
-            compiled.append(("custom", re.compile(raw)))
-        except re.error as exc:
-            raise ValueError(
-                f"citation pattern {raw!r} is not a valid regular expression: {exc}"
-            ) from exc
+    compiled.extend(("custom", _compile_user_pattern(raw)) for raw in custom)
     return compiled
 
 
-def _target_of(match: re.Match[str]) -> str:
+def _compile_user_pattern(raw: str) -> Any:
+    """A gold file's regex, compiled by RE2 (linear time); ``ValueError`` names what is wrong."""
+    if not isinstance(raw, str) or len(raw) > MAX_PATTERN_LENGTH:
+        raise ValueError(f"citation pattern {str(raw)[:80]!r}… is longer than {MAX_PATTERN_LENGTH} characters")
+    try:
+        import re2
+    except ImportError:  # pragma: no cover - google-re2 is a dependency
+        raise ValueError(
+            "citation_patterns need google-re2 (linear-time regexes): pip install google-re2"
+        ) from None
+    options = re2.Options()
+    options.log_errors = False
+    try:
+        return re2.compile(raw, options)
+    except re2.error as exc:
+        message = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+        raise ValueError(
+            f"citation pattern {raw!r} is not a valid regular expression "
+            f"(RE2 syntax: no backreferences or lookaround): {message}"
+        ) from exc
+
+
+def _target_of(match: Any) -> str:
     groups = match.groupdict()
     if groups.get("target") is not None:
-        return groups["target"].strip()
+        return str(groups["target"]).strip()
     if match.re.groups and match.group(1) is not None:
-        return match.group(1).strip()
-    return match.group(0).strip().strip("[]()").strip()
+        return str(match.group(1)).strip()
+    return str(match.group(0)).strip().strip("[]()").strip()
 
 
 def _expand_numbers(target: str) -> list[str]:
@@ -156,24 +182,44 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
     return [s for s in spans if text[s[0] : s[1]].strip()]
 
 
-def _find(
-    response: str, compiled: list[tuple[str, re.Pattern[str]]]
-) -> list[tuple[str, re.Match[str]]]:
-    found: list[tuple[int, int, int, str, re.Match[str]]] = []
+def _find(response: str, compiled: list[tuple[str, Any]]) -> tuple[list[tuple[str, Any]], int]:
+    """(kind, match) of the citations, earlier patterns winning overlaps (re or RE2 matches),
+    and the offset where finding stopped (``len(response)`` unless there were too many).
+
+    Each pattern stops after ``MAX_CITATIONS`` matches; the text is then read up to the earliest
+    such stop, where every pattern's matches are known, so overlaps resolve as on the whole text.
+    """
+    per_pattern: list[tuple[int, str, list[Any]]] = []
+    cutoff = len(response)
     for priority, (kind, pattern) in enumerate(compiled):
+        hits: list[Any] = []
         for m in pattern.finditer(response):
             if m.end() > m.start():
-                found.append((m.start(), priority, -(m.end() - m.start()), kind, m))
+                hits.append(m)
+                if len(hits) > MAX_CITATIONS:
+                    cutoff = min(cutoff, m.start())
+                    break
+        per_pattern.append((priority, kind, hits))
+    found: list[tuple[int, int, int, str, Any]] = [
+        (m.start(), priority, -(m.end() - m.start()), kind, m)
+        for priority, kind, hits in per_pattern
+        for m in hits
+        if m.start() < cutoff
+    ]
     found.sort(key=lambda f: (f[1], f[0]))
-    kept: list[tuple[str, re.Match[str]]] = []
-    taken: list[tuple[int, int]] = []
+    kept: list[tuple[str, Any]] = []
+    # Kept spans never overlap: sorted starts and a bisect find the only neighbours that could.
+    starts: list[int] = []
+    ends: list[int] = []
     for start, _p, _len, kind, m in found:
-        if any(start < end and m.end() > beg for beg, end in taken):
+        i = bisect.bisect_right(starts, start)
+        if (i > 0 and ends[i - 1] > start) or (i < len(starts) and starts[i] < m.end()):
             continue
-        taken.append((start, m.end()))
+        starts.insert(i, start)
+        ends.insert(i, m.end())
         kept.append((kind, m))
     kept.sort(key=lambda km: km[1].start())
-    return kept
+    return kept, cutoff
 
 
 # ---------------------------------------------------------------------------------------------
@@ -405,8 +451,13 @@ def citation_check(
     compiled = _compile_patterns(patterns)
     entries = _sources(sources)
     ctx_list = None if contexts is None else [str(c) for c in contexts]
-    matches = _find(response, compiled)
-    spans = _sentence_spans(response)
+    matches, cutoff = _find(response, compiled)
+    if len(matches) > MAX_CITATIONS:
+        cutoff = matches[MAX_CITATIONS][1].start()
+        matches = matches[:MAX_CITATIONS]
+    # Sentences only as far as the last citation's sentence reaches.
+    end = _SENTENCE_END.search(response, matches[-1][1].end()) if matches else None
+    spans = _sentence_spans(response[: end.end() if end else len(response)])
     all_spans = [(m.start(), m.end()) for _k, m in matches]
 
     # [encode function or None, why semantic support is off]; _support may switch it off later.
@@ -461,18 +512,22 @@ def citation_check(
         check_support=check_support,
         encoder_note=encoder[1],
         kinds=[k for k, _ in compiled],
+        stopped_at=cutoff if cutoff < len(response) else None,
     )
 
 
 def _citing_sentence(
     response: str, start: int, spans: list[tuple[int, int]], marks: list[tuple[int, int]]
 ) -> str:
-    index = next((i for i, (a, b) in enumerate(spans) if a <= start < b), len(spans) - 1)
+    index = bisect.bisect_right(spans, (start, len(response) + 1)) - 1
+    if not 0 <= index < len(spans) or not spans[index][0] <= start < spans[index][1]:
+        index = len(spans) - 1
     # "...er 25 %. [1]" puts the marker at the start of the next piece: it belongs to the one before.
-    if index > 0 and not _strip_marks(response, spans[index][0], start, marks).strip():
+    if index > 0 and not _strip_marks(response, max(spans[index][0], start - SENTENCE_REACH), start, marks).strip():
         index -= 1
+    # A "sentence" with no full stop can be the whole answer: read only near the citation.
     a, b = spans[index]
-    return _strip_marks(response, a, b, marks).strip()
+    return _strip_marks(response, max(a, start - SENTENCE_REACH), min(b, start + SENTENCE_REACH), marks).strip()
 
 
 def _strip_marks(text: str, a: int, b: int, marks: list[tuple[int, int]]) -> str:
@@ -513,6 +568,7 @@ def _result(
     check_support: bool | str,
     encoder_note: str,
     kinds: list[str],
+    stopped_at: int | None = None,
 ) -> CitationResult:
     encoder_used = check_support == "semantic" and not encoder_note
     expected = ", ".join(KIND_EXAMPLES.get(k, "custom pattern") for k in dict.fromkeys(kinds))
@@ -559,6 +615,8 @@ def _result(
         )
     if encoder_note:
         head.append(f"semantic support off: {encoder_note}, used word overlap only")
+    if stopped_at is not None:
+        head.append(f"only the first {MAX_CITATIONS} checked: citations from character {stopped_at} on were not read")
     explanation = (
         "; ".join(head)
         + f". Score {score:.3f} = mean credit (1 resolved, 0.5 resolved but unsupported,"
