@@ -32,6 +32,8 @@ from pytest_llmeval.metrics import extractive_patterns as pats
 from pytest_llmeval.metrics.extractive_safe_expr import ExprSyntaxError, parse_plain, to_sympy
 
 READY = "llmeval-math-worker-ready"
+# No request may hold an evaluator longer than this (seconds); the parent refuses larger timeouts too.
+MAX_TIMEOUT = 60.0
 DEFAULT_MEMORY_MB = 2048
 
 # --- extraction loop (stdlib; shared with the in-process fast path) -------------
@@ -569,6 +571,26 @@ def _serve_one(line: str) -> str:
     return json.dumps(reply) + "\n"
 
 
+def _exit_with_parent() -> None:
+    """Leave as soon as the process that started us is gone (``kill -9`` of pytest).
+
+    The template may be waiting on a busy evaluator for up to ``MAX_TIMEOUT`` and not reading
+    stdin, so EOF alone would notice too late: a thread watches the parent pid instead (any
+    POSIX; the evaluator then dies with us through ``PR_SET_PDEATHSIG``).
+    """
+    import threading
+    import time
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.2)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="llmeval-math-parent-watch", daemon=True).start()
+
+
 def _die_with_parent() -> None:
     """Linux: have the kernel kill this evaluator if the template process dies."""
     with contextlib.suppress(Exception):
@@ -678,6 +700,7 @@ def main() -> None:
     """
     import logging
 
+    _exit_with_parent()
     proto_out = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8", buffering=1)
     # Libraries that print must not corrupt the protocol.
     sys.stdout = sys.stderr
@@ -708,8 +731,10 @@ def main() -> None:
             child = _Child()
         try:
             deadline = float(json.loads(line).get("timeout", 5.0))
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, TypeError):
             deadline = 5.0
+        if not 0 < deadline <= MAX_TIMEOUT:  # also NaN
+            deadline = min(MAX_TIMEOUT, 5.0 if deadline != deadline or deadline <= 0 else deadline)
         try:
             reply = child.ask(line, deadline)
         except (EOFError, OSError):

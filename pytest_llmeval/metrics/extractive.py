@@ -53,6 +53,8 @@ DEFAULT_BOXED_PRIORITY = 50
 MAX_INPUT_CHARS = 20_000
 WORKER_START_TIMEOUT = 60.0
 BACKSTOP_GRACE = 5.0
+# Largest per-call timeout (seconds); the worker enforces the same ceiling (_math_worker.MAX_TIMEOUT).
+MAX_TIMEOUT = 60.0
 
 
 @dataclass(kw_only=True)
@@ -146,8 +148,8 @@ def _options(
         or float_rounding < 0
     ):
         raise ValueError(f"float_rounding must be an int >= 0; got {float_rounding!r}")
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
-        raise ValueError(f"timeout must be a number of seconds > 0; got {timeout!r}")
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= MAX_TIMEOUT:
+        raise ValueError(f"timeout must be a number of seconds > 0 and <= {MAX_TIMEOUT:g}; got {timeout!r}")
     return _Options(
         gold_targets=_targets("gold_targets", gold_targets),
         pred_targets=_targets("pred_targets", pred_targets),
