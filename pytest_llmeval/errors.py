@@ -51,6 +51,11 @@ class CacheMissError(ModelError):
     """Replay-only mode (``--llm-record=none``) was asked for a request that is not cached."""
 
 
+class CacheCorruptError(ModelError):
+    """A cache file exists but cannot be used (hand-edited, truncated, nested absurdly deep);
+    in replay-only mode that is an error naming the file, otherwise it is re-recorded."""
+
+
 class MissingExtraError(ImportError, LLMEvalError):
     """An optional dependency is needed; the message names the ``pip install`` that adds it."""
 

@@ -94,7 +94,9 @@ def _problems(
     try:
         value = parse_json_object(text)
     except ValueError as exc:
-        return None, [f"not JSON ({exc})"]
+        return None, [f"not JSON ({str(exc)[:200]})"]
+    except RecursionError:
+        return None, ["not JSON (nested too deeply)"]
     validator = jsonschema.Draft202012Validator(schema)
     errors = [
         f"{'/'.join(str(p) for p in err.absolute_path) or 'reply'}: {err.message}"
@@ -109,8 +111,13 @@ def _problems(
     return value, []
 
 
-def _complete(model: ChatModel, messages: list[dict[str, str]], fmt: dict[str, Any]) -> str:
+def _complete(
+    model: ChatModel, messages: list[dict[str, str]], fmt: dict[str, Any], accept: Callable[[str], bool] | None = None
+) -> str:
     try:
+        if accept is not None and getattr(model, "accepts_validator", False):
+            # A reply that fails validation is never cached: a fixed judge re-grades it next run.
+            return model.complete(messages, response_format=fmt, accept=accept).text  # type: ignore[call-arg]
         return model.complete(messages, response_format=fmt).text
     except FatalModelError:
         raise  # stops the run: no retry or other sample can fix it
@@ -133,13 +140,17 @@ def call_json(
     An unusable reply gets exactly one repair request; a second one raises GraderError.
     """
     fmt = response_format(schema)
-    text = _complete(model, messages, fmt)
+
+    def accept(reply: str) -> bool:
+        return _problems(reply, schema, check)[0] is not None
+
+    text = _complete(model, messages, fmt, accept)
     value, errors = _problems(text, schema, check)
     if value is not None:
         return value
     if repair:
         retry = [*messages, {"role": "assistant", "content": text}, prompts.repair_message(errors)]
-        text = _complete(model, retry, fmt)
+        text = _complete(model, retry, fmt, accept)
         value, errors = _problems(text, schema, check)
         if value is not None:
             return value

@@ -17,9 +17,10 @@ tries the format-1 key for the current endpoint (:func:`legacy_key`).
 
 from __future__ import annotations
 
+import collections
 import contextlib
-import difflib
 import hashlib
+import heapq
 import json
 import os
 import re
@@ -53,6 +54,46 @@ def legacy_key(identity: dict[str, Any], endpoint: str) -> str:
     return _digest({"v": 1, **identity, "endpoint": endpoint})
 
 
+# A committed cache file is untrusted text: bounded in size and nesting before anything walks it.
+MAX_FILE_BYTES = 8 * 1024 * 1024
+MAX_NESTING = 64
+
+
+def _too_deep(value: Any) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict | list):
+            if depth > MAX_NESTING:
+                return True
+            stack.extend((child, depth + 1) for child in (node.values() if isinstance(node, dict) else node))
+    return False
+
+
+def parse_record(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
+    """(record, None) for a usable cache file's bytes, else (None, the problem)."""
+    if len(raw) > MAX_FILE_BYTES:
+        return None, f"larger than {MAX_FILE_BYTES} bytes"
+    try:
+        record = json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        return None, f"nested more than {MAX_NESTING} levels deep"
+    except (UnicodeDecodeError, ValueError) as exc:
+        return None, f"not valid JSON ({str(exc)[:120]})"
+    if _too_deep(record):
+        return None, f"nested more than {MAX_NESTING} levels deep"
+    if not isinstance(record, dict):
+        return None, f"a JSON {type(record).__name__}, not an object"
+    if record.get("version") not in _READABLE_VERSIONS:
+        return None, f"unknown format version {str(record.get('version'))[:20]!r}"
+    response = record.get("response")
+    if not isinstance(response, dict) or not isinstance(response.get("text"), str):
+        return None, "no 'response.text' string"
+    if not isinstance(record.get("request", {}), dict):
+        return None, "'request' is not an object"
+    return record, None
+
+
 def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "model"
 
@@ -69,7 +110,19 @@ def _describe(identity: dict[str, Any], limit: int = 160) -> str:
 
 
 def _request_text(identity: dict[str, Any]) -> str:
-    return "\n".join(str(m.get("content", "")) for m in identity.get("messages") or [])
+    messages = identity.get("messages")
+    if not isinstance(messages, list):
+        return ""
+    return "\n".join(str(m.get("content", "")) for m in messages if isinstance(m, dict))
+
+
+# Characters of each request that the nearest-request ratio compares.
+COMPARE_CHARS = 4000
+
+
+def _fingerprint(text: str) -> frozenset[int]:
+    """Hashes of the distinct words: a cheap stand-in for the text when shortlisting."""
+    return frozenset(hash(word) for word in text.split())
 
 
 class ResponseCache:
@@ -88,6 +141,8 @@ class ResponseCache:
         self.mode = RecordMode(mode)
         self.run_id = run_id or os.environ.get("PYTEST_XDIST_TESTRUNUID") or uuid.uuid4().hex
         self.replay_only = self.mode is RecordMode.NONE
+        self._nearest_index: list[tuple[dict[str, Any], frozenset[int], int]] | None = None
+        self._common: frozenset[int] = frozenset()
         if self.mode is RecordMode.ONCE:
             self.replay_only = self._once_is_replay()
 
@@ -125,15 +180,20 @@ class ResponseCache:
             return False
 
     def get(self, key: str) -> dict[str, Any] | None:
-        """The cached record, or ``None``; an unreadable file counts as a miss."""
+        """The cached record, or ``None``; a missing or unusable file counts as a miss."""
+        return self.load(key)[0]
+
+    def load(self, key: str) -> tuple[dict[str, Any] | None, str | None]:
+        """(record, None), (None, None) when there is no file, or (None, what is wrong with it)."""
+        path = self.path_for(key)
         try:
-            with self.path_for(key).open(encoding="utf-8") as handle:
-                record = json.load(handle)
-        except (OSError, ValueError):
-            return None
-        if not isinstance(record, dict) or record.get("version") not in _READABLE_VERSIONS:
-            return None
-        return record
+            with path.open("rb") as handle:
+                raw = handle.read(MAX_FILE_BYTES + 1)
+        except FileNotFoundError:
+            return None, None
+        except OSError as exc:
+            return None, f"unreadable ({exc.strerror or exc})"
+        return parse_record(raw)
 
     def put(
         self,
@@ -228,24 +288,56 @@ class ResponseCache:
 
     # -- replay-miss message ---------------------------------------------------------
     def nearest(
-        self, identity: dict[str, Any], limit: int = 3, scan: int = 2000
+        self, identity: dict[str, Any], limit: int = 3, scan: int = 2000, compare: int = 8,
+        *, label: str | None = None,
     ) -> list[tuple[float, dict[str, Any]]]:
-        """Cached records most similar to ``identity`` (messages text ratio), best first."""
-        if not self.dir.is_dir():
+        """Cached records most similar to ``identity``, best first.
+
+        Bounded: at most ``scan`` files are read once per cache (then kept as word-set
+        fingerprints), a cheap shortlist (same label, word-set overlap, length) picks ``compare``
+        of them, and only those get a character-level ratio (rapidfuzz, linear-ish), so a miss
+        costs milliseconds however long the prompts are.
+        """
+        index = self._index(scan)
+        if not index:
             return []
         wanted = _request_text(identity)
-        scored: list[tuple[float, dict[str, Any]]] = []
-        for index, path in enumerate(sorted(self.dir.glob("*.json"))):
-            if index >= scan:
-                break
-            record = self.get(path.stem)
-            if record is None:
-                continue
-            other = _request_text(record.get("request") or {})
-            ratio = difflib.SequenceMatcher(None, wanted, other, autojunk=False).ratio()
-            scored.append((ratio, record))
+        words = _fingerprint(wanted) - self._common
+
+        def cheap(entry: tuple[dict[str, Any], frozenset[int], int]) -> float:
+            record, other_words, length = entry
+            shared = len(words & other_words)
+            jaccard = shared / ((len(words) + len(other_words) - shared) or 1)
+            size = min(len(wanted), length) / (max(len(wanted), length) or 1)
+            return jaccard + 0.25 * size + (1.0 if label and record.get("label") == label else 0.0)
+
+        shortlist = heapq.nlargest(compare, index, key=cheap)
+        from rapidfuzz import fuzz
+
+        scored = [
+            (fuzz.ratio(wanted[:COMPARE_CHARS], _request_text(record.get("request") or {})[:COMPARE_CHARS]) / 100.0, record)
+            for record, _words, _length in shortlist
+        ]
         scored.sort(key=lambda item: -item[0])
         return scored[:limit]
+
+    def _index(self, scan: int) -> list[tuple[dict[str, Any], frozenset[int], int]]:
+        if self._nearest_index is None:
+            entries = []
+            if self.dir.is_dir():
+                for path in sorted(self.dir.glob("*.json"))[:scan]:
+                    record = self.get(path.stem)
+                    if record is not None:
+                        text = _request_text(record.get("request") or {})
+                        entries.append((record, _fingerprint(text), len(text)))
+            # Words most cached prompts share (a system prompt, instructions) say nothing about which
+            # one is nearest: dropping them keeps the fingerprints small and telling.
+            if len(entries) >= 4:
+                counts = collections.Counter(word for _r, words, _n in entries for word in words)
+                self._common = frozenset(word for word, n in counts.items() if n > len(entries) // 2)
+                entries = [(r, words - self._common, n) for r, words, n in entries]
+            self._nearest_index = entries
+        return self._nearest_index
 
     def miss_error(
         self, key: str, identity: dict[str, Any], *, label: str | None
@@ -265,7 +357,7 @@ class ResponseCache:
             f"  settings: {json.dumps(params, sort_keys=True)}",
             f"  key: {key} (would be {self.path_for(key)})",
         ]
-        near = self.nearest(identity)
+        near = self.nearest(identity, label=label)
         if near:
             lines.append("  nearest cached requests:")
             for ratio, record in near:
@@ -276,7 +368,7 @@ class ResponseCache:
                     if name != "endpoint" and identity.get(name) != request.get(name)
                 )
                 lines.append(
-                    f"    - {record.get('key', '?')[:16]}... (label {record.get('label')!r}), "
+                    f"    - {str(record.get('key', '?'))[:16]}... (label {str(record.get('label'))[:80]!r}), "
                     f"messages {ratio:.0%} similar, differs in: {', '.join(differs) or 'nothing'}"
                 )
         else:

@@ -14,11 +14,11 @@ import os
 import tempfile
 import threading
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pytest_llmeval.errors import FatalModelError, ModelError, ResponseFormatRejected
+from pytest_llmeval.errors import CacheCorruptError, FatalModelError, ModelError, ResponseFormatRejected
 from pytest_llmeval.models import formats
 from pytest_llmeval.models.base import Completion, Usage
 from pytest_llmeval.models.cache import ResponseCache, cache_key, legacy_key, slug
@@ -214,11 +214,14 @@ class Engine:
         label: str | None = None,
         count_hit: bool = True,
         repeat: int = 1,
+        accept: Callable[[str], bool] | None = None,
     ) -> Completion:
         """A cached, bounded, retried call. Exactly once across processes sharing the cache dir.
 
         ``count_hit=False``: reading what another xdist worker fetched in this run is not a cache hit.
         ``repeat``: the answer's repeat index (``--llm-repeat``); each repeat is its own request.
+        ``accept``: a reply it rejects (a judge reply that fails validation) is returned but never
+        cached, and a cached one it rejects is asked again wherever the mode may record.
         """
         cache = self.cache_for(chat.name)
         if cache is None:
@@ -229,9 +232,9 @@ class Engine:
             identity = {**identity, "repeat": repeat}
         key = cache_key(identity)
         if cache.reads:
-            hit = self._from_cache(cache, key, count_hit)
+            hit = self._from_cache(cache, key, count_hit, accept=accept)
             if hit is None:  # a format-1 file recorded at this same endpoint
-                hit = self._from_cache(cache, legacy_key(identity, chat.base_url), count_hit)
+                hit = self._from_cache(cache, legacy_key(identity, chat.base_url), count_hit, accept=accept)
             if hit is not None:
                 return hit
         if not cache.writes:
@@ -246,7 +249,7 @@ class Engine:
             # try_lock takes over a stale lock (dead holder), so this loop cannot hang forever.
             waited = True
             await asyncio.sleep(LOCK_POLL_S)
-            hit = self._from_cache(cache, key, count_hit, newer_than=fresh)
+            hit = self._from_cache(cache, key, count_hit, newer_than=fresh, accept=accept)
             if hit is not None:
                 return hit
             failure = self._shared_failure(key)
@@ -254,7 +257,7 @@ class Engine:
                 raise failure
         try:
             if cache.reads or waited:
-                hit = self._from_cache(cache, key, count_hit, newer_than=fresh)
+                hit = self._from_cache(cache, key, count_hit, newer_than=fresh, accept=accept)
                 if hit is not None:
                     return hit
             failure = self._shared_failure(key)
@@ -267,6 +270,8 @@ class Engine:
             except ModelError as exc:
                 self._share_failure(key, exc)
                 raise
+            if accept is not None and not accept(completion.text):
+                return completion  # never cached: the next run asks again
             self._mark_fetched(key)  # before the reply is visible to other workers
             cache.put(
                 key,
@@ -293,27 +298,33 @@ class Engine:
         count_hit: bool = True,
         *,
         newer_than: float | None = None,
+        accept: Callable[[str], bool] | None = None,
     ) -> Completion | None:
+        """The cached reply, or None to ask. A corrupt file is re-recorded where the mode records,
+        else a :class:`CacheCorruptError` naming it; a reply ``accept`` rejects likewise."""
         if newer_than is not None and not cache.written_after(key, newer_than):
             return None
-        record = cache.get(key)
+        record, problem = cache.load(key)
         if record is None:
+            if problem is not None and not cache.writes:
+                self.stats.record_error()
+                raise CacheCorruptError(
+                    f"cache file {cache.path_for(key)} is corrupt: {problem}. "
+                    "Delete it or re-record it with --llm-record=new."
+                )
             return None
-        response = record.get("response") or {}
-        text = response.get("text")
-        if not isinstance(text, str):
-            return None
-        usage = response.get("usage") or {}
+        response = record["response"]
+        text = response["text"]
+        if accept is not None and not accept(text) and cache.writes:
+            return None  # recorded before replies were validated: ask again
         if count_hit and not self._fetched_this_run(key):
             self.stats.record_hit()
         return Completion(
             text=text,
-            usage=Usage(
-                int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
-            ),
+            usage=_cached_usage(response.get("usage")),
             cached=True,
             attempts=0,
-            model=str(response.get("model") or ""),
+            model=str(response.get("model") or "")[:200],
         )
 
     async def _call(
@@ -383,3 +394,14 @@ class Engine:
         closers = [chat.aclose() for chat in self._chats.values()]
         self._chats.clear()
         self.runner.close(*closers)
+
+
+def _cached_usage(value: Any) -> Usage:
+    """Token counts from a cache file; anything but a non-negative int counts as 0."""
+    usage = value if isinstance(value, dict) else {}
+
+    def count(name: str) -> int:
+        number = usage.get(name)
+        return number if isinstance(number, int) and not isinstance(number, bool) and 0 <= number < 10**12 else 0
+
+    return Usage(count("prompt_tokens"), count("completion_tokens"))

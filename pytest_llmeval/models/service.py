@@ -199,12 +199,19 @@ class CachedChatModel:
         self.name = self.chat.name
         self._owns_engine = owns_engine
 
+    # The judge may pass ``accept=``: replies it rejects are never cached (see Engine.complete).
+    accepts_validator = True
+
     def complete(
-        self, messages: list[dict[str, str]], response_format: dict[str, Any] | None = None
+        self,
+        messages: list[dict[str, str]],
+        response_format: dict[str, Any] | None = None,
+        *,
+        accept: Callable[[str], bool] | None = None,
     ) -> Completion:
         """Safe to call from sync code inside a running event loop (runs on our private loop)."""
         return self.engine.runner.run(
-            self.engine.complete(self.chat, list(messages), response_format)
+            self.engine.complete(self.chat, list(messages), response_format, accept=accept)
         )
 
     def stats(self) -> dict[str, Any]:
