@@ -32,7 +32,10 @@ class ModelError(LLMEvalError):
     def __init__(
         self, message: str, *, status: int | None = None, attempts: int = 1, timed_out: bool = False
     ) -> None:
-        super().__init__(message)
+        from pytest_llmeval.redact import redact
+
+        # Server error bodies may echo the Authorization header: never keep the key.
+        super().__init__(redact(message))
         self.status = status
         self.attempts = attempts
         self.timed_out = timed_out

@@ -6,6 +6,7 @@ an unrelated pytest run almost nothing.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,10 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", f"{GOLD_MARKER}(*paths): parametrize the llm_sample fixture over the samples of these gold files"
     )
     llm_session = LLMEvalSession(config, options.resolve(config))
+    from pytest_llmeval.redact import register_secret
+
+    # The controller writes what workers report: it must know the key to redact it too.
+    register_secret(os.environ.get(llm_session.settings.api_key_env or "OPENAI_API_KEY"))
     config.stash[SESSION_KEY] = llm_session
     llm_session.load_baseline()
     # The session also collects per-sample records from pytest_runtest_logreport
@@ -105,6 +110,10 @@ def pytest_runtest_makereport_for_errors(item: pytest.Item, call: pytest.CallInf
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
+    if isinstance(report.longrepr, str) and getattr(item, "is_llmeval_gold", False):
+        from pytest_llmeval.redact import redact
+
+        report.longrepr = redact(report.longrepr)
     record = get_session(item.config).record_for(item, report, item.stash.get(HELPER_RESULTS_KEY, None))
     if record is not None:
         report.llmeval = record  # type: ignore[attr-defined]

@@ -212,6 +212,9 @@ class FakeOpenAIServer:
         self.latency = latency
         self.known_models: set[str] | None = None  # set it to answer 404 model_not_found for others
         self.api_key: str | None = None  # set it to answer 401 to any other bearer token
+        # set it to answer every request with this HTTP status and the Authorization header echoed
+        # in the error body (servers that leak the key: redaction tests)
+        self.echo_authorization: int | None = None
         self.accepted_formats: set[str] | None = None  # response_format types served; None: all
         self.one_at_a_time = False  # a single-slot server: requests wait in line
         self._slot = threading.Lock()
@@ -248,6 +251,7 @@ class FakeOpenAIServer:
         self.latency = 0.0
         self.known_models = None
         self.api_key = None
+        self.echo_authorization = None
         self.accepted_formats = None
         self.one_at_a_time = False
 
@@ -315,6 +319,8 @@ class FakeOpenAIServer:
             self.in_flight -= 1
 
     def _reply_for(self, body: dict[str, Any], authorization: str) -> Reply:
+        if self.echo_authorization is not None:
+            return Reply.error(self.echo_authorization, f"Bad request; headers: Authorization: {authorization}")
         if self.api_key is not None and authorization != f"Bearer {self.api_key}":
             return Reply.error(
                 401,

@@ -10,7 +10,7 @@ import pytest
 from pytest_llmeval.models.cache import ResponseCache, cache_key
 from pytest_llmeval.options import RecordMode
 from tests.conftest import write_suite
-from tests.fake_openai import FakeOpenAIServer
+from tests.fake_openai import FakeOpenAIServer, Reply
 from tests.test_llm_judge_plugin import SUITE, judge_args, scripted_judge
 from tests.test_models_plugin import model_args, suite
 
@@ -111,3 +111,56 @@ def test_an_unlabelled_miss_still_finds_the_nearest_by_content(tmp_path: Path) -
     near = ResponseCache(tmp_path, "m", RecordMode.NONE).nearest(asked)
     assert near[0][1]["label"] == "Who pain"
     assert near[0][0] > 0.9
+
+
+CANARY = "sk-canary-0123456789abcdef"
+
+
+def test_the_api_key_echoed_by_a_server_reaches_no_written_file(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite(pytester, n=2)
+    monkeypatch.setenv("OPENAI_API_KEY", CANARY)
+    fake_openai.echo_authorization = 400  # "Bad request; headers: Authorization: Bearer sk-canary-..."
+    result = pytester.runpytest_subprocess(
+        *model_args(fake_openai, "--llm-max-retries=0", "--llm-report=r.json", "--llm-html=r.html"),
+        "--junitxml=junit.xml", "-rE",
+    )
+    result.assert_outcomes(errors=2)
+    assert fake_openai.request_headers[0]["authorization"] == f"Bearer {CANARY}"  # the server saw it
+    result.stdout.fnmatch_lines(["*Authorization: Bearer [[]REDACTED[]]*"])
+    written = result.stdout.str() + result.stderr.str()
+    written += "".join(p.read_text(errors="replace") for p in pytester.path.rglob("*") if p.is_file())
+    assert CANARY not in written
+
+
+def test_credentials_in_the_base_url_are_not_written_into_cache_files(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
+) -> None:
+    suite(pytester, n=2)
+    url = fake_openai.url.replace("http://", "http://user:hunter2secret@")
+    result = pytester.runpytest_subprocess("--llm-model=gpt-test", f"--llm-base-url={url}", "--llm-cache-dir=llm_cache")
+    result.assert_outcomes(passed=2)
+    assert fake_openai.request_headers[0]["authorization"].startswith("Basic ")  # sent, as asked
+    files = list((pytester.path / "llm_cache").rglob("*.json"))
+    assert len(files) == 2
+    for path in files:
+        text = path.read_text()
+        assert "hunter2secret" not in text
+        assert json.loads(text)["endpoint"] == fake_openai.url
+    assert "hunter2secret" not in result.stdout.str()
+
+
+def test_a_junk_usage_field_is_ignored_and_counted(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
+    suite(pytester, n=2)
+    fake_openai.script(
+        Reply(body={"id": "x", "object": "chat.completion", "model": "gpt-test",
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": "What is the capital of Norway?"}, "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": "lots", "completion_tokens": -3}}),
+    )
+    result = pytester.runpytest_subprocess(*model_args(fake_openai, "--llm-report=r.json", "--llm-concurrency=1"))
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == 2  # the junk reply still answers
+    stats = json.loads((pytester.path / "r.json").read_text())["model_stats"]
+    assert stats["junk_usage"] == 1
+    assert stats["calls"] == 2

@@ -22,6 +22,7 @@ class Completion:
     latency_s: float = 0.0
     attempts: int = 1
     model: str = ""
+    junk_usage: bool = False  # the reply's "usage" was not token counts (ignored)
 
 
 @dataclass

@@ -204,16 +204,20 @@ class ResponseCache:
         label: str | None,
         endpoint: str | None = None,
     ) -> Path:
+        from pytest_llmeval.redact import redact, strip_url_credentials
+
         record = {
             "version": FORMAT_VERSION,
             "key": key,
             "label": label,
-            "endpoint": endpoint,  # a note for people reading the file; not part of the key
+            # a note for people reading the file; not part of the key; never its credentials
+            "endpoint": None if endpoint is None else strip_url_credentials(endpoint),
             "request": identity,
             "response": response,
         }
         self.dir.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        # Committed files: no API key or bearer token, even one a prompt or reply quoted.
+        text = redact(json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False)) + "\n"
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=self.dir)
         try:
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:

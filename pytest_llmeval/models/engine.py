@@ -388,6 +388,8 @@ class Engine:
             self.stats.record_error()
             raise
         self.stats.record_call(chat.model, completion.usage, completion.latency_s)
+        if completion.junk_usage:
+            self.stats.record_junk_usage()
         return completion
 
     def close(self) -> None:

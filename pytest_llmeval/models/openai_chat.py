@@ -122,16 +122,26 @@ def parse_completion(text: str, *, status: int, model: str) -> dict[str, Any]:
             f"malformed reply from {model}: empty content (finish_reason={finish!r})", status=status
         )
     usage = body.get("usage")
-    usage = usage if isinstance(usage, dict) else {}
+    counts = {name: _token_count(usage.get(name) if isinstance(usage, dict) else 0) for name in ("prompt_tokens", "completion_tokens")}
+    from pytest_llmeval.redact import redact
+
     return {
-        "text": content,
+        "text": redact(content),  # a model quoting the key back never gets it written anywhere
         "finish_reason": first.get("finish_reason"),
-        "model": body.get("model") or model,
-        "usage": {
-            "prompt_tokens": int(usage.get("prompt_tokens") or 0),
-            "completion_tokens": int(usage.get("completion_tokens") or 0),
-        },
+        "model": str(body.get("model") or model)[:200],
+        "usage": {name: count or 0 for name, count in counts.items()},
+        # a usage field that is not token counts is ignored, and counted in the stats
+        "junk_usage": usage is not None and (not isinstance(usage, dict) or None in counts.values()),
     }
+
+
+def _token_count(value: Any) -> int | None:
+    """A token count, 0 when absent, None when it is junk (a string, negative, a bool, huge)."""
+    if value is None:
+        return 0
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10**12:
+        return value
+    return None
 
 
 class OpenAIChat:
@@ -178,6 +188,9 @@ class OpenAIChat:
     def _api_key(self) -> str:
         key = os.environ.get(self.api_key_env)
         if key:
+            from pytest_llmeval.redact import register_secret
+
+            register_secret(key)
             return key
         if self.base_url == OPENAI_DEFAULT_URL:
             raise FatalModelError(
@@ -247,6 +260,7 @@ class OpenAIChat:
                         latency_s=time.perf_counter() - started,
                         attempts=attempt,
                         model=parsed["model"],
+                        junk_usage=parsed["junk_usage"],
                     )
             except httpx2.TimeoutException:
                 outcome = limits.OVERLOAD

@@ -8,7 +8,8 @@ from typing import Any
 
 from pytest_llmeval.models.base import Usage
 
-_COUNTERS = ("calls", "cache_hits", "retries", "errors", "prompt_tokens", "completion_tokens")
+# junk_usage: replies whose "usage" was not token counts (ignored, counted as 0 tokens)
+_COUNTERS = ("calls", "cache_hits", "retries", "errors", "prompt_tokens", "completion_tokens", "junk_usage")
 
 
 def _percentile(values: list[float], fraction: float) -> float | None:
@@ -54,6 +55,10 @@ class Stats:
             if price is not None:
                 cost = (usage.prompt_tokens * price[0] + usage.completion_tokens * price[1]) / 1000
                 self.cost = (self.cost or 0.0) + cost
+
+    def record_junk_usage(self) -> None:
+        with self._lock:
+            self.counts["junk_usage"] += 1
 
     def record_hit(self) -> None:
         with self._lock:

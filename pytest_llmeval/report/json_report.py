@@ -179,7 +179,7 @@ def write_report(path: Path, report: dict[str, Any]) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(report, handle, indent=2, ensure_ascii=False, default=str)
+            json.dump(report, handle, indent=2, ensure_ascii=False, default=str, allow_nan=False)
             handle.write("\n")
         os.replace(tmp, path)
     except BaseException:

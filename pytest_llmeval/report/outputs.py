@@ -42,9 +42,11 @@ def write_outputs(llm_session: LLMEvalSession, *, incomplete: bool) -> None:
     if settings.review_export:
         _export_for_review(llm_session)
     if settings.report or settings.html:
+        from pytest_llmeval.redact import clean_for_output
         from pytest_llmeval.report.json_report import build_report, write_report
 
-        report = build_report(llm_session, incomplete=incomplete)
+        # No API key, bearer token or NaN reaches a file, whatever a server or grader produced.
+        report = clean_for_output(build_report(llm_session, incomplete=incomplete))
         if settings.report:
             write_report(_path(llm_session, settings.report), report)
         if settings.html:
@@ -66,7 +68,9 @@ def _export_for_review(llm_session: LLMEvalSession) -> None:
             "(import it with --llm-review-import, or move it away)"
         )
         return
-    rows = export_rows(llm_session.records, settings.review_fraction, settings.review_seed)
+    from pytest_llmeval.redact import clean_for_output
+
+    rows = clean_for_output(export_rows(llm_session.records, settings.review_fraction, settings.review_seed))
     write_export(path, rows)
     reasons = Counter(row["selected_because"] for row in rows)
     llm_session.output_notes.append(
