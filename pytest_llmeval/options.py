@@ -99,10 +99,6 @@ def _optional_fraction(value: str) -> float | None:
     return None if value in ("", "none", "None") else _fraction(value)
 
 
-def _optional_float(value: str) -> float | None:
-    return None if value in ("", "none", "None") else float(value)
-
-
 def _optional_int(value: str) -> int | None:
     return None if value in ("", "none", "None") else int(value)
 
@@ -116,6 +112,42 @@ def _optional_str(value: str) -> str | None:
     return value or None
 
 
+def _output_path(value: str) -> str | None:
+    """A file to write at the end of the run: refused up front if it names a directory."""
+    import os.path
+
+    value = value.strip()
+    if value and os.path.isdir(value):
+        raise ValueError("is a directory; give the path of a file to write")
+    return value or None
+
+
+MAX_TIMEOUT_S = 3600.0
+
+
+def _timeout(value: str) -> float:
+    number = float(value)
+    if not 0 < number <= MAX_TIMEOUT_S:  # also NaN
+        raise ValueError(f"must be a number of seconds > 0 and <= {MAX_TIMEOUT_S:g}")
+    return number
+
+
+def _optional_positive(value: str) -> float | None:
+    if value in ("", "none", "None"):
+        return None
+    number = float(value)
+    if not 0 < number < float("inf"):  # also NaN
+        raise ValueError("must be a finite number > 0, or none")
+    return number
+
+
+def _finite(value: str) -> float:
+    number = float(value)
+    if not -1e6 < number < 1e6:  # also NaN and infinities
+        raise ValueError("must be a finite number")
+    return number
+
+
 def _html_path(value: str) -> str | None:
     import importlib.util
 
@@ -123,14 +155,14 @@ def _html_path(value: str) -> str | None:
     # Checked here (cheap, no import) so a missing extra stops the run before it starts, not after.
     if value and importlib.util.find_spec("jinja2") is None:
         raise ValueError("the HTML report needs jinja2: pip install 'pytest-llmeval[html]'")
-    return value or None
+    return _output_path(value)
 
 
 def _review_path(value: str) -> str | None:
     value = value.strip()
     if value and not value.lower().endswith((".csv", ".jsonl")):
         raise ValueError("must end in .csv or .jsonl")
-    return value or None
+    return _output_path(value)
 
 
 def _embedding_model(value: str) -> str | None:
@@ -220,7 +252,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("llm_fail_on_regression", "Fail the run when it is significantly worse than --llm-baseline", False, _bool),
     OptionSpec("llm_alpha", "Significance level of the paired regression test", 0.05, _alpha),
     OptionSpec("llm_repeat", "Answer and grade each sample this many times (the tier comes from the mean overall)", 1, _positive_int),
-    OptionSpec("llm_report", "Write a JSON report to this path", None, _optional_str),
+    OptionSpec("llm_report", "Write a JSON report to this path", None, _output_path),
     OptionSpec("llm_html", "Write a self-contained HTML report to this path (needs pytest-llmeval[html])", None, _html_path),
     OptionSpec("llm_weights", "Rubric weights as name=weight pairs", "accuracy=0.5,citation=0.25,length=0.15,keywords=0.1", _weights),
     OptionSpec("llm_tiers", "Tier cut-offs pass,acceptable", "0.9,0.75", _tiers),
@@ -237,13 +269,13 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("llm_model", "Model answering the samples: openai:MODEL, MODEL, python:pkg.mod:func or file:predictions.jsonl; repeat the flag (ini: one per line) to compare models", None, _model_specs, multiple=True),
     OptionSpec("llm_base_url", "Base URL of an OpenAI-compatible API (else OPENAI_BASE_URL)", None, _optional_str),
     OptionSpec("llm_api_key_env", "Environment variable holding the API key", "OPENAI_API_KEY", _str),
-    OptionSpec("llm_temperature", "Sampling temperature", 0.0, float),
+    OptionSpec("llm_temperature", "Sampling temperature", 0.0, _finite),
     OptionSpec("llm_max_tokens", "Max tokens per answer", None, _optional_int),
     OptionSpec("llm_seed", "Seed sent with each request", None, _optional_int),
-    OptionSpec("llm_timeout", "Per-request timeout in seconds", 60.0, float),
+    OptionSpec("llm_timeout", "Per-request timeout in seconds (0 < t <= 3600)", 60.0, _timeout),
     OptionSpec("llm_extra_body", "Extra JSON merged into each request body", "", _json_object),
     OptionSpec("llm_concurrency", "Concurrent model requests", 8, _positive_int),
-    OptionSpec("llm_rpm", "Request-per-minute limit (none = unlimited)", None, _optional_float),
+    OptionSpec("llm_rpm", "Request-per-minute limit (none = unlimited)", None, _optional_positive),
     OptionSpec("llm_max_retries", "Retries for 429, 5xx, timeouts and dropped connections", 4, _non_negative_int),
     OptionSpec("llm_record", "Cache record mode: off|none|once|new|all", "new", _choice(RecordMode)),
     OptionSpec("llm_cache_dir", "Directory of the response cache (commit it to replay in CI)", ".llmeval_cache", _str),

@@ -47,6 +47,28 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(llm_session, "llmeval-session")
     if config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput"):
         config.pluginmanager.register(XdistController(config), "llmeval-xdist")
+    _handle_sigterm_like_ctrl_c(config)
+
+
+def _handle_sigterm_like_ctrl_c(config: pytest.Config) -> None:
+    """A CI cancel sends SIGTERM: stop as Ctrl-C does, so the reports are written (incomplete)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGTERM"):
+        return
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous not in (signal.SIG_DFL, None):
+        return  # someone else (a CI runner, another plugin) handles it
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt("SIGTERM")
+
+    def restore() -> None:
+        signal.signal(signal.SIGTERM, previous)
+
+    signal.signal(signal.SIGTERM, interrupt)
+    config.add_cleanup(restore)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -144,4 +166,8 @@ class XdistController:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        get_session(self.config).merge_worker_output(getattr(node, "workeroutput", {}))
+        llm_session = get_session(self.config)
+        llm_session.merge_worker_output(getattr(node, "workeroutput", {}))
+        run_id = (getattr(node, "workerinput", None) or {}).get("testrunuid")
+        if run_id:
+            llm_session.worker_run_ids.add(str(run_id))

@@ -44,6 +44,7 @@ class LLMEvalSession:
         self._record_index: dict[str, int] = {}  # nodeid -> position in records
         self._attempts: dict[str, list[str]] = {}  # nodeid -> statuses of attempts a rerun replaced
         self.worker_stats: list[dict[str, Any]] = []
+        self.worker_run_ids: set[str] = set()  # xdist run ids (their --llm-record=off scratch caches)
         self.warnings: list[str] = []
         self.gate_message: str | None = None  # the pass-rate gate's line
         self.gates: list[GateResult] = []
@@ -406,8 +407,8 @@ class LLMEvalSession:
     @pytest.hookimpl(trylast=True)  # after the terminal reporter has filed the report
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.ledger.add(report)
+        self._forget_quiet_phase(report)
         record = getattr(report, "llmeval", None)
-<<<<<<< HEAD
         if record is None:
             return
         if str(report.outcome) == "rerun":  # not one of pytest's own outcomes
@@ -416,27 +417,6 @@ class LLMEvalSession:
             self._attempts.setdefault(record["nodeid"], []).append(record["status"])
             return
         self.add_record(record)
-=======
-        if record is not None:
-            self.add_record(record)
-        self._forget_quiet_phase(report)
-
-    def _forget_quiet_phase(self, report: pytest.TestReport) -> None:
-        """Drop a gold item's silent setup/teardown report from the terminal's stats.
-
-        pytest's failure summary scans every such report once per failure (for teardown
-        output), which is quadratic: 100k failing samples never finished printing. Reports
-        with captured sections stay, so nothing that would be printed is lost.
-        """
-        if report.when == "call" or not report.passed or report.sections:
-            return
-        if not str(report.location[0]).endswith(".jsonl"):
-            return
-        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-        quiet = getattr(reporter, "stats", {}).get("")
-        if quiet and quiet[-1] is report:
-            quiet.pop()
->>>>>>> 1d848f1 (Hostile answers: user citation_patterns run on RE2 (google-re2, linear time; '(a+)+$' no longer hangs), built-in citation patterns bounded and non-quadratic (bisect overlap check, at most 200 citations read, sentences clipped to 1,000 characters around a citation); graders read at most 50,000 characters of an answer (said in the accuracy reason); refusal reads the first/last 3,000 characters; gold items' silent setup/teardown reports are dropped from terminal stats so pytest's failure summary is linear (4,000 failing samples: 152 s -> 26 s, benchmarks/bench_many_failures.py); benchmarks/bench_hostile.py. google-re2 added as a dependency: a no-deps wheel, the only linear-time engine for untrusted regexes)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         self.ledger.add(report)
@@ -465,6 +445,22 @@ class LLMEvalSession:
             return self.helper_record(item, helper_results, passed=report.passed)
         return None
 
+    def _forget_quiet_phase(self, report: pytest.TestReport) -> None:
+        """Drop a gold item's silent setup/teardown report from the terminal's stats.
+
+        pytest's failure summary scans every such report once per failure (for teardown
+        output), which is quadratic: 100k failing samples never finished printing. Reports
+        with captured sections stay, so nothing that would be printed is lost.
+        """
+        if report.when == "call" or not report.passed or report.sections:
+            return
+        if not str(report.location[0]).endswith(".jsonl"):
+            return
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        quiet = getattr(reporter, "stats", {}).get("")
+        if quiet and quiet[-1] is report:
+            quiet.pop()
+
     def finish(self, session: pytest.Session, exitstatus: int) -> None:
         services = self._services()
         for service in services:
@@ -475,14 +471,39 @@ class LLMEvalSession:
 
                 self.config.workeroutput["llmeval"] = {"stats": merge_stats([s.stats() for s in services])}  # type: ignore[attr-defined]
             return
+        self.remove_worker_scratch()
+        # Only a run that went through to the end is complete: Ctrl-C or SIGTERM, an INTERNALERROR,
+        # a usage error, -x/--maxfail or a fatal model error leave samples unrun.
         if exitstatus == pytest.ExitCode.INTERRUPTED:
-            self.incomplete_reason = "interrupted (Ctrl-C)"
+            self.incomplete_reason = "interrupted (Ctrl-C or SIGTERM)"
         elif self.stopped_reason is not None:
             self.incomplete_reason = self.stopped_reason
+        elif exitstatus == pytest.ExitCode.INTERNAL_ERROR:
+            self.incomplete_reason = "INTERNALERROR"
+        elif exitstatus == pytest.ExitCode.USAGE_ERROR:
+            self.incomplete_reason = "usage error"
+        elif session.shouldstop or session.shouldfail:
+            self.incomplete_reason = str(session.shouldstop or session.shouldfail)
+        elif exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.NO_TESTS_COLLECTED):
+            self.incomplete_reason = f"exit status {int(exitstatus)}"
         self.apply_gates(session)
         from pytest_llmeval.report.outputs import write_outputs
 
         write_outputs(self, incomplete=self.incomplete_reason is not None)
+
+    def remove_worker_scratch(self) -> None:
+        """``-n N --llm-record=off``: workers shared a scratch cache of this run's prompts and
+        answers in the temp directory; nothing of it may outlive the run."""
+        if not self.worker_run_ids:
+            return
+        import shutil
+        import tempfile
+        from pathlib import Path
+
+        from pytest_llmeval.models.cache import slug
+
+        for run_id in self.worker_run_ids:
+            shutil.rmtree(Path(tempfile.gettempdir()) / f"pytest-llmeval-{slug(run_id)}", ignore_errors=True)
 
     def merge_worker_output(self, workeroutput: dict[str, Any]) -> None:
         # A missing key means the plugin made no model calls on that worker.
