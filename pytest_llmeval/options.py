@@ -191,7 +191,7 @@ def _weights(value: str) -> dict[str, float]:
     if not value:
         return {}
     if value.startswith("{"):
-        return {k: float(v) for k, v in _json_object(value).items()}
+        return {k: _weight(k, v) for k, v in _json_object(value).items()}
     weights: dict[str, float] = {}
     for part in value.replace("\n", ",").split(","):
         if not part.strip():
@@ -199,8 +199,18 @@ def _weights(value: str) -> dict[str, float]:
         key, sep, number = part.partition("=")
         if not sep:
             raise ValueError(f"expected name=weight, got {part.strip()!r}")
-        weights[key.strip()] = float(number)
+        weights[key.strip()] = _weight(key.strip(), number)
     return weights
+
+
+MAX_WEIGHT = 1000.0  # as in gold files: weights are relative, a larger one is a typo or an attack
+
+
+def _weight(name: str, value: Any) -> float:
+    number = float(value)
+    if not 0 <= number <= MAX_WEIGHT:  # also NaN and infinities
+        raise ValueError(f"weight {name}={value!r} must be a number from 0 to {MAX_WEIGHT:g}")
+    return number
 
 
 def _tiers(value: str) -> tuple[float, float]:

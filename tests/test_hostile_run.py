@@ -100,3 +100,27 @@ def test_xdist_record_off_leaves_no_scratch_folder(pytester: pytest.Pytester, fa
     result.assert_outcomes(passed=4)
     assert len(fake_openai.requests) == 4  # the workers did share the scratch cache
     assert set(Path(tempfile.gettempdir()).glob("pytest-llmeval-*")) - before == set()
+
+
+@pytest.mark.parametrize("weights", ["accuracy=inf", "accuracy=nan", "length=1e308", '{"accuracy": -1}'])
+def test_non_finite_or_absurd_ini_weights_are_usage_errors(pytester: pytest.Pytester, weights: str) -> None:
+    write_suite(pytester, [{"id": "a", "question": "q", "expected": "yes", "response": "yes", "eval_criteria": EXACT}])
+    result = pytester.runpytest(f"--llm-weights={weights}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--llm-weights*must be a number from 0 to 1000*"])
+
+
+def test_the_json_report_is_valid_json_whatever_the_weights(pytester: pytest.Pytester) -> None:
+    write_suite(pytester, [
+        {"llmeval_file": {"weights": {"accuracy": 1e308, "length": 0}}},
+        {"id": "a", "question": "q", "expected": "yes", "response": "yes", "eval_criteria": {"accuracy": "exact", "weights": {"length": 0}}},
+        '{"id": "b", "question": "q", "expected": "yes", "response": "no", "eval_criteria": {"weights": {"accuracy": Infinity}}}',
+    ])
+    result = pytester.runpytest("-rE", "--llm-report=r.json")
+    result.assert_outcomes(passed=1, errors=2)
+    text = (pytester.path / "r.json").read_text()
+    json.loads(text, parse_constant=lambda name: pytest.fail(f"{name} in the report"))
+    result.stdout.fnmatch_lines_random([
+        "*qa_eval.jsonl:1: file header: field 'llmeval_file.weights.accuracy': 1e+308 is greater than the maximum of 1000*",
+        "*qa_eval.jsonl:3: invalid JSON: Infinity is not a JSON number*",
+    ])
