@@ -209,17 +209,13 @@ def refusal_check(response: str) -> RefusalResult:
     ``passed`` is True when the response is *not* a refusal (so ``assert_not_refusal`` can enforce it).
     """
     text = _normalise(response or "")
-<<<<<<< HEAD
-    found = list(_CUE_RE.finditer(text))  # one scan: the alternation is the costly part
-    cues = [m.group(0) for m in found]
-=======
     if len(text) > READ_CHARS:
         # A refusal shows in how an answer opens and how it closes; reading the middle of a huge
         # answer too costs seconds (the cue regex tries dozens of phrases at every word).
         half = READ_CHARS // 2
         text = f"{text[:half]}\n{text[-half:]}"
-    cues = [m.group(0) for m in _CUE_RE.finditer(text)]
->>>>>>> 1d848f1 (Hostile answers: user citation_patterns run on RE2 (google-re2, linear time; '(a+)+$' no longer hangs), built-in citation patterns bounded and non-quadratic (bisect overlap check, at most 200 citations read, sentences clipped to 1,000 characters around a citation); graders read at most 50,000 characters of an answer (said in the accuracy reason); refusal reads the first/last 3,000 characters; gold items' silent setup/teardown reports are dropped from terminal stats so pytest's failure summary is linear (4,000 failing samples: 152 s -> 26 s, benchmarks/bench_many_failures.py); benchmarks/bench_hostile.py. google-re2 added as a dependency: a no-deps wheel, the only linear-time engine for untrusted regexes)
+    found = list(_CUE_RE.finditer(text))  # one scan: the alternation is the costly part
+    cues = [m.group(0) for m in found]
     refusal = False
     why = "no refusal cue found"
     first = found[0] if found else None
