@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -95,11 +96,11 @@ def test_bad_options_are_usage_errors_up_front(pytester: pytest.Pytester, option
 
 def test_xdist_record_off_leaves_no_scratch_folder(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
     suite(pytester, n=4)
-    before = set(Path(tempfile.gettempdir()).glob("pytest-llmeval-*"))
-    result = pytester.runpytest_subprocess(*model_args(fake_openai, "--llm-record=off"), "-n", "2")
+    run_id = uuid.uuid4().hex  # other runs on this machine use the temp directory too
+    result = pytester.runpytest_subprocess(*model_args(fake_openai, "--llm-record=off"), "-n", "2", f"--testrunuid={run_id}")
     result.assert_outcomes(passed=4)
     assert len(fake_openai.requests) == 4  # the workers did share the scratch cache
-    assert set(Path(tempfile.gettempdir()).glob("pytest-llmeval-*")) - before == set()
+    assert not (Path(tempfile.gettempdir()) / f"pytest-llmeval-{run_id}").exists()
 
 
 @pytest.mark.parametrize("weights", ["accuracy=inf", "accuracy=nan", "length=1e308", '{"accuracy": -1}'])
