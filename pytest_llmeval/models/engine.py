@@ -18,7 +18,12 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pytest_llmeval.errors import CacheCorruptError, FatalModelError, ModelError, ResponseFormatRejected
+from pytest_llmeval.errors import (
+    CacheCorruptError,
+    FatalModelError,
+    ModelError,
+    ResponseFormatRejected,
+)
 from pytest_llmeval.models import formats
 from pytest_llmeval.models.base import Completion, Usage
 from pytest_llmeval.models.cache import ResponseCache, cache_key, legacy_key, slug
