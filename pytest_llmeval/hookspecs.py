@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from pytest_llmeval.components import ComponentScorer
     from pytest_llmeval.registry import Grader
     from pytest_llmeval.sample import Sample
 
@@ -34,6 +35,23 @@ def pytest_llmeval_graders(config: pytest.Config) -> dict[str, Grader] | None:
             return {"starts_with_yes": lambda ctx: MetricResult(
                 metric="starts_with_yes", passed=ctx.response.startswith("Yes"),
                 score=float(ctx.response.startswith("Yes")), explanation="...")}
+    """
+
+
+def pytest_llmeval_components(config: pytest.Config) -> dict[str, ComponentScorer] | None:
+    """Return extra rubric components by name: ``callable(ctx) -> MetricResult | None``.
+
+    ``ctx`` is a :class:`pytest_llmeval.components.ComponentContext` (the grader context plus
+    ``retrieved``, ``settings`` and ``results``, the components scored before this one).
+    Return ``None`` when the component does not apply to a sample. A component added here
+    has weight 0 (reported in the rubric, summary and JSON report, not scored) unless
+    ``llm_weights`` or ``eval_criteria.weights`` gives it one::
+
+        def pytest_llmeval_components(config):
+            def polite(ctx):
+                ok = "please" in ctx.response.lower()
+                return MetricResult(metric="polite", passed=ok, score=float(ok), explanation=f"says please: {ok}")
+            return {"polite": polite}
     """
 
 

@@ -1,8 +1,8 @@
 """The rubric: component scores -> weighted overall score -> tier.
 
-Components: accuracy (a grader from the registry), citation, length, keywords, and
-retrieval (weight 0 by default: reported, not scored). A component that does not
-apply drops out and the remaining weights renormalise.
+Components come from a registry (:mod:`pytest_llmeval.components`): the built-ins and any a
+conftest adds with ``pytest_llmeval_components``. A component that does not apply drops out
+and the remaining weights renormalise; one with weight 0 is reported, not scored.
 """
 
 from __future__ import annotations
@@ -11,16 +11,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pytest_llmeval.errors import GraderError
-from pytest_llmeval.registry import GradeContext, GraderRegistry
+from pytest_llmeval.metrics.base import MetricResult
+from pytest_llmeval.registry import GraderRegistry
 
 if TYPE_CHECKING:
-    from pytest_llmeval.metrics.base import MetricResult
+    from pytest_llmeval.components import ComponentRegistry
     from pytest_llmeval.models.base import Answer, ChatModel
     from pytest_llmeval.options import Settings
     from pytest_llmeval.sample import Sample
 
-COMPONENTS = ("accuracy", "citation", "length", "keywords", "retrieval")
-DEFAULT_WEIGHTS = {"accuracy": 0.5, "citation": 0.25, "length": 0.15, "keywords": 0.10, "retrieval": 0.0}
 TIERS = ("pass", "acceptable", "fail")
 # Graders read at most this many characters of an answer (documented in the README).
 MAX_GRADED_CHARS = 50_000
@@ -45,14 +44,12 @@ class GradeResult:
     components: dict[str, Component]
     cutoffs: tuple[float, float]
     response: str
-    accuracy_grader: str
-    refusal: bool = False
-    needs_review: bool = False
-    length_tokens: int = 0
+    names: tuple[str, ...] = ()  # every registered component, applied or not
+    record: dict[str, Any] = field(default_factory=dict)  # sample-level fields set by components
 
     def scores(self) -> dict[str, float | None]:
         out: dict[str, float | None] = {"overall": round(self.overall, 4)}
-        for name in ("accuracy", "citation", "length", "keywords", "retrieval"):
+        for name in self.names or tuple(self.components):
             comp = self.components.get(name)
             out[name] = None if comp is None else round(comp.score, 4)
         return out
@@ -86,30 +83,30 @@ class GradeResult:
             "tier": self.tier,
             "scores": self.scores(),
             "components": {
-                c.name: {"score": c.score, "weight": c.weight, "reason": c.reason, "metric": c.metric}
+                c.name: {
+                    "score": c.score, "weight": c.weight, "reason": c.reason, "metric": c.metric,
+                    "details": _builtins(c.details),
+                }
                 for c in self.components.values()
             },
-            "accuracy_grader": self.accuracy_grader,
-            "refusal": self.refusal,
-            "needs_review": self.needs_review,
-            "length_tokens": self.length_tokens,
+            **self.record,
             "reason": self.worst_reason(),
-            "retrieval_metrics": self.components["retrieval"].details if "retrieval" in self.components else None,
-            "accuracy_fallback": self.components["accuracy"].details.get("fallback"),
-            "review_between": self.components["accuracy"].details.get("review_between") if self.needs_review else None,
         }
+
+
+def _builtins(value: dict[str, Any]) -> dict[str, Any]:
+    """Plain JSON types only: records cross xdist and land in the JSON report."""
+    import json
+
+    try:
+        return dict(json.loads(json.dumps(value, default=str)))
+    except (TypeError, ValueError):
+        return {"unserialisable": repr(value)[:200]}
 
 
 def _clip(text: str, limit: int = 300) -> str:
     text = " ".join((text or "").split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _default_run_weights() -> dict[str, float]:
-    from pytest_llmeval.options import OPTIONS_BY_NAME
-
-    weights: dict[str, float] = OPTIONS_BY_NAME["llm_weights"].convert(OPTIONS_BY_NAME["llm_weights"].default)
-    return weights
 
 
 def tier_for(overall: float, cutoffs: tuple[float, float]) -> str:
@@ -147,97 +144,66 @@ def choose_accuracy_grader(criteria: dict[str, Any], expected: str | int | float
 
 
 class Rubric:
-    """Grades one answer against one sample with the run's settings."""
+    """Grades one answer against one sample: every registered component, weighted, then a tier."""
 
-    def __init__(self, settings: Settings, registry: GraderRegistry, judge: ChatModel | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        registry: GraderRegistry,
+        judge: ChatModel | None = None,
+        components: ComponentRegistry | None = None,
+    ) -> None:
+        from pytest_llmeval.components import ComponentRegistry
+
         self.settings = settings
         self.registry = registry
         self.judge = judge
+        self.components = components if components is not None else ComponentRegistry()
 
     def weights_for(self, criteria: dict[str, Any]) -> dict[str, float]:
-        weights = dict(DEFAULT_WEIGHTS)
+        weights = self.components.default_weights()
         weights.update(self.settings.weights)
         weights.update({k: float(v) for k, v in (criteria.get("weights") or {}).items()})
-        unknown = sorted(set(weights) - set(COMPONENTS))
+        known = self.components.names()
+        unknown = sorted(set(weights) - set(known))
         if unknown:
-            raise GraderError(f"unknown rubric component(s) {unknown} in weights; known: {', '.join(COMPONENTS)}")
+            raise GraderError(f"unknown rubric component(s) {unknown} in weights; known: {', '.join(known)}")
         return weights
 
     def grade(self, sample: Sample, answer: Answer) -> GradeResult:
-        from pytest_llmeval.metrics.length import LengthBands, length_applies, length_score
+        from pytest_llmeval.components import RECORD_DEFAULTS, ComponentContext
 
         criteria = sample.criteria
         weights = self.weights_for(criteria)
-        response = answer.text
-        # Every grader reads at most MAX_GRADED_CHARS of an answer (a 50 MB reply must not cost
+        # Every component reads at most MAX_GRADED_CHARS of an answer (a 50 MB reply must not cost
         # minutes); the accuracy reason says so.
-        truncated = len(response) > MAX_GRADED_CHARS
-        if truncated:
-            response = response[:MAX_GRADED_CHARS]
-        contexts = tuple(answer.contexts) if answer.contexts is not None else sample.contexts
-        components: dict[str, Component] = {}
-
-        grader_name = choose_accuracy_grader(criteria, sample.gold, self.settings.accuracy)
-        grader = self.registry.get(grader_name)
-        ctx = GradeContext(
-            response=response,
+        ctx = ComponentContext(
+            response=answer.text[:MAX_GRADED_CHARS],
             expected=sample.expected,
             question=sample.question,
             criteria=criteria,
             sample=sample,
             judge=self.judge,
-            contexts=contexts,
+            contexts=tuple(answer.contexts) if answer.contexts is not None else sample.contexts,
             options={"embedding_model": self.settings.embedding_model},
+            retrieved=tuple(answer.retrieved) if answer.retrieved is not None else sample.retrieved,
+            answer=answer,
+            settings=self.settings,
+            graders=self.registry,
+            record=dict(RECORD_DEFAULTS),
             expected_number=sample.expected_number,
         )
-        accuracy = grader(ctx)
-        if "refusal" in accuracy.details:
-            refusal = bool(accuracy.details["refusal"])
-        else:
-            # Every grader, not only answer_correctness: a refusal is never a correct answer
-            # and the report counts refusals apart.
-            from pytest_llmeval.metrics.refusal import is_refusal
-
-            refusal = is_refusal(response)
-        components["accuracy"] = self._component("accuracy", accuracy, weights, score=0.0 if refusal else None)
-        if truncated:
-            components["accuracy"].reason = (
-                f"answer of {len(answer.text)} characters truncated to its first {MAX_GRADED_CHARS} for grading; "
-                + components["accuracy"].reason
-            )
-
-        citation = self._citation(response, criteria, sample, contexts)
-        if citation is not None:
-            components["citation"] = self._component("citation", citation, weights)
-
-        bands = LengthBands.from_mapping({**self.settings.length_bands, **(criteria.get("length_bands") or {})})
-        length = length_score(response, max_tokens=criteria.get("max_tokens"), bands=bands)
-        # Length judges long-form answers, or wherever the suite asks for it; a correct
-        # one-line answer to a one-line gold is not penalised for being short.
-        run_weights_changed = "length" in self.settings.weights and self.settings.weights != _default_run_weights()
-        if length_applies(
-            sample.expected, criteria, bands, run_bands=self.settings.length_bands, run_weights_changed=run_weights_changed
-        ):
-            components["length"] = self._component("length", length, weights)
-
-        keywords = criteria.get("must_include") or []
-        if keywords:
-            from pytest_llmeval.metrics.keywords import must_include
-
-            components["keywords"] = self._component("keywords", must_include(response, keywords), weights)
-
-        retrieved = answer.retrieved if answer.retrieved is not None else sample.retrieved
-        if retrieved is not None and sample.relevant:
-            from pytest_llmeval.metrics.retrieval import retrieval_component
-
-            retrieval = retrieval_component(list(retrieved), sample.relevant, k=criteria.get("k"))
-            if retrieval is not None:
-                components["retrieval"] = self._component("retrieval", retrieval, weights)
-                components["retrieval"].details = {
-                    name: getattr(retrieval, name)
-                    for name in ("modified_precision", "ndcg_harmonic", "precision_at_k", "recall_at_k",
-                                 "hit_rate", "mrr", "average_precision", "ndcg_at_k", "k")
-                }
+        components: dict[str, Component] = {}
+        for name in self.components.names():
+            result = self.components.get(name)(ctx)
+            if result is None:
+                continue
+            if not isinstance(result, MetricResult):
+                raise GraderError(
+                    f"rubric component {name!r} returned {type(result).__name__}, not a MetricResult or None"
+                )
+            ctx.results[name] = result
+            components[name] = self._component(name, result, weights)
 
         scored = [c for c in components.values() if c.weight > 0]
         total_weight = sum(c.weight for c in scored)
@@ -252,40 +218,18 @@ class Rubric:
             tier=tier_for(overall, cutoffs),
             components=components,
             cutoffs=cutoffs,
-            response=response,
-            accuracy_grader=grader_name,
-            refusal=refusal,
-            needs_review=bool(accuracy.details.get("needs_review", False)),
-            length_tokens=length.tokens,
-        )
-
-    def _citation(
-        self, response: str, criteria: dict[str, Any], sample: Sample, contexts: tuple[str, ...]
-    ) -> MetricResult | None:
-        required = bool(criteria.get("citation_required", False))
-        patterns = list(self.settings.citation_patterns) + list(criteria.get("citation_patterns") or [])
-        from pytest_llmeval.metrics.citation import citation_component
-
-        return citation_component(
-            response,
-            required=required,
-            patterns=patterns or None,
-            # source_ids are slugs, not titles: only an explicit id -> title map resolves law references.
-            sources=sample.metadata.get("sources"),
-            contexts=list(contexts) or None,
+            response=ctx.response,
+            names=tuple(self.components.names()),
+            record=ctx.record,
         )
 
     @staticmethod
-    def _component(name: str, result: MetricResult, weights: dict[str, float], score: float | None = None) -> Component:
-        value = result.score if score is None else score
-        reason = result.explanation
-        if score is not None and name == "accuracy":
-            reason = "refusal (never a correct answer); " + reason
+    def _component(name: str, result: MetricResult, weights: dict[str, float]) -> Component:
         return Component(
             name=name,
-            score=max(0.0, min(1.0, float(value))),
+            score=max(0.0, min(1.0, float(result.score))),
             weight=weights.get(name, 0.0),
-            reason=" ".join(reason.split()),
+            reason=" ".join(result.explanation.split()),
             metric=result.metric,
             details=result.details,
         )

@@ -17,6 +17,7 @@ from pytest_llmeval.regression.gates import FailureLedger
 
 if TYPE_CHECKING:
     from pytest_llmeval.collector import GoldItem
+    from pytest_llmeval.components import ComponentRegistry
     from pytest_llmeval.models.base import Answer, ChatModel
     from pytest_llmeval.regression.baseline import BaselineRun
     from pytest_llmeval.regression.gates import GateResult
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
 
 SESSION_KEY = pytest.StashKey["LLMEvalSession"]()
 REPEATS_KEY = pytest.StashKey[dict[str, Any]]()  # per-repeat fields of a gold item under --llm-repeat
-COMPONENT_NAMES = ("accuracy", "citation", "length", "keywords", "retrieval")
 
 
 def get_session(config: pytest.Config) -> LLMEvalSession:
@@ -62,6 +62,7 @@ class LLMEvalSession:
         self._answers: Any = None
         self._other_answers: dict[str, Any] = {}  # AnswerService per extra --llm-model spec
         self._judge: ChatModel | None = None
+        self._components: ComponentRegistry | None = None
         self.pytest_session: pytest.Session | None = None
 
     # -- answers ---------------------------------------------------------------
@@ -186,6 +187,18 @@ class LLMEvalSession:
         return self._judge
 
     @property
+    def components(self) -> ComponentRegistry:
+        """Rubric components: built-ins plus those from ``pytest_llmeval_components``."""
+        if self._components is None:
+            from pytest_llmeval.components import ComponentRegistry
+
+            self._components = ComponentRegistry.from_hook(self.config)
+        return self._components
+
+    def empty_scores(self) -> dict[str, Any]:
+        return {"overall": None, **dict.fromkeys(self.components.names())}
+
+    @property
     def rubric(self) -> Rubric:
         if self._rubric is None:
             from pytest_llmeval.registry import GraderRegistry
@@ -195,7 +208,7 @@ class LLMEvalSession:
             for extra in self.config.hook.pytest_llmeval_graders(config=self.config):
                 for name, grader in (extra or {}).items():
                     registry.register(name, grader)
-            self._rubric = Rubric(self.settings, registry, judge=self.judge)
+            self._rubric = Rubric(self.settings, registry, judge=self.judge, components=self.components)
         return self._rubric
 
     def grade_item(self, item: GoldItem) -> None:
@@ -229,7 +242,7 @@ class LLMEvalSession:
 
         sample = item.sample
         record = _record(
-            item, sample_id=sample.id, file=sample.path, line=sample.line, status=status, reason=error or "",
+            item, self.empty_scores(), sample_id=sample.id, file=sample.path, line=sample.line, status=status, reason=error or "",
             question=sample.question, expected=sample.expected, task=sample.task, domain=sample.domain,
         )
         if sample.raw.get("human_label") in ("pass", "fail"):
@@ -248,7 +261,7 @@ class LLMEvalSession:
     def helper_record(self, item: pytest.Item, results: list[Any], passed: bool) -> dict[str, Any]:
         import statistics
 
-        scores: dict[str, Any] = {"overall": None, **dict.fromkeys(COMPONENT_NAMES)}
+        scores = self.empty_scores()
         by_metric = {r.metric or type(r).__name__: r for r in results}
         metrics = {name: round(float(r.score), 4) for name, r in by_metric.items()}
         scores["overall"] = round(statistics.fmean(metrics.values()), 4) if metrics else None
@@ -429,7 +442,7 @@ class LLMEvalSession:
             if report.when != "setup":
                 return None
             return _record(
-                item, sample_id=item.name, file=item.shown_path, line=item.lineno, status="error", reason=item.problem
+                item, self.empty_scores(), sample_id=item.name, file=item.shown_path, line=item.lineno, status="error", reason=item.problem
             )
         if isinstance(item, GoldItem):
             if report.when == "setup" and report.failed:
@@ -534,6 +547,7 @@ def sample_of(item: pytest.Item) -> Sample | None:
 
 def _record(
     item: pytest.Item,
+    scores: dict[str, Any],
     *,
     sample_id: str,
     file: str,
@@ -558,7 +572,7 @@ def _record(
         "task": task,
         "domain": domain,
         "status": status,
-        "scores": {"overall": None, **dict.fromkeys(COMPONENT_NAMES)},
+        "scores": scores,
         "reason": reason,
     }
 

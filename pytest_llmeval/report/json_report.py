@@ -43,6 +43,10 @@ def build_report(llm_session: LLMEvalSession, *, incomplete: bool) -> dict[str, 
         "length": tally.mean("length"),
         "keywords": tally.mean("keywords"),
         "retrieval": tally.mean("retrieval"),
+        # Every registered component (built-in or from pytest_llmeval_components): mean score.
+        "components": {
+            name: tally.mean(name) for name in llm_session.components.names() if tally.mean(name) is not None
+        },
         "avg_length_tokens": tally.mean_length(),
         "pass_rate": tally.pass_rate,
         "pass": tally.tiers["pass"],

@@ -48,6 +48,11 @@ class Tally:
         values = [r["scores"][component] for r in self.graded if r["scores"].get(component) is not None]
         return statistics.fmean(values) if values else None
 
+    def info_only(self, component: str) -> bool:
+        """True when ``component`` was reported but never weighted in any graded sample."""
+        weights = [r["components"][component]["weight"] for r in self.graded if component in r.get("components", {})]
+        return bool(weights) and all(w == 0 for w in weights)
+
     def count(self, flag: str) -> int:
         return sum(1 for r in self.graded if r.get(flag))
 

@@ -58,10 +58,10 @@ def summary_lines(llm_session: LLMEvalSession, *, worst: int) -> list[tuple[str,
         f"errors count as {llm_session.settings.errors.value})"
     )
     means = [f"mean overall {_fmt(tally.mean('overall'))}"]
-    for component in ("accuracy", "citation", "length", "keywords", "retrieval"):
+    for component in llm_session.components.names():
         value = tally.mean(component)
         if value is not None:
-            means.append(f"{component}{' (info)' if component == 'retrieval' else ''} {value:.3f}")
+            means.append(f"{component}{' (info)' if tally.info_only(component) else ''} {value:.3f}")
     add(" | ".join(means))
     retrieval: list[dict[str, Any]] = [r["retrieval_metrics"] for r in tally.graded if r.get("retrieval_metrics")]
     if retrieval:
