@@ -69,6 +69,14 @@ def test_conftest_component_is_reported_not_scored_in_rubric_summary_and_json(
     assert report["aggregate_metrics"]["components"]["polite"] == pytest.approx(0.5)
 
 
+def test_conftest_component_has_a_bar_in_the_html_report(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("jinja2")
+    write_suite(pytester, SUITE)
+    pytester.makeconftest(POLITE_CONFTEST)
+    pytester.runpytest("--llm-html=r.html").assert_outcomes(passed=3)
+    assert "polite" in (pytester.path / "r.html").read_text(encoding="utf-8")
+
+
 def test_conftest_component_counts_when_weighted_and_shows_in_the_failure_table(pytester: pytest.Pytester) -> None:
     write_suite(pytester, SUITE)
     pytester.makeconftest(POLITE_CONFTEST)

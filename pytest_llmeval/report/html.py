@@ -27,7 +27,6 @@ TIER_COLORS = {
     "error": "#6a1b9a",
     "skipped": "#9e9e9e",
 }
-COMPONENTS = ("accuracy", "citation", "length", "keywords", "retrieval")
 BAR_WIDTH = 420.0
 HIST_BINS = 10
 
@@ -132,9 +131,16 @@ def _group_rows(groups: Any) -> list[dict[str, Any]]:
 def _component_bars(aggregate: dict[str, Any]) -> list[dict[str, Any]]:
     keys = {"accuracy": "accuracy", "citation": "citation_coverage", "length": "length",
             "keywords": "keywords", "retrieval": "retrieval", "overall": "overall_score"}
+    # Components a conftest registered (pytest_llmeval_components) come from the report's
+    # per-component means; the built-ins keep their historical aggregate keys.
+    extra = {name: value for name, value in (aggregate.get("components") or {}).items() if name not in keys}
     bars = []
     for name, key in keys.items():
         value = _num(aggregate.get(key))
+        if value is not None:
+            bars.append({"name": name, "value": value, "w": round(300.0 * max(0.0, min(1.0, value)), 2)})
+    for name, raw in extra.items():
+        value = _num(raw)
         if value is not None:
             bars.append({"name": name, "value": value, "w": round(300.0 * max(0.0, min(1.0, value)), 2)})
     return bars
