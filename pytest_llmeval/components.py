@@ -60,6 +60,7 @@ BUILTIN_COMPONENTS: dict[str, tuple[float, str]] = {
     "length": (0.15, "pytest_llmeval.components:length"),
     "keywords": (0.10, "pytest_llmeval.components:keywords"),
     "retrieval": (0.0, "pytest_llmeval.components:retrieval"),
+    "language": (0.0, "pytest_llmeval.metrics.language:component"),
 }
 
 # Sample-level record fields built-in components fill through ``ctx.record``, with their
@@ -72,6 +73,7 @@ RECORD_DEFAULTS: dict[str, Any] = {
     "retrieval_metrics": None,
     "accuracy_fallback": None,
     "review_between": None,
+    "reverified": False,
 }
 
 
@@ -142,6 +144,7 @@ def accuracy(ctx: ComponentContext) -> MetricResult:
         needs_review=needs_review,
         accuracy_fallback=result.details.get("fallback"),
         review_between=result.details.get("review_between") if needs_review else None,
+        reverified=bool(result.details.get("reverified", False)),
     )
     if refusal:
         result = dataclasses.replace(

@@ -292,6 +292,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("llm_prices", "Price table as JSON {model: [usd_per_1k_prompt, usd_per_1k_completion]}", "", _json_object),
     # judging
     OptionSpec("llm_judge", "Judge for free-form graders: offline or a model spec like openai:MODEL", "offline", _str),
+    OptionSpec("llm_reference_metrics", "Also report BLEU, ROUGE-1, ROUGE-L and a BERTScore-style F1 against the gold answer (informational, never scored; ini: true|false)", False, _bool),
     OptionSpec("llm_embedding_model", "Sentence-transformers model name or path (default: bundled all-MiniLM-L6-v2)", None, _embedding_model),
 )
 

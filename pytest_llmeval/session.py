@@ -230,6 +230,13 @@ class LLMEvalSession:
             item.user_properties.append(("llmeval_stability", fields["stability"]))
         else:
             grade = self.rubric.grade(item.sample, self.answer_for(item.sample, model=item.model))
+        if self.settings.reference_metrics:
+            from pytest_llmeval.metrics.reference import reference_metrics
+
+            # Informational only: beside the verdict, never part of the overall score.
+            grade.record["reference_metrics"] = reference_metrics(
+                grade.response, item.sample.expected, model=self.settings.embedding_model
+            )
         item.stash[GRADE_KEY] = grade
         item.user_properties.append(("llmeval_tier", grade.tier))
         item.user_properties.append(("llmeval_score", f"{grade.overall:.4f}"))

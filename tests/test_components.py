@@ -37,8 +37,10 @@ SUITE = [
 
 def test_builtin_components_keep_their_order_and_default_weights() -> None:
     registry = ComponentRegistry()
-    assert registry.names() == ["accuracy", "citation", "length", "keywords", "retrieval"]
-    assert registry.default_weights() == {"accuracy": 0.5, "citation": 0.25, "length": 0.15, "keywords": 0.1, "retrieval": 0.0}
+    assert registry.names() == ["accuracy", "citation", "length", "keywords", "retrieval", "language"]
+    assert registry.default_weights() == {
+        "accuracy": 0.5, "citation": 0.25, "length": 0.15, "keywords": 0.1, "retrieval": 0.0, "language": 0.0,
+    }
     assert set(BUILTIN_COMPONENTS) == set(registry.names())
 
 

@@ -250,7 +250,12 @@ def verdict_json(correct: bool, reason: str) -> str:
 
 
 def test_llm_judge_verdict_is_used_and_disagreement_with_offline_needs_review() -> None:
-    judge = ScriptedJudge([verdict_json(False, "the segment is named Kenvue, not Consumer Health")])
+    # The fuzzy check finds the gold's key words, the judge says contradicting: a second
+    # verification request follows, which confirms the first verdict.
+    judge = ScriptedJudge([
+        verdict_json(False, "the segment is named Kenvue, not Consumer Health"),
+        verdict_json(False, "verified: Kenvue is the discontinued segment"),
+    ])
     verdict = answer_correctness(
         "JnJ's Consumer Health business will be a discontinued operation from August 30, 2023.",
         SEGMENT_GOLD,
@@ -259,10 +264,15 @@ def test_llm_judge_verdict_is_used_and_disagreement_with_offline_needs_review() 
     )
     assert not verdict.correct
     assert verdict.judge == "scripted-judge"
-    assert verdict.reasons == ["the segment is named Kenvue, not Consumer Health"]
+    assert verdict.reasons == ["verified: Kenvue is the discontinued segment"]
     assert verdict.needs_review
     assert verdict.details["offline_correct"] is True
     assert "<answer>" in judge.calls[0][-1]["content"]  # the answer is delimited as data
+    assert len(judge.calls) == 2
+    assert "You verify a disputed grade" in judge.calls[1][0]["content"]
+    assert verdict.details["verification"]["first"]["correct"] is False
+    assert verdict.details["verification"]["fuzzy"]["correct"] is True
+    assert verdict.details["verification"]["changed"] is False
 
 
 def test_llm_judge_agreeing_with_offline_does_not_need_review() -> None:

@@ -31,6 +31,9 @@ HEAVY = (
     "httpx",
     "jinja2",
     "httpx2",
+    "lingua",
+    "sacrebleu",
+    "rouge_score",
 )
 
 PROBE_CONFTEST = f"""

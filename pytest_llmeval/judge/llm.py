@@ -240,3 +240,31 @@ def judge_correctness(
         reasons=[str(r) for r in reply["reasons"]],
         raw=copy.deepcopy(reply),
     )
+
+
+def verify_correctness(
+    model: ChatModel,
+    *,
+    question: str | None,
+    expected: str,
+    response: str,
+    first: CorrectnessJudgement,
+    fuzzy_correct: bool,
+    fuzzy_evidence: str,
+) -> CorrectnessJudgement:
+    """Ask the judge once more when its verdict and the fuzzy fact-inclusion check disagree."""
+    messages = prompts.verification_messages(
+        question=question,
+        expected=expected,
+        response=response,
+        judge_correct=first.correct,
+        judge_reasons=first.reasons,
+        fuzzy_correct=fuzzy_correct,
+        fuzzy_evidence=fuzzy_evidence,
+    )
+    reply = call_json(model, messages, load_schema("correctness"))
+    return CorrectnessJudgement(
+        correct=reply["verdict"] == "factually matching",
+        reasons=[str(r) for r in reply["reasons"]],
+        raw=copy.deepcopy(reply),
+    )

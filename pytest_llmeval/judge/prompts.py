@@ -103,6 +103,46 @@ def correctness_messages(
     return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
 
 
+def verification_messages(
+    *,
+    question: str | None,
+    expected: str,
+    response: str,
+    judge_correct: bool,
+    judge_reasons: Sequence[str],
+    fuzzy_correct: bool,
+    fuzzy_evidence: str,
+) -> list[dict[str, str]]:
+    """Second verification: the judge's verdict and the fuzzy fact-inclusion check disagreed."""
+    criteria = "\n".join(f"{i}. {c}" for i, c in enumerate(CORRECTNESS_CRITERIA, 1))
+
+    def verdict(correct: bool) -> str:
+        return "factually matching" if correct else "factually contradicting"
+
+    system = (
+        "You verify a disputed grade. A first grading found the answer "
+        f"'{verdict(judge_correct)}', but an automatic fuzzy fact-inclusion check (does the ideal "
+        "answer's key content appear in the answer?) found it "
+        f"'{verdict(fuzzy_correct)}'. Neither is trusted: check the answer against the ideal answer "
+        "yourself. The verdict is 'factually matching' only if ALL of these hold:\n" + criteria + "\n"
+        "Extra correct detail is fine; the same fact in other words, units, scales or date formats "
+        "matches, while shared words around a different fact do not. A refusal, or saying the "
+        "information is unavailable, is 'factually contradicting'. "
+        + _DATA_RULE.format(tag="answer") + " "
+        'Reply with JSON only: {"reasons": ["one reason per criterion"], '
+        '"verdict": "factually matching" | "factually contradicting"}.'
+    )
+    first = "; ".join(" ".join(str(r).split()) for r in judge_reasons) or "no reasons given"
+    parts = []
+    if question:
+        parts.append("Question (data):\n" + delimit("question", question))
+    parts.append("Ideal answer:\n" + delimit("ideal_answer", expected))
+    parts.append("Answer to grade:\n" + delimit("answer", response))
+    parts.append(f"First grading: {verdict(judge_correct)}. Its reasons: {first}")
+    parts.append(f"Fuzzy fact-inclusion check: {verdict(fuzzy_correct)}. Its evidence: {fuzzy_evidence}")
+    return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
+
+
 def repair_message(errors: Sequence[str]) -> dict[str, str]:
     listed = "; ".join(errors[:5])
     return {

@@ -752,6 +752,14 @@ def _fuzzy_says_correct(s: Signals) -> bool:
     return s.inclusion >= PARAMS["review_inclusion"]
 
 
+def _fuzzy_evidence(s: Signals) -> str:
+    if s.gold_numeric:
+        return f"gold figure {'found' if s.any_match else 'not found'} anywhere in the response"
+    if s.date_only:
+        return f"expected date {'found' if s.dates_matched else 'not found'} in the response"
+    return f"{s.inclusion:.0%} of key words included"
+
+
 def _resolve(judge: ChatModel | str | None) -> ChatModel | None:
     try:
         from pytest_llmeval.judge import resolve_judge
@@ -779,16 +787,13 @@ def answer_correctness(
     off_correct, off_score, off_reasons, signals = _offline(response, expected, question)
     review_notes: list[str] = []
     fuzzy_agrees = _fuzzy_says_correct(signals) == off_correct
+    verification: dict[str, Any] | None = None
+    what = _fuzzy_evidence(signals)
     if signals.refusal:
         correct, score, reasons, judge_label = False, 0.0, off_reasons, "offline"
     elif model is None:
         correct, score, reasons, judge_label = off_correct, off_score, off_reasons, "offline"
         if not fuzzy_agrees:
-            what = (
-                f"gold figure {'found' if signals.any_match else 'not found'} anywhere in the response"
-                if signals.gold_numeric
-                else f"{signals.inclusion:.0%} of key words included"
-            )
             review_notes.append(
                 f"offline verdict ({'correct' if correct else 'incorrect'}) and fuzzy fact inclusion ({what}) disagree"
             )
@@ -796,15 +801,32 @@ def answer_correctness(
             # weak evidence either way: on FinanceBench dev these verdicts agree with people far less often
             review_notes.append(f"weak evidence: combined {off_score:.2f}, close to the 0.50 cut")
     else:
-        from pytest_llmeval.judge.llm import judge_correctness
+        from pytest_llmeval.judge.llm import judge_correctness, verify_correctness
 
         judgement = judge_correctness(
             model, question=question, expected=expected, response=response
         )
         correct = bool(judgement.correct)
-        score = 1.0 if correct else 0.0
         reasons = list(judgement.reasons)
         judge_label = str(getattr(model, "name", type(model).__name__))
+        fuzzy_correct = _fuzzy_says_correct(signals)
+        if correct != fuzzy_correct:
+            # Second verification (RAG metrics note): the judge and the fuzzy fact-inclusion
+            # check disagree, so the judge is asked once more with both verdicts and the evidence.
+            second = verify_correctness(
+                model, question=question, expected=expected, response=response,
+                first=judgement, fuzzy_correct=fuzzy_correct, fuzzy_evidence=what,
+            )
+            verification = {
+                "first": {"correct": correct, "reasons": reasons},
+                "fuzzy": {"correct": fuzzy_correct, "evidence": what},
+                "second": {"correct": bool(second.correct), "reasons": list(second.reasons)},
+                "final": bool(second.correct),
+                "changed": bool(second.correct) != correct,
+            }
+            correct = bool(second.correct)
+            reasons = list(second.reasons)
+        score = 1.0 if correct else 0.0
         if correct != off_correct:
             review_notes.append(
                 f"LLM judge ({'correct' if correct else 'incorrect'}) and offline verdict "
@@ -827,6 +849,13 @@ def answer_correctness(
         f"{verdict} (judge: {judge_label}): {'; '.join(reasons) or 'no reasons given'}"
         f"; expected {expected[:120]!r}, got {response[:160]!r}"
         + (f"; NEEDS REVIEW: {'; '.join(review_notes)}" if needs_review else "")
+        + (
+            f"; SECOND VERIFICATION (judge {'correct' if verification['first']['correct'] else 'incorrect'}, "
+            f"fuzzy check {'correct' if verification['fuzzy']['correct'] else 'incorrect'}: {what}) -> "
+            f"{'correct' if verification['final'] else 'incorrect'}"
+            if verification is not None
+            else ""
+        )
     )
     return AnswerVerdict(
         metric="answer_correctness",
@@ -842,6 +871,7 @@ def answer_correctness(
         details={
             "refusal": signals.refusal,
             "needs_review": needs_review,
+            **({"reverified": True, "verification": verification} if verification is not None else {}),
             "review_notes": review_notes,
             "review_between": review_between,
             "judge": judge_label,

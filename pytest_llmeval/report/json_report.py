@@ -56,6 +56,8 @@ def build_report(llm_session: LLMEvalSession, *, incomplete: bool) -> dict[str, 
         "skipped": tally.tiers["skipped"],
         "refusals": tally.count("refusal"),
         "needs_review": tally.count("needs_review"),
+        "reverified": tally.count("reverified"),
+        "reference_metrics": tally.reference_means(),
         "errors_mode": settings.errors.value,
         "min_pass_rate": settings.min_pass_rate,
         "gate_passed": None if settings.min_pass_rate is None or tally.pass_rate is None else tally.pass_rate >= settings.min_pass_rate,
@@ -149,6 +151,8 @@ def sample_result(r: dict[str, Any]) -> dict[str, Any]:
         **({"components": r["components"]} if "components" in r else {}),
         **({"metrics": r["metrics"]} if "metrics" in r else {}),
         **({"retrieval_metrics": r["retrieval_metrics"]} if r.get("retrieval_metrics") else {}),
+        **({"reference_metrics": r["reference_metrics"]} if r.get("reference_metrics") else {}),
+        **({"reverified": True} if r.get("reverified") else {}),
         **{k: r[k] for k in REPEAT_FIELDS if k in r},
     }
 

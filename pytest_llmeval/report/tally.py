@@ -48,6 +48,19 @@ class Tally:
         values = [r["scores"][component] for r in self.graded if r["scores"].get(component) is not None]
         return statistics.fmean(values) if values else None
 
+    def reference_means(self) -> dict[str, float | None] | None:
+        """Means of the ``--llm-reference-metrics`` figures over graded samples (None when off)."""
+        rows = [r["reference_metrics"] for r in self.graded if r.get("reference_metrics")]
+        if not rows:
+            return None
+        keys = ("bleu", "rouge1_f", "rougeL_f", "bertscore_f1")
+        means: dict[str, float | None] = {}
+        for key in keys:
+            values = [row[key] for row in rows if row.get(key) is not None]
+            means[key] = round(statistics.fmean(values), 4) if values else None
+        means["samples"] = len(rows)
+        return means
+
     def info_only(self, component: str) -> bool:
         """True when ``component`` was reported but never weighted in any graded sample."""
         weights = [r["components"][component]["weight"] for r in self.graded if component in r.get("components", {})]

@@ -71,6 +71,18 @@ def summary_lines(llm_session: LLMEvalSession, *, worst: int) -> list[tuple[str,
     add(f"refusals: {tally.count('refusal')}   needs review: {tally.count('needs_review')}")
     if helpers:
         add(_helpers_line(helpers))
+    reverified = [r for r in tally.graded if r.get("reverified")]
+    if reverified:
+        changed = sum(1 for r in reverified if (r.get("components", {}).get("accuracy", {}).get("details", {}).get("verification") or {}).get("changed"))
+        add(f"second verification: {len(reverified)} sample(s) re-asked (LLM judge and fuzzy check disagreed), "
+            f"{changed} verdict(s) changed")
+    reference = tally.reference_means()
+    if reference:
+        add(
+            f"reference metrics (info, never scored) over {reference['samples']} samples: "
+            f"BLEU {_fmt(reference['bleu'], '{:.1f}')} | ROUGE-1 {_fmt(reference['rouge1_f'])} | "
+            f"ROUGE-L {_fmt(reference['rougeL_f'])} | BERTScore F1 {_fmt(reference['bertscore_f1'])}"
+        )
     graders = Counter(r.get("accuracy_grader") for r in tally.graded if r.get("accuracy_grader"))
     if graders:
         add("accuracy graders: " + ", ".join(f"{name} {n}" for name, n in sorted(graders.items())))
