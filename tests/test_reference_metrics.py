@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -85,3 +86,12 @@ def test_metric_libraries_are_imported_only_when_asked_for(pytester: pytest.Pyte
     off.stdout.fnmatch_lines(["LOADED []"])
     on = pytester.runpytest_subprocess("--llm-reference-metrics")
     on.stdout.fnmatch_lines(["LOADED ['rouge_score', 'sacrebleu']"])
+
+
+def test_html_report_shows_the_reference_means(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("jinja2")
+    write_suite(pytester, [DATE_SAMPLE])
+    pytester.runpytest("--llm-reference-metrics", "--llm-html=r.html").assert_outcomes(passed=1)
+    html = (pytester.path / "r.html").read_text(encoding="utf-8")
+    assert "Reference metrics (informational, never scored)" in html
+    assert re.search(r"<th>bleu</th><td>0(\.0+)?</td>", html)
