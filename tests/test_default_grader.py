@@ -103,10 +103,14 @@ def test_llm_judge_alone_makes_the_default_grader_ask_the_judge(
         "--llm-report=r.json",
     )
     assert passed_and_failed(result) == (3, 2)
-    # one judge call per free-text sample; the numeric gold is graded by the numeric engine
-    assert len(fake_openai.requests) == 4
+    # one judge call per free-text sample (the numeric gold is graded by the numeric engine), plus
+    # one second verification where the judge and the fuzzy fact-inclusion check disagree
+    verifications = [r for r in fake_openai.requests if "You verify a disputed grade" in r["messages"][0]["content"]]
+    assert len(fake_openai.requests) - len(verifications) == 4
     assert all(r["model"] == "judge-model" for r in fake_openai.requests)
     report = json.loads((pytester.path / "r.json").read_text())
     rows = {r["sample_id"]: r for r in report["sample_results"]}
+    assert sorted(r["sample_id"] for r in report["sample_results"] if r.get("reverified")) == ["sales-fell"]
+    assert len(verifications) == report["aggregate_metrics"]["reverified"] == 1
     assert "judge: openai:judge-model" in rows["lyon"]["components"]["accuracy"]["reason"]
     assert rows["numeric-gold"]["accuracy_grader"] == "numeric"
