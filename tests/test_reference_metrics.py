@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 
@@ -12,6 +13,16 @@ from tests.conftest import write_suite
 
 pytest.importorskip("sacrebleu")
 pytest.importorskip("rouge_score")
+
+@pytest.fixture(autouse=True)
+def model_loaded_outside() -> None:
+    # In-process pytester runs restore sys.modules afterwards; numpy/torch cannot be imported
+    # twice in one process, so they (and the model the BERTScore-style F1 uses) load first.
+    if importlib.util.find_spec("sentence_transformers") is not None:
+        from pytest_llmeval.metrics.semantic import token_embeddings
+
+        token_embeddings(["warm up"])
+
 
 DATE_SAMPLE = {
     "id": "ceo-date",
