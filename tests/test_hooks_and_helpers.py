@@ -227,7 +227,7 @@ def test_ctrl_c_still_writes_an_incomplete_report(pytester: pytest.Pytester) -> 
     result = pytester.runpytest_subprocess("--llm-report=r.json", "-p", "no:xdist")
     assert result.ret == pytest.ExitCode.INTERRUPTED
     # The terminal says so as plainly as the JSON does.
-    result.stdout.fnmatch_lines(["*llmeval summary*", "INCOMPLETE run: interrupted (Ctrl-C); these figures cover only the 2 result(s) recorded of 4 collected test(s)"])
+    result.stdout.fnmatch_lines(["*llmeval summary*", "INCOMPLETE run: interrupted (Ctrl-C or SIGTERM); these figures cover only the 2 result(s) recorded of 4 collected test(s)"])
     report = json.loads((pytester.path / "r.json").read_text())
     assert report["metadata"]["incomplete"] is True
     assert [s["sample_id"] for s in report["sample_results"]] == ["s0", "s1"]
