@@ -477,11 +477,21 @@ def _has_parsed(c: Candidates) -> bool:
     return any(k in ("latex", "expr", "index", "string") for k in c.kinds)
 
 
-def evaluate(req: dict[str, Any]) -> dict[str, Any]:
-    """Extract, parse and compare one (gold, prediction) pair; returns builtins only."""
+Comparer = Callable[[list[Any], list[Any], dict[str, Any]], "tuple[bool, str, int, int]"]
+
+
+def evaluate(
+    req: dict[str, Any], *, parser: Parser | None = None, comparer: Comparer | None = None
+) -> dict[str, Any]:
+    """Extract, parse and compare one (gold, prediction) pair; returns builtins only.
+
+    The worker parses with sympy (``make_parser``/``compare``); the parent passes the
+    stdlib-only parser and comparer of :mod:`.extractive_native` instead.
+    """
     lang = pats.resolve_language(req["language"]).code
     boxed_priority = req["boxed_priority"]
-    parse = make_parser(boxed_priority)
+    parse = parser or make_parser(boxed_priority)
+    compare_values = comparer or compare
     modes: dict[str, Any] = {
         "extraction_mode": req["extraction_mode"],
         "fallback_mode": req["fallback_mode"],
@@ -538,7 +548,7 @@ def evaluate(req: dict[str, Any]) -> dict[str, Any]:
     if not gold.values or not pred.values:
         result.update(passed=False, comparison="none", match=None)
         return result
-    passed, label, gi, pi = compare(gold.values, pred.values, req)
+    passed, label, gi, pi = compare_values(gold.values, pred.values, req)
     result.update(passed=passed, comparison=label, match=[gi, pi] if passed else None)
     return result
 

@@ -24,7 +24,6 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from pytest_llmeval.errors import GraderError, LLMEvalError
@@ -359,83 +358,23 @@ def shutdown_worker() -> None:
     _WORKER.stop()
 
 
-# --- in-process fast path ------------------------------------------------------------
+# --- in-process path --------------------------------------------------------------------
 
-_PLAIN_NUMBER = re.compile(r"\s*-?(?:\d+(?:\.\d+)?|\.\d+)\s*")
-# Anything LaTeX, Unicode-maths or percent-like sends the case to the worker.
-_NOT_SIMPLE = re.compile(r"[$\\{}\[\]%√π∞≤≥≠×÷·−±∪∩∈°²³½¼¾θαβ⩽⩾⋅–∛]|[Pp]ercent|[Pp]ct")
-
-
-class _Bail(Exception):
-    pass
+# Longer texts go straight to the worker: its deadline bounds the extraction too.
+MAX_IN_PROCESS_CHARS = 4_000
 
 
-def _fast_path(gold: str, prediction: str, opts: _Options) -> ExtractiveMatch | None:
-    """Compare plain numbers without sympy, exactly as the worker would; None when not applicable."""
-    if (
-        "expr" not in opts.gold_targets
-        or "expr" not in opts.pred_targets
-        or any(t in ("index", "string") for t in opts.gold_targets + opts.pred_targets)
-        or not _PLAIN_NUMBER.fullmatch(gold)
-        or len(prediction) > 2000
-        or _NOT_SIMPLE.search(prediction)
-    ):
+def _in_process(gold: str, prediction: str, opts: _Options) -> ExtractiveMatch | None:
+    """Decide plain numbers and letters here (no sympy, no worker); None when sympy is needed."""
+    if len(gold) > MAX_IN_PROCESS_CHARS or len(prediction) > MAX_IN_PROCESS_CHARS:
         return None
-    from pytest_llmeval.metrics._math_worker import (
-        extract_candidates,
-        looks_like_bare_math,
-        number_text,
-    )
-    from pytest_llmeval.metrics.extractive_patterns import expr_patterns
+    from pytest_llmeval.metrics import extractive_native
 
-    if "latex" in opts.pred_targets and looks_like_bare_math(prediction.strip()):
-        return None  # "x = 5 + y" is read whole as maths by the worker
-
-    def parse(m: re.Match[str], kind: str) -> tuple[Any, str]:
-        digits = number_text(m)
-        if digits is None or m.groupdict().get("percent"):
-            raise _Bail
-        return digits, digits
-
-    targets = [("expr", expr_patterns(opts.language))]
-    try:
-        g = extract_candidates(
-            gold, targets, parse, extraction_mode=opts.extraction_mode, fallback_mode="no_fallback"
-        )
-        p = extract_candidates(
-            prediction,
-            targets,
-            parse,
-            extraction_mode=opts.extraction_mode,
-            fallback_mode="no_fallback",
-        )
-    except _Bail:
+    reply = extractive_native.evaluate(opts.request(gold, prediction))
+    if reply is None:
         return None
-    if not g.values or not p.values:
-        return None
-    gd, pd = g.values[0], p.values[0]
-    gv, pv = Fraction(gd), Fraction(pd)
-    if "." in gd or "." in pd:
-        scale = 10**opts.float_rounding
-        if any((v * scale - (v * scale).__floor__()) == Fraction(1, 2) for v in (gv, pv)):
-            return None  # a rounding tie: sympy's rule decides, in the worker
-        passed = round(gv, opts.float_rounding) == round(pv, opts.float_rounding)
-        label = f"numeric (floats rounded to {opts.float_rounding} places)"
-    else:
-        passed = gv == pv
-        label = "numeric (exact)"
     return _result(
-        passed=passed,
-        opts=opts,
-        reply={
-            "gold_extracted": [gd],
-            "gold_parsed": [gd],
-            "gold_kinds": ["expr"],
-            "pred_extracted": [pd],
-            "pred_parsed": [pd],
-            "pred_kinds": ["expr"],
-            "comparison": label + ", in-process",
-        },
+        passed=bool(reply.get("passed")), opts=opts, reply=reply, gold=gold, prediction=prediction
     )
 
 
@@ -573,9 +512,9 @@ def extractive_match(
     )
     prediction = _cap(str(prediction), "prediction", opts)
     gold = _cap(str(gold), "gold", opts)
-    fast = _fast_path(gold, prediction, opts)
-    if fast is not None:
-        return fast
+    decided = _in_process(gold, prediction, opts)
+    if decided is not None:
+        return decided
     try:
         reply = _WORKER.call(opts.request(gold, prediction), opts.timeout)
     except _WorkerCrash as exc:

@@ -1,0 +1,130 @@
+"""The in-process half of extractive match agrees with the sympy worker wherever it decides."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_llmeval.metrics import extractive as mod
+from pytest_llmeval.metrics import extractive_native
+from pytest_llmeval.metrics.extractive import extractive_match, start_worker
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _worker() -> None:
+    start_worker()
+
+
+def _request(gold: str, prediction: str, **options: object) -> dict[str, object]:
+    settings_ = {
+        "gold_targets": ("latex", "expr"),
+        "pred_targets": ("latex", "expr"),
+        "extraction_mode": "any_match",
+        "fallback_mode": "first_match",
+        "boxed_priority": None,
+        "float_rounding": 6,
+        "strict": True,
+        "allow_set_relation_comparison": False,
+        "language": "en",
+        "timeout": 10.0,
+    }
+    settings_.update(options)
+    return mod._options(**settings_).request(gold, prediction)  # type: ignore[arg-type]
+
+
+def _worker_verdict(request: dict[str, object]) -> bool:
+    reply = mod._WORKER.call(request, 10.0)
+    assert reply is not None and "error" not in reply, reply
+    return bool(reply["passed"])
+
+
+# Ways a number is written in golds and answers: (template, needs a fraction).
+RENDERINGS = [
+    "{n}",
+    "${n}$",
+    "\\boxed{{{n}}}",
+    "The answer is $\\boxed{{{n}}}$.",
+    "So the total is {n}.",
+    "Therefore the answer is \\({n}\\).",
+    "\\[ {n} \\]",
+]
+FRACTIONS = ["\\frac{{{p}}}{{{q}}}", "\\dfrac{{{p}}}{{{q}}}", "{p}/{q}", "-\\frac{{{p}}}{{{q}}}"]
+
+
+@st.composite
+def written_number(draw: st.DrawFn) -> str:
+    kind = draw(st.sampled_from(["integer", "decimal", "fraction", "thousands", "whole decimal"]))
+    if kind == "integer":
+        text = str(draw(st.integers(-60, 60)))
+    elif kind == "whole decimal":
+        text = f"{draw(st.integers(-9, 9))}.{'0' * draw(st.integers(1, 3))}"
+    elif kind == "decimal":
+        places = draw(st.integers(1, 8))
+        text = f"{draw(st.integers(-20_000, 20_000)) / 10**places:.{places}f}"
+    elif kind == "thousands":
+        text = f"{draw(st.integers(1000, 9_999_999)):,}"
+    else:
+        p, q = draw(st.integers(-1200, 1200)), draw(st.integers(1, 1200))
+        text = draw(st.sampled_from(FRACTIONS)).format(p=p, q=q)
+    return draw(st.sampled_from(RENDERINGS)).format(n=text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(written_number(), written_number(), st.integers(0, 8))
+def test_in_process_verdict_equals_the_worker_verdict(gold: str, prediction: str, rounding: int) -> None:
+    request = _request(gold, prediction, float_rounding=rounding)
+    reply = extractive_native.evaluate(request)
+    if reply is None:
+        return  # sympy decides this one; nothing to compare
+    assert bool(reply["passed"]) == _worker_verdict(request), (gold, prediction, rounding, reply)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(-10**6, 10**6), st.integers(1, 10**4), st.integers(0, 8))
+def test_fraction_against_its_decimal_agrees_with_the_worker(p: int, q: int, rounding: int) -> None:
+    decimal = f"{float(Fraction(p, q)):.{rounding + 1}f}"
+    for gold, prediction in ((f"\\frac{{{p}}}{{{q}}}", f"$ {decimal} $"), (decimal, f"$\\boxed{{{p}/{q}}}$")):
+        request = _request(gold, prediction, float_rounding=rounding)
+        reply = extractive_native.evaluate(request)
+        if reply is not None:
+            assert bool(reply["passed"]) == _worker_verdict(request), (gold, prediction, rounding)
+
+
+@pytest.mark.parametrize(
+    ("prediction", "gold", "passed"),
+    [
+        ("So the answer is $\\boxed{\\frac{3}{4}}$.", "0.75", True),
+        ("So the answer is $\\boxed{\\frac{3}{4}}$.", "0.76", False),
+        ("The final answer is $\\dfrac74$.", "7/4", True),
+        ("We get $1,000$ apples.", "1000", True),
+        ("Answer: (C)", "C", True),
+    ],
+)
+def test_plain_answers_are_decided_in_process(prediction: str, gold: str, passed: bool) -> None:
+    targets = ("index",) if gold == "C" else ("latex", "expr")
+    result = extractive_match(prediction, gold, gold_targets=targets, pred_targets=targets)
+    assert result.passed is passed, result.explanation
+    assert result.comparison.endswith("in-process"), result.comparison
+
+
+@pytest.mark.parametrize(
+    ("prediction", "gold"),
+    [
+        ("So $x = \\boxed{\\sqrt{2}}$.", "\\sqrt{2}"),  # needs sympy
+        ("The discount is $35\\%$.", "0.35"),  # percent: sympy's percent rules
+        ("$\\boxed{-3, 5}$", "-3, 5"),  # a list of answers
+        ("The ratio is 1/0.", "1"),  # division by zero: sympy's reading
+        ("$0.5$", "1/2"),  # a tie at rounding 0 is sympy's rule
+    ],
+)
+def test_what_sympy_must_read_goes_to_the_worker(prediction: str, gold: str) -> None:
+    rounding = 0 if prediction == "$0.5$" else 6
+    assert extractive_native.evaluate(_request(gold, prediction, float_rounding=rounding)) is None
+
+
+def test_huge_numbers_go_to_the_worker() -> None:
+    digits = "9" * 500
+    assert extractive_native.evaluate(_request(digits, f"The answer is {digits}.")) is None
