@@ -128,3 +128,44 @@ def test_what_sympy_must_read_goes_to_the_worker(prediction: str, gold: str) -> 
 def test_huge_numbers_go_to_the_worker() -> None:
     digits = "9" * 500
     assert extractive_native.evaluate(_request(digits, f"The answer is {digits}.")) is None
+
+
+# Answers only sympy reads; identical ones are decided here, and must agree with the worker.
+SYMBOLIC = [
+    "\\sqrt{2}",
+    "3\\sqrt{2}",
+    "\\frac{5}{3}\\pi",
+    "x^2 - 4",
+    "(1, 4]",
+    "\\{1, 2\\}",
+    "y \\geq 7",
+    "\\text{Tuesday}",
+    "\\begin{pmatrix} 1 & 2 \\\\ 3 & 4 \\end{pmatrix}",
+    "2 \\pm \\sqrt{3}",
+    "35\\%",
+    "\\frac{1}{",  # unparseable: both sides still carry the same text
+    "e^{i\\pi}",
+    "\\infty",
+]
+WRAPPERS = ["${a}$", "$\\boxed{{{a}}}$", "\\boxed{{{a}}}", "The answer is ${a}$.", "So we get \\[ {a} \\]", "{a}"]
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from(SYMBOLIC), st.sampled_from(WRAPPERS), st.sampled_from(WRAPPERS), st.sampled_from(SYMBOLIC))
+def test_identical_symbolic_answers_agree_with_the_worker(answer: str, gold_wrap: str, pred_wrap: str, other: str) -> None:
+    for gold, prediction in (
+        (gold_wrap.format(a=answer), pred_wrap.format(a=answer)),
+        (gold_wrap.format(a=answer), pred_wrap.format(a=other)),
+    ):
+        request = _request(gold, prediction)
+        reply = extractive_native.evaluate(request)
+        if reply is not None:
+            assert bool(reply["passed"]) == _worker_verdict(request), (gold, prediction, reply)
+
+
+def test_identical_answers_need_the_text_fallback() -> None:
+    request = _request("$\\sqrt{2}$", "So $\\boxed{\\sqrt{2}}$.", fallback_mode="no_fallback")
+    assert extractive_native.evaluate(request) is None
+    request = _request("$\\sqrt{2}$", "So $\\boxed{\\sqrt{2}}$.")
+    reply = extractive_native.evaluate(request)
+    assert reply is not None and reply["passed"] and reply["comparison"] == "identical answers, in-process"

@@ -480,13 +480,22 @@ def _has_parsed(c: Candidates) -> bool:
 Comparer = Callable[[list[Any], list[Any], dict[str, Any]], "tuple[bool, str, int, int]"]
 
 
+def _known(c: Candidates) -> Candidates:
+    return c
+
+
 def evaluate(
-    req: dict[str, Any], *, parser: Parser | None = None, comparer: Comparer | None = None
+    req: dict[str, Any],
+    *,
+    parser: Parser | None = None,
+    comparer: Comparer | None = None,
+    known: Callable[[Candidates], Candidates] = _known,
 ) -> dict[str, Any]:
     """Extract, parse and compare one (gold, prediction) pair; returns builtins only.
 
     The worker parses with sympy (``make_parser``/``compare``); the parent passes the
-    stdlib-only parser and comparer of :mod:`.extractive_native` instead.
+    stdlib-only parser and comparer of :mod:`.extractive_native` instead, and ``known``,
+    which raises where the path taken depends on whether a candidate it could not read parses.
     """
     lang = pats.resolve_language(req["language"]).code
     boxed_priority = req["boxed_priority"]
@@ -516,13 +525,15 @@ def evaluate(
         if looks_like_bare_math(text.strip()):
             # A bare LaTeX answer ("2\\sqrt{3}", "x \\in [1,3)"): read it whole as maths,
             # or "2" alone would be taken by the plain-number patterns.
-            wrapped = as_latex()
+            wrapped = known(as_latex())
             return wrapped if "latex" in wrapped.kinds else plain()
         found = plain()
+        if is_gold or _bare_answer(text.strip()):
+            found = known(found)
         if not _has_parsed(found) and (is_gold or _bare_answer(text.strip())):
             # A gold is a bare answer ("[1,3)", "x^2-1") even without LaTeX commands; so is a
             # prediction that is nothing but such maths ("(1,2)", no prose).
-            wrapped = as_latex()
+            wrapped = known(as_latex())
             if "latex" in wrapped.kinds:
                 return wrapped
         return found
@@ -569,16 +580,36 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
-def _serve_one(line: str) -> str:
+def _serve_one(line: str | bytes) -> str:
+    request_id = None
     try:
-        reply = evaluate(json.loads(line))
+        request = json.loads(line)
+        request_id = request.get("id") if isinstance(request, dict) else None
+        reply = evaluate(request)
     except (MemoryError, ResourceExhausted):
         reply = {"error": "memory", "message": "memory limit reached while parsing/comparing"}
     except RecursionError:
         reply = {"error": "recursion", "message": "expression nested too deeply"}
     except Exception as exc:  # the parent turns this into a non-pass with an explanation
         reply = {"error": "exception", "message": f"{type(exc).__name__}: {_short(exc, 200)}"}
+    reply["id"] = request_id
     return json.dumps(reply) + "\n"
+
+
+def _deadline(line: bytes) -> float:
+    """The request's own timeout, within (0, MAX_TIMEOUT]; 5 s when it has none or a bad one."""
+    try:
+        deadline = float(json.loads(line).get("timeout", 5.0))
+    except (ValueError, AttributeError, TypeError):
+        return 5.0
+    if deadline != deadline or deadline <= 0:  # NaN, zero, negative
+        return 5.0
+    return min(deadline, MAX_TIMEOUT)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    while data:
+        data = data[os.write(fd, data) :]
 
 
 def _exit_with_parent() -> None:
@@ -611,65 +642,55 @@ def _die_with_parent() -> None:
         libc.prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
 
 
-class _Child:
-    """A forked evaluator: inherits the loaded sympy, caps its memory, dies on a missed deadline."""
+def _evaluator(reply_fd: int) -> None:
+    """A forked evaluator: reads requests from stdin and replies on ``reply_fd`` itself.
 
-    def __init__(self) -> None:
-        req_r, req_w = os.pipe()
-        rep_r, rep_w = os.pipe()
+    The parent talks to it directly (one pipe hop each way). Each request arms a
+    real-time timer whose *default* action kills this process at the deadline, even
+    inside C code: nothing here can catch or swallow it. The template sees the death
+    and tells the parent.
+    """
+    import signal
+
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    _die_with_parent()
+    _limit_memory()
+    with os.fdopen(0, "rb", closefd=False) as requests:
+        for line in requests:
+            if not line.strip():
+                continue
+            signal.setitimer(signal.ITIMER_REAL, _deadline(line))
+            reply = _serve_one(line)
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            _write_all(reply_fd, reply.encode("utf-8"))
+    os._exit(0)
+
+
+def _supervise(reply_fd: int) -> None:
+    """Fork evaluators one after another; report each one's death to the parent.
+
+    The template never reads stdin: the evaluator does. When an evaluator dies, the
+    request it was serving gets ``timeout`` (its deadline timer fired) or ``crash``
+    (memory cap, segfault) on the reply pipe, and a fresh fork serves the next one.
+    A leading newline ends whatever line the dead evaluator was writing.
+    """
+    import signal
+
+    while True:
         pid = os.fork()
-        if pid == 0:  # child
-            os.close(req_w)
-            os.close(rep_r)
-            _die_with_parent()
-            _limit_memory()
-            with (
-                os.fdopen(req_r, "r", encoding="utf-8") as inp,
-                os.fdopen(rep_w, "w", encoding="utf-8", buffering=1) as out,
-            ):
-                for line in inp:
-                    out.write(_serve_one(line))
-            os._exit(0)
-        os.close(req_r)
-        os.close(rep_w)
-        self.pid = pid
-        self.inp = os.fdopen(req_w, "w", encoding="utf-8", buffering=1)
-        self.rep_fd = rep_r
-        self.buffer = b""
-
-    def ask(self, line: str, deadline: float) -> str | None:
-        """The reply line, None on timeout; raises EOFError if the child died."""
-        import select
-        import time
-
-        self.inp.write(line if line.endswith("\n") else line + "\n")
-        self.inp.flush()
-        end = time.monotonic() + deadline
-        while b"\n" not in self.buffer:
-            remaining = end - time.monotonic()
-            if remaining <= 0:
-                return None
-            ready, _, _ = select.select([self.rep_fd], [], [], remaining)
-            if not ready:
-                return None
-            chunk = os.read(self.rep_fd, 1 << 16)
-            if not chunk:
-                raise EOFError
-            self.buffer += chunk
-        line_bytes, _, self.buffer = self.buffer.partition(b"\n")
-        return line_bytes.decode("utf-8")
-
-    def kill(self) -> None:
-        import signal
-
-        with contextlib.suppress(OSError):
-            os.kill(self.pid, signal.SIGKILL)
-        with contextlib.suppress(OSError):
-            os.waitpid(self.pid, 0)
-        with contextlib.suppress(OSError):
-            self.inp.close()
-        with contextlib.suppress(OSError):
-            os.close(self.rep_fd)
+        if pid == 0:
+            try:
+                _evaluator(reply_fd)
+            finally:
+                os._exit(1)
+        _, status = os.waitpid(pid, 0)
+        if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
+            return  # stdin closed: the parent is done with us
+        if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGALRM:
+            reply = {"error": "timeout"}
+        else:
+            reply = {"error": "crash", "message": "the evaluator process died (memory cap or crash)"}
+        _write_all(reply_fd, ("\n" + json.dumps(reply) + "\n").encode("utf-8"))
 
 
 _WARM_UP = (
@@ -703,15 +724,15 @@ def _warm_up() -> None:
 def main() -> None:
     """Serve requests: one JSON object per line in, one per line out.
 
-    On POSIX this process is a template: it loads sympy once and forks an evaluator
-    child, which it kills when a request misses its deadline (``"timeout"`` in the
-    request) and replaces by a fresh fork in milliseconds.  Elsewhere requests are
-    evaluated here and the parent's own deadline kills the whole process.
+    On POSIX this process is a template: it loads sympy once and forks evaluators that
+    read and answer requests themselves (see :func:`_supervise`); a missed deadline
+    kills the evaluator and a fresh fork takes over in milliseconds. Elsewhere requests
+    are evaluated here and the parent's own deadline kills the whole process.
     """
     import logging
 
     _exit_with_parent()
-    proto_out = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8", buffering=1)
+    reply_fd = os.dup(sys.stdout.fileno())
     # Libraries that print must not corrupt the protocol.
     sys.stdout = sys.stderr
     logging.disable(logging.CRITICAL)
@@ -721,46 +742,19 @@ def main() -> None:
 
     install_guards()
     can_fork = hasattr(os, "fork") and not os.environ.get("PYTEST_LLMEVAL_MATH_NOFORK")
+    # The parent learns whether deadlines are enforced here (fork) or only by itself.
+    _write_all(reply_fd, f"{READY} {'fork' if can_fork else 'single'}\n".encode())
     if not can_fork:
         _limit_memory()
-    # The parent learns whether deadlines are enforced here (fork) or only by itself.
-    proto_out.write(f"{READY} {'fork' if can_fork else 'single'}\n")
+        for line in sys.stdin.buffer:
+            if line.strip():
+                _write_all(reply_fd, _serve_one(line).encode("utf-8"))
+        return
     # Warm caches (regexes, the ANTLR automaton, sympy's lazy imports) once in the
     # template so that every forked evaluator, including replacements after a
     # timeout, starts warm. A request arriving meanwhile waits in the pipe.
-    if can_fork:
-        _warm_up()
-    child = _Child() if can_fork else None
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        if child is None and not can_fork:
-            proto_out.write(_serve_one(line))
-            continue
-        if child is None:
-            child = _Child()
-        try:
-            deadline = float(json.loads(line).get("timeout", 5.0))
-        except (ValueError, AttributeError, TypeError):
-            deadline = 5.0
-        if not 0 < deadline <= MAX_TIMEOUT:  # also NaN
-            deadline = min(MAX_TIMEOUT, 5.0 if deadline != deadline or deadline <= 0 else deadline)
-        try:
-            reply = child.ask(line, deadline)
-        except (EOFError, OSError):
-            child.kill()
-            child = None
-            reply = json.dumps(
-                {"error": "crash", "message": "the evaluator process died (memory cap or crash)"}
-            )
-        if reply is None:
-            if child is not None:
-                child.kill()
-            child = None
-            reply = json.dumps({"error": "timeout"})
-        proto_out.write(reply + "\n")
-        if child is None:
-            child = _Child()  # warm the next evaluator now, not on the next request
+    _warm_up()
+    _supervise(reply_fd)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ import json
 import os
 import queue
 import re
+import select
 import subprocess
 import sys
 import tempfile
@@ -170,7 +171,7 @@ class _WorkerCrash(LLMEvalError):
     """The maths worker could not start or died (reported as a timed-out non-pass)."""
 
 
-_EOF = ""  # what the reader thread queues when the worker's stdout closes
+_EOF = "\x00eof"  # what the reader returns when the worker's stdout closes (never a line)
 _WORKER_ENV = frozenset(
     {
         "PATH",
@@ -187,13 +188,60 @@ _WORKER_ENV = frozenset(
 )
 
 
+class _LineReader:
+    """Lines from the worker's stdout with a deadline, read in the calling thread.
+
+    POSIX selects on the pipe (no hand-off between threads on the hot path); elsewhere
+    a daemon thread feeds a queue.
+    """
+
+    def __init__(self, stream: Any) -> None:
+        self._fd = stream.fileno()
+        self._buffer = b""
+        self._queue: queue.Queue[str] | None = None
+        if os.name != "posix":
+            self._queue = queue.Queue()
+            threading.Thread(target=self._pump, args=(stream,), daemon=True).start()
+
+    def _pump(self, stream: Any) -> None:
+        assert self._queue is not None
+        with contextlib.suppress(OSError, ValueError):
+            for line in stream:
+                self._queue.put(line.decode("utf-8", "replace").rstrip("\n"))
+        self._queue.put(_EOF)
+
+    def get(self, timeout: float) -> str | None:
+        """The next line (without newline), ``_EOF`` when the stream closed, None on timeout."""
+        if self._queue is not None:
+            try:
+                return self._queue.get(timeout=max(timeout, 0.0))
+            except queue.Empty:
+                return None
+        end = time.monotonic() + timeout
+        while b"\n" not in self._buffer:
+            remaining = end - time.monotonic()
+            if remaining <= 0 or not select.select([self._fd], [], [], remaining)[0]:
+                return None
+            chunk = os.read(self._fd, 1 << 16)
+            if not chunk:
+                return _EOF
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line.decode("utf-8", "replace")
+
+
 class _Worker:
-    """One reusable worker process; killed on a missed deadline and restarted on the next call."""
+    """One reusable worker process; killed on a missed deadline and restarted on the next call.
+
+    Requests carry an id that the evaluator echoes, so a late reply to an abandoned
+    request is never taken for the answer to the next one.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._proc: subprocess.Popen[str] | None = None
-        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._reader: _LineReader | None = None
+        self._request_id = 0
         self.starts = 0
         self._grace = BACKSTOP_GRACE
         self._stderr: Any = None
@@ -217,29 +265,14 @@ class _Worker:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._stderr_file(),
-            text=True,
-            encoding="utf-8",
+            bufsize=0,
             env=env,
         )
-        lines: queue.Queue[str | None] = queue.Queue()
-
-        def pump() -> None:
-            assert proc.stdout is not None
-            try:
-                for line in proc.stdout:
-                    lines.put(line)
-            except (OSError, ValueError):
-                pass
-            finally:
-                proc.stdout.close()
-                lines.put(_EOF)
-
-        threading.Thread(target=pump, name="llmeval-math-worker-reader", daemon=True).start()
-        self._proc, self._lines = proc, lines
+        self._proc, self._reader = proc, _LineReader(proc.stdout)
         self.starts += 1
         from pytest_llmeval.metrics._math_worker import READY
 
-        line = self._get(WORKER_START_TIMEOUT)
+        line = self._reader.get(WORKER_START_TIMEOUT)
         if not line or line.split()[0] != READY:
             tail = self._stderr_tail()
             self._kill()
@@ -265,12 +298,6 @@ class _Worker:
             return tail.decode("utf-8", "replace").strip()
         return ""
 
-    def _get(self, timeout: float) -> str | None:
-        try:
-            return self._lines.get(timeout=max(timeout, 0.0))
-        except queue.Empty:
-            return None
-
     def _kill(self) -> None:
         proc, self._proc = self._proc, None
         if proc is None:
@@ -278,9 +305,10 @@ class _Worker:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-        if proc.stdin is not None:
-            with contextlib.suppress(OSError):
-                proc.stdin.close()
+        for stream in (proc.stdin, proc.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
@@ -302,33 +330,44 @@ class _Worker:
         with self._lock:
             if self._proc is None or self._proc.poll() is not None:
                 self._spawn()
-            proc = self._proc
-            assert proc is not None
-            assert proc.stdin is not None
+            proc, reader = self._proc, self._reader
+            assert proc is not None and proc.stdin is not None and reader is not None
+            self._request_id += 1
+            request_id = self._request_id
             try:
-                proc.stdin.write(json.dumps(request) + "\n")
-                proc.stdin.flush()
+                proc.stdin.write((json.dumps({**request, "id": request_id}) + "\n").encode("utf-8"))
             except OSError as exc:
                 self._kill()
                 raise _WorkerCrash(f"the maths worker died ({exc})") from exc
-            # The worker enforces the deadline itself (kills its evaluator and replies
-            # "timeout"); this wait is the backstop if the worker itself hangs.
-            line = self._get(timeout + self._grace)
-            if line is None:
-                # Timed out: kill, and warm a fresh worker in the background so the
-                # next call does not pay the start-up. (A crash arrives as _EOF.)
-                self._kill()
-                threading.Thread(
-                    target=self._restart_quietly, args=(self._generation,), daemon=True
-                ).start()
-                return None
-            if line == _EOF:
-                tail = self._stderr_tail()
-                self._kill()
-                raise _WorkerCrash(
-                    f"the maths worker crashed (exit code {proc.returncode}): {tail}"
-                )
-            return json.loads(line)  # type: ignore[no-any-return]
+            # The evaluator enforces the deadline itself (its timer kills it and the worker
+            # replies "timeout"); this wait is the backstop if the worker itself hangs.
+            end = time.monotonic() + timeout + self._grace
+            while True:
+                line = reader.get(end - time.monotonic())
+                if line is None:
+                    # Timed out: kill, and warm a fresh worker in the background so the
+                    # next call does not pay the start-up.
+                    self._kill()
+                    threading.Thread(
+                        target=self._restart_quietly, args=(self._generation,), daemon=True
+                    ).start()
+                    return None
+                if line == _EOF:
+                    tail = self._stderr_tail()
+                    self._kill()
+                    raise _WorkerCrash(
+                        f"the maths worker crashed (exit code {proc.returncode}): {tail}"
+                    )
+                try:
+                    reply = json.loads(line)
+                except ValueError:
+                    continue  # the rest of a line an evaluator was killed while writing
+                if not isinstance(reply, dict):
+                    continue
+                # An id-less error is the template reporting the death of the evaluator
+                # serving this request; a reply with another id answers an abandoned one.
+                if reply.get("id") == request_id or ("id" not in reply and "error" in reply):
+                    return reply
 
     def _restart_quietly(self, generation: int) -> None:
         with self._lock, contextlib.suppress(_WorkerCrash):  # the next call retries and reports
