@@ -2,13 +2,15 @@
 
 The parent (:mod:`pytest_llmeval.metrics.extractive`) starts this module as a
 separate Python process and talks to it with one JSON object per line on
-stdin/stdout.  All parsing and comparison of untrusted text happens here, never
-with ``SIGALRM``: on POSIX this process is a template that loads sympy once and
-forks an evaluator child with a capped address space (``RLIMIT_AS``); a request
-that misses its deadline gets the child killed and replaced by a fresh fork.
-Without ``fork`` the process evaluates itself and the parent's deadline kills it.
-Module-level imports are stdlib only: the in-process fast path imports
-:func:`extract_candidates` from here without loading sympy.
+stdin/stdout.  All sympy parsing and comparison of untrusted text happens here,
+never under a Python ``SIGALRM`` handler: on POSIX this process is a template that
+loads sympy once and forks an evaluator with a capped address space
+(``RLIMIT_AS``); the evaluator answers on the parent's pipes itself and is killed
+by its own per-request timer (the signal's default action) when it misses the
+deadline, and the template forks a fresh one.  Without ``fork`` the process
+evaluates itself and the parent's deadline kills it.  Module-level imports are
+stdlib only: the in-process path (:mod:`.extractive_native`) runs the extraction
+loop from here without loading sympy.
 
 Safety: sympy's string parsers evaluate Python (``parse_expr`` calls ``eval``).
 The worker replaces every reference to ``parse_expr`` it knows of with a guard
