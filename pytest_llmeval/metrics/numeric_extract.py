@@ -15,6 +15,7 @@ import itertools
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from pytest_llmeval.metrics.numeric_lang import (
     ENGLISH,
@@ -301,6 +302,9 @@ class Candidate:
         return self.role in IGNORED_ROLES
 
 
+# Figures read from one text at most; beyond, the first quarter and the last three quarters.
+MAX_FIGURES = 4_000
+
 _LINE_START_RE = re.compile(r"(?:^|\n)[ \t>*•\-–]*(?:\*\*)?[ \t]*$")
 
 
@@ -327,7 +331,12 @@ def extract_values(
     n = len(text)
     lang = language_for_locale(locale) or detect_language(text)
     kw = _keyword_index(text)
-    for m in _NUM_RE.finditer(text):
+    matches = list(_NUM_RE.finditer(text))
+    if len(matches) > MAX_FIGURES:
+        # Number soup (tables pasted whole, hostile input): the opening figures and the
+        # closing ones, where conclusions are, keep the work bounded.
+        matches = matches[: MAX_FIGURES // 4] + matches[-(MAX_FIGURES - MAX_FIGURES // 4) :]
+    for m in matches:
         s, e = m.span()
         raw_num = m.group(0)
         parsed = _parse_number_text(raw_num, lang.decimal_comma, padding)
@@ -530,22 +539,25 @@ def _word_candidates(text: str, count_words: bool = False) -> list[Candidate]:
         if pm:
             ulp /= 100.0
         out.append(
-            Candidate(
-                span=(s, end),
-                raw=text[s:end],
+            _word_candidate(
+                text,
+                (s, end),
                 value=value,
                 number=number,
                 scale=scale_part,
-                scale_word=None,
                 currency=currency,
                 percent=bool(pm),
-                role="value",
                 decimals=decimals,
                 ulp=ulp,
                 sig_digits=2,
             )
         )
     return out
+
+
+def _word_candidate(text: str, span: tuple[int, int], **fields: Any) -> Candidate:
+    """A figure written in words ("two thirds", "tre komma fem prosent"): an answer value."""
+    return Candidate(span=span, raw=text[span[0] : span[1]], role="value", **fields)
 
 
 _TOKEN_RE = re.compile(r"\b\d+[A-Za-z][\w&]*")
@@ -972,13 +984,12 @@ def _other_word_candidates(
         ulp = 10.0**-decimals if decimals else 1.0
         value = number / 100.0 if pm else number
         out.append(
-            Candidate(
-                span=(s, end),
-                raw=text[s:end],
+            _word_candidate(
+                text,
+                (s, end),
                 value=value,
                 number=number,
                 percent=bool(pm),
-                role="value",
                 decimals=decimals,
                 ulp=ulp / 100.0 if pm else ulp,
                 sig_digits=max(2, len(str(int(number))) + decimals),

@@ -525,10 +525,16 @@ def _clause_bounds(text: str, seg: tuple[int, int]) -> list[int]:
     return bounds
 
 
+# A clause reaches at most this far either side of its figure: beyond, it is not one clause
+# but run-on text, and reading all of it for every figure would make the work quadratic.
+CLAUSE_REACH = 300
+
+
 def _clause_around(text: str, bounds: list[int], c: Candidate) -> str:
     i = max(0, bisect.bisect_right(bounds, c.span[0]) - 1)
     end = bounds[i + 1] if i + 1 < len(bounds) else bounds[-1]
-    return text[bounds[i] : max(end, c.span[1])]
+    start = max(bounds[i], c.span[0] - CLAUSE_REACH)
+    return text[start : min(max(end, c.span[1]), c.span[1] + CLAUSE_REACH)]
 
 
 _COMPATIBLE_KINDS = {
