@@ -45,3 +45,21 @@ def write_suite(pytester: pytest.Pytester, records: Iterable[dict[str, Any] | st
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+# The usual criteria of plugin tests: exact match, length not weighed.
+EXACT: dict[str, Any] = {"accuracy": "exact", "weights": {"length": 0}}
+
+
+def run_interrupted_at_s2(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    """Run four samples whose answer source raises KeyboardInterrupt at the third (s2)."""
+    write_suite(pytester, [{"id": f"s{i}", "question": "q", "expected": "a", "eval_criteria": EXACT} for i in range(4)])
+    pytester.makeconftest(
+        """
+        def pytest_llmeval_generate(sample, config):
+            if sample.id == "s2":
+                raise KeyboardInterrupt
+            return "a"
+        """
+    )
+    return pytester.runpytest_subprocess(*args, "-p", "no:xdist")

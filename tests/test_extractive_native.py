@@ -37,7 +37,8 @@ def _request(gold: str, prediction: str, **options: object) -> dict[str, object]
 
 def _worker_verdict(request: dict[str, object]) -> bool:
     reply = mod._WORKER.call(request, 10.0)
-    assert reply is not None and "error" not in reply, reply
+    assert reply is not None
+    assert "error" not in reply, reply
     return bool(reply["passed"])
 
 
@@ -168,4 +169,6 @@ def test_identical_answers_need_the_text_fallback() -> None:
     assert extractive_native.evaluate(request) is None
     request = _request("$\\sqrt{2}$", "So $\\boxed{\\sqrt{2}}$.")
     reply = extractive_native.evaluate(request)
-    assert reply is not None and reply["passed"] and reply["comparison"] == "identical answers, in-process"
+    assert reply is not None
+    assert reply["passed"]
+    assert reply["comparison"] == "identical answers, in-process"

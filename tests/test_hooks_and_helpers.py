@@ -13,9 +13,7 @@ from pytest_llmeval import (
     length_score,
     must_include,
 )
-from tests.conftest import write_suite
-
-EXACT = {"accuracy": "exact", "weights": {"length": 0}}
+from tests.conftest import EXACT, run_interrupted_at_s2, write_suite
 
 
 def test_generate_hook_answers_samples_without_response(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
@@ -215,16 +213,7 @@ def test_llm_sample_fixture_parametrizes_over_a_gold_file(pytester: pytest.Pytes
 
 
 def test_ctrl_c_still_writes_an_incomplete_report(pytester: pytest.Pytester) -> None:
-    write_suite(pytester, [{"id": f"s{i}", "question": "q", "expected": "a", "eval_criteria": EXACT} for i in range(4)])
-    pytester.makeconftest(
-        """
-        def pytest_llmeval_generate(sample, config):
-            if sample.id == "s2":
-                raise KeyboardInterrupt
-            return "a"
-        """
-    )
-    result = pytester.runpytest_subprocess("--llm-report=r.json", "-p", "no:xdist")
+    result = run_interrupted_at_s2(pytester, "--llm-report=r.json")
     assert result.ret == pytest.ExitCode.INTERRUPTED
     # The terminal says so as plainly as the JSON does.
     result.stdout.fnmatch_lines(["*llmeval summary*", "INCOMPLETE run: interrupted (Ctrl-C or SIGTERM); these figures cover only the 2 result(s) recorded of 4 collected test(s)"])

@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 
 from tests.chromium import Chromium, find_chromium
-from tests.conftest import write_suite
+from tests.conftest import EXACT, run_interrupted_at_s2, write_suite
 
-EXACT = {"accuracy": "exact", "weights": {"length": 0}}
 HOSTILE = '</script><script>window.__xss = 1</script><img src=x onerror="window.__xss = 2"> <!-- <script> & </SCRIPT >'
 
 
@@ -150,16 +149,7 @@ def test_html_is_self_contained_and_escapes_hostile_text() -> None:
 
 
 def test_ctrl_c_still_writes_an_incomplete_html_report(pytester: pytest.Pytester) -> None:
-    write_suite(pytester, [{"id": f"s{i}", "question": "q", "expected": "a", "eval_criteria": EXACT} for i in range(4)])
-    pytester.makeconftest(
-        """
-        def pytest_llmeval_generate(sample, config):
-            if sample.id == "s2":
-                raise KeyboardInterrupt
-            return "a"
-        """
-    )
-    result = pytester.runpytest_subprocess("--llm-html=r.html", "-p", "no:xdist")
+    result = run_interrupted_at_s2(pytester, "--llm-html=r.html")
     assert result.ret == pytest.ExitCode.INTERRUPTED
     text = (pytester.path / "r.html").read_text(encoding="utf-8")
     assert 'id="incomplete"' in text

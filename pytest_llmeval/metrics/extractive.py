@@ -331,7 +331,9 @@ class _Worker:
             if self._proc is None or self._proc.poll() is not None:
                 self._spawn()
             proc, reader = self._proc, self._reader
-            assert proc is not None and proc.stdin is not None and reader is not None
+            assert proc is not None
+            assert proc.stdin is not None
+            assert reader is not None
             self._request_id += 1
             request_id = self._request_id
             try:

@@ -12,6 +12,7 @@ Plain numbers therefore never leave the process.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -180,7 +181,7 @@ def _unread(m: re.Match[str], kind: str) -> tuple[Unread, str]:
 
 def _round_tie(value: Fraction, places: int) -> bool:
     scaled = value * 10**places
-    return scaled - scaled.__floor__() == Fraction(1, 2)
+    return bool(scaled - math.floor(scaled) == Fraction(1, 2))
 
 
 def _numbers_equal(gold: PlainNumber, pred: PlainNumber, float_rounding: int) -> tuple[bool, str]:
