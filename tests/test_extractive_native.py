@@ -172,3 +172,25 @@ def test_identical_answers_need_the_text_fallback() -> None:
     assert reply is not None
     assert reply["passed"]
     assert reply["comparison"] == "identical answers, in-process"
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    ["\\[" * 1500, "\\(" * 1500 + "x", "$$" * 1000, "The answer is " + "1 " * 1500, "$" * 1000],
+)
+def test_shapes_that_make_extraction_quadratic_go_to_the_worker(hostile: str) -> None:
+    # Unclosed openers and long digit runs make the answer patterns rescan the text from
+    # every start; only the worker's deadline bounds that, so they never run in-process.
+    assert not extractive_native.quick_to_extract(hostile)
+    assert extractive_native.evaluate(_request("1", hostile)) is None
+    result = extractive_match(hostile, "1", timeout=2.0)
+    assert "in-process" not in result.comparison
+    assert not result.passed or not result.timed_out
+
+
+def test_ordinary_answers_are_quick_to_extract() -> None:
+    answer = (
+        "We need $\\frac{3}{6}$ first. \\[ x = \\frac{1}{2} \\] and \\(y = 2\\). "
+        "Adding 1 + 2 + 3 gives 6. So the final answer is $\\boxed{6}$."
+    )
+    assert extractive_native.quick_to_extract(answer * 10)

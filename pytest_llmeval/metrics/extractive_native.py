@@ -1,13 +1,15 @@
 """The in-process half of extractive match: cases sympy is not needed for.
 
 Most graded answers are a plain number or a choice letter, often wrapped in
-``$...$`` or ``\\boxed{}``. Extraction (regexes, stdlib only) runs here, with a
-parser that reads integers, decimals, ``\\frac{p}{q}`` and letters exactly and
-raises :class:`NeedsSympy` for anything else; only then does the case go to
-the bounded worker process. Comparison follows math-verify's rules for
-numbers (exact for integers and fractions, rounded to ``float_rounding``
-places when a decimal is involved), and a rounding tie is left to sympy.
-Plain numbers therefore never leave the process.
+``$...$`` or ``\\boxed{}``. Extraction (regexes, stdlib only) runs here with the
+worker's own loop, and a parser that reads integers, decimals, ``\\frac{p}{q}``,
+``p/q`` and letters exactly; any other candidate is kept :class:`Unread`.
+Numbers are compared by math-verify's rules (exact for integers and fractions,
+rounded to ``float_rounding`` places against a decimal), and two answers with the
+same LaTeX text pass. Whatever only sympy can decide (an unread answer against
+another, a rounding tie, a path that depends on whether a candidate parses)
+raises :class:`NeedsSympy` and goes to the bounded worker process. Plain numbers
+therefore never leave the process.
 """
 
 from __future__ import annotations
@@ -241,8 +243,27 @@ def _known(found: engine.Candidates) -> engine.Candidates:
     return found
 
 
+# Shapes that make the answer patterns scan to the end of the text from every start, so
+# that extraction is quadratic: many maths openers with no closer after them, and long
+# runs of digits and operators. Such texts go to the worker, whose deadline bounds them.
+_OPENERS = (("\\[", "\\]"), ("\\(", "\\)"), ("$$", "$$"))
+MAX_UNCLOSED = 8
+_LONG_RUN = re.compile(r"[\d.\s+\-*×/^()÷,]{160}")
+
+
+def quick_to_extract(text: str) -> bool:
+    """True when the extraction regexes stay linear on ``text`` (checked in linear time)."""
+    for opener, closer in _OPENERS:
+        last_close = text.rfind(closer) if closer != opener else -1
+        if text.count(opener, max(0, last_close)) > MAX_UNCLOSED:
+            return False
+    return text.count("$") <= 400 and _LONG_RUN.search(text) is None
+
+
 def evaluate(req: dict[str, Any]) -> dict[str, Any] | None:
     """The worker's reply for ``req`` computed here, or None when sympy is needed."""
+    if not (quick_to_extract(req["gold"]) and quick_to_extract(req["prediction"])):
+        return None
     try:
         return engine.evaluate(req, parser=parse, comparer=compare, known=_known)
     except NeedsSympy:
