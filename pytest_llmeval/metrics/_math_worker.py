@@ -116,6 +116,76 @@ def number_text(m: re.Match[str]) -> str | None:
     return f"{sign}{integer}{decimal.replace(',', '.')}"
 
 
+def mixed_number(m: re.Match[str]) -> tuple[str, int, int, int] | None:
+    """The parts (sign, whole, numerator, denominator) of a mixed-number match.
+
+    None when the match is no mixed number; (sign, 0, 0, 0) when it is one but its
+    fraction is not a proper one ("4 4/0", "4 0/0", "11 6/6", "11 7/6"): such a number
+    has no value, and neither do its pieces.
+    """
+    text = m.groupdict().get("mixed")
+    if not text:
+        return None
+    found = _MIXED_PARTS.fullmatch(text)
+    if found is None:
+        return None
+    sign, whole, numerator, denominator = found.groups()
+    sign = "-" if sign == "-" else ""
+    num, den = int(numerator), int(denominator)
+    if den == 0 or num >= den:
+        return sign, 0, 0, 0
+    return sign, int(whole.replace(" ", "")), num, den
+
+
+_MIXED_PARTS = re.compile(r"([-+]?)((?:\d+ )*\d+)[ \t]+(\d+)[ \t]*/[ \t]*(\d+)")
+
+
+def mixed_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of the mixed numbers in ``text`` ("4 4/9", "1 000 4/0")."""
+    if "/" not in text:
+        return []
+    return [m.span("mixed") for m in pats.MIXED_NUMBER_RE.finditer(text)]
+
+
+_EXPR_GROUPS = ("expr", "integer1", "integer2", "decimal3", "integer3")
+
+
+def inside_mixed(spans: list[tuple[int, int]]) -> Callable[[re.Match[str], str], bool]:
+    """A ``skip`` predicate: pieces of a mixed number are not answers of their own.
+
+    "4 4/0" has no value; reading its "4" or its "0" instead would compare loosely, and
+    in "4 4/9" the "4" alone is not what was written. Only the mixed-number match itself
+    (``mixed`` group) is read.
+    """
+
+    def skip(m: re.Match[str], kind: str) -> bool:
+        if kind != "expr" or not spans:
+            return False
+        groups = m.groupdict()
+        if groups.get("mixed"):
+            return False
+        for name in _EXPR_GROUPS:
+            if groups.get(name):
+                start, end = m.span(name)
+                if any(start < b and a < end for a, b in spans):
+                    return True
+        return False
+
+    return skip
+
+
+def combine_skips(
+    *skips: Callable[[re.Match[str], str], bool] | None,
+) -> Callable[[re.Match[str], str], bool] | None:
+    """One ``skip`` predicate that skips what any of ``skips`` skips."""
+    active = [s for s in skips if s is not None]
+    if not active:
+        return None
+    if len(active) == 1:
+        return active[0]
+    return lambda m, kind: any(s(m, kind) for s in active)
+
+
 _LATEX_ENV_START = re.compile(r"\$|\\\(|\\\[|\\boxed")
 _ROMAN_CONSTANT = re.compile(r"\\(?:mathrm|text|operatorname)\{\s*([ei])\s*\}")
 _MATH_ENV = re.compile(
@@ -149,14 +219,38 @@ def strip_math_punctuation(text: str) -> str:
     return _MATH_ENV.sub(_strip_env_punctuation, text)
 
 
+_BOXED_FLAT = re.compile(r"\\boxed\{[^{}]*\}")
+
+
+def _latex_mixed(m: re.Match[str]) -> str:
+    parts = mixed_number(m)
+    if parts is None or parts[3] == 0:
+        return m.group(0)  # no proper fraction: left as written
+    sign, whole, num, den = parts
+    return f"{sign}{whole}\\frac{{{num}}}{{{den}}}"
+
+
+def _mixed_in_maths(m: re.Match[str]) -> str:
+    return pats.MIXED_NUMBER_RE.sub(_latex_mixed, m.group(0))
+
+
+def latex_mixed_numbers(text: str) -> str:
+    """Write mixed numbers inside maths ("$4 4/9$", "\\boxed{1 000 4/9}") as ``4\\frac{4}{9}``,
+    which latex2sympy reads as 40/9 (it reads "4 4/9" as 8/9)."""
+    if "/" not in text or not _LATEX_ENV_START.search(text):
+        return text
+    return _BOXED_FLAT.sub(_mixed_in_maths, _MATH_ENV.sub(_mixed_in_maths, text))
+
+
 def preprocess(text: str) -> str:
     """Repairs applied to both sides before extraction.
 
     \\fbox is \\boxed; upright constants (\\mathrm{e}, \\mathrm{i}) are the letters,
-    not units to strip; sentence punctuation closing a maths environment goes;
-    Unicode maths becomes LaTeX.
+    not units to strip; sentence punctuation closing a maths environment goes; mixed
+    numbers inside maths become ``W\\frac{N}{D}``; Unicode maths becomes LaTeX.
     """
     text = strip_math_punctuation(text.replace("\\fbox{", "\\boxed{"))
+    text = latex_mixed_numbers(text)
     text = _ROMAN_CONSTANT.sub(r"\1", text)
     if "\\$" in text and not re.search(r"(?<!\\)\$", text):
         text = text.replace("\\$", " ")  # "\\$5" outside maths is a price
@@ -350,6 +444,18 @@ def make_parser(boxed_priority: int) -> Parser:
         if kind == "expr":
             from latex2sympy2_extended.latex2sympy2 import convert_to_pct
 
+            mixed = mixed_number(m)
+            if mixed is not None:
+                raw = m.group("mixed")
+                sign, whole, num, den = mixed
+                if den == 0:
+                    return None, raw  # not a proper fraction: no value
+                fraction = ("div", ("num", str(num)), ("num", str(den)))
+                node: Any = ("add", ("num", str(whole)), fraction)
+                value = to_sympy(("neg", node) if sign else node)
+                if m.groupdict().get("mixed_percent"):
+                    value = convert_to_pct(value)
+                return value, raw
             digits = number_text(m)
             if digits is not None:
                 number = _sympy_number(digits)
@@ -358,7 +464,7 @@ def make_parser(boxed_priority: int) -> Parser:
                 return number, digits
             expr = m.groupdict().get("expr") or ""
             try:
-                return to_sympy(parse_plain(expr.replace("\n", " "))), expr
+                return to_sympy(parse_plain(expr)), expr
             except (ExprSyntaxError, ZeroDivisionError, ValueError):
                 return None, expr
         if kind == "index":
@@ -502,7 +608,10 @@ def evaluate(
 
     def side(text: str, targets: list[str], n_choices: int, *, is_gold: bool) -> Candidates:
         built = build_targets(targets, lang, boxed_priority, n_choices)
-        skip = inside_latex(latex_spans(text)) if "latex" in targets else None
+        skip = combine_skips(
+            inside_latex(latex_spans(text)) if "latex" in targets else None,
+            inside_mixed(mixed_spans(text)) if "expr" in targets else None,
+        )
 
         def plain() -> Candidates:
             return extract_candidates(text, built, parse, skip=skip, **modes)

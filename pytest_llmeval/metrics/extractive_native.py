@@ -115,7 +115,7 @@ def parse(m: re.Match[str], kind: str) -> tuple[Any, str]:
             raise NeedsSympy
         return _latex_number(text)
     if kind == "expr":
-        if groups.get("percent"):
+        if groups.get("percent") or groups.get("mixed"):
             raise NeedsSympy
         digits = engine.number_text(m)
         if digits is None:  # an expression: only "p/q" is read here
