@@ -664,3 +664,30 @@ def test_mixed_numbers_are_left_to_the_worker() -> None:
     )  # fmt: skip
     for prediction in ("2 3/8", "7 2/0", "2 1/2%"):
         assert extractive_native.evaluate(opts.request("19/8", prediction)) is None
+
+
+# --- bare lists and matrices, ellipses ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("prediction", "gold", "expected"),
+    [
+        ("3, 8, 1", "8, 3, 1", True),  # the same numbers: compared as $3, 8, 1$ is
+        ("3, 9, 1", "8, 3, 1", False),  # not as the last numbers (1 and 1)
+        ("3, 8", "3", False),  # two answers are not the gold's one
+        ("-2,5,7", "5, 7, -2", True),
+        ("1/3, 0.5", "0.5, 1/3", True),
+        ("1,250", "1250", True),  # one number with a thousands separator
+        ("2,5", "2.5", True),  # one number with a decimal comma
+    ],
+)
+def test_bare_number_lists(prediction: str, gold: str, expected: bool) -> None:
+    assert ok(prediction, gold) is expected
+
+
+def test_bare_number_list_detection() -> None:
+    from pytest_llmeval.metrics._math_worker import bare_number_list
+
+    assert bare_number_list("10, 4, 2") and bare_number_list("10,4,2") and bare_number_list("1/2, 3")
+    assert not bare_number_list("1,000") and not bare_number_list("2,5")
+    assert not bare_number_list("1,000,5") and not bare_number_list("x, 4") and not bare_number_list("4")

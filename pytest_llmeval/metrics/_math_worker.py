@@ -579,6 +579,26 @@ def _bare_answer(text: str) -> bool:
     return 0 < len(text) <= 300 and not re.search(r"[A-Za-z]{3,}", _BARE_MATH_WORDS.sub(" ", text))
 
 
+# A bare answer that is a list of plain numbers ("10, 4, 2", "-1,3,5", "1/2, 3/4") is read
+# like "$10, 4, 2$", not as its last number. One number with a thousands separator
+# ("1,000", "12,500,000") or a decimal comma ("2,5") is no list.
+_LIST_ITEM = re.compile(r"[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[ \t]*/[ \t]*\d+)?")
+
+
+def bare_number_list(text: str) -> bool:
+    """Whether ``text`` is nothing but a comma-separated list of two or more plain numbers."""
+    if "," not in text or len(text) > 300:
+        return False
+    items = text.split(",")
+    if not all(_LIST_ITEM.fullmatch(item.strip()) for item in items):
+        return False
+    glued = [item for item in items[1:] if not item[:1].isspace()]
+    if len(items) == 2 and glued:
+        return False  # "2,5": a decimal comma (or a thousands group), as the number patterns read it
+    # "1,000,5": a group of three digits right after a comma reads as thousands.
+    return not any(re.fullmatch(r"\d{3}", item) for item in glued)
+
+
 def _has_parsed(c: Candidates) -> bool:
     return any(k in ("latex", "expr", "index", "string") for k in c.kinds)
 
@@ -627,6 +647,10 @@ def evaluate(
             # or "2" alone would be taken by the plain-number patterns.
             wrapped = as_latex()
             return wrapped if "latex" in wrapped.kinds else plain()
+        if bare_number_list(text.strip()):
+            wrapped = as_latex()
+            if "latex" in wrapped.kinds:
+                return wrapped
         found = plain()
         if not _has_parsed(found) and (is_gold or _bare_answer(text.strip())):
             # A gold is a bare answer ("[1,3)", "x^2-1") even without LaTeX commands; so is a
