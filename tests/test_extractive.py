@@ -691,3 +691,15 @@ def test_bare_number_list_detection() -> None:
     assert bare_number_list("10, 4, 2") and bare_number_list("10,4,2") and bare_number_list("1/2, 3")
     assert not bare_number_list("1,000") and not bare_number_list("2,5")
     assert not bare_number_list("1,000,5") and not bare_number_list("x, 4") and not bare_number_list("4")
+
+
+@pytest.mark.parametrize(
+    ("prediction", "expected"),
+    [
+        ("\\begin{pmatrix} 2 & 0 \\\\ 1 & 5 \\end{pmatrix}", True),
+        ("\\begin{pmatrix} 2 & 0 \\\\ 1 & 6 \\end{pmatrix}", False),
+        ("\\begin{bmatrix} 2 & 0 \\\\ 1 & 5 \\end{bmatrix}", True),
+    ],
+)
+def test_bare_matrix_prediction(prediction: str, expected: bool) -> None:
+    assert ok(prediction, "$\\begin{pmatrix} 2 & 0 \\\\ 1 & 5 \\end{pmatrix}$") is expected

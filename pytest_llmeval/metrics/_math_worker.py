@@ -554,7 +554,8 @@ def compare(gold: list[Any], pred: list[Any], req: dict[str, Any]) -> tuple[bool
     return False, label, 0, 0
 
 
-_BARE_MATH_WORDS = re.compile(r"\\text\{[^{}]*\}|\\[A-Za-z]+")
+# LaTeX commands, \text{...} and environment names (\begin{pmatrix}) are not prose words.
+_BARE_MATH_WORDS = re.compile(r"\\text\{[^{}]*\}|\\(?:begin|end)\{[A-Za-z]+\*?\}|\\[A-Za-z]+")
 
 
 def looks_like_bare_math(text: str) -> bool:
