@@ -703,3 +703,24 @@ def test_bare_number_list_detection() -> None:
 )
 def test_bare_matrix_prediction(prediction: str, expected: bool) -> None:
     assert ok(prediction, "$\\begin{pmatrix} 2 & 0 \\\\ 1 & 5 \\end{pmatrix}$") is expected
+
+
+@pytest.mark.parametrize(
+    ("prediction", "expected"),
+    [
+        ("The sequence is $2, 4, 6, ...$", False),  # an ellipsis is part of the answer
+        ("The sequence is $2, 4, 6, \\ldots$", False),
+        ("The values are $2, 4, 6.$", True),  # a full stop is not
+        ("The values are $2, 4, 6;$", True),
+    ],
+)
+def test_an_ellipsis_is_not_sentence_punctuation(prediction: str, expected: bool) -> None:
+    assert ok(prediction, "$2, 4, 6$") is expected
+
+
+def test_ellipsis_kept_when_stripping_punctuation() -> None:
+    from pytest_llmeval.metrics._math_worker import strip_math_punctuation
+
+    assert strip_math_punctuation("$1, 2, 3, ...$") == "$1, 2, 3, ...$"
+    assert strip_math_punctuation("$1, 2, 3, ... .$") == "$1, 2, 3, ...$"
+    assert strip_math_punctuation("$1, 2, 3.$") == "$1, 2, 3$"

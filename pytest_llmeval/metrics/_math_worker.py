@@ -205,6 +205,13 @@ def _strip_env_punctuation(m: re.Match[str]) -> str:
         if env.startswith(opening) and env.endswith(closing) and len(env) > len(opening) + len(closing):
             inner = env[len(opening) : len(env) - len(closing)]
             tail = _TRAILING_PUNCT.search(inner)
+            if tail is not None and ".." in tail.group(0):
+                # An ellipsis ("1, 2, 3, ...") is part of the answer, not sentence punctuation:
+                # only what follows its last dot can go.
+                after = tail.start() + tail.group(0).rindex("..") + 2
+                tail = _TRAILING_PUNCT.search(inner, after) if after < len(inner) else None
+                if tail is not None and tail.start() < after:
+                    tail = None
             if tail is None or not re.search(r"[.,;:?]", tail.group(0)) or not inner[: tail.start()].strip():
                 return env  # spacing alone, or nothing but punctuation: leave it
             return f"{opening}{inner[: tail.start()]}{closing}"
