@@ -688,9 +688,10 @@ def test_bare_number_lists(prediction: str, gold: str, expected: bool) -> None:
 def test_bare_number_list_detection() -> None:
     from pytest_llmeval.metrics._math_worker import bare_number_list
 
-    assert bare_number_list("10, 4, 2") and bare_number_list("10,4,2") and bare_number_list("1/2, 3")
-    assert not bare_number_list("1,000") and not bare_number_list("2,5")
-    assert not bare_number_list("1,000,5") and not bare_number_list("x, 4") and not bare_number_list("4")
+    for text in ("10, 4, 2", "10,4,2", "1/2, 3", "-1, .5"):
+        assert bare_number_list(text), text
+    for text in ("1,000", "2,5", "1,000,5", "x, 4", "4", "10, 4 apples"):
+        assert not bare_number_list(text), text
 
 
 @pytest.mark.parametrize(
