@@ -583,3 +583,145 @@ def test_fast_path_defers_bare_algebra_to_the_worker() -> None:
     result = extractive_match("x = 5 + y", "5")
     assert not result.passed
     assert "in-process" not in result.comparison
+
+
+# --- mixed numbers ----------------------------------------------------------------------
+# A whole part and a proper fraction on one line ("2 3/8") are one number, wherever it stands;
+# its pieces are never answers of their own, and a percent sign applies to all of it.
+
+EXPR: dict[str, Any] = {"gold_targets": ("expr",), "pred_targets": ("expr",)}
+
+
+@pytest.mark.parametrize(
+    ("prediction", "gold", "expected"),
+    [
+        ("2 3/8", "19/8", True),
+        ("So each share is 2 3/8.", "19/8", True),  # sentence full stop after it
+        ("So each share is 2 3/8.", "2", False),  # not just its whole part
+        ("So each share is 2 3/8.", "3/8", False),
+        ("Final answer: -2 3/8", "-19/8", True),
+        ("+2 3/8", "19/8", True),  # explicit plus sign
+        ("It weighs 2 000 1/4 kg", "8001/4", True),  # space-grouped thousands
+        ("0 5/7", "5/7", True),
+        ("6 0/7", "6", True),
+        ("It is 2 3/8 kg, or rather 2 1/8", "17/8", True),  # the last one wins, as ever
+        ("The answer is 2 3/8 kg, not 2 1/8", "19/8", True),  # unless the other is the answer
+        ("2 3/8 5", "5", True),  # a number after it is a separate answer
+        ("12/5 3/8", "111/40", False),  # a fraction is no whole part
+        ("12.0 3/8", "99/8", False),  # nor is a decimal
+    ],
+)
+def test_mixed_numbers(prediction: str, gold: str, expected: bool) -> None:
+    assert ok(prediction, gold, **EXPR) is expected
+
+
+@pytest.mark.parametrize(
+    "prediction", ["7 2/0", "7 0/0", "-7 0/0", "The total is 7 9/9.", "7 11/9"]
+)
+@pytest.mark.parametrize("gold", ["7", "0", "2", "9", "1", "8", "11/9", "74/9"])
+def test_a_mixed_number_without_a_proper_fraction_has_no_value(prediction: str, gold: str) -> None:
+    # Neither the whole, nor the numerator, nor a sum of the pieces may match.
+    assert not ok(prediction, gold, **EXPR)
+
+
+@pytest.mark.parametrize("suffix", ["%", " %", "percent", " percent", "percentage", " pct"])
+def test_percent_after_a_mixed_number_scales_the_whole_number(suffix: str) -> None:
+    prediction = f"The rate is 2 1/2{suffix}"
+    assert ok(prediction, "0.025", **EXPR)
+    assert not ok(prediction, "5/2", **EXPR)
+    assert not ok(prediction, "0.5", **EXPR)
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_line_break_does_not_join_a_mixed_number(newline: str) -> None:
+    prediction = f"3{newline}7/8"
+    assert not ok(prediction, "31/8", **EXPR)
+    assert ok(prediction, "7", **EXPR)  # the last line's number, as before
+
+
+@pytest.mark.parametrize(
+    ("prediction", "gold", "expected"),
+    [
+        ("The answer is $2 3/8$.", "19/8", True),  # latex2sympy alone reads "2 3/8" as 5/8
+        ("\\boxed{2 3/8}", "19/8", True),
+        ("$\\boxed{1 000 1/2}$", "2001/2", True),
+        ("The answer is $2 3/8$.", "2", False),
+        ("The answer is $2 3/0$.", "2", False),
+    ],
+)
+def test_mixed_numbers_inside_maths(prediction: str, gold: str, expected: bool) -> None:
+    assert ok(prediction, gold) is expected
+
+
+def test_mixed_numbers_are_left_to_the_worker() -> None:
+    from pytest_llmeval.metrics import extractive_native
+    from pytest_llmeval.metrics.extractive import _options
+
+    opts = _options(
+        gold_targets=("expr",), pred_targets=("expr",), extraction_mode="any_match",
+        fallback_mode="first_match", boxed_priority=None, float_rounding=6, strict=True,
+        allow_set_relation_comparison=False, language="en", timeout=5.0,
+    )  # fmt: skip
+    for prediction in ("2 3/8", "7 2/0", "2 1/2%"):
+        assert extractive_native.evaluate(opts.request("19/8", prediction)) is None
+
+
+# --- bare lists and matrices, ellipses ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("prediction", "gold", "expected"),
+    [
+        ("3, 8, 1", "8, 3, 1", True),  # the same numbers: compared as $3, 8, 1$ is
+        ("3, 9, 1", "8, 3, 1", False),  # not as the last numbers (1 and 1)
+        ("3, 8", "3", False),  # two answers are not the gold's one
+        ("-2,5,7", "5, 7, -2", True),
+        ("1/3, 0.5", "0.5, 1/3", True),
+        ("1,250", "1250", True),  # one number with a thousands separator
+        ("2,5", "2.5", True),  # one number with a decimal comma
+    ],
+)
+def test_bare_number_lists(prediction: str, gold: str, expected: bool) -> None:
+    assert ok(prediction, gold) is expected
+
+
+def test_bare_number_list_detection() -> None:
+    from pytest_llmeval.metrics._math_worker import bare_number_list
+
+    for text in ("10, 4, 2", "10,4,2", "1/2, 3", "-1, .5"):
+        assert bare_number_list(text), text
+    for text in ("1,000", "2,5", "1,000,5", "x, 4", "4", "10, 4 apples"):
+        assert not bare_number_list(text), text
+
+
+@pytest.mark.parametrize(
+    ("prediction", "expected"),
+    [
+        ("\\begin{pmatrix} 2 & 0 \\\\ 1 & 5 \\end{pmatrix}", True),
+        ("\\begin{pmatrix} 2 & 0 \\\\ 1 & 6 \\end{pmatrix}", False),
+        ("\\begin{bmatrix} 2 & 0 \\\\ 1 & 5 \\end{bmatrix}", True),
+    ],
+)
+def test_bare_matrix_prediction(prediction: str, expected: bool) -> None:
+    assert ok(prediction, "$\\begin{pmatrix} 2 & 0 \\\\ 1 & 5 \\end{pmatrix}$") is expected
+
+
+@pytest.mark.parametrize(
+    ("prediction", "expected"),
+    [
+        ("The sequence is $2, 4, 6, ...$", False),  # an ellipsis is part of the answer
+        ("The sequence is $2, 4, 6, \\ldots$", False),
+        ("The values are $2, 4, 6.$", True),  # a full stop is not
+        ("The values are $2, 4, 6;$", True),
+    ],
+)
+def test_an_ellipsis_is_not_sentence_punctuation(prediction: str, expected: bool) -> None:
+    assert ok(prediction, "$2, 4, 6$") is expected
+
+
+def test_ellipsis_kept_when_stripping_punctuation() -> None:
+    from pytest_llmeval.metrics._math_worker import strip_math_punctuation
+
+    assert strip_math_punctuation("$1, 2, 3, ...$") == "$1, 2, 3, ...$"
+    assert strip_math_punctuation("$1, 2, 3, ... .$") == "$1, 2, 3, ...$"
+    assert strip_math_punctuation("$1, 2, 3.$") == "$1, 2, 3$"

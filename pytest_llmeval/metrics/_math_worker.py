@@ -118,6 +118,76 @@ def number_text(m: re.Match[str]) -> str | None:
     return f"{sign}{integer}{decimal.replace(',', '.')}"
 
 
+def mixed_number(m: re.Match[str]) -> tuple[str, int, int, int] | None:
+    """The parts (sign, whole, numerator, denominator) of a mixed-number match.
+
+    None when the match is no mixed number; (sign, 0, 0, 0) when it is one but its
+    fraction is not a proper one ("4 4/0", "4 0/0", "11 6/6", "11 7/6"): such a number
+    has no value, and neither do its pieces.
+    """
+    text = m.groupdict().get("mixed")
+    if not text:
+        return None
+    found = _MIXED_PARTS.fullmatch(text)
+    if found is None:
+        return None
+    sign, whole, numerator, denominator = found.groups()
+    sign = "-" if sign == "-" else ""
+    num, den = int(numerator), int(denominator)
+    if den == 0 or num >= den:
+        return sign, 0, 0, 0
+    return sign, int(whole.replace(" ", "")), num, den
+
+
+_MIXED_PARTS = re.compile(r"([-+]?)((?:\d+ )*\d+)[ \t]+(\d+)[ \t]*/[ \t]*(\d+)")
+
+
+def mixed_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of the mixed numbers in ``text`` ("4 4/9", "1 000 4/0")."""
+    if "/" not in text:
+        return []
+    return [m.span("mixed") for m in pats.MIXED_NUMBER_RE.finditer(text)]
+
+
+_EXPR_GROUPS = ("expr", "integer1", "integer2", "decimal3", "integer3")
+
+
+def inside_mixed(spans: list[tuple[int, int]]) -> Callable[[re.Match[str], str], bool]:
+    """A ``skip`` predicate: pieces of a mixed number are not answers of their own.
+
+    "4 4/0" has no value; reading its "4" or its "0" instead would compare loosely, and
+    in "4 4/9" the "4" alone is not what was written. Only the mixed-number match itself
+    (``mixed`` group) is read.
+    """
+
+    def skip(m: re.Match[str], kind: str) -> bool:
+        if kind != "expr" or not spans:
+            return False
+        groups = m.groupdict()
+        if groups.get("mixed"):
+            return False
+        for name in _EXPR_GROUPS:
+            if groups.get(name):
+                start, end = m.span(name)
+                if any(start < b and a < end for a, b in spans):
+                    return True
+        return False
+
+    return skip
+
+
+def combine_skips(
+    *skips: Callable[[re.Match[str], str], bool] | None,
+) -> Callable[[re.Match[str], str], bool] | None:
+    """One ``skip`` predicate that skips what any of ``skips`` skips."""
+    active = [s for s in skips if s is not None]
+    if not active:
+        return None
+    if len(active) == 1:
+        return active[0]
+    return lambda m, kind: any(s(m, kind) for s in active)
+
+
 _LATEX_ENV_START = re.compile(r"\$|\\\(|\\\[|\\boxed")
 _ROMAN_CONSTANT = re.compile(r"\\(?:mathrm|text|operatorname)\{\s*([ei])\s*\}")
 _MATH_ENV = re.compile(
@@ -137,6 +207,13 @@ def _strip_env_punctuation(m: re.Match[str]) -> str:
         if env.startswith(opening) and env.endswith(closing) and len(env) > len(opening) + len(closing):
             inner = env[len(opening) : len(env) - len(closing)]
             tail = _TRAILING_PUNCT.search(inner)
+            if tail is not None and ".." in tail.group(0):
+                # An ellipsis ("1, 2, 3, ...") is part of the answer, not sentence punctuation:
+                # only what follows its last dot can go.
+                after = tail.start() + tail.group(0).rindex("..") + 2
+                tail = _TRAILING_PUNCT.search(inner, after) if after < len(inner) else None
+                if tail is not None and tail.start() < after:
+                    tail = None
             if tail is None or not re.search(r"[.,;:?]", tail.group(0)) or not inner[: tail.start()].strip():
                 return env  # spacing alone, or nothing but punctuation: leave it
             return f"{opening}{inner[: tail.start()]}{closing}"
@@ -151,14 +228,38 @@ def strip_math_punctuation(text: str) -> str:
     return _MATH_ENV.sub(_strip_env_punctuation, text)
 
 
+_BOXED_FLAT = re.compile(r"\\boxed\{[^{}]*\}")
+
+
+def _latex_mixed(m: re.Match[str]) -> str:
+    parts = mixed_number(m)
+    if parts is None or parts[3] == 0:
+        return m.group(0)  # no proper fraction: left as written
+    sign, whole, num, den = parts
+    return f"{sign}{whole}\\frac{{{num}}}{{{den}}}"
+
+
+def _mixed_in_maths(m: re.Match[str]) -> str:
+    return pats.MIXED_NUMBER_RE.sub(_latex_mixed, m.group(0))
+
+
+def latex_mixed_numbers(text: str) -> str:
+    """Write mixed numbers inside maths ("$4 4/9$", "\\boxed{1 000 4/9}") as ``4\\frac{4}{9}``,
+    which latex2sympy reads as 40/9 (it reads "4 4/9" as 8/9)."""
+    if "/" not in text or not _LATEX_ENV_START.search(text):
+        return text
+    return _BOXED_FLAT.sub(_mixed_in_maths, _MATH_ENV.sub(_mixed_in_maths, text))
+
+
 def preprocess(text: str) -> str:
     """Repairs applied to both sides before extraction.
 
     \\fbox is \\boxed; upright constants (\\mathrm{e}, \\mathrm{i}) are the letters,
-    not units to strip; sentence punctuation closing a maths environment goes;
-    Unicode maths becomes LaTeX.
+    not units to strip; sentence punctuation closing a maths environment goes; mixed
+    numbers inside maths become ``W\\frac{N}{D}``; Unicode maths becomes LaTeX.
     """
     text = strip_math_punctuation(text.replace("\\fbox{", "\\boxed{"))
+    text = latex_mixed_numbers(text)
     text = _ROMAN_CONSTANT.sub(r"\1", text)
     if "\\$" in text and not re.search(r"(?<!\\)\$", text):
         text = text.replace("\\$", " ")  # "\\$5" outside maths is a price
@@ -352,6 +453,18 @@ def make_parser(boxed_priority: int) -> Parser:
         if kind == "expr":
             from latex2sympy2_extended.latex2sympy2 import convert_to_pct
 
+            mixed = mixed_number(m)
+            if mixed is not None:
+                raw = m.group("mixed")
+                sign, whole, num, den = mixed
+                if den == 0:
+                    return None, raw  # not a proper fraction: no value
+                fraction = ("div", ("num", str(num)), ("num", str(den)))
+                node: Any = ("add", ("num", str(whole)), fraction)
+                value = to_sympy(("neg", node) if sign else node)
+                if m.groupdict().get("mixed_percent"):
+                    value = convert_to_pct(value)
+                return value, raw
             digits = number_text(m)
             if digits is not None:
                 number = _sympy_number(digits)
@@ -360,7 +473,7 @@ def make_parser(boxed_priority: int) -> Parser:
                 return number, digits
             expr = m.groupdict().get("expr") or ""
             try:
-                return to_sympy(parse_plain(expr.replace("\n", " "))), expr
+                return to_sympy(parse_plain(expr)), expr
             except (ExprSyntaxError, ZeroDivisionError, ValueError):
                 return None, expr
         if kind == "index":
@@ -450,7 +563,8 @@ def compare(gold: list[Any], pred: list[Any], req: dict[str, Any]) -> tuple[bool
     return False, label, 0, 0
 
 
-_BARE_MATH_WORDS = re.compile(r"\\text\{[^{}]*\}|\\[A-Za-z]+")
+# LaTeX commands, \text{...} and environment names (\begin{pmatrix}) are not prose words.
+_BARE_MATH_WORDS = re.compile(r"\\text\{[^{}]*\}|\\(?:begin|end)\{[A-Za-z]+\*?\}|\\[A-Za-z]+")
 
 
 def looks_like_bare_math(text: str) -> bool:
@@ -473,6 +587,26 @@ def looks_like_bare_math(text: str) -> bool:
 def _bare_answer(text: str) -> bool:
     """A short answer made of maths only: no word of 3+ letters outside LaTeX commands."""
     return 0 < len(text) <= 300 and not re.search(r"[A-Za-z]{3,}", _BARE_MATH_WORDS.sub(" ", text))
+
+
+# A bare answer that is a list of plain numbers ("10, 4, 2", "-1,3,5", "1/2, 3/4") is read
+# like "$10, 4, 2$", not as its last number. One number with a thousands separator
+# ("1,000", "12,500,000") or a decimal comma ("2,5") is no list.
+_LIST_ITEM = re.compile(r"[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?:[ \t]*/[ \t]*\d+)?")
+
+
+def bare_number_list(text: str) -> bool:
+    """Whether ``text`` is nothing but a comma-separated list of two or more plain numbers."""
+    if "," not in text or len(text) > 300:
+        return False
+    items = text.split(",")
+    if not all(_LIST_ITEM.fullmatch(item.strip()) for item in items):
+        return False
+    glued = [item for item in items[1:] if not item[:1].isspace()]
+    if len(items) == 2 and glued:
+        return False  # "2,5": a decimal comma (or a thousands group), as the number patterns read it
+    # "1,000,5": a group of three digits right after a comma reads as thousands.
+    return not any(re.fullmatch(r"\d{3}", item) for item in glued)
 
 
 def _has_parsed(c: Candidates) -> bool:
@@ -513,7 +647,10 @@ def evaluate(
 
     def side(text: str, targets: list[str], n_choices: int, *, is_gold: bool) -> Candidates:
         built = build_targets(targets, lang, boxed_priority, n_choices)
-        skip = inside_latex(latex_spans(text)) if "latex" in targets else None
+        skip = combine_skips(
+            inside_latex(latex_spans(text)) if "latex" in targets else None,
+            inside_mixed(mixed_spans(text)) if "expr" in targets else None,
+        )
 
         def plain() -> Candidates:
             return extract_candidates(text, built, parse, skip=skip, **modes)
@@ -529,6 +666,10 @@ def evaluate(
             # or "2" alone would be taken by the plain-number patterns.
             wrapped = known(as_latex())
             return wrapped if "latex" in wrapped.kinds else plain()
+        if bare_number_list(text.strip()):
+            wrapped = as_latex()
+            if "latex" in wrapped.kinds:
+                return wrapped
         found = plain()
         if is_gold or _bare_answer(text.strip()):
             found = known(found)

@@ -133,7 +133,7 @@ def _read(m: re.Match[str], kind: str) -> tuple[Any, str]:
             raise NeedsSympy
         return _latex_number(text)
     if kind == "expr":
-        if groups.get("percent"):
+        if groups.get("percent") or groups.get("mixed"):
             raise NeedsSympy
         digits = engine.number_text(m)
         if digits is None:  # an expression: only "p/q" is read here

@@ -328,6 +328,18 @@ def latex_patterns(lang_code: str, boxed_priority: int, with_anchorless: bool = 
 
 # --- plain expressions -------------------------------------------------------
 
+# A mixed number: a whole part (digits, or thousands grouped by single spaces as in
+# "1 000"), then spaces or tabs -- never a line break: "11\n5/6" is two lines, not 11 5/6 --
+# then an integer fraction. Not glued to a preceding digit, point, slash, letter or power
+# ("11/10 4/9", "11.0 4/9", "x^2 3/4" are not mixed numbers), nor followed by more digits
+# of the fraction.
+MIXED_NUMBER = (
+    r"(?<![A-Za-z0-9_.,/^])(?P<mixed>[-+]?(?:[1-9]\d{0,2}(?: \d{3})+|\d+)[ \t]+\d+[ \t]*/[ \t]*\d+)"
+    r"(?![\d/]|[.,]\d)"
+)
+_MIXED_PERCENT = r"[ \t]*(?:%|[Pp]ercentage|[Pp]ercent|[Pp]ct)(?![A-Za-z])"
+MIXED_NUMBER_RE = re.compile(MIXED_NUMBER)
+
 _CURRENCY = re.escape("$€£¥₹₽₪₩₫฿₡₢₣₤₥₦₧₨₭₮₯₰₱₲₳₴₵₶₷₸₺₻₼₾₿")
 
 
@@ -346,6 +358,9 @@ def expr_patterns(lang_code: str, with_anchorless: bool = True) -> Patterns:
     ops = r"\+\-\*\×\/\^\(\)\÷"
     chars = rf"[\d\.\s{ops}]"
     expr = rf"(?P<expr>-?\(?-?\d{chars}*[{ops}]{chars}+\)?)"
+    # A mixed number ("4 4/9", "+11 5/6", "1 000 4/9 %") is one value; tried before the
+    # general expression so that a percent after it applies to the whole number.
+    mixed = rf"{MIXED_NUMBER}(?P<mixed_percent>{_MIXED_PERCENT})?"
     stop = f"[{re.escape(lang.full_stop)}.]"
     comma = f"[{re.escape(lang.comma)},]"
     space = r"\s" if lang.space == " " else r"(?:\s|)"
@@ -353,7 +368,8 @@ def expr_patterns(lang_code: str, with_anchorless: bool = True) -> Patterns:
     suffix = rf"(?:\*\*)?(?:{stop}|{comma}|\s?{_colon(lang)}|{space}|\)|\$|$)"
     with_anchors = rf"(?:{prefix}{expr}{suffix})"
     number_anchored = rf"(?:{prefix}[{_CURRENCY}]?{number})"
-    either = rf"(?:{with_anchors}|{number_anchored})"
+    mixed_anchored = rf"(?:{prefix}{mixed})"
+    either = rf"(?:{mixed_anchored}|{with_anchors}|{number_anchored})"
     answer = _answer_word(lang)
     regexes = _final_answer_patterns(lang, either, just_is_space="")
     regexes += [
@@ -361,7 +377,7 @@ def expr_patterns(lang_code: str, with_anchorless: bool = True) -> Patterns:
         (rf"{answer}(?:.{{0,100}}=\s*|.{{0,50}}?){either}(?!\s*=)", 200),
     ]
     if with_anchorless:
-        regexes += [(with_anchors, 300), (number_anchored, 300)]
+        regexes += [(mixed_anchored, 300), (with_anchors, 300), (number_anchored, 300)]
     return tuple((re.compile(p), prio) for p, prio in regexes)
 
 

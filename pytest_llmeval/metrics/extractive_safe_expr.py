@@ -26,7 +26,8 @@ __all__ = ["ExprSyntaxError", "parse_plain", "to_fraction", "to_sympy"]
 Node = tuple[Any, ...]  # ("num", "12") | ("neg", node) | (op, node, node)
 
 _TOKEN_RE = re.compile(r"\s*(?:(\d+\.\d*|\.\d+|\d+)|(\*\*|[-+*/^()×÷]))")
-_MIXED_RE = re.compile(r"^\s*(-?)\s*(\d+)\s+(\d+)\s*/\s*(\d+)\s*$")
+# The whole part and the fraction share a line: "11\n5/6" is not 11 5/6.
+_MIXED_RE = re.compile(r"^\s*(-?)[ \t]*(\d+)[ \t]+(\d+)[ \t]*/[ \t]*(\d+)\s*$")
 _MAX_LEN = 500
 _MAX_DEPTH = 60
 
