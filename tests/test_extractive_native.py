@@ -194,3 +194,26 @@ def test_ordinary_answers_are_quick_to_extract() -> None:
         "Adding 1 + 2 + 3 gives 6. So the final answer is $\\boxed{6}$."
     )
     assert extractive_native.quick_to_extract(answer * 10)
+
+
+@st.composite
+def list_or_mixed(draw: st.DrawFn) -> str:
+    numbers = [str(draw(st.integers(-20, 20))) for _ in range(draw(st.integers(2, 3)))]
+    shapes = [
+        ", ".join(numbers),
+        f"${', '.join(numbers)}$",
+        f"{abs(int(numbers[0]))} {draw(st.integers(0, 9))}/{draw(st.integers(0, 9))}",
+        f"The answer is {abs(int(numbers[0]))} {draw(st.integers(1, 5))}/{draw(st.integers(6, 9))}.",
+        f"$\\boxed{{{abs(int(numbers[0]))} 1/{draw(st.integers(2, 9))}}}$",
+    ]
+    return draw(st.sampled_from(shapes))
+
+
+@settings(max_examples=80, deadline=None)
+@given(list_or_mixed(), st.one_of(list_or_mixed(), written_number()))
+def test_lists_and_mixed_numbers_agree_with_the_worker(gold: str, prediction: str) -> None:
+    for g, p in ((gold, prediction), (gold, gold), (prediction, gold)):
+        request = _request(g, p)
+        reply = extractive_native.evaluate(request)
+        if reply is not None:
+            assert bool(reply["passed"]) == _worker_verdict(request), (g, p, reply)

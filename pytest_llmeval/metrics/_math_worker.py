@@ -667,7 +667,7 @@ def evaluate(
             wrapped = known(as_latex())
             return wrapped if "latex" in wrapped.kinds else plain()
         if bare_number_list(text.strip()):
-            wrapped = as_latex()
+            wrapped = known(as_latex())
             if "latex" in wrapped.kinds:
                 return wrapped
         found = plain()
