@@ -768,3 +768,48 @@ def test_single_slot_server_gets_fewer_requests_in_flight_instead_of_timeouts(
         assert len(fake_openai.requests) <= 2 * len(samples)
     else:
         assert stats["errors"] > 0
+
+
+# -- an endpoint that is down ---------------------------------------------------------------
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_an_unreachable_endpoint_stops_being_tried_after_a_few_refusals(
+    tmp_path: Path, service_for: Any
+) -> None:
+    service = service_for(base_url=f"http://127.0.0.1:{_closed_port()}/v1", max_retries=3)
+    samples = [make_sample(i) for i in range(30)]
+    service.prefetch(samples)
+    messages = []
+    for sample in samples:
+        with pytest.raises(ModelError) as info:
+            service.answer(sample)
+        messages.append(str(info.value))
+    unreachable = [m for m in messages if "is unreachable" in m and "connection failures in a row" in m]
+    assert len(unreachable) >= 25, messages  # each would otherwise pay 4 attempts and 3 back-offs
+    assert all("ConnectError" in m for m in messages)  # the cause is named either way
+    assert service.stats()["errors"] == 30
+    assert service.stats()["retries"] < 10  # instead of 3 per sample
+
+
+def test_the_breaker_lets_one_trial_through_per_cool_down_and_closes_on_success() -> None:
+    from pytest_llmeval.models.limits import Breaker
+
+    breaker = Breaker(threshold=3, cool_down=5.0)
+    for now in (0.0, 0.1, 0.2):
+        assert not breaker.blocks(now)
+        breaker.record(False, now)
+    assert breaker.blocks(1.0)  # open: fail at once
+    assert not breaker.blocks(5.3)  # the trial after the cool-down
+    assert breaker.blocks(5.4)  # only one trial per cool-down
+    breaker.record(False, 5.5)
+    assert breaker.blocks(6.0)
+    assert not breaker.blocks(10.4)
+    breaker.record(True, 10.5)  # the endpoint is back
+    assert not breaker.blocks(10.6)
+    assert not breaker.blocks(10.7)

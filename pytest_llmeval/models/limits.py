@@ -86,3 +86,39 @@ class AdaptiveLimit:
         tb: TracebackType | None,
     ) -> None:
         self.release(-1, OTHER)  # a plain bound (python: providers); no load signal
+
+
+class Breaker:
+    """A circuit breaker for an endpoint nobody answers at (connection refused, no route).
+
+    After ``threshold`` connection failures in a row with no success, requests fail at once
+    instead of each paying its connection attempts and retry back-off (an endpoint that is
+    down would otherwise cost every sample its full retry schedule). Every ``cool_down``
+    seconds one request is let through to try again; a success closes the breaker.
+    """
+
+    def __init__(self, threshold: int = 5, cool_down: float = 5.0) -> None:
+        # 5 refusals in a row: more than a restart blip; a 5 s trial interval is cheap either way.
+        self.threshold = threshold
+        self.cool_down = cool_down
+        self.failures = 0
+        self.last_error = ""
+        self._retry_at = 0.0
+
+    def blocks(self, now: float) -> bool:
+        """Whether a request now should fail without trying (lets one through per cool-down)."""
+        if self.failures < self.threshold:
+            return False
+        if now >= self._retry_at:
+            self._retry_at = now + self.cool_down  # this request is the trial
+            return False
+        return True
+
+    def record(self, connected: bool, now: float, error: str = "") -> None:
+        if connected:
+            self.failures = 0
+            return
+        self.failures += 1
+        self.last_error = error
+        if self.failures == self.threshold:
+            self._retry_at = now + self.cool_down

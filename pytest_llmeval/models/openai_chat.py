@@ -162,6 +162,7 @@ class OpenAIChat:
         self.extra_body = dict(settings.extra_body or {})
         self.max_retries = int(settings.max_retries)
         self._client: httpx2.AsyncClient | None = None
+        self.breaker = limits.Breaker()
 
     @property
     def name(self) -> str:
@@ -238,16 +239,28 @@ class OpenAIChat:
         attempts = self.max_retries + 1
         last: ModelError | None = None
         for attempt in range(1, attempts + 1):
-            if attempt > 1 and on_retry is not None:
-                on_retry()
             if before_attempt is not None:
                 await before_attempt()
             taken = await slot.acquire() if slot is not None else 0
+            try:
+                # Checked with the slot held: the breaker may have opened while we waited.
+                self._refuse_if_unreachable(attempt)
+            except ModelError:
+                if slot is not None:
+                    slot.release(taken)
+                raise
+            if attempt > 1 and on_retry is not None:
+                on_retry()
             outcome = limits.OTHER
             started = time.perf_counter()
             wait: float | None = None
             try:
-                status, text, headers = await self._post(messages, response_format)
+                try:
+                    status, text, headers = await self._post(messages, response_format)
+                except httpx2.ConnectError as exc:
+                    self.breaker.record(False, time.monotonic(), f"{type(exc).__name__}: {exc}")
+                    raise
+                self.breaker.record(True, time.monotonic())
                 if status >= 400:
                     outcome = limits.OVERLOAD if status == 429 else limits.OTHER
                     last, wait = self._http_error(status, text, headers, attempt, response_format)
@@ -286,6 +299,15 @@ class OpenAIChat:
                 await asyncio.sleep(delay)
         assert last is not None
         raise last
+
+    def _refuse_if_unreachable(self, attempt: int) -> None:
+        if self.breaker.blocks(time.monotonic()):
+            raise ModelError(
+                f"{self.name}: {self.base_url} is unreachable: {self.breaker.failures} connection "
+                f"failures in a row (last: {self.breaker.last_error}); not tried again for "
+                f"{self.breaker.cool_down:g} s",
+                attempts=attempt,
+            )
 
     def _http_error(
         self,
