@@ -46,7 +46,6 @@ class LLMEvalSession:
         self.worker_stats: list[dict[str, Any]] = []
         self.worker_run_ids: set[str] = set()  # xdist run ids (their --llm-record=off scratch caches)
         self.warnings: list[str] = []
-        self.gate_message: str | None = None  # the pass-rate gate's line
         self.gates: list[GateResult] = []
         self.gate_only_message: str | None = None
         self.ledger = FailureLedger()
@@ -323,22 +322,32 @@ class LLMEvalSession:
         return [*self.warnings, *(f"accuracy fallback used: {f}" for f in fallbacks)]
 
     # -- gates -----------------------------------------------------------------
-    def pass_rate_gate(self) -> GateResult | None:
-        """``--llm-min-pass-rate``: the fraction of samples in the pass tier."""
+    def pass_rate_gates(self) -> list[GateResult]:
+        """``--llm-min-pass-rate``: the fraction of samples in the pass tier, for each model when
+        several ``--llm-model`` specs run (a pooled rate would let a good model hide a bad one)."""
+        gate = self.settings.min_pass_rate
+        if gate is None:
+            return []
+        by_model = self.model_tallies()
+        if not by_model:
+            verdict = self._pass_rate_verdict(self.tally(), gate, "")
+            return [] if verdict is None else [verdict]
+        verdicts = (self._pass_rate_verdict(t, gate, f" for {m}") for m, t in by_model.items())
+        return [v for v in verdicts if v is not None]
+
+    def _pass_rate_verdict(self, tally: Tally, gate: float, whose: str) -> GateResult | None:
         from pytest_llmeval.regression.gates import GateResult
 
-        gate = self.settings.min_pass_rate
-        tally = self.tally()
-        if gate is None or tally.pass_rate is None:
+        if tally.pass_rate is None:
             return None
         if tally.pass_rate < gate:
             return GateResult("min_pass_rate", False, (
-                f"llmeval gate FAILED: pass rate {tally.pass_rate:.1%} is below --llm-min-pass-rate "
+                f"llmeval gate FAILED{whose}: pass rate {tally.pass_rate:.1%} is below --llm-min-pass-rate "
                 f"{gate:.1%} ({tally.passed} of {tally.denominator} samples in the pass tier, errors count as "
                 f"{self.settings.errors.value})"
             ))
         return GateResult("min_pass_rate", True, (
-            f"llmeval gate passed: pass rate {tally.pass_rate:.1%} >= {gate:.1%} "
+            f"llmeval gate passed{whose}: pass rate {tally.pass_rate:.1%} >= {gate:.1%} "
             f"({tally.passed} of {tally.denominator})"
         ))
 
@@ -399,8 +408,7 @@ class LLMEvalSession:
         self.compare_with_baseline()
         self.compare_models()
         regression = self.baseline.gate() if self.baseline is not None and self.settings.fail_on_regression else None
-        self.gates = [g for g in (self.pass_rate_gate(), regression) if g is not None]
-        self.gate_message = next((g.message for g in self.gates if g.name == "min_pass_rate"), None)
+        self.gates = [*self.pass_rate_gates(), *([regression] if regression is not None else [])]
         if self.settings.gate_only:
             self.gate_only_message = gate_only_line(self.ledger, session.testsfailed)
         session.exitstatus = decide_exit(

@@ -94,3 +94,22 @@ def test_report_identical_with_and_without_xdist(pytester: pytest.Pytester) -> N
     assert first["comparison"]["test"] == "paired_permutation"
     assert first["aggregate_metrics"]["flaky"] == 2
     assert set(first["by_model"]) == {A, B}
+
+
+def test_pass_rate_gate_applies_to_each_model(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
+    # Pooled, 19 + 11 of 40 = 75% would pass a 70% gate; b alone (55%) does not.
+    make_suite(pytester, 20)
+    set_wrong(pytester, ["s00"], model="a")
+    set_wrong(pytester, ids(20)[:9], model="b")
+    args = (f"--llm-model={A}", f"--llm-model={B}", "--llm-report=r.json", "--llm-gate-only", *plugin_args)
+    result = run(pytester, *args, "--llm-min-pass-rate=0.7")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines([
+        f"llmeval gate passed for {A}: pass rate 95.0% >= 70.0% (19 of 20)",
+        f"llmeval gate FAILED for {B}: pass rate 55.0% is below --llm-min-pass-rate 70.0%*",
+    ])
+    report = load(pytester, "r.json")
+    assert report["aggregate_metrics"]["gate_passed"] is False
+    assert (report["by_model"][A]["gate_passed"], report["by_model"][B]["gate_passed"]) == (True, False)
+    assert [g["passed"] for g in report["gates"]] == [True, False]
+    assert run(pytester, *args, "--llm-min-pass-rate=0.5").ret == pytest.ExitCode.OK

@@ -60,7 +60,7 @@ def build_report(llm_session: LLMEvalSession, *, incomplete: bool) -> dict[str, 
         "reference_metrics": tally.reference_means(),
         "errors_mode": settings.errors.value,
         "min_pass_rate": settings.min_pass_rate,
-        "gate_passed": None if settings.min_pass_rate is None or tally.pass_rate is None else tally.pass_rate >= settings.min_pass_rate,
+        "gate_passed": _pass_rate_gate_passed(llm_session),
     }
     from pytest_llmeval.regression.repeats import aggregate as repeat_aggregate
 
@@ -113,11 +113,20 @@ def build_report(llm_session: LLMEvalSession, *, incomplete: bool) -> dict[str, 
     }
 
 
+def _pass_rate_gate_passed(llm_session: LLMEvalSession) -> bool | None:
+    """Whether every ``--llm-min-pass-rate`` gate passed (one per model with several models)."""
+    verdicts = [g.passed for g in llm_session.gates if g.name == "min_pass_rate"]
+    return all(verdicts) if verdicts else None
+
+
 def _by_model(llm_session: LLMEvalSession) -> dict[str, Any]:
-    """Per model (in --llm-model order): its counts, per task, and its comparison with the first model."""
+    """Per model (in --llm-model order): its counts, per task, its pass-rate gate and its comparison
+    with the first model."""
+    gate = llm_session.settings.min_pass_rate
     return {
         model: {
             **_group(tally),
+            "gate_passed": None if gate is None or tally.pass_rate is None else tally.pass_rate >= gate,
             "by_task": {name: _group(t) for name, t in tally.groups("task").items()},
             "comparison": llm_session.model_comparisons.get(model),
         }
