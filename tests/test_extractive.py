@@ -653,7 +653,8 @@ def test_mixed_numbers_inside_maths(prediction: str, gold: str, expected: bool) 
     assert ok(prediction, gold) is expected
 
 
-def test_mixed_numbers_are_left_to_the_worker() -> None:
+def test_mixed_numbers_in_process_agree_with_the_worker_and_percent_is_left_to_it() -> None:
+    from pytest_llmeval.metrics import extractive as mod
     from pytest_llmeval.metrics import extractive_native
     from pytest_llmeval.metrics.extractive import _options
 
@@ -662,8 +663,13 @@ def test_mixed_numbers_are_left_to_the_worker() -> None:
         fallback_mode="first_match", boxed_priority=None, float_rounding=6, strict=True,
         allow_set_relation_comparison=False, language="en", timeout=5.0,
     )  # fmt: skip
-    for prediction in ("2 3/8", "7 2/0", "2 1/2%"):
-        assert extractive_native.evaluate(opts.request("19/8", prediction)) is None
+    for prediction, passed in (("2 3/8", True), ("The answer is 2 3/8.", True), ("7 2/0", False), ("2 1/4", False)):
+        request = opts.request("19/8", prediction)
+        reply = extractive_native.evaluate(request)
+        assert reply is not None
+        assert bool(reply["passed"]) is passed
+        assert bool(mod._WORKER.call(request, 5.0)["passed"]) is passed  # type: ignore[index]
+    assert extractive_native.evaluate(opts.request("19/8", "2 1/2%")) is None
 
 
 # --- bare lists and matrices, ellipses ---------------------------------------------------
