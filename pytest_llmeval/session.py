@@ -375,7 +375,7 @@ class LLMEvalSession:
         results = [sample_result(r) for r in self.records]
         self.baseline.compare(
             results, run_identity(self.settings), alpha=self.settings.alpha, errors_mode=self.settings.errors.value,
-            run_model=self.settings.model if len(self.settings.models) > 1 else None,
+            run_models=tuple(self.settings.models),
         )
 
     def compare_models(self) -> None:
@@ -407,8 +407,8 @@ class LLMEvalSession:
 
         self.compare_with_baseline()
         self.compare_models()
-        regression = self.baseline.gate() if self.baseline is not None and self.settings.fail_on_regression else None
-        self.gates = [*self.pass_rate_gates(), *([regression] if regression is not None else [])]
+        regression = self.baseline.gates() if self.baseline is not None and self.settings.fail_on_regression else []
+        self.gates = [*self.pass_rate_gates(), *regression]
         if self.settings.gate_only:
             self.gate_only_message = gate_only_line(self.ledger, session.testsfailed)
         session.exitstatus = decide_exit(

@@ -113,3 +113,31 @@ def test_pass_rate_gate_applies_to_each_model(pytester: pytest.Pytester, plugin_
     assert (report["by_model"][A]["gate_passed"], report["by_model"][B]["gate_passed"]) == (True, False)
     assert [g["passed"] for g in report["gates"]] == [True, False]
     assert run(pytester, *args, "--llm-min-pass-rate=0.5").ret == pytest.ExitCode.OK
+
+
+def test_baseline_with_several_models_pairs_each_model_with_itself(
+    pytester: pytest.Pytester, plugin_args: list[str]
+) -> None:
+    make_suite(pytester, 20)
+    set_wrong(pytester, ["s00"], model="a")
+    set_wrong(pytester, ids(20)[:3], model="b")
+    base = run(pytester, f"--llm-model={A}", f"--llm-model={B}", "--llm-report=base.json", "--llm-gate-only")
+    assert base.ret == pytest.ExitCode.OK
+    set_wrong(pytester, ids(20)[:9], model="b")  # b now also misses s03..s08; a is unchanged
+    result = run(
+        pytester, f"--llm-model={A}", f"--llm-model={B}", "--llm-baseline=base.json",
+        "--llm-fail-on-regression", "--llm-gate-only", "--llm-report=r.json", *plugin_args,
+    )  # fmt: skip
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines([
+        f"llmeval regression gate passed for {A}: within noise of baseline base.json*",
+        f"llmeval regression gate FAILED for {B}: significantly worse than baseline base.json*",
+    ])
+    report = load(pytester, "r.json")
+    assert report["comparison"]["newly_failing"] == []  # the first model, as before
+    versus = report["by_model"][B]["baseline_comparison"]
+    assert versus["newly_failing"] == ids(20)[3:9]
+    assert versus["p_value"] == pytest.approx(2 / 2**6)
+    assert report["by_model"][A]["baseline_comparison"] == report["comparison"]
+    statuses = {(s["sample_id"], s["model"]): s.get("baseline_status") for s in report["sample_results"]}
+    assert (statuses[("s00", A)], statuses[("s01", B)], statuses[("s05", B)]) == ("fail", "fail", "pass")

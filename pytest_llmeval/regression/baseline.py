@@ -26,9 +26,13 @@ class BaselineRun:
         self.comparison: dict[str, Any] | None = None
         self.comparison_model: str | None = None
         models = (report.get("metadata") or {}).get("models")
+        self.models = [str(m) for m in models] if isinstance(models, list) and len(models) > 1 else []
         # a baseline that compared several models: pair with its first
-        self.baseline_model = str(models[0]) if isinstance(models, list) and len(models) > 1 else None
+        self.baseline_model = self.models[0] if self.models else None
         self._statuses = baseline_statuses(report, model=self.baseline_model)
+        # The run's other models that the baseline also ran: each paired with its own earlier self.
+        self.by_model: dict[str, dict[str, Any]] = {}
+        self._statuses_by_model: dict[str, dict[tuple[str, str], str]] = {}
 
     @classmethod
     def load(cls, shown_path: str, invocation_dir: Path) -> BaselineRun:
@@ -43,24 +47,45 @@ class BaselineRun:
 
     def compare(
         self, sample_results: list[dict[str, Any]], run_meta: dict[str, Any], *, alpha: float, errors_mode: str,
-        run_model: str | None = None,
+        run_models: tuple[str, ...] = (),
     ) -> dict[str, Any]:
-        """With several models in the run, the first is compared (``run_model``); likewise in the baseline."""
+        """The run's first model against the baseline's first (the ``comparison``); with several
+        models on both sides, each further model the baseline also ran against itself (``by_model``)."""
+        run_model = run_models[0] if len(run_models) > 1 else None
         self.comparison_model = run_model
         self.comparison = compare(
             self.report, sample_results, run_meta, baseline_path=self.shown_path, alpha=alpha, errors_mode=errors_mode,
             run_model=run_model, baseline_model=self.baseline_model,
         )
+        for model in run_models[1:]:
+            if model in self.models:
+                self.by_model[model] = compare(
+                    self.report, sample_results, run_meta, baseline_path=self.shown_path, alpha=alpha,
+                    errors_mode=errors_mode, run_model=model, baseline_model=model,
+                )
+                self._statuses_by_model[model] = baseline_statuses(self.report, model=model)
         return self.comparison
 
     def status_of(self, entry: dict[str, Any]) -> str | None:
         """The baseline status of a paired ``sample_results`` entry (None when unpaired)."""
-        if entry.get("kind", "gold") != "gold" or (self.comparison_model is not None and entry.get("model") != self.comparison_model):
+        if entry.get("kind", "gold") != "gold":
             return None
-        return self._statuses.get((str(entry.get("file") or ""), entry["sample_id"]))
+        key = (str(entry.get("file") or ""), entry["sample_id"])
+        if self.comparison_model is not None and entry.get("model") != self.comparison_model:
+            return self._statuses_by_model.get(str(entry.get("model")), {}).get(key)
+        return self._statuses.get(key)
 
-    def gate(self) -> GateResult | None:
+    def gates(self) -> list[GateResult]:
+        """``--llm-fail-on-regression``: one gate per paired model (the first, then ``by_model``)."""
         if self.comparison is None:
-            return None
-        passed, message = regression_gate_message(self.comparison)
-        return GateResult("regression", passed, message)
+            return []
+        compared = [(self.comparison_model, self.comparison), *self.by_model.items()]
+        out = []
+        for model, comparison in compared:
+            passed, message = regression_gate_message(comparison)
+            if model is not None:
+                message = message.replace(" gate passed:", f" gate passed for {model}:").replace(
+                    " gate FAILED:", f" gate FAILED for {model}:"
+                )
+            out.append(GateResult("regression", passed, message))
+        return out

@@ -129,9 +129,20 @@ def _by_model(llm_session: LLMEvalSession) -> dict[str, Any]:
             "gate_passed": None if gate is None or tally.pass_rate is None else tally.pass_rate >= gate,
             "by_task": {name: _group(t) for name, t in tally.groups("task").items()},
             "comparison": llm_session.model_comparisons.get(model),
+            "baseline_comparison": _baseline_comparison(llm_session, model),
         }
         for model, tally in llm_session.model_tallies().items()
     }
+
+
+def _baseline_comparison(llm_session: LLMEvalSession, model: str) -> dict[str, Any] | None:
+    """This model's comparison with the baseline, when the baseline ran it too (or it is the first)."""
+    baseline = llm_session.baseline
+    if baseline is None:
+        return None
+    if model == baseline.comparison_model:
+        return baseline.comparison
+    return baseline.by_model.get(model)
 
 
 def sample_result(r: dict[str, Any]) -> dict[str, Any]:

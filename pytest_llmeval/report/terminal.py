@@ -156,6 +156,9 @@ def summary_lines(llm_session: LLMEvalSession, *, worst: int) -> list[tuple[str,
         from pytest_llmeval.regression.comparison import comparison_lines
 
         out.extend(comparison_lines(llm_session.comparison))
+        assert llm_session.baseline is not None
+        for model, comparison in llm_session.baseline.by_model.items():
+            out.extend(comparison_lines(comparison, title=f"{model} vs {model} in baseline {llm_session.baseline.shown_path}"))
     for gate in llm_session.gates:
         add(gate.message, red=not gate.passed, green=gate.passed, bold=True)
     if llm_session.gate_only_message:
