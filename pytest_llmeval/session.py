@@ -330,26 +330,27 @@ class LLMEvalSession:
             return []
         by_model = self.model_tallies()
         if not by_model:
-            verdict = self._pass_rate_verdict(self.tally(), gate, "")
+            verdict = self._pass_rate_verdict(self.tally(), gate, None)
             return [] if verdict is None else [verdict]
-        verdicts = (self._pass_rate_verdict(t, gate, f" for {m}") for m, t in by_model.items())
+        verdicts = (self._pass_rate_verdict(t, gate, m) for m, t in by_model.items())
         return [v for v in verdicts if v is not None]
 
-    def _pass_rate_verdict(self, tally: Tally, gate: float, whose: str) -> GateResult | None:
+    def _pass_rate_verdict(self, tally: Tally, gate: float, model: str | None) -> GateResult | None:
         from pytest_llmeval.regression.gates import GateResult
 
         if tally.pass_rate is None:
             return None
+        whose = f" for {model}" if model else ""
         if tally.pass_rate < gate:
             return GateResult("min_pass_rate", False, (
                 f"llmeval gate FAILED{whose}: pass rate {tally.pass_rate:.1%} is below --llm-min-pass-rate "
                 f"{gate:.1%} ({tally.passed} of {tally.denominator} samples in the pass tier, errors count as "
                 f"{self.settings.errors.value})"
-            ))
+            ), model)
         return GateResult("min_pass_rate", True, (
             f"llmeval gate passed{whose}: pass rate {tally.pass_rate:.1%} >= {gate:.1%} "
             f"({tally.passed} of {tally.denominator})"
-        ))
+        ), model)
 
     def load_baseline(self) -> None:
         """Controller only, at configure time: a bad ``--llm-baseline`` is a usage error before anything runs."""

@@ -118,6 +118,18 @@ def number_text(m: re.Match[str]) -> str | None:
     return f"{sign}{integer}{decimal.replace(',', '.')}"
 
 
+def read_choice(m: re.Match[str], kind: str) -> tuple[str, str] | None:
+    """(value, raw) of a choice-letter (``index``) or literal-option (``string``) match; None
+    for other kinds. Stdlib only: the worker and the in-process parser read choices alike."""
+    if kind == "index":
+        letter = re.sub(r"[()\[\]]", "", m.group("indices")).strip().upper()
+        return letter, letter
+    if kind == "string":
+        raw = m.group("string_keys")
+        return raw.lower(), raw
+    return None
+
+
 def mixed_number(m: re.Match[str]) -> tuple[str, int, int, int] | None:
     """The parts (sign, whole, numerator, denominator) of a mixed-number match.
 
@@ -476,13 +488,10 @@ def make_parser(boxed_priority: int) -> Parser:
                 return to_sympy(parse_plain(expr)), expr
             except (ExprSyntaxError, ZeroDivisionError, ValueError):
                 return None, expr
-        if kind == "index":
-            letter = re.sub(r"[()\[\]]", "", m.group("indices")).strip().upper()
-            return letter, letter
-        if kind == "string":
-            raw = m.group("string_keys")
-            return raw.lower(), raw
-        raise ValueError(kind)
+        choice = read_choice(m, kind)
+        if choice is None:
+            raise ValueError(kind)
+        return choice
 
     return parse
 

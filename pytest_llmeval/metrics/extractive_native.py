@@ -164,13 +164,10 @@ def _read(m: re.Match[str], kind: str) -> tuple[Any, str]:
         if not found:
             raise NeedsSympy
         return _number(*found.groups()), digits
-    if kind == "index":
-        letter = re.sub(r"[()\[\]]", "", m.group("indices")).strip().upper()
-        return letter, letter
-    if kind == "string":
-        raw = m.group("string_keys")
-        return raw.lower(), raw
-    raise NeedsSympy
+    choice = engine.read_choice(m, kind)
+    if choice is None:
+        raise NeedsSympy
+    return choice
 
 
 def parse(m: re.Match[str], kind: str) -> tuple[Any, str]:

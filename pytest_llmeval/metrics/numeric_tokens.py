@@ -11,43 +11,16 @@ from __future__ import annotations
 import bisect
 import re
 
-from pytest_llmeval.metrics.numeric_lang import negative_words
+from pytest_llmeval.metrics.numeric_lang import ENGLISH, negative_words
 
+# The English table's scale words, without its bare "t" (as often a tonne as a trillion here),
+# plus the case-sensitive abbreviations and "mio" that English filings write.
 SCALE_WORDS: dict[str, float] = {
-    "thousand": 1e3,
-    "thousands": 1e3,
-    "k": 1e3,
-    "K": 1e3,
-    "thou": 1e3,
-    "million": 1e6,
-    "millions": 1e6,
-    "mn": 1e6,
-    "mln": 1e6,
-    "mm": 1e6,
-    "MM": 1e6,
-    "m": 1e6,
-    "M": 1e6,
-    "mio": 1e6,
-    "billion": 1e9,
-    "billions": 1e9,
-    "bn": 1e9,
-    "bln": 1e9,
-    "b": 1e9,
-    "B": 1e9,
-    "Bn": 1e9,
-    "BN": 1e9,
-    "trillion": 1e12,
-    "trillions": 1e12,
-    "tn": 1e12,
-    "T": 1e12,
-    "Tn": 1e12,
-    "lakh": 1e5,
-    "lakhs": 1e5,
-    "lac": 1e5,
-    "lacs": 1e5,
-    "crore": 1e7,
-    "crores": 1e7,
-    "cr": 1e7,
+    **{word: scale for word, scale in ENGLISH.scales.items() if word != "t"},
+    **dict.fromkeys(["K"], 1e3),
+    **dict.fromkeys(["M", "MM", "mio"], 1e6),
+    **dict.fromkeys(["B", "Bn", "BN"], 1e9),
+    **dict.fromkeys(["T", "Tn"], 1e12),
     "Cr": 1e7,
 }
 

@@ -80,12 +80,4 @@ class BaselineRun:
         if self.comparison is None:
             return []
         compared = [(self.comparison_model, self.comparison), *self.by_model.items()]
-        out = []
-        for model, comparison in compared:
-            passed, message = regression_gate_message(comparison)
-            if model is not None:
-                message = message.replace(" gate passed:", f" gate passed for {model}:").replace(
-                    " gate FAILED:", f" gate FAILED for {model}:"
-                )
-            out.append(GateResult("regression", passed, message))
-        return out
+        return [GateResult("regression", *regression_gate_message(c, model), model) for model, c in compared]

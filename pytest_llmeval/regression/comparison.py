@@ -235,8 +235,9 @@ def comparison_lines(comparison: dict[str, Any], *, title: str | None = None, li
     return lines
 
 
-def regression_gate_message(comparison: dict[str, Any]) -> tuple[bool, str]:
-    """(passed, one line) for ``--llm-fail-on-regression``."""
+def regression_gate_message(comparison: dict[str, Any], model: str | None = None) -> tuple[bool, str]:
+    """(passed, one line) for ``--llm-fail-on-regression``; ``model`` names whose gate it is."""
+    whose = f" for {model}" if model else ""
     test = "McNemar exact" if comparison["test"] == MCNEMAR else "paired permutation"
     detail = (
         f"pass rate {comparison['pass_rate_delta']:+.1%} ({len(comparison['newly_failing'])} newly failing, "
@@ -245,7 +246,7 @@ def regression_gate_message(comparison: dict[str, Any]) -> tuple[bool, str]:
     )
     path = comparison["baseline"]["path"]
     if comparison["significant_regression"]:
-        return False, f"llmeval regression gate FAILED: significantly worse than baseline {path}: {detail} < alpha {comparison['alpha']:g}"
+        return False, f"llmeval regression gate FAILED{whose}: significantly worse than baseline {path}: {detail} < alpha {comparison['alpha']:g}"
     judged = "better than" if comparison.get("significant_improvement") else "within noise of"
     sign = "<" if comparison.get("significant_improvement") else ">="
-    return True, f"llmeval regression gate passed: {judged} baseline {path}: {detail} {sign} alpha {comparison['alpha']:g}"
+    return True, f"llmeval regression gate passed{whose}: {judged} baseline {path}: {detail} {sign} alpha {comparison['alpha']:g}"

@@ -21,6 +21,7 @@ class GateResult:
     name: str  # "min_pass_rate" | "regression"
     passed: bool
     message: str
+    model: str | None = None  # whose gate, when several --llm-model specs are gated apart
 
 
 @dataclass

@@ -122,11 +122,11 @@ def _pass_rate_gate_passed(llm_session: LLMEvalSession) -> bool | None:
 def _by_model(llm_session: LLMEvalSession) -> dict[str, Any]:
     """Per model (in --llm-model order): its counts, per task, its pass-rate gate and its comparison
     with the first model."""
-    gate = llm_session.settings.min_pass_rate
+    pass_rate_gates = {g.model: g.passed for g in llm_session.gates if g.name == "min_pass_rate"}
     return {
         model: {
             **_group(tally),
-            "gate_passed": None if gate is None or tally.pass_rate is None else tally.pass_rate >= gate,
+            "gate_passed": pass_rate_gates.get(model),
             "by_task": {name: _group(t) for name, t in tally.groups("task").items()},
             "comparison": llm_session.model_comparisons.get(model),
             "baseline_comparison": _baseline_comparison(llm_session, model),
