@@ -74,6 +74,7 @@ RECORD_DEFAULTS: dict[str, Any] = {
     "accuracy_fallback": None,
     "review_between": None,
     "reverified": False,
+    "matched_expected": None,  # which of several acceptable answers matched
 }
 
 
@@ -121,14 +122,22 @@ class ComponentRegistry:
 
 
 def accuracy(ctx: ComponentContext) -> MetricResult:
-    """The accuracy grader the sample selects (``eval_criteria.accuracy``, numeric gold, the default)."""
-    from pytest_llmeval.rubric import choose_accuracy_grader
+    """The accuracy grader the sample selects (``eval_criteria.accuracy``, numeric gold, the default).
 
-    assert ctx.settings is not None
-    assert ctx.graders is not None
-    gold = ctx.sample.gold if ctx.sample is not None else ctx.expected
-    name = choose_accuracy_grader(ctx.criteria, gold, ctx.settings.accuracy)
-    result = ctx.graders.get(name)(ctx)
+    With several acceptable answers (``expected`` a list) each is graded and the best verdict
+    counts: a decided pass first, then the highest score; the record names the one that matched.
+    """
+    golds = ctx.sample.golds if ctx.sample is not None else (ctx.expected,)
+    if len(golds) == 1:
+        name, result = _grade_accuracy(ctx, golds[0])
+    else:
+        graded = [(gold, *_grade_accuracy(_for_gold(ctx, gold), gold)) for gold in golds]
+        gold, name, result = max(graded, key=lambda g: _alias_rank(g[2]))
+        ctx.record["matched_expected"] = gold if result.passed else None
+        result = dataclasses.replace(
+            result,
+            explanation=f"best of {len(golds)} acceptable answers, {str(gold)[:80]!r}: " + result.explanation,
+        )
     if "refusal" in result.details:
         refusal = bool(result.details["refusal"])
     else:
@@ -158,6 +167,29 @@ def accuracy(ctx: ComponentContext) -> MetricResult:
             + result.explanation,
         )
     return result
+
+
+def _for_gold(ctx: ComponentContext, gold: str | int | float) -> ComponentContext:
+    """The context with one acceptable answer as the gold (text, and the number when it is one)."""
+    if isinstance(gold, str):
+        return dataclasses.replace(ctx, expected=gold, expected_number=None)
+    from pytest_llmeval.schema import number_text
+
+    return dataclasses.replace(ctx, expected=number_text(gold), expected_number=gold)
+
+
+def _grade_accuracy(ctx: ComponentContext, gold: str | int | float) -> tuple[str, MetricResult]:
+    from pytest_llmeval.rubric import choose_accuracy_grader
+
+    assert ctx.settings is not None
+    assert ctx.graders is not None
+    name = choose_accuracy_grader(ctx.criteria, gold, ctx.settings.accuracy)
+    return name, ctx.graders.get(name)(ctx)
+
+
+def _alias_rank(result: MetricResult) -> tuple[bool, bool, float]:
+    """Order of preference among aliases: passed, then decided (not needing review), then score."""
+    return (bool(result.passed), not result.details.get("needs_review", False), float(result.score))
 
 
 def citation(ctx: ComponentContext) -> MetricResult | None:

@@ -36,6 +36,14 @@ class ErrorsMode(str, enum.Enum):
     EXCLUDE = "exclude"  # errors are left out of the denominator
 
 
+class CoarserDates(str, enum.Enum):
+    """How an answer naming a coarser period that contains the gold's counts ("1968" for "November 8, 1968")."""
+
+    PASS = "pass"
+    REVIEW = "review"  # needs review: the gate does not count it as a pass (default)
+    FAIL = "fail"
+
+
 @dataclass(frozen=True)
 class OptionSpec:
     name: str  # ini key; CLI flag is --llm-x for ini llm_x
@@ -268,6 +276,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("llm_tiers", "Tier cut-offs pass,acceptable", "0.9,0.75", _tiers),
     OptionSpec("llm_length_bands", "Length bands as JSON: {\"ideal\":[100,250],\"ok\":[50,300],\"ok_score\":0.8,\"short_score\":0.5}", "", _json_object),
     OptionSpec("llm_accuracy", "Default accuracy grader for free-text golds that do not pick one", "answer_correctness", _str),
+    OptionSpec("llm_coarser_dates", "An answer naming a coarser period that contains the gold's (\"1968\" for \"November 8, 1968\"): pass|review|fail", "review", _choice(CoarserDates)),
+    OptionSpec("llm_review_passes", "Count needs-review samples as passes in the pass-rate gate (by default they are not: thin evidence is not a pass)", False, _bool),
     OptionSpec("llm_citation_patterns", "Extra citation regexes, one per line", "", _lines, "linelist"),
     OptionSpec("llm_worst", "How many worst samples the summary lists", 5, _non_negative_int),
     # human review

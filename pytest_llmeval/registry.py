@@ -41,6 +41,7 @@ BUILTIN_GRADERS: dict[str, str] = {
     "exact": "pytest_llmeval.metrics.fuzzy:grade_exact",
     "fuzzy": "pytest_llmeval.metrics.fuzzy:grade_fuzzy",
     "numeric": "pytest_llmeval.metrics.numeric:grade",
+    "identity": "pytest_llmeval.metrics.identity:grade",
     "extractive": "pytest_llmeval.metrics.extractive:grade",
     "semantic_similarity": "pytest_llmeval.metrics.semantic:grade",
     "answer_correctness": "pytest_llmeval.metrics.correctness:grade",

@@ -127,8 +127,15 @@ def looks_numeric(expected: str | int | float) -> bool:
     return bool(numeric_gold(expected))  # type: ignore[arg-type]
 
 
+def identity_only(expected: str) -> bool:
+    from pytest_llmeval.metrics.identity import identity_only as only_identities
+
+    return only_identities(expected)
+
+
 def choose_accuracy_grader(criteria: dict[str, Any], expected: str | int | float, default: str) -> str:
-    """Explicit ``accuracy`` > ``extractive`` settings > ``numeric`` settings > numeric gold >
+    """Explicit ``accuracy`` > ``extractive`` settings > ``numeric`` settings > a gold that is only
+    dates, years, periods or ordinals (``identity``: never within a tolerance) > numeric gold >
     ``min_similarity`` (a cosine threshold asks for ``semantic_similarity``) > default."""
     if criteria.get("accuracy"):
         return str(criteria["accuracy"])
@@ -136,6 +143,8 @@ def choose_accuracy_grader(criteria: dict[str, Any], expected: str | int | float
         return "extractive"
     if criteria.get("numeric"):
         return "numeric"
+    if criteria.get("identity") or (isinstance(expected, str) and identity_only(expected)):
+        return "identity"
     if looks_numeric(expected):
         return "numeric"
     if criteria.get("min_similarity") is not None:

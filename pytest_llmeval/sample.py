@@ -30,11 +30,19 @@ class Sample:
     criteria: dict[str, Any] = field(default_factory=dict)
     raw: dict[str, Any] = field(default_factory=dict)
     expected_number: int | float | None = None  # set when the gold is a JSON number
+    # Every acceptable answer when ``expected`` was a list (aliases, as in NQ-open); ``expected``
+    # and ``expected_number`` then describe the first one.
+    alternatives: tuple[str | int | float, ...] = ()
 
     @property
     def gold(self) -> str | int | float:
         """The gold as given: the JSON number itself, or the expected text."""
         return self.expected if self.expected_number is None else self.expected_number
+
+    @property
+    def golds(self) -> tuple[str | int | float, ...]:
+        """Every acceptable gold answer, as given (one unless ``expected`` was a list)."""
+        return self.alternatives or (self.gold,)
 
     @property
     def task(self) -> str:
@@ -49,7 +57,7 @@ class Sample:
         return {
             "id": self.id,
             "question": self.question,
-            "expected": self.expected,
+            "expected": self.expected if not self.alternatives else list(self.alternatives),
             "messages": [dict(m) for m in self.messages],
             "response": self.response,
             "contexts": list(self.contexts),

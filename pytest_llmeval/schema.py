@@ -186,7 +186,7 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
-def _number_text(value: int | float) -> str:
+def number_text(value: int | float) -> str:
     """A JSON number as plain text for text graders and reports: 2e20 -> "200000000000000000000"."""
     if isinstance(value, int):
         return str(value)
@@ -207,6 +207,10 @@ def normalise(record: dict[str, Any], *, path: str, line: int, defaults: dict[st
             expected = assistant["content"]
     if expected is None:
         raise SampleError("field 'expected' missing (give 'expected', 'expected_output' or a final assistant message)")
+    alternatives: tuple[Any, ...] = ()
+    if isinstance(expected, list):  # aliases: any one of them is a right answer
+        alternatives = tuple(expected)
+        expected = alternatives[0]
     # A JSON number is that number: graders that compare numbers get it unchanged (not "2e+20" re-read as text).
     expected_number = expected if isinstance(expected, int | float) and not isinstance(expected, bool) else None
     question = record.get("question")
@@ -227,8 +231,9 @@ def normalise(record: dict[str, Any], *, path: str, line: int, defaults: dict[st
         path=path,
         line=line,
         question=question,
-        expected=_text(expected) if expected_number is None else _number_text(expected_number),
+        expected=_text(expected) if expected_number is None else number_text(expected_number),
         expected_number=expected_number,
+        alternatives=alternatives,
         messages=tuple(messages),
         response=record.get("response"),
         contexts=tuple(record.get("contexts") or ()),

@@ -59,11 +59,11 @@ def test_default_grader_gets_the_plain_cases_right(pytester: pytest.Pytester, pl
     report = json.loads((pytester.path / "r.json").read_text())
     outcomes = {r["sample_id"]: r for r in report["sample_results"]}
     for sample_id, row in outcomes.items():
-        # a numeric gold goes to the numeric engine, every textual gold to answer_correctness
-        grader = "numeric" if sample_id.startswith("margin") else "answer_correctness"
+        # a numeric gold goes to the numeric engine, a date to the identity grader, other text to answer_correctness
+        grader = {"margin": "numeric", "date": "identity"}.get(sample_id.split("-")[0], "answer_correctness")
         assert row["accuracy_grader"] == grader, sample_id
         assert (row["scores"]["accuracy"] == 1.0) == (sample_id in EXPECTED_PASS), (sample_id, row["reason"])
-    result.stdout.fnmatch_lines(["*accuracy graders: answer_correctness 6, numeric 2*"])
+    result.stdout.fnmatch_lines(["*accuracy graders: answer_correctness 4, identity 2, numeric 2*"])
     # offline: no embedding model, no network
     assert report["metadata"]["judge"] in ("offline", None)
 

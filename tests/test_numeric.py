@@ -476,13 +476,21 @@ def test_relative_and_absolute_tolerance() -> None:
     assert not _passes("Net margin was 12.6%.", "12%", tolerance=0.5, tolerance_mode="absolute")
 
 
-def test_score_decays_with_difference() -> None:
-    near = numeric_match("Revenue was $1.51 billion.", "1.5 billion", tolerance_mode="exact")
-    far = numeric_match("Revenue was $1.9 billion.", "1.5 billion")
+def test_out_of_tolerance_scores_zero_and_states_the_difference() -> None:
+    near = numeric_match("Diluted EPS was $6.15.", "6.11")
+    assert not near.passed and near.score == 0.0
+    assert "0.6547%" in near.explanation  # closeness is reported, not credited
+    inside = numeric_match("Revenue was $1.5 billion.", "1.5 billion")
+    assert inside.score == 1.0 and "difference 0%" in inside.explanation
+
+
+def test_partial_credit_only_when_asked() -> None:
+    near = numeric_match("Revenue was $1.51 billion.", "1.5 billion", tolerance_mode="exact", partial_credit=True)
+    far = numeric_match("Revenue was $1.9 billion.", "1.5 billion", partial_credit=True)
     assert not near.passed
     assert not far.passed
     assert 0 < far.score < near.score < 1
-    assert numeric_match("Revenue was $1.5 billion.", "1.5 billion").score == 1.0
+    assert numeric_match("Revenue was $1.51 billion.", "1.5 billion", tolerance_mode="exact").score == 0.0
 
 
 def test_bad_options_raise_value_error() -> None:

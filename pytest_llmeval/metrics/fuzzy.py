@@ -158,13 +158,15 @@ _STOPWORDS = frozenset(
         "about",
     ]
 )
-_WORD_RE = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
+# Letters and digits of any script ("dáin", "bokmål", "ørsted"): Nordic text is home ground.
+_WORD_RE = re.compile(r"[^\W_]+(?:[.'][^\W_]+)*")
 
 
 def normalise_text(text: str) -> str:
-    """Lower-case, NFKC, straight quotes, collapsed whitespace, no surrounding punctuation."""
+    """Case-folded, NFKC, straight quotes, collapsed whitespace, no surrounding punctuation."""
     text = unicodedata.normalize("NFKC", text or "").replace("\u2019", "'").replace("\u2018", "'")
-    text = re.sub(r"\s+", " ", text.lower()).strip()
+    # casefold, then NFC again: folding can decompose ("ǰ") and words must compare composed.
+    text = re.sub(r"\s+", " ", unicodedata.normalize("NFC", text.casefold())).strip()
     return text.strip(" .,;:!?\"'")
 
 
@@ -247,6 +249,29 @@ def fact_inclusion(
         threshold=threshold,
         details={"found": found, "missing": missing, "threshold": threshold},
     )
+
+
+def swapped_words(response: str, expected: str, missing: list[str]) -> list[tuple[str, str]]:
+    """Gold words the response replaces rather than leaves out: ("timmy", "emmitt") for "Emmitt Smith"
+    against "Timmy Smith" (the word beside a shared one differs), but nothing for "Christopher Lloyd"
+    against "Christopher Allen Lloyd" (a middle word is left out)."""
+    gold = _WORD_RE.findall(normalise_text(expected).replace("'s", ""))
+    said = _WORD_RE.findall(normalise_text(response).replace("'s", ""))
+    swaps: list[tuple[str, str]] = []
+    for word in missing:
+        if word not in gold:
+            continue
+        i = gold.index(word)
+        for neighbour, step in ((gold[i - 1] if i > 0 else None, 1), (gold[i + 1] if i + 1 < len(gold) else None, -1)):
+            if neighbour is None or neighbour in _STOPWORDS or neighbour not in said:
+                continue
+            j = said.index(neighbour) + step
+            if 0 <= j < len(said):
+                other = said[j]
+                if other not in _STOPWORDS and other not in gold and not _in_stems(other, gold):
+                    swaps.append((word, other))
+                    break
+    return swaps
 
 
 def _is_refusal(response: str) -> bool:

@@ -89,12 +89,16 @@ def numeric_match(
     percent: str = "ratio-or-percent",
     match: str = "concluding",
     locale: str | None = None,
+    partial_credit: bool = False,
 ) -> NumericMatch:
     """Compare the value stated in ``response`` with ``expected`` after normalisation.
 
     See the README section "Numeric answers" for the conventions (scale, sign, percent, rounding).
     ``locale`` ("nb-NO", "de") decides an ambiguous decimal mark; without it the response's
     own words decide. Bad option values raise ``ValueError``; no response string makes it raise.
+    A figure outside the tolerance scores 0 unless ``partial_credit`` asks for credit that falls
+    with the distance (``0.9 * exp(-20 * relative difference)``); the explanation always gives
+    the percentage difference.
     """
     if tolerance_mode not in TOLERANCE_MODES:
         raise ValueError(
@@ -125,6 +129,7 @@ def numeric_match(
         percent,
         match,
         locale if isinstance(locale, str) else None,
+        bool(partial_credit),
     )
 
 
@@ -260,6 +265,7 @@ def _numeric_match(
     percent_mode: str,
     match: str,
     locale: str | None = None,
+    partial_credit: bool = False,
 ) -> NumericMatch:
     gold = _parse_gold(expected, question)
     counting = bool(
@@ -373,16 +379,18 @@ def _numeric_match(
     )
     if ok:
         score = 1.0
+    elif partial_credit and math.isfinite(pdiff):
+        # Closeness is credit only where the gold asks for it: out of tolerance is wrong.
+        score = 0.9 * math.exp(-20.0 * pdiff / 100.0)
     else:
-        rel = pdiff / 100.0 if math.isfinite(pdiff) else math.inf
-        score = 0.9 * math.exp(-20.0 * rel) if math.isfinite(rel) else 0.0
+        score = 0.0
     found_desc = (
         f'found {_fmt_val(found_val, found.percent, found.currency)} (from "{found.raw}", {how})'
     )
     if note:
         found_desc += f" [{note}]"
     verdict = (
-        f"match within {_tol_text(tol, mode)}"
+        f"match within {_tol_text(tol, mode)} (difference {pdiff:.4g}%)"
         if ok
         else f"difference {f'{pdiff:.4g}' if math.isfinite(pdiff) else 'inf'}% exceeds {_tol_text(tol, mode)}"
     )
@@ -423,6 +431,7 @@ def assert_numeric_match(
     percent: str = "ratio-or-percent",
     match: str = "concluding",
     locale: str | None = None,
+    partial_credit: bool = False,
 ) -> NumericMatch:
     """Like :func:`numeric_match`, but records the result and raises on a mismatch."""
     __tracebackhide__ = True
@@ -437,6 +446,7 @@ def assert_numeric_match(
         percent=percent,
         match=match,
         locale=locale,
+        partial_credit=partial_credit,
     )
     enforce(result)
     return result
@@ -450,6 +460,7 @@ _GRADE_KEYS = (
     "percent",
     "match",
     "locale",
+    "partial_credit",
 )
 
 

@@ -1,0 +1,250 @@
+"""Identities: dates, years, fiscal periods, quarters, centuries, seasons, ordinals and codes.
+
+A year is a name for a period, not a quantity: "2012" is not 0.25 % away from "2007", it is another
+year. Identities are compared as equal, contained or different, never within a tolerance. A gold
+answer made only of identities ("2007", "fiscal 2022", "November 8, 1968", "season two", "the 5th")
+is graded here (:func:`grade`); the free-text judge uses :func:`identities` to spot a contradicting
+period in longer answers.
+
+A coarser answer that contains the gold's period ("1968" for "November 8, 1968") is a decision, not
+a side effect: ``coarser="pass" | "review" | "fail"`` (``eval_criteria.identity.coarser``, default
+``review``: the gate does not count it as a pass until a person or the judge says so).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from pytest_llmeval.errors import GraderError
+from pytest_llmeval.metrics.base import MetricResult
+from pytest_llmeval.registry import GradeContext
+
+COARSER_POLICIES = ("pass", "review", "fail")
+DEFAULT_COARSER = "review"
+
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        [
+            ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
+            ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"),
+            ("october", "oct"), ("november", "nov"), ("december", "dec"),
+        ],
+        1,
+    )
+    for name in names
+}
+_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_NUMBER_WORDS = {
+    w: n
+    for n, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+        "sixteen seventeen eighteen nineteen twenty".split()
+    )
+}
+_ORDINAL_WORDS = {
+    w: n
+    for n, w in enumerate(
+        "zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
+        "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth".split()
+    )
+}
+_ORDINAL = r"(?:\d{1,3}(?:st|nd|rd|th)|" + "|".join(_ORDINAL_WORDS) + r")"
+_COUNT = r"(?:\d{1,3}|" + "|".join(_NUMBER_WORDS) + r")"
+_SERIAL = r"(?:season|episode|series|chapter|volume|book|part|round|stage|act|week|game|title|edition)"
+_YEAR = r"(?<![\d$€£.,])(1[0-9]{3}|20[0-9]{2}|21[0-9]{2})(?![\d%]|[.,]\d|\s*(?:million|billion|thousand|m\b|bn\b))"
+
+# Longest forms first: a full date is one identity, not a day, a month and a year.
+_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("ymd", re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")),
+    ("mdy", re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s*(\d{{4}})\b")),
+    ("dmy", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\.?\s+(?:of\s+)?({_MONTH})\.?\s*,?\s*(\d{{4}})\b")),
+    ("m/d/y", re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b")),
+    ("my", re.compile(rf"\b({_MONTH})\.?\s*,?\s+(\d{{4}})\b")),
+    ("fiscal", re.compile(r"\b(?:fy|fiscal(?:\s+year)?)\s*'?(\d{4}|\d{2})\b")),
+    ("quarter", re.compile(rf"\b(?:q([1-4])|({_ORDINAL})\s+quarter)\b")),
+    ("century", re.compile(rf"\b({_ORDINAL})[\s-]+century(?:\s+(bce|bc|ce|ad))?\b")),
+    ("serial", re.compile(rf"\b(?:{_SERIAL}\s+({_COUNT})|({_ORDINAL})\s+({_SERIAL}))\b")),
+    ("year", re.compile(_YEAR)),
+    ("ordinal", re.compile(rf"\b({_ORDINAL})\b")),
+)
+# Words that may surround identities in a gold that is only an identity ("in late 1968", "the 5th").
+_FILLER = re.compile(
+    r"\b(?:the|in|on|of|from|to|and|or|by|since|until|during|around|about|circa|ca|c|early|mid|late|"
+    r"end|beginning|start|year|years|date|day|month|ad|ce|bce|bc|s|it|was|is|premiere|finale|quarter|"
+    r"season|episode|series|chapter|volume|book|part|round|stage|act|week|game|fiscal|fy)\b"
+)
+
+
+@dataclass(frozen=True)
+class Identity:
+    """One stated identity: ``kind`` and its value (dates: year, month or 0, day or 0)."""
+
+    kind: str  # "date", "fiscal", "quarter", "century", "season" (any serial word), "ordinal"
+    value: tuple[object, ...]
+    raw: str
+
+    def describe(self) -> str:
+        return f"{self.kind} {self.raw!r}"
+
+
+def _number(token: str) -> int:
+    token = token.lower()
+    if token in _ORDINAL_WORDS:
+        return _ORDINAL_WORDS[token]
+    if token in _NUMBER_WORDS:
+        return _NUMBER_WORDS[token]
+    return int(re.sub(r"\D", "", token))
+
+
+def _normalise(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text or "").casefold()
+    return re.sub(r"\s+", " ", text)
+
+
+def _read(kind: str, m: re.Match[str]) -> Identity | None:
+    g = m.groups()
+    raw = m.group(0)
+    if kind == "ymd":
+        return _date(int(g[0]), int(g[1]), int(g[2]), raw)
+    if kind == "mdy":
+        return _date(int(g[2]), _MONTHS[g[0]], int(g[1]), raw)
+    if kind == "dmy":
+        return _date(int(g[2]), _MONTHS[g[1]], int(g[0]), raw)
+    if kind == "m/d/y":
+        return _date(int(g[2]), int(g[0]), int(g[1]), raw)
+    if kind == "my":
+        return Identity("date", (int(g[1]), _MONTHS[g[0]], 0), raw)
+    if kind == "year":
+        return Identity("date", (int(g[0]), 0, 0), raw)
+    if kind == "fiscal":
+        year = int(g[0])
+        return Identity("fiscal", (year + 2000 if year < 100 else year,), raw)
+    if kind == "quarter":
+        return Identity("quarter", (int(g[0]) if g[0] else _number(g[1]),), raw)
+    if kind == "century":
+        return Identity("century", (_number(g[0]), g[1] in ("bce", "bc")), raw)
+    if kind == "serial":
+        word = re.match(r"[a-z]+", raw).group(0) if g[0] else g[2]  # type: ignore[union-attr]
+        return Identity(word, (_number(g[0] or g[1]),), raw)
+    return Identity("ordinal", (_number(g[0]),), raw)
+
+
+def _date(year: int, month: int, day: int, raw: str) -> Identity | None:
+    return Identity("date", (year, month, day), raw) if 1 <= month <= 12 and 1 <= day <= 31 else None
+
+
+def identities(text: str) -> tuple[list[Identity], str]:
+    """Identities stated in ``text`` (longest forms first) and the text left once they are cut out."""
+    rest = _normalise(text)
+    found: list[tuple[int, Identity]] = []
+    for kind, regex in _PATTERNS:
+        for m in regex.finditer(rest):
+            ident = _read(kind, m)
+            if ident is not None:
+                found.append((m.start(), ident))
+        rest = regex.sub(lambda m: " " * len(m.group(0)), rest)
+    return [ident for _, ident in sorted(found, key=lambda pair: pair[0])], rest
+
+
+def identity_only(gold: str) -> bool:
+    """True when a gold answer is nothing but identities ("2007", "fiscal 2022", "season two")."""
+    if not isinstance(gold, str) or len(gold) > 80:
+        return False
+    found, rest = identities(gold)
+    if not found:
+        return False
+    leftover = re.findall(r"[^\W\d_]+", _FILLER.sub(" ", rest))
+    return not leftover
+
+
+def _date_relation(gold: tuple[object, ...], said: tuple[object, ...]) -> str:
+    """"same", "finer" (the answer names a day or month inside the gold's period), "coarser" or "different"."""
+    gold_known = [v for v in gold if v]
+    said_known = [v for v in said if v]
+    shared = min(len(gold_known), len(said_known))
+    if list(gold)[:shared] != list(said)[:shared]:
+        return "different"
+    if len(said_known) == len(gold_known):
+        return "same"
+    return "finer" if len(said_known) > len(gold_known) else "coarser"
+
+
+def _relation(gold: Identity, said: Identity) -> str:
+    if gold.kind == "date" and said.kind == "date":
+        return _date_relation(gold.value, said.value)
+    if gold.kind == "date" and said.kind == "fiscal" or gold.kind == "fiscal" and said.kind == "date":
+        # "fiscal 2022" and "2022" name the same year only when the gold's calendar year is all it says
+        return "same" if gold.value[0] == said.value[0] and (said.kind == "fiscal" or said.value[1:] == (0, 0)) else "different"
+    if gold.kind == said.kind:
+        return "same" if gold.value == said.value else "different"
+    return "unrelated"
+
+
+@dataclass(kw_only=True)
+class IdentityMatch(MetricResult):
+    """Verdict of :func:`identity_match`; ``needs_review`` for a coarser answer under the review policy."""
+
+    needs_review: bool = False
+
+
+def identity_match(response: str, expected: str, *, coarser: str = DEFAULT_COARSER) -> IdentityMatch:
+    """Does ``response`` name the gold's identities (dates, years, periods, seasons, ordinals)?
+
+    Each gold identity must be named by the answer: the same one, or a finer one inside it (a day
+    of the gold's month). A different identity of the same kind, or none at all, fails. A coarser
+    one that contains the gold's period follows ``coarser``.
+    """
+    if coarser not in COARSER_POLICIES:
+        raise ValueError(f"coarser must be one of {', '.join(COARSER_POLICIES)}; got {coarser!r}")
+    golds, _ = identities(expected)
+    said, _ = identities(response or "")
+    missing: list[str] = []
+    conflicts: list[str] = []
+    coarse: list[str] = []
+    for gold in golds:
+        relations = [(_relation(gold, s), s) for s in said]
+        if any(rel in ("same", "finer") for rel, _ in relations):
+            continue
+        coarser_ones = [s for rel, s in relations if rel == "coarser"]
+        other = [s for rel, s in relations if rel == "different"]
+        if coarser_ones:
+            coarse.append(f"{coarser_ones[0].raw!r} only contains {gold.raw!r}")
+        elif other:
+            conflicts.append(f"{other[0].raw!r} instead of {gold.raw!r}")
+        else:
+            missing.append(gold.describe())
+    needs_review = False
+    if conflicts:
+        passed, why = False, "names a different " + "; ".join(conflicts)
+    elif missing:
+        passed, why = False, "states no " + ", ".join(missing)
+    elif coarse:
+        passed = coarser == "pass"
+        needs_review = coarser == "review"
+        why = "a coarser period: " + "; ".join(coarse) + f" (coarser answers: {coarser})"
+    else:
+        passed, why = True, "names the expected " + ", ".join(g.describe() for g in golds)
+    return IdentityMatch(
+        metric="identity",
+        passed=passed and not needs_review,
+        score=1.0 if passed and not needs_review else 0.0,
+        needs_review=needs_review,
+        explanation=f"identity (compared as equal or contained, never within a tolerance): {why}",
+        details={"needs_review": needs_review, "coarser": coarser},
+    )
+
+
+def grade(ctx: GradeContext) -> MetricResult:
+    """Rubric grader ``identity``; ``eval_criteria.identity.coarser`` sets the coarser-answer policy."""
+    settings = ctx.criteria.get("identity") or {}
+    if not isinstance(settings, dict) or set(settings) - {"coarser"}:
+        raise GraderError(f"eval_criteria.identity must be an object with 'coarser'; got {settings!r}")
+    configured = getattr(getattr(ctx, "settings", None), "coarser_dates", None)  # --llm-coarser-dates
+    default = str(getattr(configured, "value", configured) or DEFAULT_COARSER)
+    try:
+        return identity_match(ctx.response, ctx.expected, coarser=settings.get("coarser", default))
+    except ValueError as exc:
+        raise GraderError(f"eval_criteria.identity: {exc}") from exc
