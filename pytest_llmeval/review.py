@@ -86,7 +86,7 @@ def export_rows(records: Iterable[dict[str, Any]], fraction: float, seed: str) -
             "sample_id": record.get("sample_id") or "",
             "selected_because": because,
             "question": record.get("question") or "",
-            "expected": record.get("expected") or "",
+            "expected": _expected_text(record.get("expected")),
             "response": record.get("predicted") or "",
             "tier": record.get("status"),
             "score": "" if score is None else round(float(score), 4),
@@ -313,3 +313,10 @@ def agreement_lines(section: dict[str, Any], *, limit: int) -> list[str]:
             note = f"  note: {item['human_note']}" if item["human_note"] else ""
             lines.append(f"  plugin {item['plugin']} / human {item['human']}  {item['id']}  ({item['grader']}){note}")
     return lines
+
+
+def _expected_text(expected: object) -> str:
+    """Several acceptable answers are shown to the reviewer as one cell: "a | b | c"."""
+    if isinstance(expected, list):
+        return " | ".join(str(e) for e in expected)
+    return "" if expected is None else str(expected)

@@ -241,6 +241,10 @@ class LLMEvalSession:
         item.user_properties.append(("llmeval_score", f"{grade.overall:.4f}"))
         for name, comp in grade.components.items():
             item.user_properties.append((f"llmeval_{name}", f"{comp.score:.4f}"))
+        if grade.record.get("matched_expected") is not None:
+            item.user_properties.append(("llmeval_matched_expected", str(grade.record["matched_expected"])))
+        if grade.record.get("needs_review"):
+            item.user_properties.append(("llmeval_needs_review", "true"))
 
     # -- records ---------------------------------------------------------------
     def gold_record(self, item: GoldItem, status: str, error: str | None = None) -> dict[str, Any]:
@@ -249,7 +253,8 @@ class LLMEvalSession:
         sample = item.sample
         record = _record(
             item, self.empty_scores(), sample_id=sample.id, file=sample.path, line=sample.line, status=status, reason=error or "",
-            question=sample.question, expected=sample.expected, task=sample.task, domain=sample.domain,
+            question=sample.question, expected=list(sample.golds) if sample.alternatives else sample.expected,
+            task=sample.task, domain=sample.domain,
         )
         if sample.raw.get("human_label") in ("pass", "fail"):
             record["human_label"] = sample.raw["human_label"]
@@ -306,7 +311,7 @@ class LLMEvalSession:
         """Graded gold samples (and errors, skips): the pass rate, means and gate."""
         from pytest_llmeval.report.tally import Tally
 
-        return Tally([r for r in self.records if r["kind"] != "helper"], self.settings.errors)
+        return Tally([r for r in self.records if r["kind"] != "helper"], self.settings.errors, self.settings.review_passes)
 
     def helper_records(self) -> list[dict[str, Any]]:
         """Results of ``assert_*`` helpers in hand-written tests, shown apart from graded samples.
@@ -345,12 +350,17 @@ class LLMEvalSession:
             return GateResult("min_pass_rate", False, (
                 f"llmeval gate FAILED{whose}: pass rate {tally.pass_rate:.1%} is below --llm-min-pass-rate "
                 f"{gate:.1%} ({tally.passed} of {tally.denominator} samples in the pass tier, errors count as "
-                f"{self.settings.errors.value})"
+                f"{self.settings.errors.value}{self._unreviewed_note(tally)})"
             ), model)
         return GateResult("min_pass_rate", True, (
             f"llmeval gate passed{whose}: pass rate {tally.pass_rate:.1%} >= {gate:.1%} "
-            f"({tally.passed} of {tally.denominator})"
+            f"({tally.passed} of {tally.denominator}{self._unreviewed_note(tally)})"
         ), model)
+
+    def _unreviewed_note(self, tally: Tally) -> str:
+        if not tally.unreviewed_passes or self.settings.review_passes:
+            return ""
+        return f"; {tally.unreviewed_passes} pass-tier sample(s) needing review not counted, --llm-review-passes counts them"
 
     def load_baseline(self) -> None:
         """Controller only, at configure time: a bad ``--llm-baseline`` is a usage error before anything runs."""
@@ -398,7 +408,7 @@ class LLMEvalSession:
         if len(self.settings.models) < 2:
             return {}
         return {
-            m: Tally([r for r in self.records if r.get("model") == m], self.settings.errors)
+            m: Tally([r for r in self.records if r.get("model") == m], self.settings.errors, self.settings.review_passes)
             for m in self.settings.models
         }
 
@@ -571,7 +581,7 @@ def _record(
     status: str,
     reason: str,
     question: str | None = None,
-    expected: str | None = None,
+    expected: str | list[str | int | float] | None = None,
     task: str = "-",
     domain: str = "-",
 ) -> dict[str, Any]:

@@ -915,6 +915,7 @@ def answer_correctness(
     review_between = (
         None if not needs_review
         else f"LLM judge ({judge_label}) and offline verdict" if model is not None
+        else "offline judge (thin evidence)" if correct
         else "offline judge and fuzzy check" if not fuzzy_agrees
         else "offline judge (weak evidence)"
     )

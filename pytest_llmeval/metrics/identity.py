@@ -233,7 +233,11 @@ def identity_match(response: str, expected: str, *, coarser: str = DEFAULT_COARS
         score=1.0 if passed and not needs_review else 0.0,
         needs_review=needs_review,
         explanation=f"identity (compared as equal or contained, never within a tolerance): {why}",
-        details={"needs_review": needs_review, "coarser": coarser},
+        details={
+            "needs_review": needs_review,
+            "coarser": coarser,
+            **({"review_between": "identity grader (coarser period)"} if needs_review else {}),
+        },
     )
 
 

@@ -8,6 +8,8 @@ question asks for an outflow).
 
 from __future__ import annotations
 
+import re
+
 import math
 from dataclasses import dataclass
 
@@ -134,8 +136,10 @@ def _cand_interps(
             # A gold without a unit is compatible with a stated scale when it reads like a
             # figure in table units: a computed value ("-2757.233", "1041531.0") or an amount
             # such as FinanceBench's "$1577.00" (asked in millions) vs "$1.6 billion". A plain
-            # integer ("3456789") is a full amount.
-            table_units = g.currency is not None or "." in g.raw
+            # integer ("3456789") or an amount written out with thousands separators ("$64,000":
+            # it states its own scale) is a full amount.
+            whole_with_separators = re.search(r"\d,\d{3}(?!\d)", g.raw) is not None and "." not in g.raw
+            table_units = (g.currency is not None or "." in g.raw) and not whole_with_separators
             for unit, name in ((1e3, "thousands"), (1e6, "millions"), (1e9, "billions")):
                 if table_units:
                     out.append(

@@ -16,6 +16,7 @@ class Tally:
 
     records: list[dict[str, Any]]
     errors_mode: ErrorsMode = ErrorsMode.FAIL
+    review_passes: bool = False  # --llm-review-passes: a needs-review sample in the pass tier counts
     tiers: Counter[str] = field(default_factory=Counter)
 
     def __post_init__(self) -> None:
@@ -37,8 +38,14 @@ class Tally:
     @property
     def passed(self) -> int:
         # Acceptable samples pass their tests but not the gate: otherwise the gate
-        # could never fail a run whose tests all passed.
-        return self.tiers["pass"]
+        # could never fail a run whose tests all passed. Nor does a pass resting on thin
+        # evidence (needs review) unless --llm-review-passes says so.
+        return self.tiers["pass"] - (0 if self.review_passes else self.unreviewed_passes)
+
+    @property
+    def unreviewed_passes(self) -> int:
+        """Samples in the pass tier flagged needs review (not counted by the gate by default)."""
+        return sum(1 for r in self.records if r["status"] == "pass" and r.get("needs_review"))
 
     @property
     def pass_rate(self) -> float | None:
@@ -71,7 +78,10 @@ class Tally:
 
     def groups(self, key: str) -> dict[str, Tally]:
         names = sorted({str(r.get(key) or "-") for r in self.records})
-        return {n: Tally([r for r in self.records if str(r.get(key) or "-") == n], self.errors_mode) for n in names}
+        return {
+            n: Tally([r for r in self.records if str(r.get(key) or "-") == n], self.errors_mode, self.review_passes)
+            for n in names
+        }
 
     def worst(self, limit: int) -> list[dict[str, Any]]:
         bad = [r for r in self.records if r["status"] in ("fail", "error", "acceptable")]
