@@ -122,6 +122,7 @@ def main() -> None:
         f"{elapsed / len(rows) * HOLDOUT_SIZE:.1f}s per {HOLDOUT_SIZE:,} answers (one process); "
         f"CPU time {cpu:.1f}s = {cpu / len(rows) * HOLDOUT_SIZE:.1f}s per {HOLDOUT_SIZE:,} (wall > CPU: other load)"
     )
+    print(reviewer_figures(rows, verdicts))
     majority = max(sum(human), len(human) - sum(human)) / len(human)
     print(f"  (majority baseline {majority:.3f})")
     flagged = [k for k, v in enumerate(verdicts) if v.needs_review]
@@ -174,6 +175,36 @@ def main() -> None:
             print("GOLD:", r["gold"][:200])
             print("RESP:", r["response"][:600].replace("\n", " "))
             print("WHY:", "; ".join(v.reasons))
+
+
+def reviewer_figures(rows: list[Row], verdicts: list[Any]) -> str:
+    """False-pass rate (wrong answers graded correct: label "incorrect"), false-fail rate, and
+    selective accuracy (agreement where not needs_review) with the decided share; pooled, then
+    averaged over questions."""
+
+    def figures(ks: list[int]) -> tuple[float, float, float, float]:
+        wrong = [k for k in ks if rows[k]["label"] == "incorrect"]
+        right = [k for k in ks if rows[k]["label"] == "correct"]
+        decided = [k for k in ks if not verdicts[k].needs_review]
+        nan = float("nan")
+        return (
+            sum(verdicts[k].correct for k in wrong) / len(wrong) if wrong else nan,
+            sum(not verdicts[k].correct for k in right) / len(right) if right else nan,
+            sum(verdicts[k].correct == (rows[k]["label"] == "correct") for k in decided) / len(decided) if decided else nan,
+            len(decided) / len(ks),
+        )
+
+    pooled = figures(list(range(len(rows))))
+    by_q: dict[str, list[int]] = defaultdict(list)
+    for k, r in enumerate(rows):
+        by_q[r["id"].split("/")[0]].append(k)
+    per_q = [figures(ks) for ks in by_q.values()]
+    macro = [sum(f[i] for f in per_q if f[i] == f[i]) / max(1, sum(1 for f in per_q if f[i] == f[i])) for i in range(4)]
+    names = ("false-pass", "false-fail", "selective", "decided")
+    return (
+        "  pooled:            " + "  ".join(f"{n} {v:.3f}" for n, v in zip(names, pooled, strict=True))
+        + "\n  macro by question: " + "  ".join(f"{n} {v:.3f}" for n, v in zip(names, macro, strict=True))
+    )
 
 
 def refusal_f1(pred: list[bool], human: list[bool]) -> float:
