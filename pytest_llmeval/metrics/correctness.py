@@ -258,6 +258,7 @@ class Signals:
     gold_rejects_metric: bool = False
     resp_rejects_metric: bool = False
     swapped: list[tuple[str, str]] = field(default_factory=list)  # (gold word, the response's word instead)
+    filing_dump: bool = False  # the response is a pasted filing cover page, not an answer
 
 
 # ---------------------------------------------------------------- the gold's answer vs its asides
@@ -401,6 +402,28 @@ def _short_answer(expected: str) -> bool:
     return 0 < len(words) <= SHORT_GOLD_WORDS and not _NEG_RE.search(expected)
 
 
+# Cover-page lines of an SEC filing: a response that opens with them pastes the document instead of
+# answering (on FinanceBench dev every response with two of them is labelled incorrect).
+_FILING_MARKS = tuple(
+    re.compile(p, re.MULTILINE)
+    for p in (
+        r"SECURITIES AND EXCHANGE COMMISSION",
+        r"Washington,? D\.?C\.? 20549",
+        r"\(Mark One\)",
+        r"(?i:Commission file number)",
+        r"(?i:Exact name of registrant)",
+        r"^\W*Table of Contents\s*$",
+        r"\[END OF FILING\]",
+        r"(?i:Indicate by check mark)",
+    )
+)
+
+
+def _is_filing_dump(response: str) -> bool:
+    head = response[:800]
+    return sum(1 for mark in _FILING_MARKS if mark.search(head)) >= 2
+
+
 def analyse(
     response: str,
     expected: str,
@@ -524,6 +547,7 @@ def analyse(
         gold_rejects_metric=metric_question and _rejects_metric(expected),
         resp_rejects_metric=resp_rejects_metric,
         swapped=swapped_words(response, gold_part, inc.missing) if _short_answer(expected) else [],
+        filing_dump=_is_filing_dump(response),
     )
 
 
@@ -645,6 +669,12 @@ def _rule_short_gold(s: Signals) -> Verdict | None:
     return None
 
 
+def _rule_filing_dump(s: Signals) -> Verdict | None:
+    if not s.filing_dump:
+        return None
+    return False, 0.0, ["the response pastes a filing's cover page instead of answering"]
+
+
 def _rule_name_mismatch(s: Signals) -> Verdict | None:
     """"Timmy Smith" vs "Emmitt Smith": a short name or phrase is all its words; sharing one is naming
     something else ("Atlanta Braves" vs "Atlanta Falcons")."""
@@ -723,6 +753,7 @@ def _rule_hedged(s: Signals) -> Verdict | None:
 RULES: dict[str, Callable[[Signals], Verdict | None]] = {
     "metric_rejection": _rule_metric_rejection,  # before refusal: "not a useful metric" is an answer here
     "refusal": _rule_refusal,
+    "filing_dump": _rule_filing_dump,
     # a yes/no gold with a figure ("Yes, $0.01 per share") is contradicted by "No" or a negated answer
     "polarity": _rule_polarity,
     "negated_answer": _rule_negated_answer,
