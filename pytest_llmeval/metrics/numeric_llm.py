@@ -47,7 +47,7 @@ SCHEMA = "numeric_reading"
 _SYSTEM = (
     "You read the figure that a text gives as its answer to a question. Do not compute, "
     "convert or correct anything: report what the text states. Fields:\n"
-    '- value: the number exactly as the text writes it, with its sign or accounting brackets '
+    "- value: the number exactly as the text writes it, with its sign or accounting brackets "
     '("-3.4", "(0.28)", "1,250.5", "12,5"), without currency symbol, percent sign or scale word; '
     '"" when the text states no figure as its answer.\n'
     '- unit: the ISO 4217 code of the figure\'s currency ("USD" for $), "%" for a percentage, '
@@ -170,7 +170,9 @@ def _same(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
 
 
-def _quote_holds(quote: str, magnitude: float, mult: float, decimal_comma: bool, locale: str | None) -> bool:
+def _quote_holds(
+    quote: str, magnitude: float, mult: float, decimal_comma: bool, locale: str | None
+) -> bool:
     """Does the quote write the value (as digits, or in words the numeric engine reads)?"""
     for m in _NUM_RE.finditer(quote):
         parsed = _parse_number_text(m.group(0), decimal_comma, padding=False)
@@ -206,7 +208,8 @@ def _candidate(
     if percent:
         value, ulp = value / 100.0, ulp / 100.0
     twin = next(
-        (c for c in heuristic if span[0] <= c.span[0] < span[1] and _same(c.number, magnitude)), None
+        (c for c in heuristic if span[0] <= c.span[0] < span[1] and _same(c.number, magnitude)),
+        None,
     )
     brackets = reply["value"].strip().startswith("(")
     sign_source = ("parentheses" if brackets else "symbol") if negative else None
@@ -233,7 +236,11 @@ def _candidate(
 
 
 def _reading(
-    reply: dict[str, Any], response: str, heuristic: list[Candidate], decimal_comma: bool, locale: str | None
+    reply: dict[str, Any],
+    response: str,
+    heuristic: list[Candidate],
+    decimal_comma: bool,
+    locale: str | None,
 ) -> _Reading:
     value = reply["value"].strip()
     if not value:
@@ -244,7 +251,9 @@ def _reading(
     if span is None:
         return _Reading(reply, problem=f"its quote {reply['quote'][:120]!r} is not in the answer")
     if not _quote_holds(reply["quote"], parsed[0], SCALES[reply["scale"]], decimal_comma, locale):
-        return _Reading(reply, problem=f"its value {value!r} is not in its quote {reply['quote'][:120]!r}")
+        return _Reading(
+            reply, problem=f"its value {value!r} is not in its quote {reply['quote'][:120]!r}"
+        )
     return _Reading(reply, cand=_candidate(reply, parsed, span, heuristic))
 
 
@@ -273,9 +282,13 @@ def _compare(
     if not _unit_match(gold, cand, exp_currency, found_currency):
         note = "; ".join(n for n in (note, f"unit differs ({found_currency or '%'})") if n)
     denom = abs(gold.value)
-    pdiff = abs(val - gold.value) / denom * 100.0 if denom else (0.0 if val == gold.value else math.inf)
+    pdiff = (
+        abs(val - gold.value) / denom * 100.0 if denom else (0.0 if val == gold.value else math.inf)
+    )
     diff = f"difference {pdiff:.4g}%" if math.isfinite(pdiff) else "difference inf%"
-    verdict = f"match within {_tol_text(tol, mode)}" if ok else f"{diff} exceeds {_tol_text(tol, mode)}"
+    verdict = (
+        f"match within {_tol_text(tol, mode)}" if ok else f"{diff} exceeds {_tol_text(tol, mode)}"
+    )
     return ok, val, verdict + (f" [{note}]" if note else "")
 
 
@@ -293,7 +306,11 @@ def resolve_extractor(ctx: GradeContext, setting: Any) -> str:
 
 
 def apply_extractor(
-    ctx: GradeContext, heuristic: NumericMatch, gold_value: Any, opts: dict[str, Any], extractor: Any
+    ctx: GradeContext,
+    heuristic: NumericMatch,
+    gold_value: Any,
+    opts: dict[str, Any],
+    extractor: Any,
 ) -> NumericMatch:
     """The numeric grader's result with the LLM reading beside the heuristic one (or unchanged
     when the extractor is heuristic). Disagreement or an unusable reading: needs review, no pass."""
@@ -306,7 +323,9 @@ def apply_extractor(
         )
     gold = _parse_gold(gold_value, ctx.question)
     if gold is None:  # grade() refuses such golds first
-        raise GraderError(f"numeric grader: expected answer {str(gold_value)[:80]!r} holds no number")
+        raise GraderError(
+            f"numeric grader: expected answer {str(gold_value)[:80]!r} holds no number"
+        )
     locale = opts.get("locale") if isinstance(opts.get("locale"), str) else None
     lang = language_for_locale(locale) or detect_language(ctx.response)
     reply = read_figure(
@@ -368,7 +387,11 @@ def _combine(
             explanation=f"{heuristic.explanation} The LLM reading agrees: {llm_desc}.",
             details=details,
         )
-    why = "the LLM reading cannot be used" if reading.problem else "the heuristic and LLM readings disagree"
+    why = (
+        "the LLM reading cannot be used"
+        if reading.problem
+        else "the heuristic and LLM readings disagree"
+    )
     note = f"{why}: {heur_desc}; {llm_desc}"
     details.update(review_between=REVIEW_BETWEEN, review_notes=[note])
     return dataclasses.replace(
