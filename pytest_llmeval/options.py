@@ -375,6 +375,10 @@ def resolve(config: pytest.Config) -> Settings:
             raise pytest.UsageError(
                 f"{origin}={raw!r} (ini {spec.name} / {spec.flag}): {exc}"
             ) from None
+    if values["llm_numeric_extractor"] is NumericExtractor.LLM and Settings(values).judge_model is None:
+        raise pytest.UsageError(
+            "--llm-numeric-extractor=llm (ini llm_numeric_extractor) needs a judge model: --llm-judge=openai:MODEL"
+        )
     return Settings(values)
 
 

@@ -248,6 +248,12 @@ def test_bad_option_value_is_a_usage_error(pytester: pytest.Pytester) -> None:
     result.stderr.fnmatch_lines(["*--llm-numeric-extractor='regex' (ini llm_numeric_extractor / --llm-numeric-extractor): must be one of heuristic|llm*"])
 
 
+def test_run_wide_llm_extractor_without_a_judge_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--llm-numeric-extractor=llm")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--llm-numeric-extractor=llm (ini llm_numeric_extractor) needs a judge model: --llm-judge=openai:MODEL*"])
+
+
 def test_llm_extractor_without_a_judge_is_an_error_naming_the_flag(pytester: pytest.Pytester) -> None:
     write_suite(pytester, [sample("no-judge", "diluted EPS was $6.11.", "$6.11")])
     result = pytester.runpytest("--llm-report=r.json")
