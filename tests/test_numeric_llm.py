@@ -154,6 +154,14 @@ def test_quote_is_matched_after_whitespace_normalisation_only() -> None:
     assert locate_quote(answer, "   ") is None
 
 
+def test_a_quote_found_twice_is_read_where_the_heuristic_read_its_figure() -> None:
+    answer = "Debt fell: $49,781 million - $47,237 million = $2,544 million. So debt was reduced by $2,544 million."
+    first, second = answer.index("$2,544"), answer.rindex("$2,544")
+    assert locate_quote(answer, "$2,544 million") == (first, first + 14)
+    assert locate_quote(answer, "$2,544 million", near=second) == (second, second + 14)
+    assert locate_quote(answer, "$2,544 million", near=0) == (first, first + 14)
+
+
 @pytest.mark.parametrize(
     ("text", "decimal_comma", "parsed"),
     [

@@ -145,9 +145,13 @@ def read_figure(
 _WS_RE = re.compile(r"\s+")
 
 
-def locate_quote(response: str, quote: str) -> tuple[int, int] | None:
+def locate_quote(response: str, quote: str, near: int | None = None) -> tuple[int, int] | None:
     """Span of ``quote`` in ``response`` when it is there verbatim after whitespace runs are
-    squashed to one space on both sides; otherwise None. Nothing else is forgiven."""
+    squashed to one space on both sides; otherwise None. Nothing else is forgiven.
+
+    A quote found more than once ("$2,544 million" in the sum and in the conclusion) is taken
+    where it covers offset ``near`` (where the heuristic read its figure), else at its first place.
+    """
     wanted = _WS_RE.sub(" ", quote).strip()
     if not wanted:
         return None
@@ -160,10 +164,15 @@ def locate_quote(response: str, quote: str) -> tuple[int, int] | None:
         else:
             chars.append(m.group())
             where.extend(range(m.start(), m.end()))
-    at = "".join(chars).find(wanted)
-    if at < 0:
+    squashed = "".join(chars)
+    spans: list[tuple[int, int]] = []
+    at = squashed.find(wanted)
+    while at >= 0 and len(spans) < 1000:
+        spans.append((where[at], where[at + len(wanted) - 1] + 1))
+        at = squashed.find(wanted, at + 1)
+    if not spans:
         return None
-    return where[at], where[at + len(wanted) - 1] + 1
+    return next((sp for sp in spans if near is not None and sp[0] <= near < sp[1]), spans[0])
 
 
 def _same(a: float, b: float) -> bool:
@@ -238,7 +247,7 @@ def _candidate(
 def _reading(
     reply: dict[str, Any],
     response: str,
-    heuristic: list[Candidate],
+    heuristic: NumericMatch,
     decimal_comma: bool,
     locale: str | None,
 ) -> _Reading:
@@ -247,14 +256,15 @@ def _reading(
         return _Reading(reply)  # the judge read no figure stated as the answer
     parsed = parse_value(value, decimal_comma)
     assert parsed is not None  # the checker refused it otherwise
-    span = locate_quote(response, reply["quote"])
+    near = heuristic.found.span[0] if heuristic.found is not None else None
+    span = locate_quote(response, reply["quote"], near)
     if span is None:
         return _Reading(reply, problem=f"its quote {reply['quote'][:120]!r} is not in the answer")
     if not _quote_holds(reply["quote"], parsed[0], SCALES[reply["scale"]], decimal_comma, locale):
         return _Reading(
             reply, problem=f"its value {value!r} is not in its quote {reply['quote'][:120]!r}"
         )
-    return _Reading(reply, cand=_candidate(reply, parsed, span, heuristic))
+    return _Reading(reply, cand=_candidate(reply, parsed, span, heuristic.candidates))
 
 
 # --------------------------------------------------------------------------- comparing
@@ -335,7 +345,7 @@ def apply_extractor(
         category=opts.get("category"),
         decimal_comma=lang.decimal_comma,
     )
-    reading = _reading(reply, ctx.response, heuristic.candidates, lang.decimal_comma, locale)
+    reading = _reading(reply, ctx.response, heuristic, lang.decimal_comma, locale)
     return _combine(heuristic, reading, gold, ctx, opts)
 
 
