@@ -172,13 +172,15 @@ def test_a_quote_found_twice_is_read_where_the_heuristic_read_its_figure() -> No
         ("1,500", True, (1.5, 3, 4, False)),
         ("1 500,5", True, (1500.5, 1, 5, False)),
         ("8.70", False, (8.7, 2, 3, False)),
+        ("five", False, (5.0, 0, 2, False)),
+        ("-twelve point five", False, (12.5, 1, 2, True)),
     ],
 )
 def test_value_is_read_by_the_numeric_token_reader(text: str, decimal_comma: bool, parsed: tuple[float, int, int, bool]) -> None:
     assert parse_value(text, decimal_comma) == parsed
 
 
-@pytest.mark.parametrize("text", ["1.5 billion", "$6.11", "2**10", "1e9", "__import__('os')", "6.11 + 1", "", "--5", "five"])
+@pytest.mark.parametrize("text", ["1.5 billion", "$6.11", "2**10", "1e9", "__import__('os')", "6.11 + 1", "", "--5", "one point five billion", "million", "x" * 100])
 def test_value_that_is_not_one_written_number_is_refused(text: str) -> None:
     assert parse_value(text, False) is None
 

@@ -30,7 +30,12 @@ from pytest_llmeval.metrics.numeric_gold import (
     _question_hints,
 )
 from pytest_llmeval.metrics.numeric_lang import detect_language, language_for_locale
-from pytest_llmeval.metrics.numeric_tokens import _NUM_RE, _parse_number_text, _ulp
+from pytest_llmeval.metrics.numeric_tokens import (
+    _NUM_RE,
+    _parse_number_text,
+    _parse_word_number,
+    _ulp,
+)
 
 if TYPE_CHECKING:
     from pytest_llmeval.metrics.numeric import NumericMatch
@@ -48,7 +53,8 @@ _SYSTEM = (
     "You read the figure that a text gives as its answer to a question. Do not compute, "
     "convert or correct anything: report what the text states. Fields:\n"
     "- value: the number exactly as the text writes it, with its sign or accounting brackets "
-    '("-3.4", "(0.28)", "1,250.5", "12,5"), without currency symbol, percent sign or scale word; '
+    '("-3.4", "(0.28)", "1,250.5", "12,5"; in words when the text writes it in words: "five"), '
+    "without currency symbol, percent sign or scale word; "
     '"" when the text states no figure as its answer.\n'
     '- unit: the ISO 4217 code of the figure\'s currency ("USD" for $), "%" for a percentage, '
     'or "" for none.\n'
@@ -89,8 +95,9 @@ _SIGNS = ("-", "\u2212", "\u2013")
 def parse_value(text: str, decimal_comma: bool) -> tuple[float, int, int, bool] | None:
     """``value`` as written -> (magnitude, decimals shown, significant digits, negative).
 
-    The numeric engine's own token reader decides ("1,500" vs "12,5" by the text's decimal
-    convention); anything but one number with an optional sign or brackets is None.
+    The numeric engine's own token readers decide ("1,500" vs "12,5" by the text's decimal
+    convention; English number words without a scale word); anything but one number with an
+    optional sign or brackets is None. Nothing is evaluated.
     """
     t = text.strip()
     negative = False
@@ -100,8 +107,14 @@ def parse_value(text: str, decimal_comma: bool) -> tuple[float, int, int, bool] 
         negative, t = True, t[1:].strip()
     elif t.startswith("+"):
         t = t[1:].strip()
-    if not t or _NUM_RE.fullmatch(t) is None:
+    if not t:
         return None
+    if _NUM_RE.fullmatch(t) is None:
+        # A figure written in words ("five", "twelve point five"); its scale goes in ``scale``.
+        words = _parse_word_number(t) if len(t) <= 64 else None
+        if words is None or words[2]:
+            return None
+        return words[0], words[1], 2, negative  # significant digits as the word reader counts them
     parsed = _parse_number_text(t, decimal_comma, padding=False)
     if parsed is None:
         return None
@@ -255,7 +268,8 @@ def _reading(
     if not value:
         return _Reading(reply)  # the judge read no figure stated as the answer
     parsed = parse_value(value, decimal_comma)
-    assert parsed is not None  # the checker refused it otherwise
+    if parsed is None:  # the checker refuses such replies; kept for callers that skip it
+        return _Reading(reply, problem=f"its value {value[:64]!r} is not one number as written")
     near = heuristic.found.span[0] if heuristic.found is not None else None
     span = locate_quote(response, reply["quote"], near)
     if span is None:
