@@ -260,6 +260,13 @@ def _choice(enum_type: type[enum.Enum]) -> Callable[[str], Any]:
     return convert
 
 
+class NumericExtractor(str, enum.Enum):
+    """Who reads the figure a numeric grader compares: the heuristic alone, or also the judge."""
+
+    HEURISTIC = "heuristic"
+    LLM = "llm"  # the --llm-judge model reads it too; disagreement needs review (numeric_llm)
+
+
 OPTIONS: tuple[OptionSpec, ...] = (
     # plugin core
     OptionSpec("llm_gold_files", "Glob patterns of gold JSONL files to collect", "*_eval.jsonl *.llmeval.jsonl", _str),
@@ -302,6 +309,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("llm_prices", "Price table as JSON {model: [usd_per_1k_prompt, usd_per_1k_completion]}", "", _json_object),
     # judging
     OptionSpec("llm_judge", "Judge for free-form graders: offline or a model spec like openai:MODEL", "offline", _str),
+    OptionSpec("llm_numeric_extractor", "Who reads the answer's figure for the numeric grader: heuristic|llm (llm: the --llm-judge model reads it too, and readings that disagree need review)", "heuristic", _choice(NumericExtractor)),
     OptionSpec("llm_reference_metrics", "Also report BLEU, ROUGE-1, ROUGE-L and a BERTScore-style F1 against the gold answer (informational, never scored; ini: true|false)", False, _bool),
     OptionSpec("llm_embedding_model", "Sentence-transformers model name or path (default: bundled all-MiniLM-L6-v2)", None, _embedding_model),
 )
@@ -377,6 +385,10 @@ def resolve(config: pytest.Config) -> Settings:
             raise pytest.UsageError(
                 f"{origin}={raw!r} (ini {spec.name} / {spec.flag}): {exc}"
             ) from None
+    if values["llm_numeric_extractor"] is NumericExtractor.LLM and Settings(values).judge_model is None:
+        raise pytest.UsageError(
+            "--llm-numeric-extractor=llm (ini llm_numeric_extractor) needs a judge model: --llm-judge=openai:MODEL"
+        )
     return Settings(values)
 
 

@@ -461,6 +461,7 @@ _GRADE_KEYS = (
     "match",
     "locale",
     "partial_credit",
+    "extractor",
 )
 
 
@@ -489,10 +490,15 @@ def grade(ctx: GradeContext) -> MetricResult:
         loc = ctx.sample.metadata.get("locale")
         if isinstance(loc, str):
             settings = {**settings, "locale": loc}
+    extractor = settings.get("extractor")  # heuristic | llm: see numeric_llm
+    settings = {k: v for k, v in settings.items() if k != "extractor"}
     try:
-        return numeric_match(ctx.response, gold, question=ctx.question, **settings)
+        result = numeric_match(ctx.response, gold, question=ctx.question, **settings)
     except (TypeError, ValueError) as exc:
         raise GraderError(f"eval_criteria.numeric: {exc}") from exc
+    from pytest_llmeval.metrics.numeric_llm import apply_extractor
+
+    return apply_extractor(ctx, result, gold, settings, extractor)
 
 
 _FILLER_RE = re.compile(
