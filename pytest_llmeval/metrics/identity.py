@@ -72,7 +72,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 # Words that may surround identities in a gold that is only an identity ("in late 1968", "the 5th").
 _FILLER = re.compile(
-    r"\b(?:the|in|on|of|from|to|and|or|by|since|until|during|around|about|circa|ca|c|early|mid|late|"
+    r"\b(?:the|in|on|of|from|to|and|or|by|since|until|during|around|about|circa|ca|c|early|mid|late|between|"
     r"end|beginning|start|year|years|date|day|month|ad|ce|bce|bc|s|it|was|is|premiere|finale|quarter|"
     r"season|episode|series|chapter|volume|book|part|round|stage|act|week|game|fiscal|fy)\b"
 )
@@ -178,6 +178,11 @@ def _relation(gold: Identity, said: Identity) -> str:
     if gold.kind == "date" and said.kind == "fiscal" or gold.kind == "fiscal" and said.kind == "date":
         # "fiscal 2022" and "2022" name the same year only when the gold's calendar year is all it says
         return "same" if gold.value[0] == said.value[0] and (said.kind == "fiscal" or said.value[1:] == (0, 0)) else "different"
+    if gold.kind == "date" and said.kind == "century":
+        # "the 16th century" for "1524": a coarser period when the year falls inside it
+        century, bce = said.value
+        year = int(gold.value[0])  # type: ignore[call-overload]
+        return "coarser" if not bce and (int(century) - 1) * 100 < year <= int(century) * 100 else "different"
     if gold.kind == said.kind:
         return "same" if gold.value == said.value else "different"
     return "unrelated"
