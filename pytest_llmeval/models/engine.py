@@ -141,13 +141,14 @@ class Engine:
             self._semaphore = AdaptiveLimit(int(self.settings.concurrency))
         return self._semaphore
 
-    def chat(self, model: str) -> OpenAIChat:
+    def chat(self, model: str, settings: Any = None) -> OpenAIChat:
+        """The endpoint client of ``model``; ``settings``: its own request settings (the judge's)."""
         from pytest_llmeval.models.openai_chat import OpenAIChat
 
+        chat = OpenAIChat(model, self.settings if settings is None else settings)
+        key = json.dumps(chat.request_settings(), sort_keys=True, default=str)
         with self._guard:
-            if model not in self._chats:
-                self._chats[model] = OpenAIChat(model, self.settings)
-            return self._chats[model]
+            return self._chats.setdefault(key, chat)
 
     def share_between_workers(self, run_id: str) -> None:
         """Under xdist, ask each request once per run, failures included: workers share the
@@ -208,7 +209,8 @@ class Engine:
     @property
     def stale_lock_after(self) -> float:
         s = self.settings
-        return float(s.timeout) * (int(s.max_retries) + 1) + 60.0 * int(s.max_retries) + 60.0
+        timeout = max(float(s.timeout), float(getattr(s, "judge_timeout", None) or 0))
+        return timeout * (int(s.max_retries) + 1) + 60.0 * int(s.max_retries) + 60.0
 
     async def complete(
         self,

@@ -168,6 +168,19 @@ class OpenAIChat:
     def name(self) -> str:
         return f"openai:{self.model}"
 
+    def request_settings(self) -> dict[str, Any]:
+        """What tells two clients of one model apart (the model's and the judge's)."""
+        return {
+            "model": self.model,
+            "base_url": self.base_url,
+            "api_key_env": self.api_key_env,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "seed": self.seed,
+            "timeout": self.timeout,
+            "extra_body": self.extra_body,
+        }
+
     def identity(
         self, messages: list[dict[str, Any]], response_format: dict[str, Any] | None
     ) -> dict[str, Any]:

@@ -1,0 +1,119 @@
+"""A judge on a server of its own (issue 22, items 10-13), over real HTTP against tests/fake_openai.py."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from pytest_llmeval.judge.settings import judge_settings
+from tests.conftest import write_suite
+from tests.fake_openai import FakeOpenAIServer
+from tests.test_llm_judge_plugin import CORRECTNESS, scripted_judge
+from tests.test_models import make_settings
+
+QUESTION = "How did revenue change in FY2022?"
+EXPECTED = "Revenue increased 8% to $394.3 billion."
+SUITE = [
+    {"id": "up", "question": QUESTION, "expected": EXPECTED, "eval_criteria": CORRECTNESS},
+    {"id": "down", "question": QUESTION + " ", "expected": EXPECTED, "eval_criteria": CORRECTNESS},
+]
+
+
+def model_answer(body: dict[str, Any]) -> str:
+    question = body["messages"][-1]["content"]
+    return "Revenue fell 8% to $394.3 billion." if question.endswith(" ") else "Revenue rose 8 percent to $394.3 billion."
+
+
+@pytest.fixture
+def judge_server() -> Iterator[FakeOpenAIServer]:
+    """A second fake server: the judge's."""
+    server = FakeOpenAIServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+# -- item 10: the judge's own settings ----------------------------------------------------------
+
+
+def test_judge_settings_fall_back_to_the_model_only_where_they_should() -> None:
+    settings = make_settings(
+        base_url="http://model:1/v1", temperature=0.7, max_tokens=64, timeout=9.0, extra_body={"top_k": 5}
+    )
+    judge = judge_settings(settings)
+    assert (judge.base_url, judge.api_key_env, judge.timeout) == ("http://model:1/v1", "OPENAI_API_KEY", 9.0)
+    # never inherited: these tune the model under test
+    assert (judge.temperature, judge.max_tokens, judge.extra_body) == (0.0, None, {})
+    own = judge_settings(
+        make_settings(
+            base_url="http://model:1/v1", judge_base_url="http://judge:2/v1", judge_api_key_env="JUDGE_KEY",
+            judge_temperature=0.2, judge_max_tokens=300, judge_timeout=30.0, judge_extra_body={"cache_prompt": True},
+        )
+    )
+    assert (own.base_url, own.api_key_env, own.temperature) == ("http://judge:2/v1", "JUDGE_KEY", 0.2)
+    assert (own.max_tokens, own.timeout, own.extra_body) == (300, 30.0, {"cache_prompt": True})
+    assert judge_settings(own) == own  # idempotent
+
+
+def test_model_and_judge_on_two_servers(
+    pytester: pytest.Pytester,
+    fake_openai: FakeOpenAIServer,
+    judge_server: FakeOpenAIServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    write_suite(pytester, SUITE)
+    fake_openai.reply_with(model_answer)
+    judge_server.reply_with(scripted_judge)
+    judge_server.api_key = "judge-secret"  # any other bearer token gets 401 (a fatal error)
+    monkeypatch.setenv("JUDGE_KEY", "judge-secret")
+    # the judge's settings from the ini file, the model's from the command line: both spellings
+    pytester.makeini(
+        f"""
+        [pytest]
+        llm_judge = openai:judge-model
+        llm_judge_base_url = {judge_server.url}
+        llm_judge_api_key_env = JUDGE_KEY
+        llm_judge_max_tokens = 300
+        llm_judge_timeout = 20
+        llm_judge_extra_body = {{"cache_prompt": true}}
+        """
+    )
+    result = pytester.runpytest_subprocess(
+        "--llm-model=openai:answer-model", f"--llm-base-url={fake_openai.url}", "--llm-temperature=0.7",
+        "--llm-max-tokens=64", '--llm-extra-body={"top_k": 5}', "--llm-cache-dir=cache", "-p", "no:xdist",
+    )
+    result.assert_outcomes(passed=1, failed=1)
+    assert {r["model"] for r in fake_openai.requests} == {"answer-model"}
+    assert len(fake_openai.requests) == 2
+    assert all((r["temperature"], r["max_tokens"], r["top_k"]) == (0.7, 64, 5) for r in fake_openai.requests)
+    assert {r["model"] for r in judge_server.requests} == {"judge-model"}
+    assert len(judge_server.requests) == 2
+    for body in judge_server.requests:
+        assert (body["temperature"], body["max_tokens"], body["cache_prompt"]) == (0, 300, True)
+        assert "top_k" not in body
+    assert {h["authorization"] for h in judge_server.request_headers} == {"Bearer judge-secret"}
+
+
+def test_judge_temperature_is_its_own_and_zero_by_default(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer, judge_server: FakeOpenAIServer
+) -> None:
+    write_suite(pytester, SUITE[:1])
+    fake_openai.reply_with(model_answer)
+    judge_server.reply_with(scripted_judge)
+    args = ["--llm-model=answer-model", f"--llm-base-url={fake_openai.url}", "--llm-temperature=0.9",
+            "--llm-judge=openai:judge-model", f"--llm-judge-base-url={judge_server.url}", "-p", "no:xdist"]
+    pytester.runpytest_subprocess(*args, "--llm-record=off").assert_outcomes(passed=1)
+    pytester.runpytest_subprocess(*args, "--llm-record=off", "--llm-judge-temperature=0.3").assert_outcomes(passed=1)
+    assert [r["temperature"] for r in fake_openai.requests] == [0.9, 0.9]
+    assert [r["temperature"] for r in judge_server.requests] == [0, 0.3]
+
+
+def test_bad_judge_option_names_both_spellings(pytester: pytest.Pytester) -> None:
+    write_suite(pytester, SUITE[:1])
+    result = pytester.runpytest_subprocess("--llm-judge-timeout=0", "-p", "no:xdist")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--llm-judge-timeout='0' (ini llm_judge_timeout / --llm-judge-timeout)*"])
