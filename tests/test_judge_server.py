@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pytest_llmeval.errors import GraderError
+from pytest_llmeval.judge.llm import REPAIR_ECHO_CHARS, judge_correctness
 from pytest_llmeval.judge.settings import judge_settings
+from pytest_llmeval.models import make_chat_model
 from tests.conftest import write_suite
-from tests.fake_openai import FakeOpenAIServer
+from tests.fake_openai import FakeOpenAIServer, Reply
 from tests.test_llm_judge_plugin import CORRECTNESS, scripted_judge
 from tests.test_models import make_settings
 
@@ -117,3 +121,53 @@ def test_bad_judge_option_names_both_spellings(pytester: pytest.Pytester) -> Non
     result = pytester.runpytest_subprocess("--llm-judge-timeout=0", "-p", "no:xdist")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--llm-judge-timeout='0' (ini llm_judge_timeout / --llm-judge-timeout)*"])
+
+
+# -- item 12: a bounded, named repair request ----------------------------------------------------
+
+
+@pytest.fixture
+def http_judge(fake_openai: FakeOpenAIServer, tmp_path: Path) -> Iterator[Any]:
+    model = make_chat_model(
+        "openai:judge-model", make_settings(base_url=fake_openai.url, max_retries=0, record="off"), rootdir=tmp_path
+    )
+    yield model
+    model.close()
+
+
+LOOPING = '{"reasons": ["' + "the revenue rose " * 3000  # a small model looping until its context is full
+
+
+def test_repair_request_sends_back_a_bounded_reply(fake_openai: FakeOpenAIServer, http_judge: Any) -> None:
+    fake_openai.script(LOOPING)
+    fake_openai.reply_with(lambda body: json.dumps({"reasons": ["same"], "verdict": "factually matching"}))
+    verdict = judge_correctness(http_judge, question=QUESTION, expected=EXPECTED, response="Revenue rose 8%.")
+    assert verdict.correct
+    assert len(fake_openai.requests) == 2
+    echoed = fake_openai.requests[1]["messages"][-2]
+    assert echoed["role"] == "assistant"
+    assert echoed["content"].startswith(LOOPING[:REPAIR_ECHO_CHARS])
+    assert len(echoed["content"]) < REPAIR_ECHO_CHARS + 100 < len(LOOPING)
+    assert f"[... {len(LOOPING) - REPAIR_ECHO_CHARS} more characters cut by pytest-llmeval ...]" in echoed["content"]
+    # the whole repair request is about the size of the first one, not that plus the loop
+    sizes = [len(json.dumps(r["messages"])) for r in fake_openai.requests]
+    assert sizes[1] < sizes[0] + REPAIR_ECHO_CHARS + 1000
+
+
+def test_a_failing_repair_request_is_named_as_the_repair(fake_openai: FakeOpenAIServer, http_judge: Any) -> None:
+    fake_openai.script(
+        LOOPING,
+        Reply.error(400, "This model's maximum context length is 2048 tokens", type="invalid_request_error"),
+    )
+    with pytest.raises(GraderError) as info:
+        judge_correctness(http_judge, question=QUESTION, expected=EXPECTED, response="Revenue rose 8%.")
+    message = str(info.value)
+    assert "failed on the repair request (first reply unusable: not JSON" in message
+    assert "maximum context length is 2048 tokens" in message
+    assert len(message) < 1000
+
+
+def test_an_unusable_repair_reply_says_so(fake_openai: FakeOpenAIServer, http_judge: Any) -> None:
+    fake_openai.reply_with(lambda body: "Sure! It matches.")
+    with pytest.raises(GraderError, match=r"after one repair request \(the repair request's reply was unusable too\)"):
+        judge_correctness(http_judge, question=QUESTION, expected=EXPECTED, response="Revenue rose 8%.")
