@@ -16,6 +16,10 @@ malformed bodies (``body="not json"``, ``body={"id": "x"}``).
 ``accepted_formats`` mimics servers without structured output: ``{"text", "json_object"}``
 answers a ``json_schema`` request as llama-cpp-python's server does (HTTP 500, "Input should be
 'text' or 'json_object'"); ``{"text"}`` refuses ``json_object`` too.
+``play_llama_cpp_python(answer)`` plays that server with a small model as judge: ``json_schema`` is
+refused, ``json_object`` with a ``schema`` constrains the reply to ``answer(body)``, and without the
+schema the model copies the schema in its prompt back (as a 1B model does). ``refused_fields``
+answers 400 "Unrecognized request argument" to bodies with those fields, as OpenAI does.
 ``one_at_a_time`` mimics a single-slot local server (llama.cpp ``-np 1``): requests queue and
 are served one by one, each taking ``latency``; a request the client gave up on is still served.
 
@@ -92,6 +96,17 @@ def _last_user_message(body: dict[str, Any]) -> str:
 def echo(body: dict[str, Any]) -> str:
     """Default handler: the assistant repeats the last user message."""
     return _last_user_message(body)
+
+
+def small_model(body: dict[str, Any], answer: Handler) -> str | Reply:
+    """A 1B judge: follows a schema the server enforces (``json_object`` with ``schema``, the
+    llama.cpp grammar), else copies the JSON Schema its prompt shows back, which matches nothing."""
+    fmt = body.get("response_format")
+    if isinstance(fmt, dict) and fmt.get("type") == "json_object" and isinstance(fmt.get("schema"), dict):
+        return answer(body)
+    prompt = _last_user_message(body)
+    _, found, schema = prompt.partition("JSON Schema:\n")
+    return schema.strip() if found else '{"type": "object"}'
 
 
 def _count_tokens(text: str) -> int:
@@ -217,6 +232,7 @@ class FakeOpenAIServer:
         self.echo_authorization: int | None = None
         self.accepted_formats: set[str] | None = None  # response_format types served; None: all
         self.one_at_a_time = False  # a single-slot server: requests wait in line
+        self.refused_fields: set[str] = set()  # body fields answered with 400 (OpenAI's strictness)
         self._slot = threading.Lock()
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []  # lower-case names
@@ -254,6 +270,12 @@ class FakeOpenAIServer:
         self.echo_authorization = None
         self.accepted_formats = None
         self.one_at_a_time = False
+        self.refused_fields = set()
+
+    def play_llama_cpp_python(self, answer: Handler) -> None:
+        """llama-cpp-python's server with a small model: the schema must come inside ``json_object``."""
+        self.accepted_formats = {"text", "json_object"}
+        self.reply_with(lambda body: small_model(body, answer))
 
     @property
     def url(self) -> str:
@@ -327,6 +349,11 @@ class FakeOpenAIServer:
                 "Incorrect API key provided.",
                 type="invalid_request_error",
                 code="invalid_api_key",
+            )
+        refused = sorted(self.refused_fields & set(body))
+        if refused:
+            return Reply.error(
+                400, f"Unrecognized request argument supplied: {refused[0]}", type="invalid_request_error"
             )
         fmt = body.get("response_format")
         kind = fmt.get("type") if isinstance(fmt, dict) else "text"

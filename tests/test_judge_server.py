@@ -13,8 +13,9 @@ from pytest_llmeval.errors import GraderError
 from pytest_llmeval.judge.llm import REPAIR_ECHO_CHARS, judge_correctness
 from pytest_llmeval.judge.settings import judge_settings
 from pytest_llmeval.models import make_chat_model
+from pytest_llmeval.models.format_memory import FILE_NAME, MAX_BYTES, FormatMemory
 from tests.conftest import write_suite
-from tests.fake_openai import FakeOpenAIServer, Reply
+from tests.fake_openai import FakeOpenAIServer, Reply, small_model
 from tests.test_llm_judge_plugin import CORRECTNESS, scripted_judge
 from tests.test_models import make_settings
 
@@ -171,3 +172,127 @@ def test_an_unusable_repair_reply_says_so(fake_openai: FakeOpenAIServer, http_ju
     fake_openai.reply_with(lambda body: "Sure! It matches.")
     with pytest.raises(GraderError, match=r"after one repair request \(the repair request's reply was unusable too\)"):
         judge_correctness(http_judge, question=QUESTION, expected=EXPECTED, response="Revenue rose 8%.")
+
+
+# -- item 11: the schema in the form each server family takes, remembered per endpoint ------------
+
+JUDGED = [
+    {"id": "up", "question": QUESTION, "expected": EXPECTED, "eval_criteria": CORRECTNESS,
+     "response": "Revenue rose 8 percent to $394.3 billion."},
+    {"id": "down", "question": QUESTION, "expected": EXPECTED, "eval_criteria": CORRECTNESS,
+     "response": "Revenue fell 8% to $394.3 billion."},
+]
+
+
+def wire_forms(server: FakeOpenAIServer) -> list[str]:
+    """Which form each request asked for the schema in."""
+    forms = []
+    for body in server.requests:
+        fmt = body.get("response_format") or {}
+        field = next((f for f in ("structured_outputs", "guided_json", "format") if f in body), None)
+        forms.append(fmt.get("type", "") + ("+schema" if "schema" in fmt else "") if fmt else field or "prompt")
+    return forms
+
+
+def test_llama_cpp_python_judge_gets_the_schema_inside_json_object(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
+) -> None:
+    write_suite(pytester, JUDGED)
+    fake_openai.play_llama_cpp_python(scripted_judge)
+    args = ["--llm-judge=openai:judge-model", f"--llm-judge-base-url={fake_openai.url}", "--llm-cache-dir=cache"]
+    result = pytester.runpytest_subprocess(*args, "-p", "no:xdist")
+    result.assert_outcomes(passed=1, failed=1)
+    # one refused json_schema for the endpoint, then the schema inside json_object
+    assert wire_forms(fake_openai) == ["json_schema", "json_object+schema", "json_object+schema"]
+    schema = fake_openai.requests[1]["response_format"]["schema"]
+    assert schema["required"] == ["reasons", "verdict"]
+    memory = json.loads((pytester.path / "cache" / FILE_NAME).read_text())
+    assert memory["endpoints"][fake_openai.url.rstrip("/")]["form"] == "json_object+schema"
+
+    # the next run (re-recording every reply, with xdist) opens with the form that worked
+    fake_openai.requests.clear()
+    result = pytester.runpytest_subprocess(*args, "--llm-record=all", "-n", "2")
+    result.assert_outcomes(passed=1, failed=1)
+    assert wire_forms(fake_openai) == ["json_object+schema"] * 2
+
+
+def test_without_the_schema_the_small_model_copies_it_back(fake_openai: FakeOpenAIServer) -> None:
+    """What the old json_object fallback got: the schema itself, so every sample was an error."""
+    fake_openai.play_llama_cpp_python(scripted_judge)
+    body = {"messages": [{"role": "user", "content": 'Q\n\nIt must match this JSON Schema:\n{"type": "object"}'}],
+            "response_format": {"type": "json_object"}}
+    assert small_model(body, scripted_judge) == '{"type": "object"}'
+
+
+def test_error_names_every_form_tried(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
+    write_suite(pytester, JUDGED[:1])
+    fake_openai.play_llama_cpp_python(scripted_judge)
+    fake_openai.accepted_formats = {"text"}  # refuses json_object too
+    fake_openai.refused_fields = {"structured_outputs", "guided_json", "format"}
+    result = pytester.runpytest_subprocess(
+        "--llm-judge=openai:judge-model", f"--llm-base-url={fake_openai.url}", "--llm-record=off", "-p", "no:xdist"
+    )
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines([
+        "*unusable JSON after one repair request*(structured output: json_schema refused, json_object+schema "
+        "refused, structured_outputs refused, guided_json refused, format refused, json_object refused, "
+        "prompt used*",
+    ])
+    assert wire_forms(fake_openai) == [
+        "json_schema", "json_object+schema", "structured_outputs", "guided_json", "format", "json_object",
+        "prompt", "prompt",  # the repair request
+    ]
+    assert "could not be used" in fake_openai.requests[-1]["messages"][-1]["content"]
+
+
+@pytest.mark.parametrize(
+    ("refused", "expected"),
+    [
+        (set(), "structured_outputs"),  # vLLM >= 0.10.2
+        ({"structured_outputs"}, "guided_json"),  # vLLM before
+        ({"structured_outputs", "guided_json"}, "format"),  # Ollama
+    ],
+)
+def test_vllm_and_ollama_forms_carry_the_schema(
+    fake_openai: FakeOpenAIServer, tmp_path: Path, refused: set[str], expected: str
+) -> None:
+    fake_openai.accepted_formats = {"text"}
+    fake_openai.refused_fields = refused
+    fake_openai.reply_with(scripted_judge)
+    model = make_chat_model("judge-model", make_settings(base_url=fake_openai.url, record="off"), rootdir=tmp_path)
+    try:
+        judge_correctness(model, question=QUESTION, expected=EXPECTED, response="Revenue rose 8%.")
+    finally:
+        model.close()
+    last = fake_openai.requests[-1]
+    schema = last[expected]["json"] if expected == "structured_outputs" else last[expected]
+    assert schema["properties"]["verdict"]["enum"] == ["factually matching", "factually contradicting"]
+
+
+def test_a_remembered_form_the_server_now_refuses_is_chosen_again(
+    fake_openai: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    (tmp_path / "cache").mkdir()
+    memory = tmp_path / "cache" / FILE_NAME
+    memory.write_text(json.dumps({"version": 1, "endpoints": {fake_openai.url: {"form": "guided_json", "tried": "x"}}}))
+    fake_openai.play_llama_cpp_python(scripted_judge)
+    fake_openai.refused_fields = {"guided_json"}
+    model = make_chat_model("judge-model", make_settings(base_url=fake_openai.url, cache_dir="cache"), rootdir=tmp_path)
+    try:
+        verdict = judge_correctness(model, question=QUESTION, expected=EXPECTED, response="Revenue rose 8%.")
+    finally:
+        model.close()
+    assert verdict.correct
+    assert wire_forms(fake_openai) == ["guided_json", "json_schema", "json_object+schema"]
+    assert json.loads(memory.read_text())["endpoints"][fake_openai.url]["form"] == "json_object+schema"
+
+
+def test_the_memory_file_is_untrusted_and_keeps_no_credentials(tmp_path: Path) -> None:
+    path = tmp_path / FILE_NAME
+    for junk in (b"\xff not json", b"[1, 2]", b'{"version": 1, "endpoints": {"http://a/v1": {"form": "rm -rf"}}}',
+                 b" " * (MAX_BYTES + 1), b"[" * 100000):
+        path.write_bytes(junk)
+        assert FormatMemory(tmp_path).get("http://a/v1") is None
+    FormatMemory(tmp_path).put("https://user:sk-secret@host:8443/v1/?key=sk-secret", "json_schema", "json_schema used")
+    assert "sk-secret" not in path.read_text()
+    assert FormatMemory(tmp_path).get("https://host:8443/v1") == ("json_schema", "json_schema used")

@@ -23,6 +23,7 @@ class Completion:
     attempts: int = 1
     model: str = ""
     junk_usage: bool = False  # the reply's "usage" was not token counts (ignored)
+    structured: str = ""  # which structured-output forms were tried, when negotiated (models.formats)
 
 
 @dataclass

@@ -71,7 +71,10 @@ def retry_after_seconds(headers: Any) -> float | None:
 
 # Words of a server refusing the response_format field itself (OpenAI, vLLM, llama.cpp,
 # llama-cpp-python's pydantic "Input should be 'text' or 'json_object'").
-_FORMAT_WORDS = ("response_format", "json_schema", "json_object", "structured output", "grammar")
+_FORMAT_WORDS = (
+    "response_format", "json_schema", "json_object", "structured output", "structured_outputs",
+    "guided_json", "grammar", "format",
+)
 
 
 def rejects_response_format(status: int, detail: str) -> bool:
@@ -241,6 +244,7 @@ class OpenAIChat:
         before_attempt: Callable[[], Awaitable[None]] | None = None,
         on_retry: Callable[[], None] | None = None,
         slot: AdaptiveLimit | None = None,
+        structured: dict[str, Any] | None = None,
     ) -> Completion:
         """Call the endpoint, retrying transient failures; raise ModelError/FatalModelError after.
 
@@ -269,14 +273,14 @@ class OpenAIChat:
             wait: float | None = None
             try:
                 try:
-                    status, text, headers = await self._post(messages, response_format)
+                    status, text, headers = await self._post(messages, response_format, structured)
                 except httpx2.ConnectError as exc:
                     self.breaker.record(False, time.monotonic(), f"{type(exc).__name__}: {exc}")
                     raise
                 self.breaker.record(True, time.monotonic())
                 if status >= 400:
                     outcome = limits.OVERLOAD if status == 429 else limits.OTHER
-                    last, wait = self._http_error(status, text, headers, attempt, response_format)
+                    last, wait = self._http_error(status, text, headers, attempt, response_format, structured)
                 else:
                     parsed = parse_completion(text, status=status, model=self.name)
                     outcome = limits.OK
@@ -329,6 +333,7 @@ class OpenAIChat:
         headers: Any,
         attempt: int,
         response_format: dict[str, Any] | None,
+        structured: dict[str, Any] | None = None,
     ) -> tuple[ModelError, float | None]:
         """A retryable error and its ``Retry-After`` wait; raises what must not be retried."""
         try:
@@ -345,10 +350,11 @@ class OpenAIChat:
                 status=status,
                 attempts=attempt,
             )
-        if response_format is not None and rejects_response_format(status, detail):
+        asked = [f"response_format {response_format.get('type')!r}"] if response_format is not None else []
+        asked += sorted(structured or {})
+        if asked and rejects_response_format(status, detail):
             raise ResponseFormatRejected(
-                f"{self.name} at {self.base_url} refuses response_format "
-                f"{response_format.get('type')!r} (HTTP {status}): {detail}",
+                f"{self.name} at {self.base_url} refuses {', '.join(asked)} (HTTP {status}): {detail}",
                 status=status,
                 attempts=attempt,
             )
@@ -362,7 +368,10 @@ class OpenAIChat:
         return error, retry_after_seconds(headers)
 
     async def _post(
-        self, messages: list[dict[str, Any]], response_format: dict[str, Any] | None
+        self,
+        messages: list[dict[str, Any]],
+        response_format: dict[str, Any] | None,
+        structured: dict[str, Any] | None = None,
     ) -> tuple[int, str, Any]:
         body: dict[str, Any] = {
             "model": self.model,
@@ -375,6 +384,7 @@ class OpenAIChat:
             body["seed"] = self.seed
         if response_format is not None:
             body["response_format"] = response_format
+        body.update(structured or {})  # vLLM's structured_outputs / guided_json, Ollama's format
         body.update(self.extra_body)  # merged into the body, as the OpenAI SDK's extra_body is
         # plain HTTP: we validate the body ourselves so malformed replies become clear errors
         response = await self.client().post("chat/completions", json=body)
