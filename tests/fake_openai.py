@@ -22,6 +22,7 @@ schema the model copies the schema in its prompt back (as a 1B model does). ``re
 answers 400 "Unrecognized request argument" to bodies with those fields, as OpenAI does.
 ``one_at_a_time`` mimics a single-slot local server (llama.cpp ``-np 1``): requests queue and
 are served one by one, each taking ``latency``; a request the client gave up on is still served.
+``report_timings`` adds llama.cpp's ``timings`` to replies: the time in the slot, not in the queue.
 
 ``script(*replies)`` queues replies consumed first, one per request, before the handler.
 ``requests`` holds every received body, ``max_in_flight`` the peak of concurrent
@@ -189,6 +190,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
             owner._leave()
 
     def _serve(self, owner: FakeOpenAIServer, body: dict[str, Any]) -> None:
+        started = time.perf_counter()  # in the slot: what follows is service, not queue
         try:
             reply = owner._reply_for(body, self.headers.get("Authorization", ""))
             delay = owner.latency if reply.delay is None else reply.delay
@@ -203,7 +205,8 @@ class _RequestHandler(BaseHTTPRequestHandler):
                 with contextlib.suppress(OSError):
                     self.connection.shutdown(socket.SHUT_RDWR)
                 return
-            self._send(reply.status, owner._body_for(reply, body), reply.headers)
+            served = time.perf_counter() - started
+            self._send(reply.status, owner._body_for(reply, body, served), reply.headers)
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True  # the client gave up (timeout) first
 
@@ -233,6 +236,7 @@ class FakeOpenAIServer:
         self.accepted_formats: set[str] | None = None  # response_format types served; None: all
         self.one_at_a_time = False  # a single-slot server: requests wait in line
         self.refused_fields: set[str] = set()  # body fields answered with 400 (OpenAI's strictness)
+        self.report_timings = False  # add llama.cpp's "timings" (time in the slot, not in the queue)
         self._slot = threading.Lock()
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []  # lower-case names
@@ -271,6 +275,7 @@ class FakeOpenAIServer:
         self.accepted_formats = None
         self.one_at_a_time = False
         self.refused_fields = set()
+        self.report_timings = False
 
     def play_llama_cpp_python(self, answer: Handler) -> None:
         """llama-cpp-python's server with a small model: the schema must come inside ``json_object``."""
@@ -380,7 +385,7 @@ class FakeOpenAIServer:
         result = scripted if scripted is not None else self._handler(body)
         return Reply(content=result) if isinstance(result, str) else result
 
-    def _body_for(self, reply: Reply, request: dict[str, Any]) -> Any:
+    def _body_for(self, reply: Reply, request: dict[str, Any], served: float = 0.0) -> Any:
         if reply.body is not None:
             return reply.body
         if reply.content is None:
@@ -403,7 +408,14 @@ class FakeOpenAIServer:
             "completion_tokens": _count_tokens(reply.content),
         }
         usage = {**usage, "total_tokens": usage["prompt_tokens"] + usage["completion_tokens"]}
+        timings = {}
+        if self.report_timings:  # llama.cpp server's field: prompt processing + generation, in ms
+            timings = {"timings": {
+                "prompt_n": usage["prompt_tokens"], "prompt_ms": served * 100,
+                "predicted_n": usage["completion_tokens"], "predicted_ms": served * 900,
+            }}
         return {
+            **timings,
             "id": f"chatcmpl-fake-{len(self.requests)}",
             "object": "chat.completion",
             "created": int(time.time()),

@@ -296,3 +296,59 @@ def test_the_memory_file_is_untrusted_and_keeps_no_credentials(tmp_path: Path) -
     FormatMemory(tmp_path).put("https://user:sk-secret@host:8443/v1/?key=sk-secret", "json_schema", "json_schema used")
     assert "sk-secret" not in path.read_text()
     assert FormatMemory(tmp_path).get("https://host:8443/v1") == ("json_schema", "json_schema used")
+
+
+# -- item 13: latency under concurrency, each figure named for what it is -------------------------
+
+SERVICE_S = 0.3
+FOUR = [{"id": f"q{i}", "question": f"Question {i}?", "expected": f"Question {i}?",
+         "eval_criteria": {"accuracy": "exact", "weights": {"length": 0}}} for i in range(4)]
+
+
+def run_against_one_slot(pytester: pytest.Pytester, server: FakeOpenAIServer, *args: str) -> dict[str, Any]:
+    write_suite(pytester, FOUR)
+    server.one_at_a_time = True  # llama.cpp -np 1: requests wait in the server's queue
+    server.latency = SERVICE_S
+    result = pytester.runpytest_subprocess(
+        "--llm-model=answer-model", f"--llm-base-url={server.url}", "--llm-record=off", "--llm-report=r.json",
+        "-p", "no:xdist", *args,
+    )
+    result.assert_outcomes(passed=4)
+    stats: dict[str, Any] = json.loads((pytester.path / "r.json").read_text())["model_stats"]
+    stats["line"] = next(line for line in result.outlines if line.startswith("model calls:"))
+    return stats
+
+
+def test_server_queue_and_service_time_apart_when_the_server_reports_timings(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
+) -> None:
+    fake_openai.report_timings = True
+    stats = run_against_one_slot(pytester, fake_openai, "--llm-concurrency=4")
+    # several sent at once (slow start: 2, then more); the server serves one at a time
+    assert fake_openai.max_in_flight >= 2
+    # a round trip of 0.6 s or more holds 0.3 s of model time; the rest is the server's queue
+    assert sorted(stats["latencies"])[-1] >= 1.8 * SERVICE_S
+    assert len(stats["service_times"]) == 4
+    assert all(0.9 * SERVICE_S <= s <= 2 * SERVICE_S for s in stats["service_times"])
+    assert stats["server_queue_p95_s"] >= 0.8 * SERVICE_S
+    assert "(round trip, includes waiting in the server's queue)" in stats["line"]
+    assert "server time median 0.3" in stats["line"]
+    assert "server queue median" in stats["line"]
+
+
+def test_without_server_timings_the_figure_says_it_is_a_round_trip(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
+) -> None:
+    stats = run_against_one_slot(pytester, fake_openai, "--llm-concurrency=4")
+    assert sorted(stats["latencies"])[-1] >= 1.8 * SERVICE_S  # the queue is in the figure...
+    assert "(round trip, includes waiting in the server's queue)" in stats["line"]  # ...and it says so
+    assert "server time" not in stats["line"]
+    assert stats["service_times"] == [] and stats["service_median_s"] is None
+
+
+def test_one_client_slot_moves_the_queue_to_our_side(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
+    stats = run_against_one_slot(pytester, fake_openai, "--llm-concurrency=1")
+    assert fake_openai.max_in_flight == 1
+    assert all(lat < 2 * SERVICE_S for lat in stats["latencies"])  # no server queue now
+    assert sorted(stats["slot_waits"])[-1] >= 2.5 * SERVICE_S  # the last waited for three others
+    assert "waited for a client slot median" in stats["line"]

@@ -413,7 +413,9 @@ class Engine:
         except ModelError:
             self.stats.record_error()
             raise
-        self.stats.record_call(chat.model, completion.usage, completion.latency_s)
+        self.stats.record_call(
+            chat.model, completion.usage, completion.latency_s, wait_s=completion.wait_s, service_s=completion.service_s
+        )
         if completion.junk_usage:
             self.stats.record_junk_usage()
         return completion

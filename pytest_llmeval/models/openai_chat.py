@@ -135,7 +135,26 @@ def parse_completion(text: str, *, status: int, model: str) -> dict[str, Any]:
         "usage": {name: count or 0 for name, count in counts.items()},
         # a usage field that is not token counts is ignored, and counted in the stats
         "junk_usage": usage is not None and (not isinstance(usage, dict) or None in counts.values()),
+        "service_s": server_service_s(body),
     }
+
+
+MAX_SERVICE_S = 86400.0
+
+
+def server_service_s(body: dict[str, Any]) -> float | None:
+    """The server's own time on the request, from llama.cpp's ``timings`` (prompt + generation,
+    in ms; excludes the time queued for a slot), or None when the reply does not say."""
+    timings = body.get("timings")
+    if not isinstance(timings, dict):
+        return None
+    total = 0.0
+    for name in ("prompt_ms", "predicted_ms"):
+        value = timings.get(name)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < MAX_SERVICE_S * 1000:
+            return None  # junk: no figure rather than a wrong one
+        total += value
+    return total / 1000
 
 
 def _token_count(value: Any) -> int | None:
@@ -256,9 +275,11 @@ class OpenAIChat:
         attempts = self.max_retries + 1
         last: ModelError | None = None
         for attempt in range(1, attempts + 1):
+            queued = time.perf_counter()
             if before_attempt is not None:
                 await before_attempt()
             taken = await slot.acquire() if slot is not None else 0
+            waited = time.perf_counter() - queued
             try:
                 # Checked with the slot held: the breaker may have opened while we waited.
                 self._refuse_if_unreachable(attempt)
@@ -291,6 +312,8 @@ class OpenAIChat:
                         attempts=attempt,
                         model=parsed["model"],
                         junk_usage=parsed["junk_usage"],
+                        wait_s=waited,
+                        service_s=parsed["service_s"],
                     )
             except httpx2.TimeoutException:
                 outcome = limits.OVERLOAD
