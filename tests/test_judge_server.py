@@ -343,7 +343,8 @@ def test_without_server_timings_the_figure_says_it_is_a_round_trip(
     assert sorted(stats["latencies"])[-1] >= 1.8 * SERVICE_S  # the queue is in the figure...
     assert "(round trip, includes waiting in the server's queue)" in stats["line"]  # ...and it says so
     assert "server time" not in stats["line"]
-    assert stats["service_times"] == [] and stats["service_median_s"] is None
+    assert stats["service_times"] == []
+    assert stats["service_median_s"] is None
 
 
 def test_one_client_slot_moves_the_queue_to_our_side(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
