@@ -353,3 +353,13 @@ def test_one_client_slot_moves_the_queue_to_our_side(pytester: pytest.Pytester, 
     assert all(lat < 2 * SERVICE_S for lat in stats["latencies"])  # no server queue now
     assert sorted(stats["slot_waits"])[-1] >= 2.5 * SERVICE_S  # the last waited for three others
     assert "waited for a client slot median" in stats["line"]
+
+
+def test_the_memory_keeps_every_endpoint_without_a_file(tmp_path: Path) -> None:
+    memory = FormatMemory(None)  # --llm-record=off: this run only
+    memory.put("http://a/v1", "json_schema", "json_schema used")
+    memory.put("http://b/v1", "format", "json_schema refused, format used")
+    assert memory.get("http://a/v1") == ("json_schema", "json_schema used")
+    memory.forget("http://a/v1")
+    assert memory.get("http://a/v1") is None
+    assert memory.get("http://b/v1/") == ("format", "json_schema refused, format used")

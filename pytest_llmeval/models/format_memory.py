@@ -69,17 +69,21 @@ class FormatMemory:
 
     def put(self, endpoint: str, form: str, tried: str) -> None:
         with self._lock:
-            known = self._load()  # other xdist workers may have written meanwhile
+            known = self._merged()
             known[endpoint_key(endpoint)] = (form, tried)
             self._known = known
             self._write(known)
 
     def forget(self, endpoint: str) -> None:
         with self._lock:
-            known = self._load()
+            known = self._merged()
             known.pop(endpoint_key(endpoint), None)
             self._known = known
             self._write(known)
+
+    def _merged(self) -> dict[str, tuple[str, str]]:
+        """What this process knows, updated with what other xdist workers wrote meanwhile."""
+        return {**(self._known or {}), **self._load()}
 
     def _write(self, known: dict[str, tuple[str, str]]) -> None:
         if self.path is None:
