@@ -117,6 +117,19 @@ def test_judge_temperature_is_its_own_and_zero_by_default(
     assert [r["temperature"] for r in judge_server.requests] == [0, 0.3]
 
 
+def test_a_missing_judge_key_names_the_judge_flag(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("MY_JUDGE_KEY", raising=False)
+    write_suite(pytester, [{**SUITE[0], "response": "Revenue rose 8%."}])
+    result = pytester.runpytest_subprocess(
+        "--llm-judge=openai:gpt-judge", "--llm-judge-api-key-env=MY_JUDGE_KEY", "--llm-record=off", "-p", "no:xdist"
+    )
+    result.assert_outcomes(errors=1)  # refused before any request: no network
+    result.stdout.fnmatch_lines(
+        ["*no API key: set the environment variable MY_JUDGE_KEY (or name another one with --llm-judge-api-key-env)*"]
+    )
+
+
 def test_bad_judge_option_names_both_spellings(pytester: pytest.Pytester) -> None:
     write_suite(pytester, SUITE[:1])
     result = pytester.runpytest_subprocess("--llm-judge-timeout=0", "-p", "no:xdist")

@@ -39,4 +39,5 @@ def judge_settings(settings: Any) -> Any:
         if value is None:
             value = _DEFAULTS.get(judge_name)
         values["llm_" + judge_name.removeprefix("llm_judge_")] = value
+    values["llm_role"] = "judge"  # error messages name the judge's flags
     return Settings(values)

@@ -177,6 +177,8 @@ class OpenAIChat:
             settings.base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_DEFAULT_URL
         ).rstrip("/")
         self.api_key_env = settings.api_key_env or "OPENAI_API_KEY"
+        # the flag naming the key variable, in error messages (the judge has its own)
+        self.key_flag = "--llm-judge-api-key-env" if getattr(settings, "role", None) == "judge" else "--llm-api-key-env"
         self.temperature = settings.temperature
         self.max_tokens = settings.max_tokens
         self.seed = settings.seed
@@ -201,6 +203,7 @@ class OpenAIChat:
             "seed": self.seed,
             "timeout": self.timeout,
             "extra_body": self.extra_body,
+            "key_flag": self.key_flag,
         }
 
     def identity(
@@ -231,7 +234,7 @@ class OpenAIChat:
         if self.base_url == OPENAI_DEFAULT_URL:
             raise FatalModelError(
                 f"{self.name}: no API key: set the environment variable {self.api_key_env} "
-                "(or name another one with --llm-api-key-env), or replay the cache with --llm-record=none"
+                f"(or name another one with {self.key_flag}), or replay the cache with --llm-record=none"
             )
         return "EMPTY"  # local servers (vLLM, Ollama, llama.cpp) accept any key
 
