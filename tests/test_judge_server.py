@@ -14,6 +14,7 @@ from pytest_llmeval.judge.llm import REPAIR_ECHO_CHARS, judge_correctness
 from pytest_llmeval.judge.settings import judge_settings
 from pytest_llmeval.models import make_chat_model
 from pytest_llmeval.models.format_memory import FILE_NAME, MAX_BYTES, FormatMemory
+from pytest_llmeval.models.openai_chat import rejects_response_format
 from tests.conftest import write_suite
 from tests.fake_openai import FakeOpenAIServer, Reply, small_model
 from tests.test_llm_judge_plugin import CORRECTNESS, scripted_judge
@@ -376,3 +377,18 @@ def test_the_memory_keeps_every_endpoint_without_a_file(tmp_path: Path) -> None:
     memory.forget("http://a/v1")
     assert memory.get("http://a/v1") is None
     assert memory.get("http://b/v1/") == ("format", "json_schema refused, format used")
+
+
+@pytest.mark.parametrize(
+    ("status", "message", "refused"),
+    [
+        (500, "response_format type must be one of \"text\" or \"json_object\", but got: json_schema", True),  # llama.cpp 2024
+        (400, "Unrecognized request argument supplied: guided_json", True),  # OpenAI
+        (400, "Unrecognized request argument supplied: structured_outputs", True),
+        (400, "Unrecognized request argument supplied: format", True),
+        (500, "CUDA out of memory", False),  # retried, not a refusal of the form
+        (429, "json_schema requests are rate limited", False),  # a rate limit is never a refusal
+    ],
+)
+def test_which_error_replies_refuse_a_form(status: int, message: str, refused: bool) -> None:
+    assert rejects_response_format(status, message) is refused
