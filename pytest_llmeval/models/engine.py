@@ -27,7 +27,7 @@ from pytest_llmeval.errors import (
 from pytest_llmeval.models import formats
 from pytest_llmeval.models.base import Completion, Usage
 from pytest_llmeval.models.cache import ResponseCache, cache_key, legacy_key, slug
-from pytest_llmeval.models.format_memory import FormatMemory
+from pytest_llmeval.models.format_memory import FormatMemory, endpoint_key
 from pytest_llmeval.models.limits import AdaptiveLimit
 from pytest_llmeval.models.stats import Stats
 from pytest_llmeval.options import RecordMode
@@ -360,7 +360,7 @@ class Engine:
             # the server behind this URL changed since the form was chosen: choose again
             self.formats.forget(endpoint)
             return await self._probe(chat, endpoint, messages, response_format)
-        completion.structured = f"{tried} (remembered for {endpoint})"
+        completion.structured = f"{tried} (remembered for {endpoint_key(endpoint)})"
         return completion
 
     async def _probe(

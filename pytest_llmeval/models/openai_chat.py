@@ -69,8 +69,9 @@ def retry_after_seconds(headers: Any) -> float | None:
     return min(RETRY_AFTER_CAP_S, max(0.0, seconds))
 
 
-# Words of a server refusing the response_format field itself (OpenAI, vLLM, llama.cpp,
-# llama-cpp-python's pydantic "Input should be 'text' or 'json_object'").
+# Words of a server refusing a structured-output field itself (OpenAI's "Unrecognized request
+# argument supplied: guided_json", vLLM, llama.cpp, llama-cpp-python's pydantic "Input should be
+# 'text' or 'json_object'"). Checked only for requests that carried such a field.
 _FORMAT_WORDS = (
     "response_format", "json_schema", "json_object", "structured output", "structured_outputs",
     "guided_json", "grammar", "format",
