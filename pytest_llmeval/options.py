@@ -140,6 +140,10 @@ def _timeout(value: str) -> float:
     return number
 
 
+def _optional_timeout(value: str) -> float | None:
+    return None if value.strip() in ("", "none", "None") else _timeout(value)
+
+
 def _optional_positive(value: str) -> float | None:
     if value in ("", "none", "None"):
         return None
@@ -310,6 +314,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
     # judging
     OptionSpec("llm_judge", "Judge for free-form graders: offline or a model spec like openai:MODEL", "offline", _str),
     OptionSpec("llm_numeric_extractor", "Who reads the answer's figure for the numeric grader: heuristic|llm (llm: the --llm-judge model reads it too, and readings that disagree need review)", "heuristic", _choice(NumericExtractor)),
+    OptionSpec("llm_judge_base_url", "Base URL of the judge's OpenAI-compatible API (else the --llm-base-url of the model)", None, _optional_str),
+    OptionSpec("llm_judge_api_key_env", "Environment variable holding the judge's API key (else --llm-api-key-env)", None, _optional_str),
+    OptionSpec("llm_judge_temperature", "Judge sampling temperature (never the model's --llm-temperature)", 0.0, _finite),
+    OptionSpec("llm_judge_max_tokens", "Max tokens per judge reply (never the model's --llm-max-tokens; none: the server's limit)", None, _optional_int),
+    OptionSpec("llm_judge_timeout", "Per-request timeout of judge calls in seconds (else --llm-timeout)", None, _optional_timeout),
+    OptionSpec("llm_judge_extra_body", "Extra JSON merged into each judge request body (the model's --llm-extra-body is not)", "", _json_object),
     OptionSpec("llm_reference_metrics", "Also report BLEU, ROUGE-1, ROUGE-L and a BERTScore-style F1 against the gold answer (informational, never scored; ini: true|false)", False, _bool),
     OptionSpec("llm_embedding_model", "Sentence-transformers model name or path (default: bundled all-MiniLM-L6-v2)", None, _embedding_model),
 )

@@ -27,6 +27,7 @@ from pytest_llmeval.errors import (
 from pytest_llmeval.models import formats
 from pytest_llmeval.models.base import Completion, Usage
 from pytest_llmeval.models.cache import ResponseCache, cache_key, legacy_key, slug
+from pytest_llmeval.models.format_memory import FormatMemory, endpoint_key
 from pytest_llmeval.models.limits import AdaptiveLimit
 from pytest_llmeval.models.stats import Stats
 from pytest_llmeval.options import RecordMode
@@ -129,8 +130,8 @@ class Engine:
         self._failures: Path | None = None  # this run's failed requests, shared by xdist workers
         self._chats: dict[str, OpenAIChat] = {}
         self._guard = threading.Lock()
-        # endpoint URL -> structured-output mode it accepts (formats.LADDER), found once
-        self.formats: dict[str, str] = {}
+        # endpoint URL -> structured-output form it takes (formats.LADDER), found once, kept in the cache dir
+        self.formats = FormatMemory(None if self.mode is RecordMode.OFF else self.cache_root)
         self._format_locks: dict[str, asyncio.Lock] = {}
 
     @property
@@ -141,13 +142,14 @@ class Engine:
             self._semaphore = AdaptiveLimit(int(self.settings.concurrency))
         return self._semaphore
 
-    def chat(self, model: str) -> OpenAIChat:
+    def chat(self, model: str, settings: Any = None) -> OpenAIChat:
+        """The endpoint client of ``model``; ``settings``: its own request settings (the judge's)."""
         from pytest_llmeval.models.openai_chat import OpenAIChat
 
+        chat = OpenAIChat(model, self.settings if settings is None else settings)
+        key = json.dumps(chat.request_settings(), sort_keys=True, default=str)
         with self._guard:
-            if model not in self._chats:
-                self._chats[model] = OpenAIChat(model, self.settings)
-            return self._chats[model]
+            return self._chats.setdefault(key, chat)
 
     def share_between_workers(self, run_id: str) -> None:
         """Under xdist, ask each request once per run, failures included: workers share the
@@ -208,7 +210,8 @@ class Engine:
     @property
     def stale_lock_after(self) -> float:
         s = self.settings
-        return float(s.timeout) * (int(s.max_retries) + 1) + 60.0 * int(s.max_retries) + 60.0
+        timeout = max(float(s.timeout), float(getattr(s, "judge_timeout", None) or 0))
+        return timeout * (int(s.max_retries) + 1) + 60.0 * int(s.max_retries) + 60.0
 
     async def complete(
         self,
@@ -341,16 +344,24 @@ class Engine:
         """Send, negotiating structured output once per endpoint (the cache key stays the
         request as asked: the reply is validated against the schema whatever was sent)."""
         if response_format is None or not formats.negotiable(response_format):
-            return await self._send(chat, messages, response_format)
+            return await self._send(chat, messages, {"response_format": response_format} if response_format else {})
         endpoint = chat.base_url
-        mode = self.formats.get(endpoint)
-        if mode is None:
+        known = self.formats.get(endpoint)
+        if known is None:
             lock = self._format_locks.setdefault(endpoint, asyncio.Lock())
             async with lock:  # the first call probes; the others wait for its answer
-                mode = self.formats.get(endpoint)
-                if mode is None:
+                known = self.formats.get(endpoint)
+                if known is None:
                     return await self._probe(chat, endpoint, messages, response_format)
-        return await self._send(chat, *formats.wire_request(mode, messages, response_format))
+        form, tried = known
+        try:
+            completion = await self._send(chat, *formats.wire_request(form, messages, response_format))
+        except ResponseFormatRejected:
+            # the server behind this URL changed since the form was chosen: choose again
+            self.formats.forget(endpoint)
+            return await self._probe(chat, endpoint, messages, response_format)
+        completion.structured = f"{tried} (remembered for {endpoint_key(endpoint)})"
+        return completion
 
     async def _probe(
         self,
@@ -359,30 +370,40 @@ class Engine:
         messages: list[dict[str, Any]],
         response_format: dict[str, Any],
     ) -> Completion:
-        for mode in formats.LADDER:
+        """Each form in turn until the server takes one (the reply is the caller's to validate:
+        a refusal is the server's answer about the form, a bad reply is the model's)."""
+        tried: list[tuple[str, str]] = []
+        for form in formats.LADDER:
             try:
-                completion = await self._send(
-                    chat, *formats.wire_request(mode, messages, response_format)
-                )
+                completion = await self._send(chat, *formats.wire_request(form, messages, response_format))
             except ResponseFormatRejected:
-                continue  # deterministic: the next rung, never a retry of this one
-            self.formats[endpoint] = mode
-            return completion
-        raise AssertionError("the last rung sends no response_format, so it cannot be refused")
+                tried.append((form, "refused"))
+                continue  # deterministic: the next form, never a retry of this one
+            tried.append((form, "used"))
+            return self._chosen(endpoint, form, tried, completion)
+        raise AssertionError("the last form sends no structured-output field, so it cannot be refused")
+
+    def _chosen(self, endpoint: str, form: str, tried: list[tuple[str, str]], completion: Completion) -> Completion:
+        self.formats.put(endpoint, form, formats.describe(tried))
+        completion.structured = formats.describe(tried)
+        return completion
 
     async def _send(
         self,
         chat: OpenAIChat,
         messages: list[dict[str, Any]],
-        response_format: dict[str, Any] | None,
+        fields: dict[str, Any],
     ) -> Completion:
+        """One request; ``fields``: body fields asking for structured output (``response_format``...)."""
         async def before_attempt() -> None:
             await self.limiter.wait()
 
+        fields = dict(fields)
         try:
             completion = await chat.complete(
                 messages,
-                response_format,
+                fields.pop("response_format", None),
+                structured=fields,
                 before_attempt=before_attempt,
                 on_retry=self.stats.record_retry,
                 slot=self.semaphore,  # per attempt: no slot is held while backing off
@@ -392,7 +413,9 @@ class Engine:
         except ModelError:
             self.stats.record_error()
             raise
-        self.stats.record_call(chat.model, completion.usage, completion.latency_s)
+        self.stats.record_call(
+            chat.model, completion.usage, completion.latency_s, wait_s=completion.wait_s, service_s=completion.service_s
+        )
         if completion.junk_usage:
             self.stats.record_junk_usage()
         return completion

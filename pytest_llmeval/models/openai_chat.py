@@ -69,9 +69,13 @@ def retry_after_seconds(headers: Any) -> float | None:
     return min(RETRY_AFTER_CAP_S, max(0.0, seconds))
 
 
-# Words of a server refusing the response_format field itself (OpenAI, vLLM, llama.cpp,
-# llama-cpp-python's pydantic "Input should be 'text' or 'json_object'").
-_FORMAT_WORDS = ("response_format", "json_schema", "json_object", "structured output", "grammar")
+# Words of a server refusing a structured-output field itself (OpenAI's "Unrecognized request
+# argument supplied: guided_json", vLLM, llama.cpp, llama-cpp-python's pydantic "Input should be
+# 'text' or 'json_object'"). Checked only for requests that carried such a field.
+_FORMAT_WORDS = (
+    "response_format", "json_schema", "json_object", "structured output", "structured_outputs",
+    "guided_json", "grammar", "format",
+)
 
 
 def rejects_response_format(status: int, detail: str) -> bool:
@@ -132,7 +136,26 @@ def parse_completion(text: str, *, status: int, model: str) -> dict[str, Any]:
         "usage": {name: count or 0 for name, count in counts.items()},
         # a usage field that is not token counts is ignored, and counted in the stats
         "junk_usage": usage is not None and (not isinstance(usage, dict) or None in counts.values()),
+        "service_s": server_service_s(body),
     }
+
+
+MAX_SERVICE_S = 86400.0
+
+
+def server_service_s(body: dict[str, Any]) -> float | None:
+    """The server's own time on the request, from llama.cpp's ``timings`` (prompt + generation,
+    in ms; excludes the time queued for a slot), or None when the reply does not say."""
+    timings = body.get("timings")
+    if not isinstance(timings, dict):
+        return None
+    total = 0.0
+    for name in ("prompt_ms", "predicted_ms"):
+        value = timings.get(name)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < MAX_SERVICE_S * 1000:
+            return None  # junk: no figure rather than a wrong one
+        total += value
+    return total / 1000
 
 
 def _token_count(value: Any) -> int | None:
@@ -155,6 +178,8 @@ class OpenAIChat:
             settings.base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_DEFAULT_URL
         ).rstrip("/")
         self.api_key_env = settings.api_key_env or "OPENAI_API_KEY"
+        # the flag naming the key variable, in error messages (the judge has its own)
+        self.key_flag = "--llm-judge-api-key-env" if getattr(settings, "role", None) == "judge" else "--llm-api-key-env"
         self.temperature = settings.temperature
         self.max_tokens = settings.max_tokens
         self.seed = settings.seed
@@ -167,6 +192,20 @@ class OpenAIChat:
     @property
     def name(self) -> str:
         return f"openai:{self.model}"
+
+    def request_settings(self) -> dict[str, Any]:
+        """What tells two clients of one model apart (the model's and the judge's)."""
+        return {
+            "model": self.model,
+            "base_url": self.base_url,
+            "api_key_env": self.api_key_env,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "seed": self.seed,
+            "timeout": self.timeout,
+            "extra_body": self.extra_body,
+            "key_flag": self.key_flag,
+        }
 
     def identity(
         self, messages: list[dict[str, Any]], response_format: dict[str, Any] | None
@@ -196,7 +235,7 @@ class OpenAIChat:
         if self.base_url == OPENAI_DEFAULT_URL:
             raise FatalModelError(
                 f"{self.name}: no API key: set the environment variable {self.api_key_env} "
-                "(or name another one with --llm-api-key-env), or replay the cache with --llm-record=none"
+                f"(or name another one with {self.key_flag}), or replay the cache with --llm-record=none"
             )
         return "EMPTY"  # local servers (vLLM, Ollama, llama.cpp) accept any key
 
@@ -228,6 +267,7 @@ class OpenAIChat:
         before_attempt: Callable[[], Awaitable[None]] | None = None,
         on_retry: Callable[[], None] | None = None,
         slot: AdaptiveLimit | None = None,
+        structured: dict[str, Any] | None = None,
     ) -> Completion:
         """Call the endpoint, retrying transient failures; raise ModelError/FatalModelError after.
 
@@ -239,9 +279,11 @@ class OpenAIChat:
         attempts = self.max_retries + 1
         last: ModelError | None = None
         for attempt in range(1, attempts + 1):
+            queued = time.perf_counter()
             if before_attempt is not None:
                 await before_attempt()
             taken = await slot.acquire() if slot is not None else 0
+            waited = time.perf_counter() - queued
             try:
                 # Checked with the slot held: the breaker may have opened while we waited.
                 self._refuse_if_unreachable(attempt)
@@ -256,14 +298,14 @@ class OpenAIChat:
             wait: float | None = None
             try:
                 try:
-                    status, text, headers = await self._post(messages, response_format)
+                    status, text, headers = await self._post(messages, response_format, structured)
                 except httpx2.ConnectError as exc:
                     self.breaker.record(False, time.monotonic(), f"{type(exc).__name__}: {exc}")
                     raise
                 self.breaker.record(True, time.monotonic())
                 if status >= 400:
                     outcome = limits.OVERLOAD if status == 429 else limits.OTHER
-                    last, wait = self._http_error(status, text, headers, attempt, response_format)
+                    last, wait = self._http_error(status, text, headers, attempt, response_format, structured)
                 else:
                     parsed = parse_completion(text, status=status, model=self.name)
                     outcome = limits.OK
@@ -274,6 +316,8 @@ class OpenAIChat:
                         attempts=attempt,
                         model=parsed["model"],
                         junk_usage=parsed["junk_usage"],
+                        wait_s=waited,
+                        service_s=parsed["service_s"],
                     )
             except httpx2.TimeoutException:
                 outcome = limits.OVERLOAD
@@ -316,6 +360,7 @@ class OpenAIChat:
         headers: Any,
         attempt: int,
         response_format: dict[str, Any] | None,
+        structured: dict[str, Any] | None = None,
     ) -> tuple[ModelError, float | None]:
         """A retryable error and its ``Retry-After`` wait; raises what must not be retried."""
         try:
@@ -332,10 +377,11 @@ class OpenAIChat:
                 status=status,
                 attempts=attempt,
             )
-        if response_format is not None and rejects_response_format(status, detail):
+        asked = [f"response_format {response_format.get('type')!r}"] if response_format is not None else []
+        asked += sorted(structured or {})
+        if asked and rejects_response_format(status, detail):
             raise ResponseFormatRejected(
-                f"{self.name} at {self.base_url} refuses response_format "
-                f"{response_format.get('type')!r} (HTTP {status}): {detail}",
+                f"{self.name} at {self.base_url} refuses {', '.join(asked)} (HTTP {status}): {detail}",
                 status=status,
                 attempts=attempt,
             )
@@ -349,7 +395,10 @@ class OpenAIChat:
         return error, retry_after_seconds(headers)
 
     async def _post(
-        self, messages: list[dict[str, Any]], response_format: dict[str, Any] | None
+        self,
+        messages: list[dict[str, Any]],
+        response_format: dict[str, Any] | None,
+        structured: dict[str, Any] | None = None,
     ) -> tuple[int, str, Any]:
         body: dict[str, Any] = {
             "model": self.model,
@@ -362,6 +411,7 @@ class OpenAIChat:
             body["seed"] = self.seed
         if response_format is not None:
             body["response_format"] = response_format
+        body.update(structured or {})  # vLLM's structured_outputs / guided_json, Ollama's format
         body.update(self.extra_body)  # merged into the body, as the OpenAI SDK's extra_body is
         # plain HTTP: we validate the body ourselves so malformed replies become clear errors
         response = await self.client().post("chat/completions", json=body)

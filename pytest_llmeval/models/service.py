@@ -194,8 +194,11 @@ class CachedChatModel:
     """Synchronous, cached chat over an OpenAI-compatible model (the judge's ``ChatModel``)."""
 
     def __init__(self, engine: Engine, model: str, *, owns_engine: bool) -> None:
+        from pytest_llmeval.judge.settings import judge_settings
+
         self.engine = engine
-        self.chat = engine.chat(model)
+        # the judge's own base URL, key, timeout, temperature (0), max tokens and extra body
+        self.chat = engine.chat(model, judge_settings(engine.settings))
         self.name = self.chat.name
         self._owns_engine = owns_engine
 

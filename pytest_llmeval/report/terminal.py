@@ -179,7 +179,9 @@ def model_stats_line(stats: dict[str, Any]) -> str:
     parts.append(f"retries {stats.get('retries', 0)}")
     parts.append(f"tokens {stats.get('prompt_tokens', 0)}+{stats.get('completion_tokens', 0)}")
     if stats.get("latency_median_s") is not None:
-        parts.append(f"latency median {stats['latency_median_s']:.2f}s p95 {stats.get('latency_p95_s', 0):.2f}s")
+        from pytest_llmeval.report.latency import latency_parts
+
+        parts.extend(latency_parts(stats))
     if stats.get("cost_usd") is not None:
         parts.append(f"cost ${stats['cost_usd']:.4f}")
     return " | ".join(parts)
