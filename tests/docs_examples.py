@@ -14,7 +14,8 @@ The convention (documented in docs/contributing.md):
   Other ``$`` commands are shown, not run.
 - A comment on the line just before a fence changes what happens to that block:
   ``<!-- doctest: skip REASON -->`` (not checked), ``<!-- doctest: file PATH -->`` (written to
-  PATH in the scratch folder, not run), ``<!-- doctest: copy PATH -->`` (the repository's PATH is
+  PATH in the scratch folder, not run; a later block naming the same PATH is appended to it),
+  ``<!-- doctest: copy PATH -->`` (the repository's PATH is
   copied into the scratch folder first, then the block is checked as usual).
 - Other fences (```bash, ```text, ```yaml, no language) are not checked.
 """
@@ -147,6 +148,7 @@ def check_page(path: Path, scratch: Path, run_pytest: Runner, label: str | None 
         return 0
     label = label or str(path)
     namespace: dict[str, Any] = {"__name__": "__doc_example__"}
+    written: set[Path] = set()
     checked = 0
     for block in extract_blocks(text):
         where = f"{label}:{block.line}"
@@ -165,7 +167,10 @@ def check_page(path: Path, scratch: Path, run_pytest: Runner, label: str | None 
         if file:
             target = scratch / file
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(block.text, encoding="utf-8")
+            # a second block naming the same file on the page adds to it (a conftest shown in parts)
+            with target.open("a" if target in written else "w", encoding="utf-8") as out:
+                out.write(("\n\n" if target in written else "") + block.text)
+            written.add(target)
             continue
         checker = CHECKERS.get(block.lang)
         if checker is None:
