@@ -8,14 +8,15 @@ The convention (documented in docs/contributing.md):
 - ```jsonl blocks are gold files: each is collected and run by pytest (pytester); a line that
   is not a valid sample (an error item) fails the page.
 - ```json and ```toml blocks must parse.
-- ```console blocks: each ``$ pytest ARGS`` line runs pytest in the scratch folder; the lines
+- ```console blocks: each ``$ pytest ARGS`` line runs pytest in the scratch folder (and
+  ``$ python -m pytest_llmeval ARGS`` the package's command line); the lines
   after it (up to the next ``$`` line) must appear in the real output in that order, one after
   the other unless a ``...`` line stands between them. Durations and ``===`` rulers are masked.
   Other ``$`` commands are shown, not run.
 - A comment on the line just before a fence changes what happens to that block:
   ``<!-- doctest: skip REASON -->`` (not checked), ``<!-- doctest: file PATH -->`` (written to
-  PATH in the scratch folder, not run; a later block naming the same PATH is appended to it),
-  ``<!-- doctest: copy PATH -->`` (the repository's PATH is
+  PATH in the scratch folder, replacing what was there, not run), ``<!-- doctest: append PATH -->``
+  (added to the end of PATH: a file shown in parts), ``<!-- doctest: copy PATH -->`` (the repository's PATH is
   copied into the scratch folder first, then the block is checked as usual).
 - Other fences (```bash, ```text, ```yaml, no language) are not checked.
 """
@@ -26,6 +27,8 @@ import json
 import re
 import shlex
 import shutil
+import subprocess
+import sys
 import tomllib
 import traceback
 from collections.abc import Callable
@@ -36,7 +39,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 PAGE_MARK = "<!-- doctest -->"
 _FENCE = re.compile(r"^(?P<indent> *)```(?P<lang>[\w-]*)[^\n]*$")
-_DIRECTIVE = re.compile(r"^\s*<!--\s*doctest:\s*(?P<verb>skip|file|copy)\b\s*(?P<arg>.*?)\s*-->\s*$")
+_DIRECTIVE = re.compile(r"^\s*<!--\s*doctest:\s*(?P<verb>skip|file|append|copy)\b\s*(?P<arg>.*?)\s*-->\s*$")
 _DURATION = re.compile(r"\b\d+(?:\.\d+)?\s?(?:s|ms)\b")
 _RULER = re.compile(r"([=_-])\1{2,}")
 _SPACES = re.compile(r"(?<=\S)  +")
@@ -118,16 +121,22 @@ def missing_output(expected: list[str], actual: list[str]) -> str | None:
     return None
 
 
+RUNNABLE = (["pytest"], ["python", "-m", "pytest_llmeval"])
+
+
 def console_runs(text: str) -> list[tuple[int, list[str], list[str]]]:
-    """``(offset, argv, expected lines)`` for each ``$ pytest`` command of a console block."""
+    """``(offset, argv, expected lines)`` for each runnable command of a console block.
+
+    Runnable: ``$ pytest ...`` and ``$ python -m pytest_llmeval ...``; other commands are shown only.
+    """
     runs: list[tuple[int, list[str], list[str]]] = []
     current: list[str] | None = None
     for offset, line in enumerate(text.splitlines()):
         if line.startswith("$ "):
             argv = shlex.split(line[2:], comments=True)
             current = None
-            if argv and argv[0] == "pytest":
-                runs.append((offset, argv[1:], []))
+            if any(argv[: len(prefix)] == prefix for prefix in RUNNABLE):
+                runs.append((offset, argv, []))
                 current = runs[-1][2]
         elif current is not None:
             current.append(line)
@@ -148,7 +157,6 @@ def check_page(path: Path, scratch: Path, run_pytest: Runner, label: str | None 
         return 0
     label = label or str(path)
     namespace: dict[str, Any] = {"__name__": "__doc_example__"}
-    written: set[Path] = set()
     checked = 0
     for block in extract_blocks(text):
         where = f"{label}:{block.line}"
@@ -163,14 +171,13 @@ def check_page(path: Path, scratch: Path, run_pytest: Runner, label: str | None 
             else:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy(source, target)
-        file = block.directive("file")
-        if file:
-            target = scratch / file
+        file, append = block.directive("file"), block.directive("append")
+        if file or append:
+            target = scratch / (file or append)
             target.parent.mkdir(parents=True, exist_ok=True)
-            # a second block naming the same file on the page adds to it (a conftest shown in parts)
-            with target.open("a" if target in written else "w", encoding="utf-8") as out:
-                out.write(("\n\n" if target in written else "") + block.text)
-            written.add(target)
+            # append: a file shown in parts (a conftest with two hooks); file: (over)written
+            with target.open("a" if append else "w", encoding="utf-8") as out:
+                out.write(("\n\n" if append else "") + block.text)
             continue
         checker = CHECKERS.get(block.lang)
         if checker is None:
@@ -223,11 +230,15 @@ def _toml(block: Block, where: str, scratch: Path, run: Runner, namespace: dict[
 def _console(block: Block, where: str, scratch: Path, run: Runner, namespace: dict[str, Any]) -> None:
     label = where.rsplit(":", 1)[0]
     for offset, argv, expected in console_runs(block.text):
-        code, output = run(argv)
+        if argv[0] == "pytest":
+            code, output = run(argv[1:])
+        else:  # python -m pytest_llmeval ...: the package's own command line, in a child process
+            done = subprocess.run([sys.executable, *argv[1:]], cwd=scratch, capture_output=True, text=True, timeout=120)
+            code, output = done.returncode, done.stdout + done.stderr
         problem = missing_output(expected, mask(output).splitlines())
         if problem:
             raise DocExampleError(
-                f"{label}:{block.line + offset}: `$ pytest {shlex.join(argv)}` (exit {code}): {problem}\n"
+                f"{label}:{block.line + offset}: `$ {shlex.join(argv)}` (exit {code}): {problem}\n"
                 f"--- real output (masked) ---\n{mask(output)[-4000:]}"
             )
 
