@@ -44,7 +44,7 @@ $(DOCS_STAMP): $(STAMP)
 	touch $(DOCS_STAMP)
 
 docs: $(DOCS_STAMP)
-	$(PY) scripts/gen_config_reference.py
+	$(PY) scripts/gen_docs_reference.py
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 
 clean:

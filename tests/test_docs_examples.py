@@ -39,7 +39,7 @@ def test_core_pages_opt_in() -> None:
 
 
 def _gen_module():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("gen_config_reference", REPO / "scripts" / "gen_config_reference.py")
+    spec = importlib.util.spec_from_file_location("gen_docs_reference", REPO / "scripts" / "gen_docs_reference.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -50,9 +50,19 @@ def test_configuration_page_matches_the_options_registry() -> None:
     from pytest_llmeval.options import OPTIONS
 
     page = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
-    assert page == _gen_module().render(), "docs/configuration.md is stale: run python scripts/gen_config_reference.py"
+    assert page == _gen_module().render(), "docs/configuration.md is stale: run python scripts/gen_docs_reference.py"
     for spec in OPTIONS:  # every flag with its ini twin, on one row
         assert re.search(rf"^\| `{spec.name}`.*\| `{spec.flag}`", page, flags=re.M), spec.name
+
+
+def test_hooks_page_matches_the_hook_specs() -> None:
+    from pytest_llmeval import hookspecs
+
+    page = (REPO / "docs" / "hooks.md").read_text(encoding="utf-8")
+    assert page == _gen_module().render_hooks(), "docs/hooks.md is stale: run python scripts/gen_docs_reference.py"
+    for name in dir(hookspecs):
+        if name.startswith("pytest_llmeval_"):
+            assert f"## `{name}`" in page
 
 
 def test_configuration_page_follows_a_new_option(monkeypatch: pytest.MonkeyPatch) -> None:
