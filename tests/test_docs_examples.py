@@ -128,3 +128,20 @@ def test_blocks_and_masking() -> None:
     ]
     assert mask("==== 5 failed, 37 passed in 39.10s ====  ") == "=== 5 failed, 37 passed in N.NNs ==="
     assert mask("a_eval.jsonl ..A    [100%]\nmedian 12 ms") == "a_eval.jsonl ..A [100%]\nmedian N.NNs"
+
+
+def test_install_lines_name_the_distribution_of_pyproject() -> None:
+    """One sed renames them (docs/contributing.md); this says when one was missed."""
+    import tomllib
+
+    name = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["name"]
+    others = {"torch"}  # installs of other packages the pages show
+    pages = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+    found = 0
+    for page in pages:
+        for line_no, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+            for target in re.findall(r"pip install (?:-\S+ )*['\"]?([A-Za-z](?:[\w.-]*\w)?)", line):
+                if target not in others:
+                    found += 1
+                    assert target == name, f"{page.relative_to(REPO)}:{line_no}: installs {target!r}, pyproject names {name!r}"
+    assert found >= 8
