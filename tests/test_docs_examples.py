@@ -16,6 +16,24 @@ from tests.docs_examples import REPO, DocExampleError, check_page, doc_pages, ex
 PAGES = doc_pages()
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _package_loaded_before_pytester() -> None:
+    """Import the plugin's modules before any pytester snapshot of this module.
+
+    pytester drops the modules first imported during a test when it ends; a helper module
+    imported afresh in a later in-process run would then record into another module's
+    ContextVar than the plugin reads, and the shown helper counts would differ from a real run.
+    """
+    import importlib
+    import pkgutil
+
+    import pytest_llmeval
+
+    for module in pkgutil.walk_packages(pytest_llmeval.__path__, "pytest_llmeval."):
+        if not module.name.rsplit(".", 1)[1].startswith("_"):
+            importlib.import_module(module.name)
+
+
 def pytester_runner(pytester: pytest.Pytester):  # type: ignore[no-untyped-def]
     def run(args: list[str]) -> tuple[int, str]:
         result = pytester.runpytest(*args)
