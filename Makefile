@@ -34,12 +34,13 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check pytest_llmeval tests benchmarks example_suites
 	$(VENV)/bin/mypy --strict pytest_llmeval
 
-# The docs site: MkDocs + Material from the `docs` extra, installed into .venv on first use.
+# The docs site: MkDocs + Material from the `docs` extra, installed into .venv on first use
+# (with the package's core, which the reference generator imports; no torch needed).
 # --strict turns every warning (a broken link, a page left out of the nav) into a failed build.
 # NO_MKDOCS_2_WARNING silences Material's end-of-life banner (printed on every build, not a docs problem).
 DOCS_STAMP := $(VENV)/.docs-installed
 
-$(DOCS_STAMP): $(STAMP)
+$(DOCS_STAMP): $(PY) pyproject.toml
 	$(PY) -m pip install -e '.[docs]'
 	touch $(DOCS_STAMP)
 
