@@ -29,12 +29,13 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tomllib
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import tomllib
 
 REPO = Path(__file__).resolve().parent.parent
 PAGE_MARK = "<!-- doctest -->"

@@ -55,18 +55,22 @@ def test_jobs_upload_the_reports_and_fetch_main_s_baseline() -> None:
     outputs = {"llmeval-report.json", "llmeval-report.html", "llmeval-junit.xml"}
     command = eval_command()
     assert command[:2] == ["pytest", "evals/"]
-    assert "--llm-record=none" in command and "--llm-min-pass-rate=0.85" in command
+    assert "--llm-record=none" in command
+    assert "--llm-min-pass-rate=0.85" in command
     assert {a.split("=", 1)[1] for a in command if a.startswith(("--llm-report=", "--llm-html=", "--junitxml="))} == outputs
 
     upload = steps["Upload reports"]
-    assert upload["if"] == "always()" and upload["uses"].startswith("actions/upload-artifact@")
+    assert upload["if"] == "always()"
+    assert upload["uses"].startswith("actions/upload-artifact@")
     assert set(upload["with"]["path"].split()) == outputs
     baseline = steps["Baseline (main's last report)"]
-    assert f"--name {upload['with']['name']}" in baseline["run"] and "--branch main" in baseline["run"]
+    assert f"--name {upload['with']['name']}" in baseline["run"]
+    assert "--branch main" in baseline["run"]
     github_opts = baseline_addopts(baseline["run"])
 
     gitlab = ci_jobs()[1]["evals"]
-    assert gitlab["artifacts"]["when"] == "always" and set(gitlab["artifacts"]["paths"]) == outputs
+    assert gitlab["artifacts"]["when"] == "always"
+    assert set(gitlab["artifacts"]["paths"]) == outputs
     assert gitlab["artifacts"]["reports"]["junit"] == "llmeval-junit.xml"
     fetch = next(line for line in gitlab["script"] if "PYTEST_ADDOPTS" in line)
     assert "jobs/artifacts/$CI_DEFAULT_BRANCH/raw/llmeval-report.json?job=evals" in fetch
@@ -123,4 +127,5 @@ def test_ci_jobs_run_as_written(
     assert fake_openai.requests == []
     pr.stdout.fnmatch_lines(["llmeval regression gate FAILED: significantly worse than baseline baseline/llmeval-report.json*"])
     report = json.loads((pytester.path / "llmeval-report.json").read_text(encoding="utf-8"))
-    assert report["comparison"]["newly_failing"] and report["comparison"]["significant_regression"] is True
+    assert report["comparison"]["newly_failing"]
+    assert report["comparison"]["significant_regression"] is True

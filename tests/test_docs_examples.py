@@ -58,7 +58,8 @@ def test_core_pages_opt_in() -> None:
 
 def _gen_module():  # type: ignore[no-untyped-def]
     spec = importlib.util.spec_from_file_location("gen_docs_reference", REPO / "scripts" / "gen_docs_reference.py")
-    assert spec and spec.loader
+    assert spec
+    assert spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
