@@ -78,6 +78,14 @@ def test_jobs_upload_the_reports_and_fetch_main_s_baseline() -> None:
         "--llm-baseline=baseline/llmeval-report.json", "--llm-fail-on-regression"]
 
 
+def test_readme_recipe_is_the_ci_page_s_job() -> None:
+    """The README shows two steps of the job on the CI page, word for word."""
+    readme = next(b for b in extract_blocks((REPO / "README.md").read_text(encoding="utf-8")) if b.lang == "yaml")
+    steps = github_steps()
+    for step in yaml.safe_load(readme.text):
+        assert step == steps[step["name"]]
+
+
 def _answer_from(wrong: set[str]):  # type: ignore[no-untyped-def]
     def answer(body: dict[str, Any]) -> str:
         country = body["messages"][-1]["content"].removeprefix("Capital of ").rstrip("?")
