@@ -12,11 +12,10 @@ import shlex
 from typing import Any
 
 import pytest
+import yaml  # dev extra
 
 from tests.docs_examples import REPO, extract_blocks
 from tests.fake_openai import FakeOpenAIServer
-
-yaml = pytest.importorskip("yaml")
 
 CAPITALS = {"Norway": "Oslo", "Sweden": "Stockholm", "Denmark": "Copenhagen", "Finland": "Helsinki",
             "Iceland": "Reykjavik", "Germany": "Berlin", "France": "Paris", "Spain": "Madrid",
