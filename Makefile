@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test install bench lint clean
+.PHONY: demo test install bench lint clean docs
 
 $(PY):
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -34,5 +34,19 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check pytest_llmeval tests benchmarks example_suites
 	$(VENV)/bin/mypy --strict pytest_llmeval
 
+# The docs site: MkDocs + Material from the `docs` extra, installed into .venv on first use
+# (with the package's core, which the reference generator imports; no torch needed).
+# --strict turns every warning (a broken link, a page left out of the nav) into a failed build.
+# NO_MKDOCS_2_WARNING silences Material's end-of-life banner (printed on every build, not a docs problem).
+DOCS_STAMP := $(VENV)/.docs-installed
+
+$(DOCS_STAMP): $(PY) pyproject.toml
+	$(PY) -m pip install -e '.[docs]'
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	$(PY) scripts/gen_docs_reference.py
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
 clean:
-	rm -rf $(VENV) llmeval-report.json llmeval-junit.xml
+	rm -rf $(VENV) llmeval-report.json llmeval-junit.xml site
