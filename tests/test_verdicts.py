@@ -142,3 +142,28 @@ def test_amounts_are_not_identities() -> None:
     assert not identity_only("Revenue grew in 2022 because of iPhone sales")
     found, _ = identities("$2,007 million in 2019 and 15% in 2020")
     assert [i.value for i in found] == [(2019, 0, 0), (2020, 0, 0)]
+
+
+def test_a_coarser_period_is_escalated_to_the_judge(pytester: pytest.Pytester) -> None:
+    from tests.fake_openai import FakeOpenAIServer
+
+    records = [
+        {"id": "coarse", "question": "When did the flag code become law?", "expected": "June 22, 1942", "response": "In 1942."},
+        {"id": "exact", "question": "When did the flag code become law?", "expected": "June 22, 1942", "response": "On 22 June 1942."},
+    ]
+    write_suite(pytester, records)
+    offline = pytester.runpytest_subprocess("--llm-report=r.json")
+    rows = {r["sample_id"]: r for r in json.loads((pytester.path / "r.json").read_text())["sample_results"]}
+    assert rows["coarse"]["needs_review"] and rows["coarse"]["status"] == "fail"
+    assert offline.ret == 1
+    with FakeOpenAIServer() as server:
+        server.reply_with(lambda body: json.dumps({"reasons": ["1942 is the year asked about"], "verdict": "factually matching"}))
+        judged = pytester.runpytest_subprocess(
+            "--llm-judge=openai:judge", f"--llm-base-url={server.url}", "--llm-cache-dir=c", "--llm-report=j.json"
+        )
+        # only the coarser answer goes to the judge (a call, and its second verification against the fuzzy check)
+        assert server.requests and all("In 1942." in json.dumps(r["messages"]) for r in server.requests)
+    rows = {r["sample_id"]: r for r in json.loads((pytester.path / "j.json").read_text())["sample_results"]}
+    assert rows["coarse"]["status"] == "pass" and not rows["coarse"]["needs_review"]
+    assert "escalated to the judge" in rows["coarse"]["reason"]
+    judged.assert_outcomes(passed=2)

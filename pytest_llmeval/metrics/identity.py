@@ -254,6 +254,24 @@ def grade(ctx: GradeContext) -> MetricResult:
     configured = getattr(getattr(ctx, "settings", None), "coarser_dates", None)  # --llm-coarser-dates
     default = str(getattr(configured, "value", configured) or DEFAULT_COARSER)
     try:
-        return identity_match(ctx.response, ctx.expected, coarser=settings.get("coarser", default))
+        result = identity_match(ctx.response, ctx.expected, coarser=settings.get("coarser", default))
     except ValueError as exc:
         raise GraderError(f"eval_criteria.identity: {exc}") from exc
+    if result.needs_review and ctx.judge is not None:
+        return _escalate(ctx, result)
+    return result
+
+
+def _escalate(ctx: GradeContext, result: IdentityMatch) -> MetricResult:
+    """A coarser period with ``--llm-judge`` set: the judge decides instead of a person; both are shown."""
+    from pytest_llmeval.metrics.correctness import answer_correctness
+
+    judged = answer_correctness(ctx.response, ctx.expected, question=ctx.question, judge=ctx.judge)
+    return IdentityMatch(
+        metric="identity",
+        passed=judged.passed,
+        score=1.0 if judged.passed else 0.0,
+        needs_review=False,
+        explanation=f"{result.explanation}; escalated to the judge: {judged.explanation}",
+        details={"coarser": result.details["coarser"], "escalated": True, "judge": judged.details.get("judge")},
+    )
