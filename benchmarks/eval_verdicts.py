@@ -32,12 +32,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pytest_llmeval.components import ComponentRegistry  # noqa: E402
-from pytest_llmeval.registry import GraderRegistry  # noqa: E402
-from pytest_llmeval.models.base import Answer  # noqa: E402
-from pytest_llmeval.options import OPTIONS, Settings  # noqa: E402
-from pytest_llmeval.rubric import Rubric  # noqa: E402
-from pytest_llmeval.schema import normalise  # noqa: E402
+from pytest_llmeval.components import ComponentRegistry
+from pytest_llmeval.models.base import Answer
+from pytest_llmeval.options import OPTIONS, Settings
+from pytest_llmeval.registry import GraderRegistry
+from pytest_llmeval.rubric import Rubric
+from pytest_llmeval.schema import normalise
 
 Row = dict[str, Any]
 

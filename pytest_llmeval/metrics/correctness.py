@@ -471,7 +471,12 @@ def _figure_signals(
 ) -> dict[str, Any]:
     """A numeric gold: the numeric engine's verdict on the concluding figure and anywhere. A textual
     gold: how many of its key figures (not those the question states) the response gives or derives."""
-    from pytest_llmeval.metrics.numeric import extract_values, looks_numeric, numeric_match, values_agree
+    from pytest_llmeval.metrics.numeric import (
+        extract_values,
+        looks_numeric,
+        numeric_match,
+        values_agree,
+    )
 
     tol = p["rel_tol"]
     if looks_numeric(expected or ""):
