@@ -115,7 +115,7 @@ class LLMEvalSession:
         """
         import importlib.util
 
-        from pytest_llmeval.rubric import choose_accuracy_grader
+        from pytest_llmeval.registry import choose_accuracy_grader
 
         semantic = [
             s for s in samples

@@ -16,10 +16,13 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pytest_llmeval.errors import GraderError
 from pytest_llmeval.metrics.base import MetricResult
-from pytest_llmeval.registry import GradeContext
+
+if TYPE_CHECKING:
+    from pytest_llmeval.registry import GradeContext
 
 COARSER_POLICIES = ("pass", "review", "fail")
 DEFAULT_COARSER = "review"
