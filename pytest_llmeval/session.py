@@ -63,6 +63,8 @@ class LLMEvalSession:
         self._judge: ChatModel | None = None
         self._components: ComponentRegistry | None = None
         self.pytest_session: pytest.Session | None = None
+        self.started_at: Any = None
+        self.budget_note: dict[str, Any] | None = None  # why --llm-budget-* stopped requests (history)
 
     # -- answers ---------------------------------------------------------------
     @property
@@ -218,17 +220,22 @@ class LLMEvalSession:
         if self.settings.repeat > 1:
             from pytest_llmeval.regression.repeats import combine, repeat_fields
 
-            grades = [
-                self.rubric.grade(item.sample, self.answer_for(item.sample, r, item.model))
-                for r in range(1, self.settings.repeat + 1)
-            ]
+            answers, grades = [], []
+            for r in range(1, self.settings.repeat + 1):
+                answers.append(self.answer_for(item.sample, r, item.model))
+                grades.append(self.rubric.grade(item.sample, answers[-1]))
             grade = combine(grades)
             fields = repeat_fields(grades)
             item.stash[REPEATS_KEY] = fields
             item.user_properties.append(("llmeval_pass_count", f"{fields['pass_count']}/{len(grades)}"))
             item.user_properties.append(("llmeval_stability", fields["stability"]))
         else:
-            grade = self.rubric.grade(item.sample, self.answer_for(item.sample, model=item.model))
+            answers = [self.answer_for(item.sample, model=item.model)]
+            grade = self.rubric.grade(item.sample, answers[0])
+        if self.settings.history:
+            from pytest_llmeval.history.record import answer_usage
+
+            grade.record["answer_usage"] = answer_usage(answers, self.settings.prices, item.model or self.settings.model)
         if self.settings.reference_metrics:
             from pytest_llmeval.metrics.reference import reference_metrics
 
@@ -254,6 +261,10 @@ class LLMEvalSession:
         if sample.raw.get("human_label") in ("pass", "fail"):
             record["human_label"] = sample.raw["human_label"]
         record["model"] = item.model or self.settings.model
+        if self.settings.history:
+            from pytest_llmeval.history.record import gold_hash
+
+            record["gold_hash"] = gold_hash(sample)
         grade = item.stash.get(GRADE_KEY, None)
         if grade is not None:
             record.update(grade.to_builtins())
@@ -431,7 +442,10 @@ class LLMEvalSession:
 
     # -- pytest glue (called from plugin.py; logreport is a hook on this object) ---
     def pytest_sessionstart(self, session: pytest.Session) -> None:
+        import datetime as dt
+
         self.pytest_session = session
+        self.started_at = dt.datetime.now(dt.timezone.utc)  # for --llm-history
 
     @pytest.hookimpl(trylast=True)  # after the terminal reporter has filed the report
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

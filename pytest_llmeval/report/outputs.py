@@ -39,6 +39,10 @@ def compute_human_agreement(llm_session: LLMEvalSession) -> dict[str, Any] | Non
 def write_outputs(llm_session: LLMEvalSession, *, incomplete: bool) -> None:
     settings = llm_session.settings
     llm_session.human_agreement = compute_human_agreement(llm_session)
+    if settings.history:
+        from pytest_llmeval.history import record_run
+
+        record_run(llm_session)
     if settings.review_export:
         _export_for_review(llm_session)
     if settings.report or settings.html:
