@@ -106,7 +106,10 @@ def build_run(llm_session: LLMEvalSession, *, finished: dt.datetime | None = Non
     settings = llm_session.settings
     identity = run_identity(settings)
     gold = [r for r in llm_session.records if r["kind"] == "gold"]
-    keys = sorted({(str(r.get("file") or ""), str(r["sample_id"])): r for r in gold}.items(),
+    known = {(str(r.get("file") or ""), str(r["sample_id"])): r for r in gold}
+    for key, row in _unrun(llm_session).items():
+        known.setdefault(key, row)
+    keys = sorted(known.items(),
                   key=lambda kv: (kv[0][0], _line(kv[1].get("line")), kv[0][1]))
     rows = [[file, sample_id, _line(r.get("line")), r.get("gold_hash")] for (file, sample_id), r in keys]
     position = {key: index for index, (key, _r) in enumerate(keys)}
@@ -139,6 +142,17 @@ def build_run(llm_session: LLMEvalSession, *, finished: dt.datetime | None = Non
     if budget:
         run["budget"] = budget
     return run, rows
+
+
+def _unrun(llm_session: LLMEvalSession) -> dict[tuple[str, str], dict[str, Any]]:
+    """Collected gold samples (a run without xdist knows them): those never run show as not run."""
+    items = getattr(llm_session.pytest_session, "items", None) or []
+    out = {}
+    for item in items:
+        sample = getattr(item, "sample", None)
+        if sample is not None and hasattr(sample, "raw"):
+            out[(str(sample.path), str(sample.id))] = {"line": sample.line, "gold_hash": gold_hash(sample)}
+    return out
 
 
 def _plain(value: Any) -> Any:
