@@ -370,7 +370,9 @@ class LLMEvalSession:
         if self.settings.baseline and not self.is_worker:
             from pytest_llmeval.regression.baseline import BaselineRun
 
-            self.baseline = BaselineRun.load(self.settings.baseline, Path(self.config.invocation_params.dir))
+            self.baseline = BaselineRun.load(
+                self.settings.baseline, Path(self.config.invocation_params.dir), history=self.settings.history
+            )
 
     @property
     def comparison(self) -> dict[str, Any] | None:

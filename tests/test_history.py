@@ -223,3 +223,51 @@ def test_record_is_readable_without_the_plugin(pytester: pytest.Pytester) -> Non
     assert record["settings"]["errors"] == "fail"
     assert record["identity"]["model"] == "python:llm_app:answer"
     assert record["complete"] is True and record["git"] is None
+
+
+def _comparable(comparison: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in comparison.items() if k != "baseline"}
+
+
+def test_baseline_from_history_is_the_same_comparison_as_from_its_report(pytester: pytest.Pytester) -> None:
+    make_suite(pytester, 40)
+    set_wrong(pytester, ids(40)[:3])
+    assert run(pytester, MODEL, "--llm-history=hist", "--llm-report=base.json", "--llm-gate-only").ret == 0
+    set_wrong(pytester, ids(40)[2:14])
+    from_report = run(pytester, MODEL, "--llm-baseline=base.json", "--llm-report=from_report.json", "--llm-gate-only")
+    from_history = run(pytester, MODEL, "--llm-history=hist", "--llm-baseline=history:last",
+                       "--llm-report=from_history.json", "--llm-gate-only")
+    assert from_report.ret == from_history.ret == 0
+    a = json.loads((pytester.path / "from_report.json").read_text())
+    b = json.loads((pytester.path / "from_history.json").read_text())
+    assert _comparable(b["comparison"]) == _comparable(a["comparison"])
+    assert b["comparison"]["newly_failing"] == ids(40)[3:14]
+    assert b["comparison"]["baseline"]["path"].startswith("history:last (run ")
+    assert [e.get("baseline_status") for e in b["sample_results"]] == [e.get("baseline_status") for e in a["sample_results"]]
+    from_history.stdout.fnmatch_lines(["comparison with baseline history:last (run *)*"])
+
+
+def test_history_baseline_picks_last_passing_and_a_commit(pytester: pytest.Pytester) -> None:
+    make_suite(pytester, 10)
+    git(pytester.path, "init", "-q", "-b", "main")
+    commits = []
+    for wrong in ([], ["s01", "s02"]):  # the second run fails (no --llm-gate-only)
+        git(pytester.path, "add", "-A")
+        git(pytester.path, "commit", "-q", "--allow-empty", "-m", "v")
+        commits.append(git(pytester.path, "rev-parse", "HEAD"))
+        set_wrong(pytester, wrong)
+        run(pytester, MODEL, "--llm-history=hist")
+    runs = [r.run_id for r in History.load(pytester.path / "hist").runs]
+    for spec, expected in (("last", runs[1]), ("last-passing", runs[0]), (commits[0][:8], runs[0])):
+        result = run(pytester, MODEL, f"--llm-baseline=history:{spec}", "--llm-report=r.json")
+        assert result.ret == pytest.ExitCode.USAGE_ERROR  # no --llm-history: says what is missing
+        result.stderr.fnmatch_lines([f"*--llm-baseline=history:{spec} (ini llm_baseline): *needs --llm-history=DIR*"])
+        result = run(pytester, MODEL, "--llm-history=hist", f"--llm-baseline=history:{spec}", "--llm-report=r.json")
+        report = json.loads((pytester.path / "r.json").read_text())
+        assert f"(run {expected}" in report["comparison"]["baseline"]["path"]
+        for path in (pytester.path / "hist" / "runs").iterdir():  # forget this run: "last" stays runs[1]
+            if runs[0] not in path.name and runs[1] not in path.name:
+                path.unlink()
+    result = run(pytester, MODEL, "--llm-history=hist", "--llm-baseline=history:abcdef99")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*no complete recorded run in * matches history:abcdef99*"])

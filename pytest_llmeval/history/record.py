@@ -131,6 +131,8 @@ def build_run(llm_session: LLMEvalSession, *, finished: dt.datetime | None = Non
         "complete": llm_session.incomplete_reason is None,
         "incomplete_reason": llm_session.incomplete_reason,
         "plugin_version": __version__,
+        "exitstatus": _exitstatus(llm_session),
+        "gates": [{"name": g.name, "passed": g.passed, "model": g.model} for g in llm_session.gates],
         "identity": identity,
         "models": list(by_model),
         "settings": {name: _plain(getattr(settings, name, None)) for name in VERDICT_SETTINGS},
@@ -153,6 +155,11 @@ def _unrun(llm_session: LLMEvalSession) -> dict[tuple[str, str], dict[str, Any]]
         if sample is not None and hasattr(sample, "raw"):
             out[(str(sample.path), str(sample.id))] = {"line": sample.line, "gold_hash": gold_hash(sample)}
     return out
+
+
+def _exitstatus(llm_session: LLMEvalSession) -> int | None:
+    session = llm_session.pytest_session
+    return None if session is None else int(session.exitstatus)
 
 
 def _plain(value: Any) -> Any:
