@@ -271,3 +271,24 @@ def test_history_baseline_picks_last_passing_and_a_commit(pytester: pytest.Pytes
     result = run(pytester, MODEL, "--llm-history=hist", "--llm-baseline=history:abcdef99")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*no complete recorded run in * matches history:abcdef99*"])
+
+
+def test_html_report_draws_the_trend_and_each_samples_recent_history(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("jinja2")
+    make_suite(pytester, 6)
+    for i in range(3):
+        set_wrong(pytester, ["s01"] if i % 2 else ["s02"])  # s01 and s02 flip
+        run(pytester, MODEL, "--llm-history=hist", "--llm-html=r.html", "--llm-report=r.json")
+    data = json.loads((pytester.path / "r.json").read_text())
+    [model] = data["history"]["models"]
+    assert [r["pass_rate"] for r in data["history"]["models"][model]["runs"]] == pytest.approx([5 / 6] * 3)
+    by_id = {s["sample_id"]: s["history"] for s in data["sample_results"]}
+    assert by_id["s01"] == {"recent": "PFP", "flips": 2, "flaky": True, "gold_changed": False, "failing_since_commit": None}
+    assert by_id["s02"]["recent"] == "FPF" and by_id["s02"]["flips"] == 2
+    assert by_id["s03"]["recent"] == "PPP" and by_id["s03"]["flips"] == 0
+    page = (pytester.path / "r.html").read_text()
+    chart = page[page.index('<section id="history">'):page.index("</section>", page.index('<section id="history">'))]
+    assert 'aria-label="pass rate per run"' in chart
+    assert chart.count("<circle") == 3 and chart.count("<polyline") == 1
+    assert "<td><code>PFP</code></td><td class=\"num\">2</td><td><span class=\"bad\">flaky</span>" in chart
+    assert "http://" not in chart and "https://" not in chart and "src=" not in chart

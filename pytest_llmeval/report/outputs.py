@@ -50,7 +50,13 @@ def write_outputs(llm_session: LLMEvalSession, *, incomplete: bool) -> None:
         from pytest_llmeval.report.json_report import build_report, write_report
 
         # No API key, bearer token or NaN reaches a file, whatever a server or grader produced.
-        report = clean_for_output(build_report(llm_session, incomplete=incomplete))
+        built = build_report(llm_session, incomplete=incomplete)
+        if settings.history:
+            from pytest_llmeval.history import history_dir
+            from pytest_llmeval.history.view import attach
+
+            attach(built, history_dir(llm_session), alpha=settings.alpha)  # this run included: written above
+        report = clean_for_output(built)
         if settings.report:
             write_report(_path(llm_session, settings.report), report)
         if settings.html:
