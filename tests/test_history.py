@@ -193,9 +193,10 @@ def test_a_bad_run_file_is_one_located_warning(pytester: pytest.Pytester) -> Non
     run(pytester, MODEL, "--llm-history=hist")
     run(pytester, MODEL, "--llm-history=hist")
     first, second = sorted((pytester.path / "hist" / "runs").iterdir())
-    data = json.loads(gzip.decompress(second.read_bytes()))
+    head, details = gzip.decompress(second.read_bytes()).decode().splitlines()
+    data = json.loads(head)
     data["results"] = {m: {**c, "status": c["status"][:-1]} for m, c in data["results"].items()}
-    second.write_bytes(gzip.compress(json.dumps(data).encode()))
+    second.write_bytes(gzip.compress(json.dumps(data).encode() + b"\n") + gzip.compress(details.encode()))
     (pytester.path / "hist" / "runs" / "junk.json.gz").write_bytes(b"not gzip")
     result = history_cli(pytester, "hist")
     assert result.ret == 0
@@ -213,11 +214,12 @@ def test_record_is_readable_without_the_plugin(pytester: pytest.Pytester) -> Non
     set_wrong(pytester, ["s01"])
     run(pytester, MODEL, "--llm-history=hist")
     [path] = (pytester.path / "hist" / "runs").iterdir()
-    record = json.loads(gzip.decompress(path.read_bytes()))
+    head, details = gzip.decompress(path.read_bytes()).decode().splitlines()  # two JSON lines
+    record = json.loads(head)
     table = json.loads(gzip.decompress((pytester.path / "hist" / "tables" / f"{record['table']}.json.gz").read_bytes()))
     assert [row[:3] for row in table["rows"]] == [["qa_eval.jsonl", f"s0{i}", i + 1] for i in range(3)]
-    columns = record["results"]["python:llm_app:answer"]
-    assert columns["status"] == "PFP"
+    assert record["results"]["python:llm_app:answer"] == {"status": "PFP"}
+    columns = json.loads(details)["details"]["python:llm_app:answer"]
     assert columns["score"].split(" ") == ["1", "0", "1"]
     assert record["graders"][int(columns["grader"].split(" ")[0])] == "exact"
     assert record["settings"]["errors"] == "fail"

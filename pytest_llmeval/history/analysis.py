@@ -103,27 +103,47 @@ def _flips(verdicts: str, hashes: Sequence[str | None]) -> int:
     return flips
 
 
-def _failing_since(runs: list[Run], model: str, key: Key, index: SampleIndex, gold: str | None) -> dict[str, Any] | None:
-    """Walk back from the newest run over the current failing streak (same gold)."""
-    first: Run | None = None
-    ended_by = "first recorded run"
+def _failing_since(runs: list[Run], model: str, wanted: dict[Key, str | None], index: SampleIndex) -> dict[Key, dict[str, Any] | None]:
+    """For each failing sample (key -> its newest gold hash): the first run of its current failing
+    streak. One walk from the newest run back, carrying the samples whose streak is still open."""
+    first: dict[Key, Run] = {}
+    ended: dict[Key, str] = {}
+    walking = dict(wanted)
+    rows: Any = None
+    entries: list[tuple[Key, int]] = []
     for run in reversed(runs):
-        position = index.of(run).get(key)
-        if position is None:
-            continue
-        if run.rows[position][3] != gold:
-            ended_by = "gold changed"
+        if not walking:
             break
-        verdict = VERDICTS.get(run.status(model)[position])
-        if verdict == PASS:
-            ended_by = "passed before"
-            break
-        if verdict == FAIL:
-            first = run
-    if first is None:  # the failure seen was of another gold version
-        return None
-    return {"run_id": first.run_id, "finished": first.finished, "commit": first.commit,
-            "branch": (first.meta.get("git") or {}).get("branch"), "after": ended_by}
+        if run.rows is not rows:  # another table: look the samples up again, check their gold once
+            rows, where = run.rows, index.of(run)
+            entries = []
+            for key, gold in list(walking.items()):
+                position = where.get(key)
+                if position is not None and rows[position][3] != gold:
+                    ended[key] = "gold changed"
+                    del walking[key]
+                elif position is not None:
+                    entries.append((key, position))
+        status = run.results[model]["status"]
+        done = False
+        for key, position in entries:
+            char = status[position]
+            if char == "P":
+                ended[key] = "passed before"
+                del walking[key]
+                done = True
+            elif char == "F" or char == "A":
+                first[key] = run
+        if done:
+            entries = [(key, position) for key, position in entries if key in walking]
+    out: dict[Key, dict[str, Any] | None] = {}
+    for key in wanted:
+        run = first.get(key)
+        out[key] = None if run is None else {  # None: the failure seen was of another gold version
+            "run_id": run.run_id, "finished": run.finished, "commit": run.commit,
+            "branch": (run.meta.get("git") or {}).get("branch"), "after": ended.get(key, "first recorded run"),
+        }
+    return out
 
 
 def sample_stories(history: History, model: str, *, window: int = DEFAULT_WINDOW, only: str | None = None) -> list[dict[str, Any]]:
@@ -135,36 +155,40 @@ def sample_stories(history: History, model: str, *, window: int = DEFAULT_WINDOW
     recent = runs[-window:]
     keys = [(row[0], row[1]) for row in runs[-1].rows if only is None or row[1] == only]
     same_table = all(r.rows is recent[-1].rows for r in recent)
-    statuses = [r.status(model) for r in recent]
+    statuses = [r.results[model]["status"] for r in recent]
     stories = []
     for key in keys:
         if same_table:
             i = index.of(recent[-1])[key]
-            chars = "".join(s[i] for s in statuses)
+            chars = "".join([s[i] for s in statuses])
             hashes: list[str | None] = [recent[-1].rows[i][3]] * len(recent)
         else:
             places = [index.of(r).get(key) for r in recent]
             chars = "".join("." if p is None else s[p] for p, s in zip(places, statuses, strict=True))
             hashes = [None if p is None else r.rows[p][3] for p, r in zip(places, recent, strict=True)]
-        stories.append(_story(runs, model, key, chars, hashes, index))
+        stories.append(_story(model, key, chars, hashes))
+    failing = {(s["file"], s["sample_id"]): s["gold"] for s in stories if s["failing"]}
+    since = _failing_since(runs, model, failing, index)
+    for story in stories:
+        story.pop("gold")
+        if story["failing"]:
+            found = since[(story["file"], story["sample_id"])]
+            story["failing_since"] = found
+            # Only a failure after a pass of the same gold is a regression; after a gold change it is not.
+            story["regression"] = found is not None and found["after"] == "passed before"
     return stories
 
 
-def _story(runs: list[Run], model: str, key: Key, chars: str, hashes: list[str | None], index: SampleIndex) -> dict[str, Any]:
-    flips = _flips(chars, hashes)
-    observed = [VERDICTS[c] for c in chars if c in VERDICTS]
+def _story(model: str, key: Key, chars: str, hashes: list[str | None]) -> dict[str, Any]:
+    flips = _flips(chars, hashes) if "P" in chars and ("F" in chars or "A" in chars) else 0
+    observed = [c for c in chars if c in VERDICTS]
     known = {h for h, c in zip(hashes, chars, strict=True) if c != "."}
-    story: dict[str, Any] = {
+    return {
         "file": key[0], "sample_id": key[1], "model": model, "verdicts": chars, "flips": flips,
         "flaky": flips >= FLAKY_FLIPS, "gold_changed": len(known) > 1,
-        "failing": bool(observed) and observed[-1] == FAIL, "failing_since": None, "regression": False,
+        "failing": bool(observed) and VERDICTS[observed[-1]] == FAIL, "failing_since": None, "regression": False,
+        "gold": hashes[-1],
     }
-    if story["failing"]:
-        since = _failing_since(runs, model, key, index, hashes[-1])
-        story["failing_since"] = since
-        # Only a failure after a pass of the same gold is a regression; after a gold change it is not.
-        story["regression"] = since is not None and since["after"] == "passed before"
-    return story
 
 
 def sample_runs(history: History, model: str, sample_id: str, *, window: int) -> list[dict[str, Any]]:
@@ -180,7 +204,7 @@ def sample_runs(history: History, model: str, sample_id: str, *, window: int) ->
                 "run_id": run.run_id, "finished": run.finished, "commit": run.commit, "file": key[0],
                 "status": STATUS_WORDS.get(run.status(model)[position], "?"),
                 "score": None if score == "." else float(score), "gold_hash": run.rows[position][3],
-                "reason": (run.results[model].get("reasons") or {}).get(str(position)),
+                "reason": run.reasons(model).get(str(position)),
             })
     return out
 
@@ -188,15 +212,16 @@ def sample_runs(history: History, model: str, sample_id: str, *, window: int) ->
 def summarize(history: History, *, window: int = DEFAULT_WINDOW, alpha: float = 0.05) -> dict[str, Any]:
     """The ``--json`` object: ``runs`` (every recorded run), ``trend`` and ``samples`` per model."""
     models = history.models()
-    rates = {m: [(run, run_rate(run, m)) for run in history.runs if m in run.results] for m in models}
+    per_run = [{m: run_rate(run, m) for m in run.results} for run in history.runs]
+    rates = {m: [r[m] for r in per_run if m in r] for m in models}
     runs = []
-    for run in history.runs:
+    for run, run_rates in zip(history.runs, per_run, strict=True):
         runs.append({
             "run_id": run.run_id, "started": run.meta.get("started"), "finished": run.finished,
             "commit": run.commit, "branch": (run.meta.get("git") or {}).get("branch"),
             "complete": run.complete, "incomplete_reason": run.meta.get("incomplete_reason"),
             "budget": run.meta.get("budget"),
-            "models": {m: run_rate(run, m) for m in run.results},
+            "models": run_rates,
         })
     samples: dict[str, list[dict[str, Any]]] = {}
     for m in models:
@@ -206,7 +231,7 @@ def summarize(history: History, *, window: int = DEFAULT_WINDOW, alpha: float = 
         "history": str(history.root),
         "window": window,
         "runs": runs,
-        "trend": {m: trend([r for _, r in rates[m]], window=window, alpha=alpha) for m in models},
+        "trend": {m: trend(rates[m], window=window, alpha=alpha) for m in models},
         "samples": samples,
         "warnings": list(history.warnings),
     }

@@ -82,7 +82,7 @@ def _columns(records: list[dict[str, Any] | None], graders: dict[str, int], repe
         grader.append(str(graders.setdefault(str(name), len(graders))) if name else NOT_RUN)
         usage = r.get("answer_usage") or {}
         tokens.append(_number(usage.get("tokens"), 0))
-        latency.append(_number(usage.get("latency_s"), 3))
+        latency.append(_number(usage.get("latency_s"), 2))
         cost.append(_number(usage.get("cost_usd"), 6))
         passes.append(_number(r.get("pass_count"), 0))
         if r["status"] in ("error", "skipped") and r.get("reason"):

@@ -59,11 +59,6 @@ def _atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
-def _gzip(value: Any) -> bytes:
-    # mtime=0: the same table gives the same bytes whoever writes it
-    return gzip.compress(canonical(value), compresslevel=6, mtime=0)
-
-
 def write_table(root: Path, rows: list[list[Any]]) -> str:
     """Store the sample rows once (content-addressed) and return the table id runs refer to."""
     table = {"format": TABLE_FORMAT, "version": VERSION, "rows": rows}
@@ -83,11 +78,50 @@ def run_file_name(finished: str, run_id: str) -> str:
 
 
 def write_run(root: Path, run: dict[str, Any], rows: list[list[Any]]) -> Path:
-    """Write the table, then the run file (in that order: a run never names a missing table)."""
-    run = {**run, "format": RUN_FORMAT, "version": VERSION, "table": write_table(root, rows)}
+    """Write the table, then the run file (in that order: a run never names a missing table).
+
+    The run file is two JSON lines, each its own gzip member: the metadata with each model's
+    ``status`` string, then the other columns. ``zcat`` shows both; pass rates, trends and flips
+    decompress only the first (a few kB), which keeps ``history`` fast on long histories.
+    """
+    results = run.get("results") or {}
+    head = {**run, "format": RUN_FORMAT, "version": VERSION, "table": write_table(root, rows),
+            "results": {m: {"status": c["status"]} for m, c in results.items()}}
+    details = {"details": {m: {k: v for k, v in c.items() if k != "status"} for m, c in results.items()}}
     path = root / RUNS / run_file_name(str(run["finished"]), str(run["run_id"]))
-    _atomic_write(path, _gzip(run))
+    _atomic_write(path, _gzip_line(head) + _gzip_line(details))
     return path
+
+
+def _gzip_line(value: Any) -> bytes:
+    return gzip.compress(canonical(value) + b"\n", compresslevel=6, mtime=0)
+
+
+def _read_members(path: Path, *, both: bool) -> tuple[Any, Any]:
+    """The first JSON line of a run file (and the second with ``both``), bounded in size."""
+    import zlib
+
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise HistoryError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    out: list[Any] = []
+    for member in range(2 if both else 1):
+        inflate = zlib.decompressobj(wbits=31)  # one gzip member
+        try:
+            text = inflate.decompress(raw, MAX_FILE_BYTES + 1)
+        except zlib.error as exc:
+            raise HistoryError(f"{path}: cannot read: not gzip ({exc})") from None
+        if len(text) > MAX_FILE_BYTES or inflate.unconsumed_tail:
+            raise HistoryError(f"{path}: line {member + 1} inflates to more than {MAX_FILE_BYTES} bytes")
+        if not inflate.eof:
+            raise HistoryError(f"{path}: cannot read: truncated gzip data")
+        try:
+            out.append(json.loads(text))
+        except (ValueError, RecursionError) as exc:
+            raise HistoryError(f"{path}: line {member + 1}: not JSON: {exc}") from None
+        raw = inflate.unused_data
+    return out[0], (out[1] if both else None)
 
 
 def _read_json_gz(path: Path) -> Any:
@@ -112,6 +146,8 @@ class Run:
     meta: dict[str, Any]
     rows: list[list[Any]]
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)  # the history's: a bad second line is one warning
+    _details: dict[str, Any] | None = None
 
     @property
     def run_id(self) -> str:
@@ -133,10 +169,29 @@ class Run:
     def status(self, model: str) -> str:
         return str(self.results[model]["status"])
 
+    def details(self, model: str) -> dict[str, Any]:
+        """The model's other columns (the run file's second line, read on first use)."""
+        if self._details is None:
+            self._details = {}
+            try:
+                _, data = _read_members(self.path, both=True)
+                found = data.get("details") if isinstance(data, dict) else None
+                if not isinstance(found, dict):
+                    raise HistoryError(f"{self.path}: line 2: field 'details' missing or not an object")
+                self._details = _check_results(self.path, found, len(self.rows), detail=True)
+            except HistoryError as exc:
+                self.warnings.append(f"columns left out: {exc}")
+        found = self._details.get(model)
+        return found if isinstance(found, dict) else {}
+
     def column(self, model: str, name: str) -> list[str]:
-        """A space-separated column split into its values (``-`` where a sample has none)."""
-        text = self.results[model].get(name)
+        """A space-separated column split into its values (``.`` where a sample has none)."""
+        text = self.details(model).get(name)
         return text.split(" ") if isinstance(text, str) and text else [NOT_RUN] * len(self.rows)
+
+    def reasons(self, model: str) -> dict[str, str]:
+        found = self.details(model).get("reasons")
+        return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
 
 
 def _check_run(path: Path, data: Any) -> dict[str, Any]:
@@ -161,14 +216,17 @@ def _check_table(path: Path, data: Any) -> list[list[Any]]:
     return list(data["rows"])
 
 
-def _check_results(path: Path, results: dict[str, Any], length: int) -> dict[str, dict[str, Any]]:
+def _check_results(path: Path, results: dict[str, Any], length: int, *, detail: bool = False) -> dict[str, dict[str, Any]]:
+    where = "line 2: field 'details" if detail else "field 'results"
     for model, columns in results.items():
-        status = columns.get("status") if isinstance(columns, dict) else None
-        if not isinstance(status, str) or len(status) != length:
-            raise HistoryError(f"{path}: field 'results.{model}.status' is not a string of {length} status letters")
+        if not isinstance(columns, dict):
+            raise HistoryError(f"{path}: {where}.{model}' is not an object")
+        status = columns.get("status")
+        if not detail and (not isinstance(status, str) or len(status) != length):
+            raise HistoryError(f"{path}: {where}.{model}.status' is not a string of {length} status letters")
         for name, text in columns.items():
             if name != "status" and isinstance(text, str) and text and text.count(" ") + 1 != length:
-                raise HistoryError(f"{path}: field 'results.{model}.{name}' does not hold {length} values")
+                raise HistoryError(f"{path}: {where}.{model}.{name}' does not hold {length} values")
     return results
 
 
@@ -212,10 +270,10 @@ class History:
         return rows
 
     def _load_run(self, path: Path) -> Run:
-        meta = _check_run(path, _read_json_gz(path))
+        meta = _check_run(path, _read_members(path, both=False)[0])
         rows = self._table(meta["table"], path)
         results = _check_results(path, meta.pop("results"), len(rows))
-        return Run(path, meta, rows, results)
+        return Run(path, meta, rows, results, self.warnings)
 
     def models(self) -> list[str]:
         """Every model recorded, in the order first seen."""
@@ -233,7 +291,7 @@ def prune(root: Path, keep: int) -> int:
     referenced: set[str] = set()
     for path in runs[len(doomed):]:
         with contextlib.suppress(HistoryError):
-            data = _read_json_gz(path)
+            data = _read_members(path, both=False)[0]
             if isinstance(data, dict) and isinstance(data.get("table"), str):
                 referenced.add(data["table"])
     now = time.time()
