@@ -47,9 +47,10 @@ def test_budget_stops_requests_at_the_cap_and_the_rest_are_errors(
     assert recorded.meta["incomplete_reason"].startswith("run budget reached: 400 tokens")
     assert recorded.meta["budget"]["spent"]["tokens"] == 400
     assert recorded.meta["budget"]["spent"]["requests"] == 4
-    [columns] = recorded.results.values()
-    assert sorted(columns["status"]) == ["E"] * 6 + ["P"] * 4
-    assert all("run budget reached" in why for why in columns["reasons"].values())
+    [model] = recorded.results
+    assert sorted(recorded.results[model]["status"]) == ["E"] * 6 + ["P"] * 4
+    reasons = recorded.reasons(model)
+    assert len(reasons) == 6 and all("run budget reached" in why for why in reasons.values())
 
 
 def test_budget_is_shared_by_xdist_workers(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
