@@ -50,7 +50,8 @@ def test_budget_stops_requests_at_the_cap_and_the_rest_are_errors(
     [model] = recorded.results
     assert sorted(recorded.results[model]["status"]) == ["E"] * 6 + ["P"] * 4
     reasons = recorded.reasons(model)
-    assert len(reasons) == 6 and all("run budget reached" in why for why in reasons.values())
+    assert len(reasons) == 6
+    assert all("run budget reached" in why for why in reasons.values())
 
 
 def test_budget_is_shared_by_xdist_workers(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
@@ -99,7 +100,8 @@ def test_shared_state_file_counts_every_thread(tmp_path: Path) -> None:
         t.start()
     for t in threads:
         t.join()
-    assert budget.spent()["tokens"] == 8000 and other.spent()["requests"] == 800
+    assert budget.spent()["tokens"] == 8000
+    assert other.spent()["requests"] == 800
     budget.spend(2000, None)
     with pytest.raises(BudgetExceeded, match="10000 tokens used of --llm-budget-tokens=10000"):
         other.check()

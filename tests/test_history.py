@@ -72,10 +72,12 @@ def test_slow_slide_flaky_sample_and_failing_since(pytester: pytest.Pytester) ->
     assert trend["slope"] == pytest.approx(-0.02)
     assert trend["p_value"] < 0.01
     samples = {s["sample_id"]: s for s in summary["samples"][model]}
-    assert samples[FLAKY_A]["flips"] == 9 and samples[FLAKY_A]["flaky"] is True
+    assert samples[FLAKY_A]["flips"] == 9
+    assert samples[FLAKY_A]["flaky"] is True
     assert samples[FLAKY_A]["verdicts"] == "PF" * 5
     assert samples["s03"]["failing_since"]["commit"] == commits[4]
-    assert samples["s03"]["regression"] is True and samples["s03"]["flaky"] is False
+    assert samples["s03"]["regression"] is True
+    assert samples["s03"]["flaky"] is False
     assert samples["s40"]["failing_since"]["commit"] == commits[0]
     assert samples["s40"]["failing_since"]["after"] == "first recorded run"
     assert "s20" not in samples  # passed every run: nothing to say
@@ -99,7 +101,7 @@ def test_each_step_is_within_noise_but_the_trend_is_not() -> None:
 
     assert mcnemar_exact(1, 0) == 1.0
     counts = [(N - 6 - i, N) for i in range(10)]
-    z, p, slope = cochran_armitage(counts)
+    _z, p, slope = cochran_armitage(counts)
     assert slope == pytest.approx(-0.02)
     assert p < 0.01
     assert cochran_armitage(counts[:2])[1] > 0.5  # two neighbouring runs: nothing to see
@@ -138,7 +140,8 @@ def test_gold_change_is_marked_and_not_a_regression(pytester: pytest.Pytester) -
     assert s01["sample_id"] == "s01"
     assert s01["gold_changed"] is True
     assert s01["flips"] == 0
-    assert s01["failing"] is True and s01["regression"] is False
+    assert s01["failing"] is True
+    assert s01["regression"] is False
     assert s01["failing_since"]["after"] == "gold changed"
     history_cli(pytester, "hist").stdout.fnmatch_lines(["*GOLD CHANGED s01 (not counted as a regression)*"])
 
@@ -192,7 +195,7 @@ def test_a_bad_run_file_is_one_located_warning(pytester: pytest.Pytester) -> Non
     make_suite(pytester, 3)
     run(pytester, MODEL, "--llm-history=hist")
     run(pytester, MODEL, "--llm-history=hist")
-    first, second = sorted((pytester.path / "hist" / "runs").iterdir())
+    _first, second = sorted((pytester.path / "hist" / "runs").iterdir())
     head, details = gzip.decompress(second.read_bytes()).decode().splitlines()
     data = json.loads(head)
     data["results"] = {m: {**c, "status": c["status"][:-1]} for m, c in data["results"].items()}
@@ -224,7 +227,8 @@ def test_record_is_readable_without_the_plugin(pytester: pytest.Pytester) -> Non
     assert record["graders"][int(columns["grader"].split(" ")[0])] == "exact"
     assert record["settings"]["errors"] == "fail"
     assert record["identity"]["model"] == "python:llm_app:answer"
-    assert record["complete"] is True and record["git"] is None
+    assert record["complete"] is True
+    assert record["git"] is None
 
 
 def _comparable(comparison: dict[str, Any]) -> dict[str, Any]:
@@ -286,11 +290,16 @@ def test_html_report_draws_the_trend_and_each_samples_recent_history(pytester: p
     assert [r["pass_rate"] for r in data["history"]["models"][model]["runs"]] == pytest.approx([5 / 6] * 3)
     by_id = {s["sample_id"]: s["history"] for s in data["sample_results"]}
     assert by_id["s01"] == {"recent": "PFP", "flips": 2, "flaky": True, "gold_changed": False, "failing_since_commit": None}
-    assert by_id["s02"]["recent"] == "FPF" and by_id["s02"]["flips"] == 2
-    assert by_id["s03"]["recent"] == "PPP" and by_id["s03"]["flips"] == 0
+    assert by_id["s02"]["recent"] == "FPF"
+    assert by_id["s02"]["flips"] == 2
+    assert by_id["s03"]["recent"] == "PPP"
+    assert by_id["s03"]["flips"] == 0
     page = (pytester.path / "r.html").read_text()
     chart = page[page.index('<section id="history">'):page.index("</section>", page.index('<section id="history">'))]
     assert 'aria-label="pass rate per run"' in chart
-    assert chart.count("<circle") == 3 and chart.count("<polyline") == 1
+    assert chart.count("<circle") == 3
+    assert chart.count("<polyline") == 1
     assert "<td><code>PFP</code></td><td class=\"num\">2</td><td><span class=\"bad\">flaky</span>" in chart
-    assert "http://" not in chart and "https://" not in chart and "src=" not in chart
+    assert "http://" not in chart
+    assert "https://" not in chart
+    assert "src=" not in chart

@@ -138,10 +138,10 @@ def _failing_since(runs: list[Run], model: str, wanted: dict[Key, str | None], i
             entries = [(key, position) for key, position in entries if key in walking]
     out: dict[Key, dict[str, Any] | None] = {}
     for key in wanted:
-        run = first.get(key)
-        out[key] = None if run is None else {  # None: the failure seen was of another gold version
-            "run_id": run.run_id, "finished": run.finished, "commit": run.commit,
-            "branch": (run.meta.get("git") or {}).get("branch"), "after": ended.get(key, "first recorded run"),
+        since = first.get(key)
+        out[key] = None if since is None else {  # None: the failure seen was of another gold version
+            "run_id": since.run_id, "finished": since.finished, "commit": since.commit,
+            "branch": (since.meta.get("git") or {}).get("branch"), "after": ended.get(key, "first recorded run"),
         }
     return out
 

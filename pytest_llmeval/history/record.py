@@ -68,7 +68,13 @@ def _number(value: Any, digits: int) -> str:
 
 
 def _columns(records: list[dict[str, Any] | None], graders: dict[str, int], repeat: int) -> dict[str, Any]:
-    status, score, grader, tokens, latency, cost, passes = [], [], [], [], [], [], []
+    status: list[str] = []
+    score: list[str] = []
+    grader: list[str] = []
+    tokens: list[str] = []
+    latency: list[str] = []
+    cost: list[str] = []
+    passes: list[str] = []
     reasons: dict[str, str] = {}
     for index, r in enumerate(records):
         if r is None:

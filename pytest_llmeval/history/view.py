@@ -76,8 +76,8 @@ def chart(section: Any) -> dict[str, Any] | None:
             rate = _num(run.get("pass_rate"))
             if rate is None:
                 continue
-            ci = run.get("ci95") if isinstance(run.get("ci95"), list) else [None, None]
-            lo, hi = _num(ci[0]), _num(ci[1])
+            ci = run.get("ci95")
+            lo, hi = (_num(ci[0]), _num(ci[1])) if isinstance(ci, list) and len(ci) == 2 else (None, None)
             x = round(LEFT + (offset + i) * step, 2)
             dots.append({
                 "x": x, "y": y(rate), "lo": y(lo if lo is not None else rate), "hi": y(hi if hi is not None else rate),

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,7 +33,7 @@ def _locked(path: Path) -> Iterator[Any]:
     """The state file opened and locked exclusively (POSIX ``flock``, Windows ``msvcrt.locking``)."""
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     with os.fdopen(fd, "r+", encoding="utf-8") as handle:
-        if os.name == "nt":  # pragma: no cover - exercised on Windows CI only
+        if sys.platform == "win32":  # pragma: no cover - exercised on Windows CI only
             import msvcrt
 
             handle.seek(0)

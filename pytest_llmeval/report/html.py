@@ -324,7 +324,7 @@ def _history_chart(report: dict[str, Any]) -> dict[str, Any] | None:
 
 def _history_samples(samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Samples whose recent runs disagree or that fail now, most flips first."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for s in samples:
         h = s.get("history")
         if isinstance(h, dict) and (h.get("flips") or h.get("gold_changed") or str(h.get("recent", ""))[-1:] in ("F", "A")):
