@@ -182,6 +182,14 @@ def test_incomplete_run_is_recorded_as_such(pytester: pytest.Pytester) -> None:
     assert status == "PP.."  # s2 and s3 never ran
 
 
+def test_runs_without_gold_samples_and_collect_only_are_not_recorded(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_unit="def test_one():\n    assert True\n")
+    assert run(pytester, "--llm-history=hist").ret == 0
+    make_suite(pytester, 2)
+    assert run(pytester, MODEL, "--llm-history=hist", "--collect-only").ret == 0
+    assert not (pytester.path / "hist").exists()
+
+
 def test_keep_prunes_the_oldest_runs(pytester: pytest.Pytester) -> None:
     make_suite(pytester, 3)
     for _ in range(3):
@@ -195,18 +203,22 @@ def test_a_bad_run_file_is_one_located_warning(pytester: pytest.Pytester) -> Non
     make_suite(pytester, 3)
     run(pytester, MODEL, "--llm-history=hist")
     run(pytester, MODEL, "--llm-history=hist")
-    _first, second = sorted((pytester.path / "hist" / "runs").iterdir())
+    first, second = sorted((pytester.path / "hist" / "runs").iterdir())
     head, details = gzip.decompress(second.read_bytes()).decode().splitlines()
     data = json.loads(head)
     data["results"] = {m: {**c, "status": c["status"][:-1]} for m, c in data["results"].items()}
     second.write_bytes(gzip.compress(json.dumps(data).encode() + b"\n") + gzip.compress(details.encode()))
     (pytester.path / "hist" / "runs" / "junk.json.gz").write_bytes(b"not gzip")
+    bad_git = json.loads(gzip.decompress(first.read_bytes()).decode().splitlines()[0])
+    bad_git["git"] = "main"
+    (pytester.path / "hist" / "runs" / "zz-bad-git.json.gz").write_bytes(gzip.compress(json.dumps(bad_git).encode()))
     result = history_cli(pytester, "hist")
     assert result.ret == 0
     result.stdout.fnmatch_lines(["history hist: 1 runs (1 complete)"])
     result.stderr.fnmatch_lines([
         f"warning: skipped: *{second.name}: field 'results.*.status' is not a string of 3 status letters",
         "warning: skipped: *junk.json.gz: cannot read: *",
+        "warning: skipped: *zz-bad-git.json.gz: field 'git' must be an object or null",
     ])
     assert history_cli(pytester, "missing").ret == 4
 

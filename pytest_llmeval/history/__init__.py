@@ -24,8 +24,12 @@ def record_run(llm_session: LLMEvalSession) -> Path | None:
     from pytest_llmeval.history.store import prune, write_run
     from pytest_llmeval.redact import clean_for_output
 
+    if llm_session.config.option.collectonly:
+        return None
     root = history_dir(llm_session)
     run, rows = build_run(llm_session)
+    if not rows:  # no gold sample in this run (e.g. only unit tests, with llm_history in the ini)
+        return None
     try:
         path = write_run(root, clean_for_output(run), rows)
         keep = llm_session.settings.history_keep

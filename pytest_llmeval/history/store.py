@@ -204,6 +204,11 @@ def _check_run(path: Path, data: Any) -> dict[str, Any]:
             raise HistoryError(f"{path}: field {name!r} missing or not a {kind.__name__}")
     if not all(ch.isalnum() for ch in data["table"]):
         raise HistoryError(f"{path}: field 'table' is not a table id")
+    for name in ("git", "settings", "identity", "budget", "totals"):
+        if data.get(name) is not None and not isinstance(data[name], dict):
+            raise HistoryError(f"{path}: field {name!r} must be an object or null")
+    if not isinstance(data.get("complete"), bool):
+        raise HistoryError(f"{path}: field 'complete' missing or not true/false")
     return data
 
 
