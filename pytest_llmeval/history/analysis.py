@@ -213,7 +213,8 @@ def summarize(history: History, *, window: int = DEFAULT_WINDOW, alpha: float = 
     """The ``--json`` object: ``runs`` (every recorded run), ``trend`` and ``samples`` per model."""
     models = history.models()
     per_run = [{m: run_rate(run, m) for m in run.results} for run in history.runs]
-    rates = {m: [r[m] for r in per_run if m in r] for m in models}
+    # the trend reads complete runs only: an interrupted run graded another set of samples
+    rates = {m: [r[m] for r, run in zip(per_run, history.runs, strict=True) if m in r and run.complete] for m in models}
     runs = []
     for run, run_rates in zip(history.runs, per_run, strict=True):
         runs.append({

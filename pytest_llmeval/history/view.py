@@ -29,7 +29,8 @@ def report_section(root: Path, *, window: int = DEFAULT_WINDOW, alpha: float = 0
              "pass_rate": r["pass_rate"], "ci95": r["ci95"], "n": r["n"]}
             for run, r in rates[-window:]
         ]
-        models[model] = {"runs": points, "trend": trend([r for _, r in rates], window=window, alpha=alpha)}
+        complete = [r for run, r in rates if run.complete]  # as the history command: complete runs only
+        models[model] = {"runs": points, "trend": trend(complete, window=window, alpha=alpha)}
         for story in sample_stories(history, model, window=window):
             since = story["failing_since"]
             per_sample[(model, story["file"], story["sample_id"])] = {
