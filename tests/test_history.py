@@ -89,6 +89,12 @@ def test_slow_slide_flaky_sample_and_failing_since(pytester: pytest.Pytester) ->
         f"*FLAKY   {FLAKY_A}: 9 flips  PFPFPFPFPF",
         f"*FAILING s03: failing since run * (commit {commits[4][:10]}, *",
     ])
+    flaky = history_cli(pytester, "hist", "--sample", FLAKY_A)
+    flaky.stdout.fnmatch_lines([
+        f"sample {FLAKY_A} in hist (last 20 runs)",
+        f"  *  {commits[0][:10]} * pass        1.000  gold *",
+        f"qa_eval.jsonl::{FLAKY_A}: 9 flips, FLAKY, failing since run * (commit {commits[9][:10]}, *)".join(["  ", ""]),
+    ])
     story = history_json(pytester, "hist", "--sample", "s03")["models"][model]
     assert [r["status"] for r in story["runs"]] == ["pass"] * 4 + ["fail"] * 6
     assert [r["commit"] for r in story["runs"]] == commits
