@@ -111,6 +111,10 @@ def _optional_int(value: str) -> int | None:
     return None if value in ("", "none", "None") else int(value)
 
 
+def _optional_positive_int(value: str) -> int | None:
+    return None if value in ("", "none", "None") else _positive_int(value)
+
+
 def _str(value: str) -> str:
     return value.strip()
 
@@ -322,6 +326,11 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("llm_judge_extra_body", "Extra JSON merged into each judge request body (the model's --llm-extra-body is not)", "", _json_object),
     OptionSpec("llm_reference_metrics", "Also report BLEU, ROUGE-1, ROUGE-L and a BERTScore-style F1 against the gold answer (informational, never scored; ini: true|false)", False, _bool),
     OptionSpec("llm_embedding_model", "Sentence-transformers model name or path (default: bundled all-MiniLM-L6-v2)", None, _embedding_model),
+    # history and run budget
+    OptionSpec("llm_history", "Append a record of each run to this history directory (read it with python -m pytest_llmeval history)", None, _optional_str),
+    OptionSpec("llm_history_keep", "Keep only the newest N runs in --llm-history (none = keep all)", None, _optional_positive_int),
+    OptionSpec("llm_budget_usd", "Stop new model and judge requests once the run has spent this many USD (needs --llm-prices; none = no cap)", None, _optional_positive),
+    OptionSpec("llm_budget_tokens", "Stop new model and judge requests once the run has used this many tokens (none = no cap)", None, _optional_positive_int),
 )
 
 OPTIONS_BY_NAME = {spec.name: spec for spec in OPTIONS}

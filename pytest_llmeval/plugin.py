@@ -42,6 +42,7 @@ def pytest_configure(config: pytest.Config) -> None:
     register_secret(os.environ.get(llm_session.settings.api_key_env or "OPENAI_API_KEY"))
     config.stash[SESSION_KEY] = llm_session
     llm_session.load_baseline()
+    llm_session.check_budget()
     # The session also collects per-sample records from pytest_runtest_logreport
     # (which gets no config argument), on the controller and in plain runs alike.
     config.pluginmanager.register(llm_session, "llmeval-session")
@@ -163,6 +164,12 @@ class XdistController:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        budget_file = get_session(self.config).shared_budget_file()  # --llm-budget-*: one spend for all workers
+        if budget_file is not None:
+            node.workerinput["llmeval_budget_file"] = budget_file
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:

@@ -63,6 +63,10 @@ class LLMEvalSession:
         self._judge: ChatModel | None = None
         self._components: ComponentRegistry | None = None
         self.pytest_session: pytest.Session | None = None
+        self.started_at: Any = None
+        self.budget_note: dict[str, Any] | None = None  # why --llm-budget-* stopped requests (history)
+        self._budget: Any = None
+        self.budget_file: str | None = None
 
     # -- answers ---------------------------------------------------------------
     @property
@@ -72,6 +76,7 @@ class LLMEvalSession:
             from pytest_llmeval.models.answers import AnswerService
 
             self._answers = AnswerService(self.settings, rootdir=self.config.rootpath)
+            self._answers.engine.budget = self.run_budget
         return self._answers
 
     def answers_for(self, model: str | None) -> Any:
@@ -82,7 +87,47 @@ class LLMEvalSession:
             from pytest_llmeval.models.answers import AnswerService
 
             self._other_answers[model] = AnswerService(self.settings, rootdir=self.config.rootpath, model=model)
+            self._other_answers[model].engine.budget = self.run_budget
         return self._other_answers[model]
+
+    # -- run budget (--llm-budget-usd / --llm-budget-tokens) -----------------------
+    def check_budget(self) -> None:
+        if self.settings.budget_usd is not None and not self.settings.prices:
+            raise pytest.UsageError("--llm-budget-usd (ini llm_budget_usd) needs --llm-prices to know what a call costs")
+
+    @property
+    def run_budget(self) -> Any:
+        """The run's :class:`~pytest_llmeval.models.budget.RunBudget` (None without a cap); under
+        xdist a state file every worker shares (see :meth:`shared_budget_file`)."""
+        if self._budget is None and (self.settings.budget_usd is not None or self.settings.budget_tokens is not None):
+            from pytest_llmeval.models.budget import RunBudget
+
+            path = (getattr(self.config, "workerinput", None) or {}).get("llmeval_budget_file") or self.budget_file
+            self._budget = RunBudget(self.settings.budget_usd, self.settings.budget_tokens, Path(path) if path else None)
+        return self._budget
+
+    def shared_budget_file(self) -> str | None:
+        """Controller under xdist: the budget state file handed to each worker (made once)."""
+        if self.settings.budget_usd is None and self.settings.budget_tokens is None:
+            return None
+        if self.budget_file is None:
+            import os
+            import tempfile
+
+            fd, self.budget_file = tempfile.mkstemp(prefix="pytest-llmeval-budget-", suffix=".json")
+            os.close(fd)
+            self._budget = None  # read the shared file from now on
+        return self.budget_file
+
+    def _note_budget(self) -> None:
+        """Controller at the end: what the budget spent; refused requests make the run incomplete."""
+        if self.run_budget is None:
+            return
+        self.budget_note = self.run_budget.note()
+        if self.budget_note["spent"]["refused"] and self.incomplete_reason is None:
+            self.incomplete_reason = self.budget_note["reached"]
+        if self.budget_file is not None:
+            Path(self.budget_file).unlink(missing_ok=True)
 
     def _services(self) -> list[Any]:
         return [s for s in (self._answers, *self._other_answers.values()) if s is not None]
@@ -218,17 +263,22 @@ class LLMEvalSession:
         if self.settings.repeat > 1:
             from pytest_llmeval.regression.repeats import combine, repeat_fields
 
-            grades = [
-                self.rubric.grade(item.sample, self.answer_for(item.sample, r, item.model))
-                for r in range(1, self.settings.repeat + 1)
-            ]
+            answers, grades = [], []
+            for r in range(1, self.settings.repeat + 1):
+                answers.append(self.answer_for(item.sample, r, item.model))
+                grades.append(self.rubric.grade(item.sample, answers[-1]))
             grade = combine(grades)
             fields = repeat_fields(grades)
             item.stash[REPEATS_KEY] = fields
             item.user_properties.append(("llmeval_pass_count", f"{fields['pass_count']}/{len(grades)}"))
             item.user_properties.append(("llmeval_stability", fields["stability"]))
         else:
-            grade = self.rubric.grade(item.sample, self.answer_for(item.sample, model=item.model))
+            answers = [self.answer_for(item.sample, model=item.model)]
+            grade = self.rubric.grade(item.sample, answers[0])
+        if self.settings.history:
+            from pytest_llmeval.history.record import answer_usage
+
+            grade.record["answer_usage"] = answer_usage(answers, self.settings.prices, item.model or self.settings.model)
         if self.settings.reference_metrics:
             from pytest_llmeval.metrics.reference import reference_metrics
 
@@ -259,6 +309,10 @@ class LLMEvalSession:
         if sample.raw.get("human_label") in ("pass", "fail"):
             record["human_label"] = sample.raw["human_label"]
         record["model"] = item.model or self.settings.model
+        if self.settings.history:
+            from pytest_llmeval.history.record import gold_hash
+
+            record["gold_hash"] = gold_hash(sample)
         grade = item.stash.get(GRADE_KEY, None)
         if grade is not None:
             record.update(grade.to_builtins())
@@ -369,7 +423,9 @@ class LLMEvalSession:
         if self.settings.baseline and not self.is_worker:
             from pytest_llmeval.regression.baseline import BaselineRun
 
-            self.baseline = BaselineRun.load(self.settings.baseline, Path(self.config.invocation_params.dir))
+            self.baseline = BaselineRun.load(
+                self.settings.baseline, Path(self.config.invocation_params.dir), history=self.settings.history
+            )
 
     @property
     def comparison(self) -> dict[str, Any] | None:
@@ -441,7 +497,10 @@ class LLMEvalSession:
 
     # -- pytest glue (called from plugin.py; logreport is a hook on this object) ---
     def pytest_sessionstart(self, session: pytest.Session) -> None:
+        import datetime as dt
+
         self.pytest_session = session
+        self.started_at = dt.datetime.now(dt.timezone.utc)  # for --llm-history
 
     @pytest.hookimpl(trylast=True)  # after the terminal reporter has filed the report
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -525,6 +584,7 @@ class LLMEvalSession:
             self.incomplete_reason = str(session.shouldstop or session.shouldfail)
         elif exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.NO_TESTS_COLLECTED):
             self.incomplete_reason = f"exit status {int(exitstatus)}"
+        self._note_budget()
         self.apply_gates(session)
         from pytest_llmeval.report.outputs import write_outputs
 

@@ -133,6 +133,7 @@ class Engine:
         # endpoint URL -> structured-output form it takes (formats.LADDER), found once, kept in the cache dir
         self.formats = FormatMemory(None if self.mode is RecordMode.OFF else self.cache_root)
         self._format_locks: dict[str, asyncio.Lock] = {}
+        self.budget: Any = None  # the run's RunBudget (--llm-budget-*), set by the plugin session
 
     @property
     def semaphore(self) -> AdaptiveLimit:
@@ -407,6 +408,8 @@ class Engine:
                 before_attempt=before_attempt,
                 on_retry=self.stats.record_retry,
                 slot=self.semaphore,  # per attempt: no slot is held while backing off
+                # the run budget, checked with the slot held: BudgetExceeded once the cap is spent
+                admit=None if self.budget is None else self.budget.check,
             )
         except ResponseFormatRejected:
             raise  # not an error of the run: the caller falls back to a simpler format
@@ -416,6 +419,8 @@ class Engine:
         self.stats.record_call(
             chat.model, completion.usage, completion.latency_s, wait_s=completion.wait_s, service_s=completion.service_s
         )
+        if self.budget is not None:
+            self.budget.spend(*self.stats.usage_cost(chat.model, completion.usage))
         if completion.junk_usage:
             self.stats.record_junk_usage()
         return completion

@@ -268,8 +268,12 @@ class OpenAIChat:
         on_retry: Callable[[], None] | None = None,
         slot: AdaptiveLimit | None = None,
         structured: dict[str, Any] | None = None,
+        admit: Callable[[], None] | None = None,
     ) -> Completion:
         """Call the endpoint, retrying transient failures; raise ModelError/FatalModelError after.
+
+        ``admit`` runs with the slot held, before each attempt is sent (the run budget: it raises
+        to refuse the request).
 
         Each attempt holds one ``slot`` (none while backing off) and reports to it whether the
         server looked overloaded (timeout, 429), so the concurrency adapts.
@@ -287,6 +291,8 @@ class OpenAIChat:
             try:
                 # Checked with the slot held: the breaker may have opened while we waited.
                 self._refuse_if_unreachable(attempt)
+                if admit is not None:
+                    admit()
             except ModelError:
                 if slot is not None:
                     slot.release(taken)

@@ -145,6 +145,8 @@ class PythonProvider:
         if int(getattr(self.engine.settings, "repeat", 1) or 1) > 1:
             payload["repeat"] = repeat  # 1-based; only under --llm-repeat, so single runs see the same dict
         async with self.engine.semaphore:
+            if self.engine.budget is not None:
+                self.engine.budget.check()  # with the slot held: requests in flight have counted
             await self.engine.limiter.wait()
             started = time.perf_counter()
             try:
@@ -167,6 +169,8 @@ class PythonProvider:
             raise
         answer.latency_s = latency
         self.engine.stats.record_call(self.name, answer.usage, latency)
+        if self.engine.budget is not None:
+            self.engine.budget.spend(*self.engine.stats.usage_cost(self.name, answer.usage))
         return answer
 
 

@@ -96,6 +96,12 @@ class Stats:
                 return float(prompt), float(completion)
         return None
 
+    def usage_cost(self, model: str, usage: Usage) -> tuple[int, float | None]:
+        """(tokens, USD or None without a price) of one call, for the run budget."""
+        price = self._price(model)
+        cost = None if price is None else (usage.prompt_tokens * price[0] + usage.completion_tokens * price[1]) / 1000
+        return usage.prompt_tokens + usage.completion_tokens, cost
+
     def as_dict(self) -> dict[str, Any]:
         with self._lock:
             data: dict[str, Any] = dict(self.counts)

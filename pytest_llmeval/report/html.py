@@ -308,7 +308,30 @@ def view_model(report: dict[str, Any]) -> dict[str, Any]:
         "total": len(samples),
         "samples_json": script_json({"samples": samples}),
         "flaky_json": script_json({f["id"]: True for f in _flaky(report, samples)}),
+        "history_chart": _history_chart(report),
+        "history_samples": _history_samples(samples),
     }
+
+
+def _history_chart(report: dict[str, Any]) -> dict[str, Any] | None:
+    """``--llm-history``: the trend chart of the report's ``history`` section (None without one)."""
+    if not isinstance(report.get("history"), dict):
+        return None
+    from pytest_llmeval.history.view import chart
+
+    return chart(report["history"])
+
+
+def _history_samples(samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Samples whose recent runs disagree or that fail now, most flips first."""
+    rows: list[dict[str, Any]] = []
+    for s in samples:
+        h = s.get("history")
+        if isinstance(h, dict) and (h.get("flips") or h.get("gold_changed") or str(h.get("recent", ""))[-1:] in ("F", "A")):
+            rows.append({"id": str(s.get("sample_id")), "file": str(s.get("file") or ""), "model": _fmt(s.get("model")),
+                         "recent": str(h.get("recent", "")), "flips": _fmt(h.get("flips")), "flaky": bool(h.get("flaky")),
+                         "gold_changed": bool(h.get("gold_changed")), "since": _fmt(h.get("failing_since_commit"))[:10]})
+    return sorted(rows, key=lambda r: (-int(r["flips"]) if r["flips"].isdigit() else 0, r["id"]))[:200]
 
 
 def render_html(report: dict[str, Any]) -> str:

@@ -39,6 +39,10 @@ def compute_human_agreement(llm_session: LLMEvalSession) -> dict[str, Any] | Non
 def write_outputs(llm_session: LLMEvalSession, *, incomplete: bool) -> None:
     settings = llm_session.settings
     llm_session.human_agreement = compute_human_agreement(llm_session)
+    if settings.history:
+        from pytest_llmeval.history import record_run
+
+        record_run(llm_session)
     if settings.review_export:
         _export_for_review(llm_session)
     if settings.report or settings.html:
@@ -46,7 +50,13 @@ def write_outputs(llm_session: LLMEvalSession, *, incomplete: bool) -> None:
         from pytest_llmeval.report.json_report import build_report, write_report
 
         # No API key, bearer token or NaN reaches a file, whatever a server or grader produced.
-        report = clean_for_output(build_report(llm_session, incomplete=incomplete))
+        built = build_report(llm_session, incomplete=incomplete)
+        if settings.history:
+            from pytest_llmeval.history import history_dir
+            from pytest_llmeval.history.view import attach
+
+            attach(built, history_dir(llm_session), alpha=settings.alpha)  # this run included: written above
+        report = clean_for_output(built)
         if settings.report:
             write_report(_path(llm_session, settings.report), report)
         if settings.html:
