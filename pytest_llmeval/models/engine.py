@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pytest_llmeval.errors import (
     CacheCorruptError,
+    CacheUnwritableError,
     FatalModelError,
     ModelError,
     ResponseFormatRejected,
@@ -132,6 +133,8 @@ class Engine:
         # endpoint URL -> structured-output mode it accepts (formats.LADDER), found once
         self.formats: dict[str, str] = {}
         self._format_locks: dict[str, asyncio.Lock] = {}
+        # Set when the cache stopped taking files mid-run: no further reply is bought to be lost.
+        self._cache_error: CacheUnwritableError | None = None
 
     @property
     def semaphore(self) -> AdaptiveLimit:
@@ -198,10 +201,16 @@ class Engine:
             return None
         with self._guard:
             if namespace not in self._caches:
-                if self._scratch is not None:
-                    cache = ResponseCache(self._scratch, namespace, RecordMode.NEW)
-                else:
-                    cache = ResponseCache(self.cache_root, namespace, self.mode)
+                root = self.cache_root if self._scratch is None else self._scratch
+                try:
+                    if self._scratch is not None:
+                        cache = ResponseCache(self._scratch, namespace, RecordMode.NEW)
+                    else:
+                        cache = ResponseCache(self.cache_root, namespace, self.mode)
+                    if cache.writes:
+                        cache.check_writable()  # before the first request, not after paying for it
+                except OSError as exc:  # a file where the cache folder should be
+                    raise ResponseCache(root, namespace, RecordMode.NONE).unwritable(exc) from None
                 self._caches[namespace] = cache
             return self._caches[namespace]
 
@@ -228,6 +237,8 @@ class Engine:
         ``accept``: a reply it rejects (a judge reply that fails validation) is returned but never
         cached, and a cached one it rejects is asked again wherever the mode may record.
         """
+        if self._cache_error is not None:
+            raise self._cache_error
         cache = self.cache_for(chat.name)
         if cache is None:
             return await self._call(chat, messages, response_format)
@@ -278,20 +289,25 @@ class Engine:
             if accept is not None and not accept(completion.text):
                 return completion  # never cached: the next run asks again
             self._mark_fetched(key)  # before the reply is visible to other workers
-            cache.put(
-                key,
-                identity,
-                {
-                    "text": completion.text,
-                    "model": completion.model,
-                    "usage": {
-                        "prompt_tokens": completion.usage.prompt_tokens,
-                        "completion_tokens": completion.usage.completion_tokens,
+            try:
+                cache.put(
+                    key,
+                    identity,
+                    {
+                        "text": completion.text,
+                        "model": completion.model,
+                        "usage": {
+                            "prompt_tokens": completion.usage.prompt_tokens,
+                            "completion_tokens": completion.usage.completion_tokens,
+                        },
                     },
-                },
-                label=label,
-                endpoint=chat.base_url,
-            )
+                    label=label,
+                    endpoint=chat.base_url,
+                )
+            except OSError as exc:
+                # The disk filled (or the folder went away) mid-run: this paid reply is still
+                # graded; no later request is sent to be thrown away.
+                self._cache_error = self._cache_error or cache.unwritable(exc)
             return completion
         finally:
             cache.unlock(key)
@@ -379,6 +395,10 @@ class Engine:
         async def before_attempt() -> None:
             await self.limiter.wait()
 
+        def still_wanted() -> None:
+            if self._cache_error is not None:
+                raise self._cache_error  # a reply bought now could not be kept
+
         try:
             completion = await chat.complete(
                 messages,
@@ -386,9 +406,10 @@ class Engine:
                 before_attempt=before_attempt,
                 on_retry=self.stats.record_retry,
                 slot=self.semaphore,  # per attempt: no slot is held while backing off
+                still_wanted=still_wanted,
             )
-        except ResponseFormatRejected:
-            raise  # not an error of the run: the caller falls back to a simpler format
+        except (ResponseFormatRejected, CacheUnwritableError):
+            raise  # not an error of the run: the caller falls back to a simpler format; or fatal
         except ModelError:
             self.stats.record_error()
             raise

@@ -228,11 +228,13 @@ class OpenAIChat:
         before_attempt: Callable[[], Awaitable[None]] | None = None,
         on_retry: Callable[[], None] | None = None,
         slot: AdaptiveLimit | None = None,
+        still_wanted: Callable[[], None] | None = None,
     ) -> Completion:
         """Call the endpoint, retrying transient failures; raise ModelError/FatalModelError after.
 
         Each attempt holds one ``slot`` (none while backing off) and reports to it whether the
-        server looked overloaded (timeout, 429), so the concurrency adapts.
+        server looked overloaded (timeout, 429), so the concurrency adapts. ``still_wanted`` runs
+        with the slot held and may raise :class:`ModelError` (the cache stopped taking replies).
         """
         import httpx2
 
@@ -245,6 +247,8 @@ class OpenAIChat:
             try:
                 # Checked with the slot held: the breaker may have opened while we waited.
                 self._refuse_if_unreachable(attempt)
+                if still_wanted is not None:
+                    still_wanted()
             except ModelError:
                 if slot is not None:
                     slot.release(taken)
