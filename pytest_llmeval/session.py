@@ -57,6 +57,7 @@ class LLMEvalSession:
         self.incomplete_reason: str | None = None
         self.human_agreement: dict[str, Any] | None = None  # set by report.outputs on the controller
         self.output_notes: list[str] = []  # lines the summary prints about files written
+        self.output_errors: list[str] = []  # outputs that could not be written (exit status >= 2)
         self._rubric: Rubric | None = None
         self._answers: Any = None
         self._other_answers: dict[str, Any] = {}  # AnswerService per extra --llm-model spec
@@ -361,6 +362,13 @@ class LLMEvalSession:
 
             self.baseline = BaselineRun.load(self.settings.baseline, Path(self.config.invocation_params.dir))
 
+    def check_paths(self) -> None:
+        """Controller only, at configure time: output folders writable, inputs regular files."""
+        if not self.is_worker:
+            from pytest_llmeval.report.outputs import check_output_paths
+
+            check_output_paths(self)
+
     @property
     def comparison(self) -> dict[str, Any] | None:
         return None if self.baseline is None else self.baseline.comparison
@@ -519,6 +527,11 @@ class LLMEvalSession:
         from pytest_llmeval.report.outputs import write_outputs
 
         write_outputs(self, incomplete=self.incomplete_reason is not None)
+        if self.output_errors and session.exitstatus in (
+            pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.NO_TESTS_COLLECTED
+        ):
+            # Not "tests failed": CI must not read a run whose report is missing as a verdict.
+            session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
 
     def remove_worker_scratch(self) -> None:
         """``-n N --llm-record=off``: workers shared a scratch cache of this run's prompts and
@@ -541,13 +554,16 @@ class LLMEvalSession:
             self.worker_stats.append(data["stats"])
 
     def print_summary(self, terminalreporter: Any) -> None:
-        if self.is_worker or not self.records:
+        if self.is_worker:
             return
-        from pytest_llmeval.report.terminal import summary_lines
+        if self.records:
+            from pytest_llmeval.report.terminal import summary_lines
 
-        terminalreporter.write_sep("=", "llmeval summary", bold=True)
-        for line, markup in summary_lines(self, worst=self.settings.worst):
-            terminalreporter.write_line(line, **markup)
+            terminalreporter.write_sep("=", "llmeval summary", bold=True)
+            for line, markup in summary_lines(self, worst=self.settings.worst):
+                terminalreporter.write_line(line, **markup)
+        for line in self.output_errors:
+            terminalreporter.write_line(line, red=True, bold=True)
 
 
 def sample_of(item: pytest.Item) -> Sample | None:

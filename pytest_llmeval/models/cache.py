@@ -57,7 +57,11 @@ def legacy_key(identity: dict[str, Any], endpoint: str) -> str:
 
 
 # A committed cache file is untrusted text: bounded in size and nesting before anything walks it.
-MAX_FILE_BYTES = 8 * 1024 * 1024
+# The HTTP client reads at most MAX_REPLY_BYTES of a reply, so every reply it records fits a
+# file replay accepts (the rest of the file is the request and a little JSON): recorded means
+# replayable, never "corrupt" on the next run and bought again.
+MAX_REPLY_BYTES = 4 * 1024 * 1024
+MAX_FILE_BYTES = 2 * MAX_REPLY_BYTES
 MAX_NESTING = 64
 
 

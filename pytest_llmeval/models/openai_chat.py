@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_llmeval.errors import FatalModelError, ModelError, ResponseFormatRejected
 from pytest_llmeval.models import limits
 from pytest_llmeval.models.base import Completion, Usage
+from pytest_llmeval.models.cache import MAX_REPLY_BYTES
 
 if TYPE_CHECKING:
     import httpx2
@@ -367,6 +368,40 @@ class OpenAIChat:
         if response_format is not None:
             body["response_format"] = response_format
         body.update(self.extra_body)  # merged into the body, as the OpenAI SDK's extra_body is
-        # plain HTTP: we validate the body ourselves so malformed replies become clear errors
-        response = await self.client().post("chat/completions", json=body)
-        return response.status_code, response.text, response.headers
+        # plain HTTP: we validate the body ourselves so malformed replies become clear errors.
+        # --llm-timeout bounds the whole request, not each read: a server dripping one byte at a
+        # time would otherwise hold it for ever.
+        try:
+            return await asyncio.wait_for(self._exchange(body), self.timeout)
+        except asyncio.TimeoutError:
+            import httpx2
+
+            raise httpx2.ReadTimeout(f"no complete reply within {self.timeout:g} s") from None
+
+    async def _exchange(self, body: dict[str, Any]) -> tuple[int, str, Any]:
+        """Send and read the reply, at most :data:`MAX_REPLY_BYTES` of it."""
+        async with self.client().stream("POST", "chat/completions", json=body) as response:
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > MAX_REPLY_BYTES:
+                raise self._too_large(response.status_code, f"{int(declared)} bytes announced")
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in response.aiter_bytes():  # decoded: a gzip bomb counts in full
+                size += len(chunk)
+                if size > MAX_REPLY_BYTES:
+                    raise self._too_large(response.status_code, "more than that sent")
+                chunks.append(chunk)
+            raw = b"".join(chunks)
+            encoding = response.charset_encoding or "utf-8"
+            try:
+                text = raw.decode(encoding, errors="replace")
+            except LookupError:  # an unknown charset named by the server
+                text = raw.decode("utf-8", errors="replace")
+            return response.status_code, text, response.headers
+
+    def _too_large(self, status: int, detail: str) -> ModelError:
+        return ModelError(
+            f"{self.name}: reply larger than {MAX_REPLY_BYTES} bytes ({detail}); not read further"
+            " (the cache keeps and replays replies up to that size)",
+            status=status,
+        )

@@ -179,7 +179,10 @@ class FileProvider:
         self.name = f"file:{path}"
         self.path = Path(path) if Path(path).is_absolute() else rootdir / path
         self.predictions: dict[str, dict[str, Any]] = {}
+        from pytest_llmeval.fileio import check_regular
+
         try:
+            check_regular(self.path)  # a FIFO would block for ever
             lines = self.path.read_text(encoding="utf-8").splitlines()
         except OSError as exc:
             raise _usage_error(
