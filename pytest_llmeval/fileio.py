@@ -28,9 +28,9 @@ _KINDS = (
 class NotRegularFileError(OSError):
     """An input path that is not a regular file (reading it could block for ever)."""
 
-    def __init__(self, path: Path | str, kind: str) -> None:
-        super().__init__(f"{path} is {kind}, not a regular file; only regular files are read")
-        self.strerror = f"{kind}, not a regular file; only regular files are read"
+    def __init__(self, path: Path | str, kind: str, action: str = "read") -> None:
+        super().__init__(f"{path} is {kind}, not a regular file; only regular files are {action}")
+        self.strerror = f"{kind}, not a regular file; only regular files are {action}"
         self.filename = str(path)
 
 
@@ -62,7 +62,7 @@ def read_regular_text(path: Path | str, encoding: str = "utf-8") -> str:
         return str(handle.read())
 
 
-def check_regular(path: Path | str) -> None:
+def check_regular(path: Path | str, action: str = "read") -> None:
     """Raise :class:`NotRegularFileError` when ``path`` exists and is not a regular file
     (``stat``, never ``open``, so a FIFO is not opened); a missing path is left to the reader."""
     try:
@@ -70,7 +70,7 @@ def check_regular(path: Path | str) -> None:
     except OSError:
         return
     if not stat.S_ISREG(mode):
-        raise NotRegularFileError(path, _kind(mode))
+        raise NotRegularFileError(path, _kind(mode), action)
 
 
 # -- writing -------------------------------------------------------------------------

@@ -124,10 +124,12 @@ def parse_completion(text: str, *, status: int, model: str) -> dict[str, Any]:
         )
     usage = body.get("usage")
     counts = {name: _token_count(usage.get(name) if isinstance(usage, dict) else 0) for name in ("prompt_tokens", "completion_tokens")}
+    from pytest_llmeval.fileio import scrub_surrogates
     from pytest_llmeval.redact import redact
 
     return {
-        "text": redact(content),  # a model quoting the key back never gets it written anywhere
+        # a lone surrogate ("\ud800") would stop the cache file and the reports: replaced here
+        "text": redact(scrub_surrogates(content)),  # a model quoting the key back never gets it written anywhere
         "finish_reason": first.get("finish_reason"),
         "model": str(body.get("model") or model)[:200],
         "usage": {name: count or 0 for name, count in counts.items()},

@@ -61,7 +61,7 @@ def check_output_paths(llm_session: LLMEvalSession) -> None:
             continue
         path = _path(llm_session, value)
         try:
-            check_regular(path)
+            check_regular(path, "read" if name == "review_import" else "written")
             if name != "review_import":
                 probe_dir(path.parent)
         except NotRegularFileError as exc:
