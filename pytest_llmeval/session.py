@@ -217,17 +217,21 @@ class LLMEvalSession:
         # A rerun (pytest-rerunfailures) grades again: keep only this attempt's properties.
         item.user_properties[:] = [p for p in item.user_properties if not str(p[0]).startswith("llmeval_")]
         if self.settings.repeat > 1:
-            from pytest_llmeval.regression.repeats import combine, repeat_fields
+            from pytest_llmeval.regression.repeats import grade_repeats
 
-            grades = [
-                self.rubric.grade(item.sample, self.answer_for(item.sample, r, item.model))
-                for r in range(1, self.settings.repeat + 1)
-            ]
-            grade = combine(grades)
-            fields = repeat_fields(grades)
+            # each repeat graded or an error on its own: one failed repeat loses none of the others
+            combined, fields, error = grade_repeats(
+                self.settings.repeat,
+                lambda r: self.rubric.grade(item.sample, self.answer_for(item.sample, r, item.model)),
+                self.settings.errors.value,
+            )
             item.stash[REPEATS_KEY] = fields
-            item.user_properties.append(("llmeval_pass_count", f"{fields['pass_count']}/{len(grades)}"))
+            item.user_properties.append(("llmeval_pass_count", f"{fields['pass_count']}/{fields['counted_repeats']}"))
             item.user_properties.append(("llmeval_stability", fields["stability"]))
+            if combined is None:
+                assert error is not None
+                raise error  # every repeat failed: the item is an error (its repeats still reported)
+            grade = combined
         else:
             grade = self.rubric.grade(item.sample, self.answer_for(item.sample, model=item.model))
         if self.settings.reference_metrics:
@@ -260,9 +264,9 @@ class LLMEvalSession:
             record.update(grade.to_builtins())
             record["predicted"] = grade.response
             record["status"] = status if status == "error" else grade.tier
-            if REPEATS_KEY in item.stash:
-                fields: dict[str, Any] = item.stash[REPEATS_KEY]
-                record.update(fields)
+        if REPEATS_KEY in item.stash:  # an item all of whose repeats failed keeps them too
+            fields: dict[str, Any] = item.stash[REPEATS_KEY]
+            record.update(fields)
         return record
 
     def helper_record(self, item: pytest.Item, results: list[Any], passed: bool) -> dict[str, Any]:

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from pytest_llmeval.session import LLMEvalSession
 
 REPORT_VERSION = 1
-REPEAT_FIELDS = ("repeats", "pass_count", "stability", "pass_at_k", "pass_all_k")
+REPEAT_FIELDS = ("repeats", "pass_count", "counted_repeats", "repeat_errors", "stability", "pass_at_k", "pass_all_k")
 
 
 def _group(tally: Tally) -> dict[str, Any]:
