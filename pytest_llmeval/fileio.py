@@ -8,6 +8,7 @@ under a regular file, on a read-only or full filesystem must fail before anythin
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import stat
@@ -109,6 +110,11 @@ def write_atomic(path: Path, text: str, *, encoding: str = "utf-8", newline: str
 def probe_dir(folder: Path) -> None:
     """Create ``folder`` if needed and write (then remove) a small file in it; raises the
     ``OSError`` a later write would meet (a regular file in the way, read-only, no space)."""
+    for part in (folder, *folder.parents):
+        if part.exists():
+            if not part.is_dir():  # mkdir would only say "File exists"
+                raise NotADirectoryError(errno.ENOTDIR, f"{part} is a file, not a folder", str(part))
+            break
     folder.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".llmeval-probe-", dir=folder)
     try:

@@ -86,7 +86,7 @@ def test_a_lock_that_cannot_be_written_is_removed_and_stops_the_run(
     assert not cache.lock_path("k").exists()  # no empty lock left for others to wait on
 
 
-@pytest.mark.parametrize("layout", ["file-in-its-place", "parent-is-a-file"])
+@pytest.mark.parametrize("layout", ["file-in-its-place", "parent-is-a-file", "model-folder-is-a-file"])
 def test_an_unwritable_cache_folder_is_checked_before_the_first_request(
     pytester: pytest.Pytester, fake_openai: FakeOpenAIServer, layout: str
 ) -> None:
@@ -94,9 +94,13 @@ def test_an_unwritable_cache_folder_is_checked_before_the_first_request(
     if layout == "file-in-its-place":
         (pytester.path / "llm_cache").write_text("not a folder\n")
         cache_dir = "llm_cache"
-    else:
+    elif layout == "parent-is-a-file":
         (pytester.path / "parent").write_text("not a folder\n")
         cache_dir = "parent/llm_cache"
+    else:  # was: 2 samples, 4 paid calls, FileExistsError
+        (pytester.path / "llm_cache").mkdir()
+        (pytester.path / "llm_cache" / "openai_gpt-test").write_text("not a folder\n")
+        cache_dir = "llm_cache"
     result = pytester.runpytest_subprocess(*cache_args(fake_openai, cache_dir), "-rE", timeout=90)
     output = result.stdout.str()
     assert fake_openai.requests == []  # was: 2 samples, 4 paid calls thrown away
