@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.fake_openai only
-from tests.fake_openai import FakeOpenAIServer, Reply  # noqa: E402
+from tests.fake_openai import FakeOpenAIServer, Reply
 
 EXACT = {"accuracy": "exact", "weights": {"length": 0}}
 KILL_AFTER_S = 300

@@ -255,7 +255,7 @@ class ResponseCache:
         path = self.lock_path(key)
         for _ in range(2):
             try:
-                fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+                fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)  # the umask decides
             except FileExistsError:
                 if not self._is_stale(path, stale_after):
                     return False
