@@ -161,3 +161,14 @@ def test_a_disk_that_fills_mid_run_keeps_the_paid_reply_and_buys_no_more(
     assert outcomes.get("passed") == 1
     assert "No space left on device" in output
     assert "Traceback" not in output
+
+
+def test_an_unwritable_cache_folder_under_xdist_buys_nothing(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
+    suite(pytester, n=6)
+    (pytester.path / "llm_cache").mkdir()
+    (pytester.path / "llm_cache" / "openai_gpt-test").write_text("not a folder\n")
+    args = ["--llm-model=gpt-test", f"--llm-base-url={fake_openai.url}", "--llm-cache-dir=llm_cache", "-n", "2"]
+    result = pytester.runpytest_subprocess(*args, timeout=120)
+    assert fake_openai.requests == []
+    assert 1 <= result.parseoutcomes().get("errors", 0) <= 2  # one per worker at most, then the run stops
+    assert "is a file, not a folder" in result.stdout.str()
