@@ -85,10 +85,20 @@ def file_mode() -> int:
     global _umask
     with _umask_lock:
         if _umask is None:
-            current = os.umask(0o022)  # no way to read it without setting it
-            os.umask(current)
-            _umask = current
+            _umask = _read_umask()
         return 0o666 & ~_umask
+
+
+def _read_umask() -> int:
+    """Linux says it in /proc; elsewhere it can only be read by setting it (a moment in which
+    another thread's new file would get 0o077's mode: the safe side)."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    current = os.umask(0o077)
+    os.umask(current)
+    return current
 
 
 def write_atomic(path: Path, text: str, *, encoding: str = "utf-8", newline: str | None = None) -> None:
