@@ -94,8 +94,17 @@ def scenario_big(folder: Path, server: FakeOpenAIServer) -> str:
             f" | cache files {sizes} | peak child RSS {peak_mb:.0f} MB")
 
 
+def scenario_huge(folder: Path, server: FakeOpenAIServer) -> str:
+    write_suite(folder, 1)
+    server.reply_with(lambda body: Reply(content="x" * (100 * 1024 * 1024)))
+    seconds, _status, last = run(folder, server, "--llm-cache-dir=llm_cache")
+    sizes = sorted(p.stat().st_size for p in (folder / "llm_cache").rglob("*.json"))
+    peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return f"{seconds:.1f} s {last} | cache files {sizes} | peak child RSS {peak_mb:.0f} MB"
+
+
 SCENARIOS = {"full_disk": scenario_full_disk, "unwritable_cache": scenario_unwritable_cache,
-             "drip": scenario_drip, "big": scenario_big}
+             "drip": scenario_drip, "big": scenario_big, "huge": scenario_huge}
 
 
 def main(names: list[str]) -> None:
