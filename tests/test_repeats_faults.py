@@ -39,6 +39,7 @@ def test_one_failed_repeat_loses_none_of_the_others(pytester: pytest.Pytester, p
     assert dead["status"] == "error"
     assert [r["repeat"] for r in dead["repeats"]] == [1, 2, 3, 4, 5]
     assert dead["stability"] == "stable_fail"
+    assert "all 5 repeats failed; repeat 1: " in dead["reason"]
     aggregate = report["aggregate_metrics"]
     # the same four samples in every figure: errors count as fail, in the pass rate and the repeats
     assert aggregate["samples"] == 4

@@ -57,6 +57,8 @@ def grade_repeats(
             outcomes.append((repeat, None, f"{type(exc).__name__}: {exc}"))
     graded = [g for _, g, _ in outcomes if g is not None]
     fields = repeat_fields(outcomes, errors_mode)
+    if not graded and first is not None and count > 1:
+        first.args = (f"all {count} repeats failed; repeat 1: {first}",)  # same type, indexed message
     return (combine(graded) if graded else None), fields, (None if graded else first)
 
 
