@@ -45,6 +45,11 @@ class FatalModelError(ModelError):
     """A failure no retry or later sample can fix (401/403, unknown model): stops the run once."""
 
 
+class CacheUnwritableError(FatalModelError):
+    """The cache folder cannot take a reply (a file in its place, read-only, no space left):
+    stops the run before a reply is paid for and thrown away."""
+
+
 class ResponseFormatRejected(ModelError):
     """The endpoint refused the request's ``response_format`` (e.g. llama-cpp-python's server
     rejects ``json_schema``). Deterministic, so never retried: the engine falls back instead."""

@@ -14,8 +14,6 @@ import hashlib
 import itertools
 import json
 import math
-import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,22 +104,20 @@ def _csv_cell(column: str, value: Any) -> Any:
 
 def write_export(path: Path, rows: list[dict[str, Any]]) -> None:
     """CSV or JSONL by the path's extension, written atomically (temp file + ``os.replace``)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            if path.suffix.lower() == ".csv":
-                writer = csv.DictWriter(handle, fieldnames=EXPORT_COLUMNS)
-                writer.writeheader()
-                for row in rows:
-                    writer.writerow({k: _csv_cell(k, v) for k, v in row.items()})
-            else:
-                for row in rows:
-                    handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    import io
+
+    from pytest_llmeval.fileio import write_atomic
+
+    handle = io.StringIO(newline="")
+    if path.suffix.lower() == ".csv":
+        writer = csv.DictWriter(handle, fieldnames=EXPORT_COLUMNS)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: _csv_cell(k, v) for k, v in row.items()})
+    else:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    write_atomic(path, handle.getvalue(), newline="")
 
 
 @dataclass(frozen=True)
@@ -136,12 +132,14 @@ def read_verdicts(path: Path) -> tuple[dict[str, HumanVerdict], list[str]]:
 
     Rows with an empty ``human_verdict`` were not reviewed and are skipped silently.
     """
+    from pytest_llmeval.fileio import read_regular_text
+
     warnings: list[str] = []
     try:
         size = path.stat().st_size
         if size > MAX_IMPORT_BYTES:
             return {}, [f"review import {path}: {size} bytes is over the {MAX_IMPORT_BYTES} byte limit; not read"]
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_regular_text(path, "utf-8-sig")  # a FIFO would block for ever
     except (OSError, UnicodeDecodeError) as exc:
         return {}, [f"review import {path}: cannot read it: {exc}"]
     rows: list[tuple[int, Any]] = []

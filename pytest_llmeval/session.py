@@ -57,6 +57,7 @@ class LLMEvalSession:
         self.incomplete_reason: str | None = None
         self.human_agreement: dict[str, Any] | None = None  # set by report.outputs on the controller
         self.output_notes: list[str] = []  # lines the summary prints about files written
+        self.output_errors: list[str] = []  # outputs that could not be written (exit status >= 2)
         self._rubric: Rubric | None = None
         self._answers: Any = None
         self._other_answers: dict[str, Any] = {}  # AnswerService per extra --llm-model spec
@@ -261,17 +262,23 @@ class LLMEvalSession:
         # A rerun (pytest-rerunfailures) grades again: keep only this attempt's properties.
         item.user_properties[:] = [p for p in item.user_properties if not str(p[0]).startswith("llmeval_")]
         if self.settings.repeat > 1:
-            from pytest_llmeval.regression.repeats import combine, repeat_fields
+            from pytest_llmeval.regression.repeats import grade_repeats
 
-            answers, grades = [], []
-            for r in range(1, self.settings.repeat + 1):
+            # each repeat graded or an error on its own: one failed repeat loses none of the others
+            answers: list[Any] = []
+
+            def grade_one(r: int) -> Any:
                 answers.append(self.answer_for(item.sample, r, item.model))
-                grades.append(self.rubric.grade(item.sample, answers[-1]))
-            grade = combine(grades)
-            fields = repeat_fields(grades)
+                return self.rubric.grade(item.sample, answers[-1])
+
+            combined, fields, error = grade_repeats(self.settings.repeat, grade_one, self.settings.errors.value)
             item.stash[REPEATS_KEY] = fields
-            item.user_properties.append(("llmeval_pass_count", f"{fields['pass_count']}/{len(grades)}"))
+            item.user_properties.append(("llmeval_pass_count", f"{fields['pass_count']}/{fields['counted_repeats']}"))
             item.user_properties.append(("llmeval_stability", fields["stability"]))
+            if combined is None:
+                assert error is not None
+                raise error  # every repeat failed: the item is an error (its repeats still reported)
+            grade = combined
         else:
             answers = [self.answer_for(item.sample, model=item.model)]
             grade = self.rubric.grade(item.sample, answers[0])
@@ -318,9 +325,9 @@ class LLMEvalSession:
             record.update(grade.to_builtins())
             record["predicted"] = grade.response
             record["status"] = status if status == "error" else grade.tier
-            if REPEATS_KEY in item.stash:
-                fields: dict[str, Any] = item.stash[REPEATS_KEY]
-                record.update(fields)
+        if REPEATS_KEY in item.stash:  # an item all of whose repeats failed keeps them too
+            fields: dict[str, Any] = item.stash[REPEATS_KEY]
+            record.update(fields)
         return record
 
     def helper_record(self, item: pytest.Item, results: list[Any], passed: bool) -> dict[str, Any]:
@@ -426,6 +433,13 @@ class LLMEvalSession:
             self.baseline = BaselineRun.load(
                 self.settings.baseline, Path(self.config.invocation_params.dir), history=self.settings.history
             )
+
+    def check_paths(self) -> None:
+        """Controller only, at configure time: output folders writable, inputs regular files."""
+        if not self.is_worker:
+            from pytest_llmeval.report.outputs import check_output_paths
+
+            check_output_paths(self)
 
     @property
     def comparison(self) -> dict[str, Any] | None:
@@ -589,6 +603,11 @@ class LLMEvalSession:
         from pytest_llmeval.report.outputs import write_outputs
 
         write_outputs(self, incomplete=self.incomplete_reason is not None)
+        if self.output_errors and session.exitstatus in (
+            pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.NO_TESTS_COLLECTED
+        ):
+            # Not "tests failed": CI must not read a run whose report is missing as a verdict.
+            session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
 
     def remove_worker_scratch(self) -> None:
         """``-n N --llm-record=off``: workers shared a scratch cache of this run's prompts and
@@ -611,13 +630,16 @@ class LLMEvalSession:
             self.worker_stats.append(data["stats"])
 
     def print_summary(self, terminalreporter: Any) -> None:
-        if self.is_worker or not self.records:
+        if self.is_worker:
             return
-        from pytest_llmeval.report.terminal import summary_lines
+        if self.records:
+            from pytest_llmeval.report.terminal import summary_lines
 
-        terminalreporter.write_sep("=", "llmeval summary", bold=True)
-        for line, markup in summary_lines(self, worst=self.settings.worst):
-            terminalreporter.write_line(line, **markup)
+            terminalreporter.write_sep("=", "llmeval summary", bold=True)
+            for line, markup in summary_lines(self, worst=self.settings.worst):
+                terminalreporter.write_line(line, **markup)
+        for line in self.output_errors:
+            terminalreporter.write_line(line, red=True, bold=True)
 
 
 def sample_of(item: pytest.Item) -> Sample | None:

@@ -56,6 +56,7 @@ class Reply:
     - ``raw``: bytes written to the socket with no HTTP framing, then the connection closes.
     - ``drop``: close the connection without replying (a dropped connection).
     - ``delay``: seconds to wait before replying (longer than the client timeout = timeout).
+    - ``drip``: seconds between single bytes of the reply body (a server that trickles).
     """
 
     content: str | None = None
@@ -66,6 +67,7 @@ class Reply:
     raw: bytes | None = None
     drop: bool = False
     usage: dict[str, int] | None = None
+    drip: float | None = None
 
     @classmethod
     def error(
@@ -206,11 +208,14 @@ class _RequestHandler(BaseHTTPRequestHandler):
                     self.connection.shutdown(socket.SHUT_RDWR)
                 return
             served = time.perf_counter() - started
-            self._send(reply.status, owner._body_for(reply, body, served), reply.headers)
+            self._send(reply.status, owner._body_for(reply, body, served), reply.headers, drip=reply.drip, owner=owner)
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True  # the client gave up (timeout) first
 
-    def _send(self, status: int, body: Any, headers: dict[str, str]) -> None:
+    def _send(
+        self, status: int, body: Any, headers: dict[str, str], *, drip: float | None = None,
+        owner: FakeOpenAIServer | None = None,
+    ) -> None:
         payload = body.encode() if isinstance(body, str) else json.dumps(body).encode()
         self.send_response(status)
         content_type = "text/plain" if isinstance(body, str) else "application/json"
@@ -219,8 +224,16 @@ class _RequestHandler(BaseHTTPRequestHandler):
         for name, value in headers.items():
             self.send_header(name, value)
         self.end_headers()
-        self.wfile.write(payload)
+        if drip is None:
+            self.wfile.write(payload)
+            self.wfile.flush()
+            return
         self.wfile.flush()
+        for index in range(len(payload)):  # one byte at a time: every read sees progress
+            if owner is not None and owner._stopping.wait(drip):
+                return
+            self.wfile.write(payload[index : index + 1])
+            self.wfile.flush()
 
 
 class FakeOpenAIServer:

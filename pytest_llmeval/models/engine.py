@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pytest_llmeval.errors import (
     CacheCorruptError,
+    CacheUnwritableError,
     FatalModelError,
     ModelError,
     ResponseFormatRejected,
@@ -134,6 +135,8 @@ class Engine:
         self.formats = FormatMemory(None if self.mode is RecordMode.OFF else self.cache_root)
         self._format_locks: dict[str, asyncio.Lock] = {}
         self.budget: Any = None  # the run's RunBudget (--llm-budget-*), set by the plugin session
+        # Set when the cache stopped taking files mid-run: no further reply is bought to be lost.
+        self._cache_error: CacheUnwritableError | None = None
 
     @property
     def semaphore(self) -> AdaptiveLimit:
@@ -201,10 +204,16 @@ class Engine:
             return None
         with self._guard:
             if namespace not in self._caches:
-                if self._scratch is not None:
-                    cache = ResponseCache(self._scratch, namespace, RecordMode.NEW)
-                else:
-                    cache = ResponseCache(self.cache_root, namespace, self.mode)
+                root = self.cache_root if self._scratch is None else self._scratch
+                try:
+                    if self._scratch is not None:
+                        cache = ResponseCache(self._scratch, namespace, RecordMode.NEW)
+                    else:
+                        cache = ResponseCache(self.cache_root, namespace, self.mode)
+                    if cache.writes:
+                        cache.check_writable()  # before the first request, not after paying for it
+                except OSError as exc:  # a file where the cache folder should be
+                    raise ResponseCache(root, namespace, RecordMode.NONE).unwritable(exc) from None
                 self._caches[namespace] = cache
             return self._caches[namespace]
 
@@ -232,6 +241,8 @@ class Engine:
         ``accept``: a reply it rejects (a judge reply that fails validation) is returned but never
         cached, and a cached one it rejects is asked again wherever the mode may record.
         """
+        if self._cache_error is not None:
+            raise self._cache_error
         cache = self.cache_for(chat.name)
         if cache is None:
             return await self._call(chat, messages, response_format)
@@ -282,20 +293,25 @@ class Engine:
             if accept is not None and not accept(completion.text):
                 return completion  # never cached: the next run asks again
             self._mark_fetched(key)  # before the reply is visible to other workers
-            cache.put(
-                key,
-                identity,
-                {
-                    "text": completion.text,
-                    "model": completion.model,
-                    "usage": {
-                        "prompt_tokens": completion.usage.prompt_tokens,
-                        "completion_tokens": completion.usage.completion_tokens,
+            try:
+                cache.put(
+                    key,
+                    identity,
+                    {
+                        "text": completion.text,
+                        "model": completion.model,
+                        "usage": {
+                            "prompt_tokens": completion.usage.prompt_tokens,
+                            "completion_tokens": completion.usage.completion_tokens,
+                        },
                     },
-                },
-                label=label,
-                endpoint=chat.base_url,
-            )
+                    label=label,
+                    endpoint=chat.base_url,
+                )
+            except OSError as exc:
+                # The disk filled (or the folder went away) mid-run: this paid reply is still
+                # graded; no later request is sent to be thrown away.
+                self._cache_error = self._cache_error or cache.unwritable(exc)
             return completion
         finally:
             cache.unlock(key)
@@ -400,6 +416,10 @@ class Engine:
             await self.limiter.wait()
 
         fields = dict(fields)
+        def still_wanted() -> None:
+            if self._cache_error is not None:
+                raise self._cache_error  # a reply bought now could not be kept
+
         try:
             completion = await chat.complete(
                 messages,
@@ -410,9 +430,10 @@ class Engine:
                 slot=self.semaphore,  # per attempt: no slot is held while backing off
                 # the run budget, checked with the slot held: BudgetExceeded once the cap is spent
                 admit=None if self.budget is None else self.budget.check,
+                still_wanted=still_wanted,
             )
-        except ResponseFormatRejected:
-            raise  # not an error of the run: the caller falls back to a simpler format
+        except (ResponseFormatRejected, CacheUnwritableError):
+            raise  # not an error of the run: the caller falls back to a simpler format; or fatal
         except ModelError:
             self.stats.record_error()
             raise

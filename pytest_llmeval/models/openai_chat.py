@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_llmeval.errors import FatalModelError, ModelError, ResponseFormatRejected
 from pytest_llmeval.models import limits
 from pytest_llmeval.models.base import Completion, Usage
+from pytest_llmeval.models.cache import MAX_REPLY_BYTES
 
 if TYPE_CHECKING:
     import httpx2
@@ -127,10 +128,12 @@ def parse_completion(text: str, *, status: int, model: str) -> dict[str, Any]:
         )
     usage = body.get("usage")
     counts = {name: _token_count(usage.get(name) if isinstance(usage, dict) else 0) for name in ("prompt_tokens", "completion_tokens")}
+    from pytest_llmeval.fileio import scrub_surrogates
     from pytest_llmeval.redact import redact
 
     return {
-        "text": redact(content),  # a model quoting the key back never gets it written anywhere
+        # a lone surrogate ("\ud800") would stop the cache file and the reports: replaced here
+        "text": redact(scrub_surrogates(content)),  # a model quoting the key back never gets it written anywhere
         "finish_reason": first.get("finish_reason"),
         "model": str(body.get("model") or model)[:200],
         "usage": {name: count or 0 for name, count in counts.items()},
@@ -269,6 +272,7 @@ class OpenAIChat:
         slot: AdaptiveLimit | None = None,
         structured: dict[str, Any] | None = None,
         admit: Callable[[], None] | None = None,
+        still_wanted: Callable[[], None] | None = None,
     ) -> Completion:
         """Call the endpoint, retrying transient failures; raise ModelError/FatalModelError after.
 
@@ -276,7 +280,8 @@ class OpenAIChat:
         to refuse the request).
 
         Each attempt holds one ``slot`` (none while backing off) and reports to it whether the
-        server looked overloaded (timeout, 429), so the concurrency adapts.
+        server looked overloaded (timeout, 429), so the concurrency adapts. ``still_wanted`` runs
+        with the slot held and may raise :class:`ModelError` (the cache stopped taking replies).
         """
         import httpx2
 
@@ -293,6 +298,8 @@ class OpenAIChat:
                 self._refuse_if_unreachable(attempt)
                 if admit is not None:
                     admit()
+                if still_wanted is not None:
+                    still_wanted()
             except ModelError:
                 if slot is not None:
                     slot.release(taken)
@@ -419,6 +426,40 @@ class OpenAIChat:
             body["response_format"] = response_format
         body.update(structured or {})  # vLLM's structured_outputs / guided_json, Ollama's format
         body.update(self.extra_body)  # merged into the body, as the OpenAI SDK's extra_body is
-        # plain HTTP: we validate the body ourselves so malformed replies become clear errors
-        response = await self.client().post("chat/completions", json=body)
-        return response.status_code, response.text, response.headers
+        # plain HTTP: we validate the body ourselves so malformed replies become clear errors.
+        # --llm-timeout bounds the whole request, not each read: a server dripping one byte at a
+        # time would otherwise hold it for ever.
+        try:
+            return await asyncio.wait_for(self._exchange(body), self.timeout)
+        except asyncio.TimeoutError:
+            import httpx2
+
+            raise httpx2.ReadTimeout(f"no complete reply within {self.timeout:g} s") from None
+
+    async def _exchange(self, body: dict[str, Any]) -> tuple[int, str, Any]:
+        """Send and read the reply, at most :data:`MAX_REPLY_BYTES` of it."""
+        async with self.client().stream("POST", "chat/completions", json=body) as response:
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > MAX_REPLY_BYTES:
+                raise self._too_large(response.status_code, f"{int(declared)} bytes announced")
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in response.aiter_bytes():  # decoded: a gzip bomb counts in full
+                size += len(chunk)
+                if size > MAX_REPLY_BYTES:
+                    raise self._too_large(response.status_code, "more than that sent")
+                chunks.append(chunk)
+            raw = b"".join(chunks)
+            encoding = response.charset_encoding or "utf-8"
+            try:
+                text = raw.decode(encoding, errors="replace")
+            except LookupError:  # an unknown charset named by the server
+                text = raw.decode("utf-8", errors="replace")
+            return response.status_code, text, response.headers
+
+    def _too_large(self, status: int, detail: str) -> ModelError:
+        return ModelError(
+            f"{self.name}: reply larger than {MAX_REPLY_BYTES} bytes ({detail}); not read further"
+            " (the cache keeps and replays replies up to that size)",
+            status=status,
+        )

@@ -74,9 +74,12 @@ def load_callable(target: str, rootdir: Path, *, flag: str = "--llm-model") -> C
 
 def answer_from_value(value: Any, *, source: str, sample_id: str) -> Answer:
     """A str, or a dict with text (or response/answer/output) and optional contexts, retrieved, usage."""
+    from pytest_llmeval.fileio import scrub_surrogates
+
     if isinstance(value, str):
-        return Answer(text=value, source=source)
+        return Answer(text=scrub_surrogates(value), source=source)
     if isinstance(value, dict):
+        value = scrub_surrogates(value)  # a lone surrogate would stop the reports
         text = next((value[k] for k in _TEXT_KEYS if isinstance(value.get(k), str)), None)
         if text is None:
             raise ModelError(
@@ -183,7 +186,10 @@ class FileProvider:
         self.name = f"file:{path}"
         self.path = Path(path) if Path(path).is_absolute() else rootdir / path
         self.predictions: dict[str, dict[str, Any]] = {}
+        from pytest_llmeval.fileio import check_regular
+
         try:
+            check_regular(self.path)  # a FIFO would block for ever
             lines = self.path.read_text(encoding="utf-8").splitlines()
         except OSError as exc:
             raise _usage_error(

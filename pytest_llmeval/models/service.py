@@ -145,10 +145,10 @@ class AnswerService:
         :class:`FatalModelError` (stop the run).
         """
         if self.provider is not None:
-            if self._fatal is not None:
-                raise self._fatal
             key = (*_key(sample), repeat)
             result = self._results.get(key)
+            if result is None and self._fatal is not None:
+                raise self._fatal  # answers fetched before the stop are still graded
             if result is None:
                 try:
                     result = self.engine.runner.run(

@@ -27,11 +27,13 @@ class BaselineError(Exception):
 
 def load_report(path: Path, *, role: str = "baseline") -> dict[str, Any]:
     """Read and check a ``--llm-report`` JSON file (one-line :class:`BaselineError` when unusable)."""
+    from pytest_llmeval.fileio import read_regular_text
+
     try:
         size = path.stat().st_size
         if size > MAX_REPORT_BYTES:
             raise BaselineError(f"{role} {path}: {size} bytes is more than the {MAX_REPORT_BYTES} a report may have")
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_text(path)  # a FIFO would block for ever
     except OSError as exc:
         raise BaselineError(f"{role} {path}: cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -349,13 +347,6 @@ def render_html(report: dict[str, Any]) -> str:
 
 def write_html(path: Path, report: dict[str, Any]) -> None:
     """Write via a temp file in the same directory and ``os.replace``, like the JSON report."""
-    text = render_html(report)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from pytest_llmeval.fileio import write_atomic
+
+    write_atomic(path, render_html(report))

@@ -134,13 +134,14 @@ def summary_lines(llm_session: LLMEvalSession, *, worst: int) -> list[tuple[str,
             f"flaky {repeats['flaky']}  stable fail {repeats['stable_fail']} | mean pass rate "
             f"{repeats['mean_pass_rate']:.1%} (95% CI {low:.1%} to {high:.1%}) | pass@k {repeats['pass_at_k_rate']:.1%}  "
             f"pass^k {repeats['pass_all_k_rate']:.1%}"
+            + (f" | repeat errors {repeats['repeat_errors']} (count as {llm_session.settings.errors.value})" if repeats.get("repeat_errors") else "")
         )
         flaky = [r for r in sorted(tally.records, key=lambda r: r["nodeid"]) if r.get("stability") == "flaky"]
         if flaky:
             add(f"flaky samples ({len(flaky)}):", yellow=True)
             for record in flaky[:worst]:
                 runs = " ".join(r["status"] for r in record["repeats"])
-                add(f"  {record['nodeid']}  {record['pass_count']} of {len(record['repeats'])} passed: {runs}", yellow=True)
+                add(f"  {record['nodeid']}  {record['pass_count']} of {record.get('counted_repeats', len(record['repeats']))} passed: {runs}", yellow=True)
             if len(flaky) > worst:
                 add(f"  ... and {len(flaky) - worst} more (see the JSON report's flaky_samples)", yellow=True)
     tallies = llm_session.model_tallies()
