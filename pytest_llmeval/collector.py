@@ -101,11 +101,15 @@ def parse_line(line: str) -> tuple[Any, str | None]:
 def read_records(path: Path) -> Iterator[tuple[int, Any, str | None]]:
     """Yield (line number, parsed record or None, problem) for each non-empty line, in file order.
 
-    Lines end at "\n" only (JSONL): U+2028, U+2029 or U+0085 inside a string are text, not line breaks.
+    Lines end at "\n" only (JSONL): U+2028, U+2029 or U+0085 inside a string are text, not line breaks;
+    a line that is not UTF-8 or longer than ``bounded_json.MAX_LINE_BYTES`` is a located problem.
     """
-    text = path.read_bytes().decode("utf-8-sig", errors="replace")
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
+    from pytest_llmeval.bounded_json import read_lines
+
+    # Line by line: a line that is not UTF-8 or is over the size cap is one located error.
+    for number, line, problem in read_lines(path):
+        if line is None:
+            yield number, None, problem
             continue
         record, problem = parse_line(line)
         yield number, record, problem
