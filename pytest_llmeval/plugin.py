@@ -165,6 +165,13 @@ class XdistController:
         self.config = config
 
     @pytest.hookimpl(optionalhook=True)
+    def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched: Any) -> None:
+        """A worker died running a sample: the sample is an error item and the run is incomplete."""
+        record = get_session(self.config).crash_record(crashitem, str(report.longrepr))
+        if record is not None:
+            report.llmeval = record  # type: ignore[attr-defined]
+
+    @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         llm_session = get_session(self.config)
         llm_session.merge_worker_output(getattr(node, "workeroutput", {}))
