@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_llmeval.display import safe_line, safe_text
 from pytest_llmeval.schema import (
     FILE_CONFIG_KEY,
     SampleError,
@@ -168,9 +169,10 @@ class JsonlFile(pytest.File):
             elif len(models) > 1:
                 # several --llm-model specs: one item per model, the model in the id's brackets
                 for model in models:
-                    yield GoldItem.from_parent(self, name=f"{sample.id}[{model}]", sample=sample, model=model)
+                    yield GoldItem.from_parent(self, name=f"{safe_line(sample.id)}[{model}]", sample=sample, model=model)
             else:
-                yield GoldItem.from_parent(self, name=sample.id, sample=sample)
+                # the id is untrusted: no escape sequence or bidi override reaches a terminal or JUnit name
+                yield GoldItem.from_parent(self, name=safe_line(sample.id), sample=sample)
 
 
 class BadLineItem(pytest.Item):
@@ -185,7 +187,7 @@ class BadLineItem(pytest.Item):
         self.shown_path = shown_path
 
     def setup(self) -> None:
-        raise GoldItemError(f"{self.shown_path}:{self.lineno}: {self.problem}")
+        raise GoldItemError(safe_text(f"{self.shown_path}:{self.lineno}: {self.problem}"))
 
     def runtest(self) -> None:  # pragma: no cover - setup always raises
         pass
@@ -227,7 +229,7 @@ class GoldItem(pytest.Item):
                 from pytest_llmeval.regression.repeats import failure_note
 
                 message += "\n" + failure_note(self.stash[REPEATS_KEY])
-            raise GoldFailure(message)
+            raise GoldFailure(safe_text(message))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, GoldFailure):
@@ -239,7 +241,7 @@ class GoldItem(pytest.Item):
         return explain_sample_error(self.sample, excinfo.value)
 
     def reportinfo(self) -> tuple[Path, int, str]:
-        return self.path, self.sample.line - 1, f"{self.path.name}:{self.sample.line}::{self.sample.id}"
+        return self.path, self.sample.line - 1, f"{self.path.name}:{self.sample.line}::{safe_line(self.sample.id)}"
 
 
 def explain_sample_error(sample: Sample, error: BaseException) -> str | None:
@@ -249,7 +251,7 @@ def explain_sample_error(sample: Sample, error: BaseException) -> str | None:
 
     if not isinstance(error, LLMEvalError | GoldItemError):
         return None
-    return f"{sample.path}:{sample.line}: sample {sample.id!r}: {type(error).__name__}: {error}"
+    return safe_text(f"{sample.path}:{sample.line}: sample {sample.id!r}: {type(error).__name__}: {error}")
 
 
 def error_report(item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport | None:

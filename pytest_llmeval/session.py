@@ -564,11 +564,12 @@ class LLMEvalSession:
     def print_summary(self, terminalreporter: Any) -> None:
         if self.is_worker or not self.records:
             return
+        from pytest_llmeval.display import safe_line
         from pytest_llmeval.report.terminal import summary_lines
 
         terminalreporter.write_sep("=", "llmeval summary", bold=True)
         for line, markup in summary_lines(self, worst=self.settings.worst):
-            terminalreporter.write_line(line, **markup)
+            terminalreporter.write_line(safe_line(line), **markup)  # ids and answers are untrusted
 
 
 def sample_of(item: pytest.Item) -> Sample | None:
