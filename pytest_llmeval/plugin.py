@@ -81,6 +81,15 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return None
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Follow each real directory once (symlink loops, two links to one directory)."""
+    if not collection_path.is_dir() or SESSION_KEY not in config.stash:
+        return None
+    from pytest_llmeval.dirs import is_repeat_directory
+
+    return True if is_repeat_directory(collection_path, get_session(config).seen_dirs) else None
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     if not session.config.option.collectonly:
         get_session(session.config).prefetch(session.items)

@@ -55,6 +55,7 @@ class LLMEvalSession:
         # Why the run did not reach every sample (Ctrl-C, a fatal model error); the
         # terminal summary and the JSON report both say so.
         self.incomplete_reason: str | None = None
+        self.seen_dirs: set[str] = set()  # real paths of the directories collected (each once)
         self.crashed: list[str] = []  # node ids of samples whose xdist worker died running them
         self.human_agreement: dict[str, Any] | None = None  # set by report.outputs on the controller
         self.output_notes: list[str] = []  # lines the summary prints about files written
