@@ -22,7 +22,7 @@ MAX_INT_DIGITS = 300
 # so a file without newlines cannot make the collector hold it whole.
 MAX_LINE_BYTES = 16 * 1024 * 1024
 
-_LONG_INT = re.compile(r"[\[:,]\s*(-?\d{%d,})" % (MAX_INT_DIGITS + 1))
+_LONG_INT = re.compile(r"[\[:,]\s*(-?\d{" + str(MAX_INT_DIGITS + 1) + ",})")
 
 
 class JSONProblem(ValueError):
@@ -56,7 +56,9 @@ def nesting(value: Any, limit: int = MAX_NESTING) -> int:
             deepest = max(deepest, depth)
             if depth > limit:
                 return depth
-            stack.extend((child, depth + 1) for child in (node.values() if isinstance(node, dict) else node))
+            stack.extend(
+                (child, depth + 1) for child in (node.values() if isinstance(node, dict) else node)
+            )
     return deepest
 
 
@@ -92,7 +94,9 @@ def loads(text: str, *, max_nesting: int = MAX_NESTING) -> Any:
     """Parse untrusted JSON text; :class:`JSONProblem` (located) when it is not usable."""
     too_deep = f"nested more than {max_nesting} levels deep"
     try:
-        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float, parse_int=_bounded_int)
+        value = json.loads(
+            text, parse_constant=_reject_constant, parse_float=_finite_float, parse_int=_bounded_int
+        )
     except json.JSONDecodeError as exc:
         raise JSONProblem(str(exc)) from None  # "Expecting ...: line 1 column 2 (char 1)"
     except RecursionError:
@@ -106,7 +110,9 @@ def loads(text: str, *, max_nesting: int = MAX_NESTING) -> Any:
     return value
 
 
-def read_lines(path: Path, *, max_line_bytes: int | None = None) -> Iterator[tuple[int, str | None, str | None]]:
+def read_lines(
+    path: Path, *, max_line_bytes: int | None = None
+) -> Iterator[tuple[int, str | None, str | None]]:
     """(line number, text, None) or (line number, None, problem) for each non-blank line, in file order.
 
     Lines end at ``\\n`` only (JSONL): U+2028, U+2029 or U+0085 inside a string are text. A UTF-8
@@ -133,7 +139,11 @@ def read_lines(path: Path, *, max_line_bytes: int | None = None) -> Iterator[tup
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                yield number, None, f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at column {exc.start + 1} ({exc.reason})"
+                yield (
+                    number,
+                    None,
+                    f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at column {exc.start + 1} ({exc.reason})",
+                )
                 continue
             if text.strip():
                 yield number, text, None

@@ -28,7 +28,9 @@ def safe_text(text: str) -> str:
 
 def safe_line(text: str) -> str:
     """``text`` for one line (ids, summary lines): newlines and tabs escaped too."""
-    return text if _UNSAFE_ON_ONE_LINE.search(text) is None else _UNSAFE_ON_ONE_LINE.sub(_escape, text)
+    return (
+        text if _UNSAFE_ON_ONE_LINE.search(text) is None else _UNSAFE_ON_ONE_LINE.sub(_escape, text)
+    )
 
 
 def safe_tree(value: Any) -> Any:

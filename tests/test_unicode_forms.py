@@ -6,7 +6,6 @@ import pytest
 
 from pytest_llmeval.metrics.keywords import must_include
 from pytest_llmeval.metrics.numeric import numeric_match
-
 from tests.conftest import write_suite
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import importlib
 import inspect
-import json
 import sys
 import time
 from collections.abc import Callable
