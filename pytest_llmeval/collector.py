@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_llmeval.display import safe_line, safe_text
 from pytest_llmeval.schema import (
     FILE_CONFIG_KEY,
     SampleError,
@@ -109,11 +110,15 @@ def parse_line(line: str) -> tuple[Any, str | None]:
 def read_records(path: Path) -> Iterator[tuple[int, Any, str | None]]:
     """Yield (line number, parsed record or None, problem) for each non-empty line, in file order.
 
-    Lines end at "\n" only (JSONL): U+2028, U+2029 or U+0085 inside a string are text, not line breaks.
+    Lines end at "\n" only (JSONL): U+2028, U+2029 or U+0085 inside a string are text, not line breaks;
+    a line that is not UTF-8 or longer than ``bounded_json.MAX_LINE_BYTES`` is a located problem.
     """
-    text = path.read_bytes().decode("utf-8-sig", errors="replace")
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
+    from pytest_llmeval.bounded_json import read_lines
+
+    # Line by line: a line that is not UTF-8 or is over the size cap is one located error.
+    for number, line, problem in read_lines(path):
+        if line is None:
+            yield number, None, problem
             continue
         record, problem = parse_line(line)
         yield number, record, problem
@@ -172,9 +177,10 @@ class JsonlFile(pytest.File):
             elif len(models) > 1:
                 # several --llm-model specs: one item per model, the model in the id's brackets
                 for model in models:
-                    yield GoldItem.from_parent(self, name=f"{sample.id}[{model}]", sample=sample, model=model)
+                    yield GoldItem.from_parent(self, name=f"{safe_line(sample.id)}[{model}]", sample=sample, model=model)
             else:
-                yield GoldItem.from_parent(self, name=sample.id, sample=sample)
+                # the id is untrusted: no escape sequence or bidi override reaches a terminal or JUnit name
+                yield GoldItem.from_parent(self, name=safe_line(sample.id), sample=sample)
 
 
 class BadLineItem(pytest.Item):
@@ -189,7 +195,7 @@ class BadLineItem(pytest.Item):
         self.shown_path = shown_path
 
     def setup(self) -> None:
-        raise GoldItemError(f"{self.shown_path}:{self.lineno}: {self.problem}")
+        raise GoldItemError(safe_text(f"{self.shown_path}:{self.lineno}: {self.problem}"))
 
     def runtest(self) -> None:  # pragma: no cover - setup always raises
         pass
@@ -231,7 +237,7 @@ class GoldItem(pytest.Item):
                 from pytest_llmeval.regression.repeats import failure_note
 
                 message += "\n" + failure_note(self.stash[REPEATS_KEY])
-            raise GoldFailure(message)
+            raise GoldFailure(safe_text(message))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, GoldFailure):
@@ -243,7 +249,7 @@ class GoldItem(pytest.Item):
         return explain_sample_error(self.sample, excinfo.value)
 
     def reportinfo(self) -> tuple[Path, int, str]:
-        return self.path, self.sample.line - 1, f"{self.path.name}:{self.sample.line}::{self.sample.id}"
+        return self.path, self.sample.line - 1, f"{self.path.name}:{self.sample.line}::{safe_line(self.sample.id)}"
 
 
 def explain_sample_error(sample: Sample, error: BaseException) -> str | None:
@@ -253,7 +259,7 @@ def explain_sample_error(sample: Sample, error: BaseException) -> str | None:
 
     if not isinstance(error, LLMEvalError | GoldItemError):
         return None
-    return f"{sample.path}:{sample.line}: sample {sample.id!r}: {type(error).__name__}: {error}"
+    return safe_text(f"{sample.path}:{sample.line}: sample {sample.id!r}: {type(error).__name__}: {error}")
 
 
 def error_report(item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport | None:

@@ -83,6 +83,15 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return None
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Follow each real directory once (symlink loops, two links to one directory)."""
+    if not collection_path.is_dir() or SESSION_KEY not in config.stash:
+        return None
+    from pytest_llmeval.dirs import is_repeat_directory
+
+    return True if is_repeat_directory(collection_path, get_session(config).seen_dirs) else None
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     if not session.config.option.collectonly:
         get_session(session.config).prefetch(session.items)
@@ -171,6 +180,13 @@ class XdistController:
         budget_file = get_session(self.config).shared_budget_file()  # --llm-budget-*: one spend for all workers
         if budget_file is not None:
             node.workerinput["llmeval_budget_file"] = budget_file
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched: Any) -> None:
+        """A worker died running a sample: the sample is an error item and the run is incomplete."""
+        record = get_session(self.config).crash_record(crashitem, str(report.longrepr))
+        if record is not None:
+            report.llmeval = record  # type: ignore[attr-defined]
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:

@@ -55,6 +55,8 @@ class LLMEvalSession:
         # Why the run did not reach every sample (Ctrl-C, a fatal model error); the
         # terminal summary and the JSON report both say so.
         self.incomplete_reason: str | None = None
+        self.seen_dirs: set[str] = set()  # real paths of the directories collected (each once)
+        self.crashed: list[str] = []  # node ids of samples whose xdist worker died running them
         self.human_agreement: dict[str, Any] | None = None  # set by report.outputs on the controller
         self.output_notes: list[str] = []  # lines the summary prints about files written
         self.output_errors: list[str] = []  # outputs that could not be written (exit status >= 2)
@@ -557,6 +559,23 @@ class LLMEvalSession:
             return self.helper_record(item, helper_results, passed=report.passed)
         return None
 
+    def crash_record(self, nodeid: str, message: str) -> dict[str, Any] | None:
+        """The error record of a gold sample whose xdist worker died (the controller has no item,
+        only the node id ``path.jsonl::id`` or ``path.jsonl::id[model]``)."""
+        path, _, name = nodeid.partition("::")
+        if not path.endswith(".jsonl") or not name:
+            return None
+        self.crashed.append(nodeid)
+        model = self.settings.model
+        for spec in self.settings.models if len(self.settings.models) > 1 else ():
+            if name.endswith(f"[{spec}]"):
+                name, model = name[: -len(spec) - 2], spec
+        return {
+            "kind": "gold", "nodeid": nodeid, "sample_id": name, "file": path, "line": None, "question": None,
+            "expected": None, "predicted": None, "task": "-", "domain": "-", "status": "error",
+            "scores": self.empty_scores(), "reason": _one_line(message), "model": model,
+        }
+
     def _forget_quiet_phase(self, report: pytest.TestReport) -> None:
         """Drop a gold item's silent setup/teardown report from the terminal's stats.
 
@@ -598,6 +617,9 @@ class LLMEvalSession:
             self.incomplete_reason = str(session.shouldstop or session.shouldfail)
         elif exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.NO_TESTS_COLLECTED):
             self.incomplete_reason = f"exit status {int(exitstatus)}"
+        elif self.crashed:
+            shown = ", ".join(self.crashed[:5]) + (f" and {len(self.crashed) - 5} more" if len(self.crashed) > 5 else "")
+            self.incomplete_reason = f"an xdist worker crashed running {len(self.crashed)} sample(s): {shown}"
         self._note_budget()
         self.apply_gates(session)
         from pytest_llmeval.report.outputs import write_outputs
@@ -633,11 +655,12 @@ class LLMEvalSession:
         if self.is_worker:
             return
         if self.records:
+            from pytest_llmeval.display import safe_line
             from pytest_llmeval.report.terminal import summary_lines
 
             terminalreporter.write_sep("=", "llmeval summary", bold=True)
             for line, markup in summary_lines(self, worst=self.settings.worst):
-                terminalreporter.write_line(line, **markup)
+                terminalreporter.write_line(safe_line(line), **markup)  # ids and answers are untrusted
         for line in self.output_errors:
             terminalreporter.write_line(line, red=True, bold=True)
 

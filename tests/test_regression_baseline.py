@@ -123,7 +123,7 @@ def test_one_sided_samples_are_listed_not_paired_and_identity_differences_warned
 @pytest.mark.parametrize(("content", "message"), [
     (None, "missing.json: cannot read: No such file or directory"),
     ("{not json", "bad.json: not JSON: Expecting property name"),
-    ('{"sample_results": [{"sample_id": 3}]}', "bad.json: sample_results[0]: field 'sample_id' missing or not a string"),
+    ('{"version": 1, "sample_results": [{"sample_id": 3}]}', "bad.json: sample_results[0]: field 'sample_id' missing or not a string"),
     ("[]", "bad.json: not an --llm-report JSON (no 'sample_results' list)"),
 ])
 def test_bad_baseline_is_a_one_line_usage_error(pytester: pytest.Pytester, content: str | None, message: str) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import importlib
 import inspect
-import json
 import sys
 import time
 from collections.abc import Callable
@@ -186,33 +185,48 @@ class FileProvider:
         self.name = f"file:{path}"
         self.path = Path(path) if Path(path).is_absolute() else rootdir / path
         self.predictions: dict[str, dict[str, Any]] = {}
+        # Lines that could not be read: each is one located problem; the other lines still answer.
+        self.problems: list[str] = []
         from pytest_llmeval.fileio import check_regular
 
         try:
             check_regular(self.path)  # a FIFO would block for ever
-            lines = self.path.read_text(encoding="utf-8").splitlines()
+            self._read()
         except OSError as exc:
             raise _usage_error(
                 f"--llm-model={self.name}: cannot read {self.path}: {exc.strerror}"
             ) from None
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
+
+    def _read(self) -> None:
+        """Read as gold files are read: lines end at "\n" only, a BOM is skipped, each line is
+        UTF-8 on its own, and nesting, integers and line length are bounded."""
+        from pytest_llmeval.bounded_json import JSONProblem, loads, read_lines
+
+        for number, line, problem in read_lines(self.path):
+            record: Any = None
+            if line is not None:
+                try:
+                    record = loads(line)
+                except JSONProblem as exc:
+                    problem = f"not JSON: {exc}"
+                else:
+                    if not isinstance(record, dict) or "id" not in record:
+                        problem = "a prediction needs an 'id' field"
+            if problem is not None:
+                self.problems.append(f"{self.path}:{number}: {problem}")
                 continue
-            try:
-                record = json.loads(line)
-            except ValueError as exc:
-                raise _usage_error(f"{self.path}:{number}: not JSON: {exc}") from None
-            if not isinstance(record, dict) or "id" not in record:
-                raise _usage_error(f"{self.path}:{number}: a prediction needs an 'id' field")
             self.predictions.setdefault(str(record["id"]), record)
 
     def answer(self, sample: Sample) -> Answer:
         record = self.predictions.get(sample.id)
         if record is None:
             known = ", ".join(list(self.predictions)[:5]) or "none"
+            unread = ""
+            if self.problems:
+                unread = f"; {len(self.problems)} line(s) could not be read, first {self.problems[0]}"
             raise ModelError(
                 f"{self.path} has no prediction for sample {sample.id!r} "
-                f"({len(self.predictions)} ids in the file, e.g. {known})"
+                f"({len(self.predictions)} ids in the file, e.g. {known}){unread}"
             )
         return answer_from_value(record, source=self.name, sample_id=sample.id)
 

@@ -342,7 +342,10 @@ def render_html(report: dict[str, Any]) -> str:
     env.filters["pct"] = lambda v: "-" if v is None else f"{v:.1%}"
     env.filters["num"] = lambda v, digits=3: "-" if _num(v) is None else f"{float(v):.{digits}f}"
     env.filters["fmt"] = _fmt
-    return env.from_string(source).render(**view_model(report))
+    from pytest_llmeval.display import safe_tree
+
+    # autoescaping stops markup, not a right-to-left override in an id or an answer
+    return env.from_string(source).render(**view_model(safe_tree(report)))
 
 
 def write_html(path: Path, report: dict[str, Any]) -> None:
