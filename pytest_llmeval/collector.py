@@ -21,10 +21,8 @@ from pytest_llmeval.schema import (
 )
 
 if TYPE_CHECKING:
-    from pytest_llmeval.rubric import GradeResult  # noqa: F401 - used in the StashKey annotation
     from pytest_llmeval.sample import Sample
 
-GRADE_KEY = pytest.StashKey["GradeResult"]()
 
 
 def display_path(path: Path, rootpath: Path) -> str:
@@ -164,7 +162,7 @@ class JsonlFile(pytest.File):
     """A gold file; collection never stops at a bad line."""
 
     def collect(self) -> Iterator[pytest.Item]:
-        from pytest_llmeval.session import get_session
+        from pytest_llmeval.run_state import get_session
 
         shown_path = display_path(self.path, self.config.rootpath)
         models = get_session(self.config).settings.models
@@ -223,14 +221,16 @@ class GoldItem(pytest.Item):
             self.add_marker(marker)
 
     def setup(self) -> None:
-        from pytest_llmeval.session import get_session
+        from pytest_llmeval.run_state import get_session
 
         get_session(self.config).grade_item(self)
 
     def runtest(self) -> None:
+        from pytest_llmeval.run_state import GRADE_KEY
+
         grade = self.stash[GRADE_KEY]
         if grade.tier == "fail":
-            from pytest_llmeval.session import REPEATS_KEY
+            from pytest_llmeval.run_state import REPEATS_KEY
 
             message = grade.failure_message(self.sample)
             if REPEATS_KEY in self.stash:
@@ -270,7 +270,7 @@ def error_report(item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestR
     if explain is not None:
         text = explain(call.excinfo)
     else:  # a hand-written test using the llm_sample fixture
-        from pytest_llmeval.session import sample_of
+        from pytest_llmeval.run_state import sample_of
 
         sample = sample_of(item)
         text = None if sample is None else explain_sample_error(sample, call.excinfo.value)

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from pytest_llmeval import options
-from pytest_llmeval.session import SESSION_KEY, LLMEvalSession, get_session
+from pytest_llmeval.run_state import SESSION_KEY, get_session
+from pytest_llmeval.session import LLMEvalSession
 
 HELPER_RESULTS_KEY = pytest.StashKey[list[Any]]()
 GOLD_MARKER = "llmeval_gold"

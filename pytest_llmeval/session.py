@@ -15,6 +15,14 @@ import pytest
 from pytest_llmeval.options import Settings
 from pytest_llmeval.regression.gates import FailureLedger
 
+# The stash keys and lookups live in run_state (the collector uses them without importing this
+# module); re-exported for callers of their old place.
+from pytest_llmeval.run_state import GRADE_KEY as GRADE_KEY
+from pytest_llmeval.run_state import REPEATS_KEY as REPEATS_KEY
+from pytest_llmeval.run_state import SESSION_KEY as SESSION_KEY
+from pytest_llmeval.run_state import get_session as get_session
+from pytest_llmeval.run_state import sample_of as sample_of
+
 if TYPE_CHECKING:
     from pytest_llmeval.collector import GoldItem
     from pytest_llmeval.components import ComponentRegistry
@@ -25,12 +33,8 @@ if TYPE_CHECKING:
     from pytest_llmeval.rubric import Rubric
     from pytest_llmeval.sample import Sample
 
-SESSION_KEY = pytest.StashKey["LLMEvalSession"]()
-REPEATS_KEY = pytest.StashKey[dict[str, Any]]()  # per-repeat fields of a gold item under --llm-repeat
 
 
-def get_session(config: pytest.Config) -> LLMEvalSession:
-    return config.stash[SESSION_KEY]
 
 
 class LLMEvalSession:
@@ -259,7 +263,6 @@ class LLMEvalSession:
         return self._rubric
 
     def grade_item(self, item: GoldItem) -> None:
-        from pytest_llmeval.collector import GRADE_KEY
 
         # A rerun (pytest-rerunfailures) grades again: keep only this attempt's properties.
         item.user_properties[:] = [p for p in item.user_properties if not str(p[0]).startswith("llmeval_")]
@@ -307,7 +310,6 @@ class LLMEvalSession:
 
     # -- records ---------------------------------------------------------------
     def gold_record(self, item: GoldItem, status: str, error: str | None = None) -> dict[str, Any]:
-        from pytest_llmeval.collector import GRADE_KEY
 
         sample = item.sample
         record = _record(
@@ -663,17 +665,6 @@ class LLMEvalSession:
                 terminalreporter.write_line(safe_line(line), **markup)  # ids and answers are untrusted
         for line in self.output_errors:
             terminalreporter.write_line(line, red=True, bold=True)
-
-
-def sample_of(item: pytest.Item) -> Sample | None:
-    """The gold sample a test item grades: a gold item's, or the ``llm_sample`` parameter's."""
-    from pytest_llmeval.sample import Sample
-
-    sample = getattr(item, "sample", None)
-    if sample is None:
-        callspec = getattr(item, "callspec", None)  # pytest.Function's parametrization
-        sample = callspec.params.get("llm_sample") if callspec is not None else None
-    return sample if isinstance(sample, Sample) else None
 
 
 def _record(

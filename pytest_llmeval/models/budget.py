@@ -80,7 +80,7 @@ class RunBudget:
         with self._guard:
             if self.path is None:
                 for name, value in add.items():
-                    self._spent[name] += value  # type: ignore[assignment]
+                    self._spent[name] += value
                 return dict(self._spent)
             with _locked(self.path) as handle:
                 spent = self._read(handle)
