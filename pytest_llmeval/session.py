@@ -330,16 +330,24 @@ class LLMEvalSession:
             return []
         by_model = self.model_tallies()
         if not by_model:
-            verdict = self._pass_rate_verdict(self.tally(), gate, None)
-            return [] if verdict is None else [verdict]
-        verdicts = (self._pass_rate_verdict(t, gate, m) for m, t in by_model.items())
-        return [v for v in verdicts if v is not None]
+            tally = self.tally()
+            if not tally.records and (
+                self.incomplete_reason is not None or self.config.getoption("llm_min_pass_rate", None) is None
+            ):
+                # a run stopped before any sample (usage error, Ctrl-C), or a gate from the ini
+                # file in a run without gold samples (say, unit tests only)
+                return []
+            return [self._pass_rate_verdict(tally, gate, None)]
+        return [self._pass_rate_verdict(t, gate, m) for m, t in by_model.items()]
 
-    def _pass_rate_verdict(self, tally: Tally, gate: float, model: str | None) -> GateResult | None:
-        from pytest_llmeval.regression.gates import GateResult
+    def _pass_rate_verdict(self, tally: Tally, gate: float, model: str | None) -> GateResult:
+        from pytest_llmeval.regression.gates import GateResult, nothing_graded_gate
 
         if tally.pass_rate is None:
-            return None
+            return nothing_graded_gate(
+                gate, skipped=tally.tiers["skipped"], errors=tally.errors, model=model, gold_samples=bool(tally.records),
+                errors_excluded=self.settings.errors is not self.settings.errors.FAIL,
+            )
         whose = f" for {model}" if model else ""
         if tally.pass_rate < gate:
             return GateResult("min_pass_rate", False, (
@@ -541,7 +549,7 @@ class LLMEvalSession:
             self.worker_stats.append(data["stats"])
 
     def print_summary(self, terminalreporter: Any) -> None:
-        if self.is_worker or not self.records:
+        if self.is_worker or not (self.records or self.gates):
             return
         from pytest_llmeval.report.terminal import summary_lines
 
