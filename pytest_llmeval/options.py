@@ -92,6 +92,12 @@ def _model_specs(value: str) -> tuple[str, ...]:
     duplicates = sorted({s for s in specs if specs.count(s) > 1})
     if duplicates:
         raise ValueError(f"model {duplicates[0]!r} given twice")
+    from pytest_llmeval.models.providers import path_like_problem
+
+    for spec in specs:
+        problem = path_like_problem(spec)
+        if problem:
+            raise ValueError(f"{spec!r} {problem}" if len(specs) > 1 else problem)
     return specs
 
 

@@ -511,16 +511,17 @@ class LLMEvalSession:
         self.remove_worker_scratch()
         # Only a run that went through to the end is complete: Ctrl-C or SIGTERM, an INTERNALERROR,
         # a usage error, -x/--maxfail or a fatal model error leave samples unrun.
-        if exitstatus == pytest.ExitCode.INTERRUPTED:
-            self.incomplete_reason = "interrupted (Ctrl-C or SIGTERM)"
-        elif self.stopped_reason is not None:
+        # A stop request (ours, -x, --maxfail) also ends with INTERRUPTED: its own reason comes first.
+        if self.stopped_reason is not None:
             self.incomplete_reason = self.stopped_reason
+        elif session.shouldstop or session.shouldfail:
+            self.incomplete_reason = str(session.shouldstop or session.shouldfail)
+        elif exitstatus == pytest.ExitCode.INTERRUPTED:
+            self.incomplete_reason = "interrupted (Ctrl-C or SIGTERM)"
         elif exitstatus == pytest.ExitCode.INTERNAL_ERROR:
             self.incomplete_reason = "INTERNALERROR"
         elif exitstatus == pytest.ExitCode.USAGE_ERROR:
             self.incomplete_reason = "usage error"
-        elif session.shouldstop or session.shouldfail:
-            self.incomplete_reason = str(session.shouldstop or session.shouldfail)
         elif exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.NO_TESTS_COLLECTED):
             self.incomplete_reason = f"exit status {int(exitstatus)}"
         self.apply_gates(session)
