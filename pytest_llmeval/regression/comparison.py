@@ -228,7 +228,6 @@ def _pct(value: float | None) -> str:
 
 def comparison_lines(comparison: dict[str, Any], *, title: str | None = None, limit: int = 20) -> list[tuple[str, dict[str, bool]]]:
     """The summary block (terminal and ``compare`` CLI print the same lines)."""
-    base = comparison["baseline"]
     lo, hi = comparison["ci95"]
     test = "McNemar exact" if comparison["test"] == MCNEMAR else "paired permutation" + ("" if comparison.get("exact") else " (Monte Carlo)")
     lines: list[tuple[str, dict[str, bool]]] = [
