@@ -39,16 +39,27 @@ def test_install_hints_name_the_distribution() -> None:
     )
 
 
+def _install_lines(path: Path) -> list[tuple[int, str]]:
+    """Python sources and the Makefile: every line; Markdown: the lines of fenced code blocks."""
+    lines = list(enumerate(path.read_text(encoding="utf-8").splitlines(), 1))
+    if path.suffix != ".md":
+        return lines
+    shown, fenced = [], False
+    for number, line in lines:
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        elif fenced:
+            shown.append((number, line))
+    return shown
+
+
 def test_no_install_line_uses_the_old_name() -> None:
-    stale = re.compile(r"pip install\s+'?pytest-llmeval(?![-\w])")
+    stale = re.compile(r"pip install\s+(-\S+\s+)*'?pytest-llmeval(?![-\w])")
     files = [*PACKAGE.rglob("*.py"), *(ROOT / "docs").glob("*.md"), ROOT / "Makefile"]
-    hits = [
-        f"{path.relative_to(ROOT)}:{number}"
-        for path in files
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-        if stale.search(line) and "unrelated" not in line
-    ]
+    hits = [f"{path.relative_to(ROOT)}:{number}" for path in files for number, line in _install_lines(path) if stale.search(line)]
     assert hits == []
+    assert stale.search("pip install -U 'pytest-llmeval[html]'")
+    assert not stale.search("pip install 'pytest-llmeval-gold[html]'")
 
 
 def test_every_data_file_of_the_package_is_declared_package_data() -> None:
