@@ -79,12 +79,15 @@ def main() -> None:
         env["HF_HUB_OFFLINE"] = "1"
         step("smoke suite against the installed package",
              [str(python), "-m", "pytest", "-p", "no:cacheprovider", "-q", "--strict-markers",
-              "--llm-report=report.json", "--llm-html=report.html", "--llm-min-pass-rate=1.0", "."],
+              "--llm-report=report.json", "--llm-html=report.html", "--junitxml=junit.xml", "--llm-min-pass-rate=1.0", "."],
              cwd=suite, env=env)
         report = json.loads((suite / "report.json").read_text(encoding="utf-8"))
         statuses = sorted(r["status"] for r in report["sample_results"])
-        if statuses != ["pass", "pass"]:
-            sys.exit(f"wheel-smoke: expected two passing gold samples, got {statuses}")
+        # the last two lines are the README quick start's: one graded pass, one skipped (no answer)
+        if statuses != ["pass", "pass", "pass", "skipped"]:
+            sys.exit(f"wheel-smoke: expected three passing gold samples and one skipped, got {statuses}")
+        if "llmeval_tier" not in (suite / "junit.xml").read_text(encoding="utf-8"):
+            sys.exit("wheel-smoke: the JUnit XML lacks the llmeval_tier properties")
         html = (suite / "report.html").read_text(encoding="utf-8")
         if "<html" not in html.lower() or "capital" not in html:
             sys.exit("wheel-smoke: the HTML report (template from the wheel) lacks the samples")
