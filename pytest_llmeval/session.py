@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_llmeval.options import Settings
+from pytest_llmeval.options import ErrorsMode, Settings
 from pytest_llmeval.regression.gates import FailureLedger
 
 if TYPE_CHECKING:
@@ -326,7 +326,7 @@ class LLMEvalSession:
         """``--llm-min-pass-rate``: the fraction of samples in the pass tier, for each model when
         several ``--llm-model`` specs run (a pooled rate would let a good model hide a bad one)."""
         gate = self.settings.min_pass_rate
-        if gate is None:
+        if gate is None or self.config.option.collectonly:  # --co grades nothing: no gate to apply
             return []
         by_model = self.model_tallies()
         if not by_model:
@@ -346,7 +346,7 @@ class LLMEvalSession:
         if tally.pass_rate is None:
             return nothing_graded_gate(
                 gate, skipped=tally.tiers["skipped"], errors=tally.errors, model=model, gold_samples=bool(tally.records),
-                errors_excluded=self.settings.errors is not self.settings.errors.FAIL,
+                errors_excluded=self.settings.errors is not ErrorsMode.FAIL,
             )
         whose = f" for {model}" if model else ""
         if tally.pass_rate < gate:

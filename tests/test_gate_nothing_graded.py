@@ -66,3 +66,10 @@ def test_one_graded_sample_is_gated_as_before(pytester: pytest.Pytester) -> None
     result = pytester.runpytest("--llm-min-pass-rate=0.8")
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["llmeval gate passed: pass rate 100.0% >= 80.0% (1 of 1)"])
+
+
+def test_collect_only_applies_no_gate(pytester: pytest.Pytester) -> None:
+    write_suite(pytester, NO_ANSWER)
+    result = pytester.runpytest("--co", "-q", "--llm-min-pass-rate=0.8")
+    assert result.ret == pytest.ExitCode.OK
+    assert "llmeval gate" not in result.stdout.str()
