@@ -69,8 +69,15 @@ class MissingExtraError(ImportError, LLMEvalError):
 
     def __init__(self, feature: str, extra: str, module: str) -> None:
         super().__init__(
-            f"{feature} needs the optional package {module!r}: pip install 'pytest-llmeval[{extra}]'"
+            f"{feature} needs the optional package {module!r}: {install_hint(extra)}"
         )
+
+
+def install_hint(extra: str) -> str:
+    """The ``pip install`` line that adds an optional extra (under the distribution's own name)."""
+    from pytest_llmeval import DIST_NAME
+
+    return f"pip install '{DIST_NAME}[{extra}]'"
 
 
 class LLMEvalAssertionError(AssertionError):

@@ -100,6 +100,12 @@ def _model_specs(value: str) -> tuple[str, ...]:
     duplicates = sorted({s for s in specs if specs.count(s) > 1})
     if duplicates:
         raise ValueError(f"model {duplicates[0]!r} given twice")
+    from pytest_llmeval.models.providers import path_like_problem
+
+    for spec in specs:
+        problem = path_like_problem(spec)
+        if problem:
+            raise ValueError(f"{spec!r} {problem}" if len(specs) > 1 else problem)
     return specs
 
 
@@ -170,7 +176,9 @@ def _html_path(value: str) -> str | None:
     value = value.strip()
     # Checked here (cheap, no import) so a missing extra stops the run before it starts, not after.
     if value and importlib.util.find_spec("jinja2") is None:
-        raise ValueError("the HTML report needs jinja2: pip install 'pytest-llmeval[html]'")
+        from pytest_llmeval.errors import install_hint
+
+        raise ValueError(f"the HTML report needs jinja2: {install_hint('html')}")
     return _output_path(value)
 
 
@@ -286,7 +294,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("llm_alpha", "Significance level of the paired regression test", 0.05, _alpha),
     OptionSpec("llm_repeat", "Answer and grade each sample this many times (the tier comes from the mean overall)", 1, _positive_int),
     OptionSpec("llm_report", "Write a JSON report to this path", None, _output_path),
-    OptionSpec("llm_html", "Write a self-contained HTML report to this path (needs pytest-llmeval[html])", None, _html_path),
+    OptionSpec("llm_html", "Write a self-contained HTML report to this path (needs the [html] extra)", None, _html_path),
     OptionSpec("llm_weights", "Rubric weights as name=weight pairs", "accuracy=0.5,citation=0.25,length=0.15,keywords=0.1", _weights),
     OptionSpec("llm_tiers", "Tier cut-offs pass,acceptable", "0.9,0.75", _tiers),
     OptionSpec("llm_length_bands", "Length bands as JSON: {\"ideal\":[100,250],\"ok\":[50,300],\"ok_score\":0.8,\"short_score\":0.5}", "", _json_object),

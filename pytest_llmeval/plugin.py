@@ -77,9 +77,10 @@ def _handle_sigterm_like_ctrl_c(config: pytest.Config) -> None:
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if file_path.suffix != ".jsonl":
         return None
-    from pytest_llmeval.collector import JsonlFile, is_gold_file
+    from pytest_llmeval.collect_hints import collects_gold
+    from pytest_llmeval.collector import JsonlFile
 
-    if is_gold_file(file_path, get_session(parent.config).settings.gold_files):
+    if collects_gold(file_path, get_session(parent.config).settings.gold_files, parent.session):
         return JsonlFile.from_parent(parent, path=file_path)
     return None
 
@@ -168,6 +169,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     get_session(config).print_summary(terminalreporter)
+    if not hasattr(config, "workerinput"):
+        from pytest_llmeval.collect_hints import write_empty_folder_lines
+
+        write_empty_folder_lines(terminalreporter, config, get_session(config).settings.gold_files)
 
 
 class XdistController:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_llmeval.options import Settings
+from pytest_llmeval.options import ErrorsMode, Settings
 from pytest_llmeval.regression.gates import FailureLedger
 
 # The stash keys and lookups live in run_state (the collector uses them without importing this
@@ -396,20 +396,28 @@ class LLMEvalSession:
         """``--llm-min-pass-rate``: the fraction of samples in the pass tier, for each model when
         several ``--llm-model`` specs run (a pooled rate would let a good model hide a bad one)."""
         gate = self.settings.min_pass_rate
-        if gate is None:
+        if gate is None or self.config.option.collectonly:  # --co grades nothing: no gate to apply
             return []
         by_model = self.model_tallies()
         if not by_model:
-            verdict = self._pass_rate_verdict(self.tally(), gate, None)
-            return [] if verdict is None else [verdict]
-        verdicts = (self._pass_rate_verdict(t, gate, m) for m, t in by_model.items())
-        return [v for v in verdicts if v is not None]
+            tally = self.tally()
+            if not tally.records and (
+                self.incomplete_reason is not None or self.config.getoption("llm_min_pass_rate", None) is None
+            ):
+                # a run stopped before any sample (usage error, Ctrl-C), or a gate from the ini
+                # file in a run without gold samples (say, unit tests only)
+                return []
+            return [self._pass_rate_verdict(tally, gate, None)]
+        return [self._pass_rate_verdict(t, gate, m) for m, t in by_model.items()]
 
-    def _pass_rate_verdict(self, tally: Tally, gate: float, model: str | None) -> GateResult | None:
-        from pytest_llmeval.regression.gates import GateResult
+    def _pass_rate_verdict(self, tally: Tally, gate: float, model: str | None) -> GateResult:
+        from pytest_llmeval.regression.gates import GateResult, nothing_graded_gate
 
         if tally.pass_rate is None:
-            return None
+            return nothing_graded_gate(
+                gate, skipped=tally.tiers["skipped"], errors=tally.errors, model=model, gold_samples=bool(tally.records),
+                errors_excluded=self.settings.errors is not ErrorsMode.FAIL,
+            )
         whose = f" for {model}" if model else ""
         if tally.pass_rate < gate:
             return GateResult("min_pass_rate", False, (
@@ -607,16 +615,17 @@ class LLMEvalSession:
         self.remove_worker_scratch()
         # Only a run that went through to the end is complete: Ctrl-C or SIGTERM, an INTERNALERROR,
         # a usage error, -x/--maxfail or a fatal model error leave samples unrun.
-        if exitstatus == pytest.ExitCode.INTERRUPTED:
-            self.incomplete_reason = "interrupted (Ctrl-C or SIGTERM)"
-        elif self.stopped_reason is not None:
+        # A stop request (ours, -x, --maxfail) also ends with INTERRUPTED: its own reason comes first.
+        if self.stopped_reason is not None:
             self.incomplete_reason = self.stopped_reason
+        elif session.shouldstop or session.shouldfail:
+            self.incomplete_reason = str(session.shouldstop or session.shouldfail)
+        elif exitstatus == pytest.ExitCode.INTERRUPTED:
+            self.incomplete_reason = "interrupted (Ctrl-C or SIGTERM)"
         elif exitstatus == pytest.ExitCode.INTERNAL_ERROR:
             self.incomplete_reason = "INTERNALERROR"
         elif exitstatus == pytest.ExitCode.USAGE_ERROR:
             self.incomplete_reason = "usage error"
-        elif session.shouldstop or session.shouldfail:
-            self.incomplete_reason = str(session.shouldstop or session.shouldfail)
         elif exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.NO_TESTS_COLLECTED):
             self.incomplete_reason = f"exit status {int(exitstatus)}"
         elif self.crashed:
@@ -656,7 +665,7 @@ class LLMEvalSession:
     def print_summary(self, terminalreporter: Any) -> None:
         if self.is_worker:
             return
-        if self.records:
+        if self.records or self.gates:  # a gate over zero graded samples still says why it failed
             from pytest_llmeval.display import safe_line
             from pytest_llmeval.report.terminal import summary_lines
 

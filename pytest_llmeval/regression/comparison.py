@@ -142,10 +142,25 @@ def _labels(keys: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
     return {key: key[1] if counts[key[1]] == 1 else f"{key[0]}::{key[1]}" for key in keys}
 
 
+# What a run without --llm-model records as its model (json_report.run_identity): answers of no named source.
+UNNAMED_SOURCE = "pre-recorded responses / pytest_llmeval_generate"
+
+
+def named_source(model: Any) -> bool:
+    """A model spec (``openai:...``, ``file:...``, ``python:...``), not the placeholder of a run without one."""
+    return isinstance(model, str) and bool(model.strip()) and model != UNNAMED_SOURCE
+
+
 def identity_warnings(baseline_meta: dict[str, Any], run_meta: dict[str, Any]) -> list[str]:
-    """What differs between the two runs' model, judge, judge prompt version and rubric."""
+    """What differs between the two runs' model, judge, judge prompt version and rubric.
+
+    Two different named models (two prediction files, two endpoints) are what a comparison is
+    for: the title says which, and that is no warning.
+    """
     warnings = []
     for field in IDENTITY_FIELDS:
+        if field == "model" and named_source(baseline_meta.get(field)) and named_source(run_meta.get(field)):
+            continue
         if field in baseline_meta and field in run_meta and baseline_meta[field] != run_meta[field]:
             warnings.append(
                 f"baseline {field} differs: {json.dumps(baseline_meta[field], sort_keys=True)} (baseline) vs "
@@ -203,6 +218,7 @@ def compare(
             "judge": meta.get("judge"),
             "timestamp": meta.get("timestamp"),
         },
+        "run": {"model": run_model or run_meta.get("model")},
         "paired": n,
         "min_paired": needed,
         "newly_failing": newly_failing,
@@ -269,11 +285,10 @@ def _pct(value: float | None) -> str:
 
 def comparison_lines(comparison: dict[str, Any], *, title: str | None = None, limit: int = 20) -> list[tuple[str, dict[str, bool]]]:
     """The summary block (terminal and ``compare`` CLI print the same lines)."""
-    base = comparison["baseline"]
     lo, hi = comparison["ci95"]
     test = "McNemar exact" if comparison["test"] == MCNEMAR else "paired permutation" + ("" if comparison.get("exact") else " (Monte Carlo)")
     lines: list[tuple[str, dict[str, bool]]] = [
-        (title or f"comparison with baseline {base['path']} (model {base['model']}, {base['timestamp']})", {"bold": True}),
+        (title or _title(comparison), {"bold": True}),
         (
             f"  paired {comparison['paired']} | pass rate {_pct(comparison['baseline_pass_rate'])} -> "
             f"{_pct(comparison['run_pass_rate'])} (delta {comparison['pass_rate_delta']:+.1%}, 95% CI {lo:+.1%} to {hi:+.1%})",
@@ -290,6 +305,15 @@ def comparison_lines(comparison: dict[str, Any], *, title: str | None = None, li
     lines.append((f"  verdict: {comparison['verdict']}", {"red": worse, "green": not worse, "bold": True}))
     lines.extend((f"  warning: {w}", {"yellow": True}) for w in comparison["warnings"])
     return lines
+
+
+def _title(comparison: dict[str, Any]) -> str:
+    """Says once what is compared: both models when the two runs name different sources."""
+    base = comparison["baseline"]
+    run_model = (comparison.get("run") or {}).get("model")
+    if named_source(run_model) and named_source(base["model"]) and run_model != base["model"]:
+        return f"comparison: {run_model} (this run) vs {base['model']} (baseline {base['path']}, {base['timestamp']})"
+    return f"comparison with baseline {base['path']} (model {base['model']}, {base['timestamp']})"
 
 
 def regression_gate_message(comparison: dict[str, Any], model: str | None = None) -> tuple[bool, str]:

@@ -336,7 +336,9 @@ def render_html(report: dict[str, Any]) -> str:
     try:
         import jinja2
     except ImportError as exc:  # pragma: no cover - options refuse --llm-html without jinja2
-        raise ImportError("the HTML report needs jinja2: pip install 'pytest-llmeval[html]'") from exc
+        from pytest_llmeval.errors import install_hint
+
+        raise ImportError(f"the HTML report needs jinja2: {install_hint('html')}") from exc
     source = resources.files("pytest_llmeval.report").joinpath("templates", TEMPLATE).read_text("utf-8")
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["pct"] = lambda v: "-" if v is None else f"{v:.1%}"

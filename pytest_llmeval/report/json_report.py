@@ -178,8 +178,10 @@ def sample_result(r: dict[str, Any]) -> dict[str, Any]:
 
 def run_identity(settings: Any) -> dict[str, Any]:
     """What makes two runs comparable: model, judge, judge prompt version, rubric (a baseline warns on a difference)."""
+    from pytest_llmeval.regression.comparison import UNNAMED_SOURCE
+
     return {
-        "model": settings.model or "pre-recorded responses / pytest_llmeval_generate",
+        "model": settings.model or UNNAMED_SOURCE,
         **({"models": list(settings.models)} if len(settings.models) > 1 else {}),
         "judge": settings.judge,
         "judge_prompt_version": _judge_prompt_version(settings.judge_model),

@@ -44,7 +44,10 @@ def summary_lines(llm_session: LLMEvalSession, *, worst: int) -> list[tuple[str,
         )
     helpers = llm_session.helper_records()
     if not tally.records:
-        add(_helpers_line(helpers))
+        if helpers or not llm_session.gates:
+            add(_helpers_line(helpers))
+        for gate in llm_session.gates:  # a gate over no sample fails, and says why
+            add(gate.message, red=not gate.passed, green=gate.passed, bold=True)
         return out
     skipped = tally.tiers["skipped"]
     add(
