@@ -30,6 +30,10 @@ class Sample:
     criteria: dict[str, Any] = field(default_factory=dict)
     raw: dict[str, Any] = field(default_factory=dict)
     expected_number: int | float | None = None  # set when the gold is a JSON number
+    expected_structured: Any = None  # a JSON value the ``structured`` grader compares field by field
+    expected_tool_calls: list[dict[str, Any]] | None = None  # gold [{"name", "arguments"}]
+    tools: list[dict[str, Any]] | None = None  # OpenAI ``tools`` sent with the request
+    turns: tuple[dict[str, Any], ...] = ()  # a conversation: one entry per expected assistant turn
 
     @property
     def gold(self) -> str | int | float:
@@ -56,4 +60,5 @@ class Sample:
             "retrieved": None if self.retrieved is None else list(self.retrieved),
             "metadata": dict(self.metadata),
             "eval_criteria": dict(self.criteria),
+            **({"tools": self.tools} if self.tools else {}),
         }

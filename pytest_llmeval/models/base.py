@@ -23,6 +23,7 @@ class Completion:
     attempts: int = 1
     model: str = ""
     junk_usage: bool = False  # the reply's "usage" was not token counts (ignored)
+    tool_calls: list[dict[str, Any]] | None = None  # the reply's tool calls, as the API sent them
 
 
 @dataclass
@@ -36,6 +37,7 @@ class Answer:
     usage: Usage = field(default_factory=Usage)
     cached: bool = False
     latency_s: float = 0.0
+    tool_calls: list[dict[str, Any]] | None = None  # [{"id", "type", "function": {"name", "arguments"}}]
 
 
 class ChatModel(Protocol):
