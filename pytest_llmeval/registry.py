@@ -47,6 +47,7 @@ BUILTIN_GRADERS: dict[str, str] = {
     "claims_f1": "pytest_llmeval.metrics.claims:grade",
     "sentence_coverage": "pytest_llmeval.metrics.coverage:grade",
     "structured": "pytest_llmeval.metrics.structured:grade",
+    "clarify": "pytest_llmeval.conversation.clarify:grade",
 }
 
 

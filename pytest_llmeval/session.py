@@ -91,6 +91,8 @@ class LLMEvalSession:
         """Before items run: fetch every answer concurrently, then batch-encode texts for semantic graders."""
         # (item, sample) for gold items and llm_sample tests; an item's model is set with several --llm-model specs
         pairs = [(getattr(item, "model", None), sample) for item in items if (sample := sample_of(item)) is not None]
+        # a conversation's requests depend on its own earlier replies: asked turn by turn at setup
+        pairs = [(model, sample) for model, sample in pairs if not sample.turns]
         samples = [sample for model, sample in pairs if model in (None, self.settings.model)]
         if not pairs:
             return
@@ -218,17 +220,16 @@ class LLMEvalSession:
         if self.settings.repeat > 1:
             from pytest_llmeval.regression.repeats import combine, repeat_fields
 
-            grades = [
-                self.rubric.grade(item.sample, self.answer_for(item.sample, r, item.model))
-                for r in range(1, self.settings.repeat + 1)
-            ]
+            grades = [self.grade_once(item, r) for r in range(1, self.settings.repeat + 1)]
             grade = combine(grades)
             fields = repeat_fields(grades)
             item.stash[REPEATS_KEY] = fields
             item.user_properties.append(("llmeval_pass_count", f"{fields['pass_count']}/{len(grades)}"))
             item.user_properties.append(("llmeval_stability", fields["stability"]))
         else:
-            grade = self.rubric.grade(item.sample, self.answer_for(item.sample, model=item.model))
+            grade = self.grade_once(item)
+        if grade.record.get("turns"):
+            item.user_properties.append(("llmeval_turns", ",".join(t["tier"] for t in grade.record["turns"])))
         if self.settings.reference_metrics:
             from pytest_llmeval.metrics.reference import reference_metrics
 
@@ -241,6 +242,14 @@ class LLMEvalSession:
         item.user_properties.append(("llmeval_score", f"{grade.overall:.4f}"))
         for name, comp in grade.components.items():
             item.user_properties.append((f"llmeval_{name}", f"{comp.score:.4f}"))
+
+    def grade_once(self, item: GoldItem, repeat: int = 1) -> Any:
+        """One answer graded, or a conversation answered and graded turn by turn."""
+        if item.sample.turns:
+            from pytest_llmeval.conversation.runner import grade_conversation
+
+            return grade_conversation(self, item.sample, repeat=repeat, model=item.model)
+        return self.rubric.grade(item.sample, self.answer_for(item.sample, repeat, item.model))
 
     # -- records ---------------------------------------------------------------
     def gold_record(self, item: GoldItem, status: str, error: str | None = None) -> dict[str, Any]:
