@@ -51,6 +51,8 @@ class Reply:
     - ``raw``: bytes written to the socket with no HTTP framing, then the connection closes.
     - ``drop``: close the connection without replying (a dropped connection).
     - ``delay``: seconds to wait before replying (longer than the client timeout = timeout).
+    - ``tool_calls``: ``[(name, arguments dict), ...]``: the reply calls these tools
+      (``content`` may stay None, as OpenAI sends it).
     """
 
     content: str | None = None
@@ -61,6 +63,7 @@ class Reply:
     raw: bytes | None = None
     drop: bool = False
     usage: dict[str, int] | None = None
+    tool_calls: list[tuple[str, Any]] | None = None
 
     @classmethod
     def error(
@@ -356,7 +359,7 @@ class FakeOpenAIServer:
     def _body_for(self, reply: Reply, request: dict[str, Any]) -> Any:
         if reply.body is not None:
             return reply.body
-        if reply.content is None:
+        if reply.content is None and not reply.tool_calls:
             if reply.status >= 400:
                 return {
                     "error": {
@@ -373,8 +376,15 @@ class FakeOpenAIServer:
         )
         usage = reply.usage or {
             "prompt_tokens": _count_tokens(prompt),
-            "completion_tokens": _count_tokens(reply.content),
+            "completion_tokens": _count_tokens(reply.content or json.dumps(reply.tool_calls)),
         }
+        message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+        if reply.tool_calls:
+            message["tool_calls"] = [
+                {"id": f"call_{index}", "type": "function",
+                 "function": {"name": name, "arguments": json.dumps(arguments)}}
+                for index, (name, arguments) in enumerate(reply.tool_calls)
+            ]
         usage = {**usage, "total_tokens": usage["prompt_tokens"] + usage["completion_tokens"]}
         return {
             "id": f"chatcmpl-fake-{len(self.requests)}",
@@ -384,8 +394,8 @@ class FakeOpenAIServer:
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": reply.content},
-                    "finish_reason": "stop",
+                    "message": message,
+                    "finish_reason": "tool_calls" if reply.tool_calls else "stop",
                     "logprobs": None,
                 }
             ],

@@ -220,6 +220,7 @@ class Engine:
         count_hit: bool = True,
         repeat: int = 1,
         accept: Callable[[str], bool] | None = None,
+        tools: list[dict[str, Any]] | None = None,
     ) -> Completion:
         """A cached, bounded, retried call. Exactly once across processes sharing the cache dir.
 
@@ -227,11 +228,12 @@ class Engine:
         ``repeat``: the answer's repeat index (``--llm-repeat``); each repeat is its own request.
         ``accept``: a reply it rejects (a judge reply that fails validation) is returned but never
         cached, and a cached one it rejects is asked again wherever the mode may record.
+        ``tools``: OpenAI tool definitions sent with the request (part of the cache key).
         """
         cache = self.cache_for(chat.name)
         if cache is None:
-            return await self._call(chat, messages, response_format)
-        identity = chat.identity(messages, response_format)
+            return await self._call(chat, messages, response_format, tools)
+        identity = chat.identity(messages, response_format, tools)
         if repeat > 1:
             # only repeats >= 2 enter the key, so a cache recorded by single runs replays as repeat 1
             identity = {**identity, "repeat": repeat}
@@ -269,7 +271,7 @@ class Engine:
             if failure is not None:
                 raise failure  # failed once this run already: not asked again (nor counted)
             try:
-                completion = await self._call(chat, messages, response_format)
+                completion = await self._call(chat, messages, response_format, tools)
             except FatalModelError:
                 raise
             except ModelError as exc:
@@ -284,6 +286,7 @@ class Engine:
                 {
                     "text": completion.text,
                     "model": completion.model,
+                    **({"tool_calls": completion.tool_calls} if completion.tool_calls else {}),
                     "usage": {
                         "prompt_tokens": completion.usage.prompt_tokens,
                         "completion_tokens": completion.usage.completion_tokens,
@@ -330,6 +333,7 @@ class Engine:
             cached=True,
             attempts=0,
             model=str(response.get("model") or "")[:200],
+            tool_calls=_cached_tool_calls(response.get("tool_calls")),
         )
 
     async def _call(
@@ -337,11 +341,12 @@ class Engine:
         chat: OpenAIChat,
         messages: list[dict[str, Any]],
         response_format: dict[str, Any] | None,
+        tools: list[dict[str, Any]] | None = None,
     ) -> Completion:
         """Send, negotiating structured output once per endpoint (the cache key stays the
         request as asked: the reply is validated against the schema whatever was sent)."""
         if response_format is None or not formats.negotiable(response_format):
-            return await self._send(chat, messages, response_format)
+            return await self._send(chat, messages, response_format, tools)
         endpoint = chat.base_url
         mode = self.formats.get(endpoint)
         if mode is None:
@@ -349,8 +354,8 @@ class Engine:
             async with lock:  # the first call probes; the others wait for its answer
                 mode = self.formats.get(endpoint)
                 if mode is None:
-                    return await self._probe(chat, endpoint, messages, response_format)
-        return await self._send(chat, *formats.wire_request(mode, messages, response_format))
+                    return await self._probe(chat, endpoint, messages, response_format, tools)
+        return await self._send(chat, *formats.wire_request(mode, messages, response_format), tools)
 
     async def _probe(
         self,
@@ -358,11 +363,12 @@ class Engine:
         endpoint: str,
         messages: list[dict[str, Any]],
         response_format: dict[str, Any],
+        tools: list[dict[str, Any]] | None = None,
     ) -> Completion:
         for mode in formats.LADDER:
             try:
                 completion = await self._send(
-                    chat, *formats.wire_request(mode, messages, response_format)
+                    chat, *formats.wire_request(mode, messages, response_format), tools
                 )
             except ResponseFormatRejected:
                 continue  # deterministic: the next rung, never a retry of this one
@@ -375,6 +381,7 @@ class Engine:
         chat: OpenAIChat,
         messages: list[dict[str, Any]],
         response_format: dict[str, Any] | None,
+        tools: list[dict[str, Any]] | None = None,
     ) -> Completion:
         async def before_attempt() -> None:
             await self.limiter.wait()
@@ -386,6 +393,7 @@ class Engine:
                 before_attempt=before_attempt,
                 on_retry=self.stats.record_retry,
                 slot=self.semaphore,  # per attempt: no slot is held while backing off
+                **({"tools": tools} if tools else {}),
             )
         except ResponseFormatRejected:
             raise  # not an error of the run: the caller falls back to a simpler format
@@ -412,3 +420,10 @@ def _cached_usage(value: Any) -> Usage:
         return number if isinstance(number, int) and not isinstance(number, bool) and 0 <= number < 10**12 else 0
 
     return Usage(count("prompt_tokens"), count("completion_tokens"))
+
+
+def _cached_tool_calls(value: Any) -> list[dict[str, Any]] | None:
+    """Tool calls from a cache file, kept only in the shape the API sends (else none)."""
+    from pytest_llmeval.models.openai_chat import clean_tool_calls
+
+    return clean_tool_calls(value)
