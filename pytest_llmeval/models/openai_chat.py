@@ -129,7 +129,7 @@ def parse_completion(text: str, *, status: int, model: str) -> dict[str, Any]:
     from pytest_llmeval.redact import redact
 
     return {
-        "text": redact(content),  # a model quoting the key back never gets it written anywhere
+        "text": redact(content if isinstance(content, str) else ""),  # a model quoting the key back never gets it written anywhere
         "tool_calls": tool_calls,
         "finish_reason": first.get("finish_reason"),
         "model": str(body.get("model") or model)[:200],
