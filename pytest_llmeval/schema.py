@@ -209,6 +209,14 @@ def validate_file_config(config: Any) -> tuple[dict[str, Any], list[str]]:
         if path:
             bad.add(path[0])
         problems.append(f"field {'.'.join([FILE_CONFIG_KEY, *path])!r}: {_short(error.message)}")
+    structured = config.get("structured")
+    if "structured" not in bad and isinstance(structured, dict) and "schema" in structured:
+        from pytest_llmeval.metrics.structured.validate import schema_problem
+
+        problem = schema_problem(structured["schema"])
+        if problem:
+            bad.add("structured")
+            problems.append(f"field '{FILE_CONFIG_KEY}.structured.schema': {problem}")
     return {k: v for k, v in config.items() if k not in bad}, problems
 
 

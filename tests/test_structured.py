@@ -237,3 +237,44 @@ def test_file_header_schema_applies_to_every_sample(pytester: pytest.Pytester) -
     result = pytester.runpytest()
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*schema violations: lines[[]0].account: '6800' is not of type 'integer'*"])
+
+
+def test_header_with_an_invalid_schema_is_one_error_on_the_header_line(pytester: pytest.Pytester) -> None:
+    write_suite(pytester, [
+        {"llmeval_file": {"structured": {"schema": {"type": 12}}}},
+        {"id": "a", "question": "q", "expected_structured": {"a": 1}, "response": '{"a": 1}'},
+    ], "h_eval.jsonl")
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines(["*h_eval.jsonl:1: file header: field 'llmeval_file.structured.schema': invalid JSON Schema at type*"])
+
+
+HOSTILE_ANSWERS = """
+import json
+
+def pytest_llmeval_generate(sample, config):
+    if sample.id == "huge":
+        return json.dumps({"lines": [{"account": 1920, "credit": 1.0}] * 300_000})
+    if sample.id == "deep":
+        return "Svar: " + "[" * 200_000 + "]" * 200_000
+    return '{"a": 1}'
+"""
+
+
+def test_hostile_answers_fail_with_a_reason_and_nothing_else_stops(pytester: pytest.Pytester) -> None:
+    import time
+
+    pytester.makeconftest(HOSTILE_ANSWERS)
+    write_suite(pytester, [
+        {"id": "huge", "question": "q", "expected_structured": POSTING},
+        {"id": "deep", "question": "q", "expected_structured": POSTING},
+        {"id": "fine", "question": "q", "expected_structured": {"a": 1}},
+    ], "x_eval.jsonl")
+    started = time.perf_counter()
+    result = pytester.runpytest("--llm-report=r.json")
+    elapsed = time.perf_counter() - started
+    result.assert_outcomes(passed=1, failed=2)
+    by_id = {s["sample_id"]: s for s in json.loads((pytester.path / "r.json").read_text())["sample_results"]}
+    assert "only the first 1000000 are read" in by_id["huge"]["reason"]
+    assert f"nested more than {MAX_NESTING} levels deep" in by_id["deep"]["reason"]
+    assert elapsed < 30

@@ -88,6 +88,7 @@ def _balanced_end(text: str, start: int) -> int | None:
 def extract_json(text: str, *, want_container: bool = True) -> Extracted:
     """The first JSON value of ``text``: the whole text, a fenced block, then the first balanced
     object or array. ``want_container``: a bare scalar only counts when it is the whole text."""
+    full_length = len(text or "")
     text = (text or "")[:MAX_JSON_CHARS]
     stripped = text.strip()
     if not stripped:
@@ -116,6 +117,9 @@ def extract_json(text: str, *, want_container: bool = True) -> Extracted:
             return Extracted(True, value, "balanced value")
         last_problem = last_problem or f"text from character {match.start()}: {problem}"
     reason = "no JSON object or array in the answer"
+    if full_length > MAX_JSON_CHARS:
+        reason += f" (an answer of {full_length} characters: only the first {MAX_JSON_CHARS} are read)"
+        last_problem = None
     return Extracted(False, reason=f"{reason} ({last_problem})" if last_problem else reason)
 
 
