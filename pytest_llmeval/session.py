@@ -230,6 +230,12 @@ class LLMEvalSession:
             grade = self.grade_once(item)
         if grade.record.get("turns"):
             item.user_properties.append(("llmeval_turns", ",".join(t["tier"] for t in grade.record["turns"])))
+        accuracy = grade.components.get("accuracy")
+        if accuracy is not None and isinstance(accuracy.details.get("fields"), list):  # the structured grader
+            wrong = [f["path"] for f in accuracy.details["fields"] if not f["ok"]]
+            item.user_properties.append(("llmeval_fields", f"{len(accuracy.details['fields']) - len(wrong)}/{len(accuracy.details['fields'])} agree"))
+            if wrong:
+                item.user_properties.append(("llmeval_fields_wrong", ", ".join(wrong[:20])))
         if self.settings.reference_metrics:
             from pytest_llmeval.metrics.reference import reference_metrics
 

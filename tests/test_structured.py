@@ -192,8 +192,11 @@ POSTING_SUITE = [
 
 def test_posting_suite_verdicts(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
     write_suite(pytester, POSTING_SUITE, "posting_eval.jsonl")
-    result = pytester.runpytest("--llm-report=r.json", *plugin_args)
+    result = pytester.runpytest("--llm-report=r.json", "--junitxml=j.xml", *plugin_args)
     result.assert_outcomes(passed=1, failed=4)
+    junit = (pytester.path / "j.xml").read_text()
+    assert '<property name="llmeval_fields_wrong" value="lines[1].account" />' in junit
+    assert '<property name="llmeval_fields" value="9/9 agree" />' in junit
     result.stdout.fnmatch_lines([
         "*wrong: lines[[]1].account: expected 1920, got 1900 (exact)*",
         "*no JSON object or array in the answer*",
