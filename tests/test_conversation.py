@@ -130,3 +130,20 @@ def test_bad_turn_list_is_one_located_error(pytester: pytest.Pytester, messages:
     result = pytester.runpytest()
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(["*c_eval.jsonl:2: " + message.lstrip("*")])
+
+
+@pytest.mark.parametrize(
+    ("reply", "asks"),
+    [
+        ("Hva selger du?", True),
+        ("Gjelder det matvarer eller servering", True),  # a question word, no question mark
+        ("Satsen er 25 prosent.", False),
+        ("Hvalen er stor.", False),  # "hva" only as a word
+        ("Could you tell me what you sell?", True),
+    ],
+)
+def test_clarify_grader_sees_a_question(reply: str, asks: bool) -> None:
+    from pytest_llmeval.conversation.clarify import grade
+    from pytest_llmeval.registry import GradeContext
+
+    assert grade(GradeContext(response=reply, expected="", question=None, criteria={})).passed is asks

@@ -86,3 +86,39 @@ def test_wrong_tool_argument_fails_naming_it_with_xdist(pytester: pytest.Pyteste
     result = pytester.runpytest("--llm-model=gpt-test", f"--llm-base-url={fake_openai.url}", "-n", "2")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*wrong: [[]1].arguments.account: expected 3000, got 3001 (exact)*"])
+
+
+def test_cache_key_covers_tools_and_response_format_and_keeps_old_keys() -> None:
+    from types import SimpleNamespace
+
+    from pytest_llmeval.models.cache import cache_key
+    from pytest_llmeval.models.openai_chat import OpenAIChat
+
+    settings = SimpleNamespace(base_url="http://127.0.0.1:1/v1", api_key_env=None, temperature=0.0, max_tokens=None,
+                               seed=None, timeout=5, extra_body=None, max_retries=0)
+    chat = OpenAIChat("gpt-test", settings)
+    messages = [{"role": "user", "content": "Bokfør salget."}]
+    plain = chat.identity(messages, None)
+    assert "tools" not in plain["params"]  # caches recorded before tools existed keep their keys
+    keys = {cache_key(plain), cache_key(chat.identity(messages, None, TOOLS)),
+            cache_key(chat.identity(messages, {"type": "json_object"})), cache_key(chat.identity(messages, None, []))}
+    assert len(keys) == 3  # no tools and an empty tools list are the same request
+
+
+def test_structured_answer_read_from_a_tool_call_when_the_text_has_no_json() -> None:
+    from pytest_llmeval.metrics.structured import structured_match
+
+    calls = _calls(("post_voucher", {"account": 3000, "amount": 1000}))
+    result = structured_match("", {"account": 3000, "amount": 1000.0}, tool_calls=calls)
+    assert result.passed
+    assert result.source == "tool call post_voucher"
+
+
+def test_reply_with_only_tool_calls_is_no_malformed_reply() -> None:
+    from pytest_llmeval.models.openai_chat import parse_completion
+
+    body = {"choices": [{"message": {"role": "assistant", "content": None, "tool_calls": _calls(("f", {"a": 1}))},
+                         "finish_reason": "tool_calls"}]}
+    parsed = parse_completion(json.dumps(body), status=200, model="m")
+    assert parsed["text"] == ""
+    assert parsed["tool_calls"][0]["function"] == {"name": "f", "arguments": '{"a": 1}'}
