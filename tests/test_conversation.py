@@ -147,3 +147,27 @@ def test_clarify_grader_sees_a_question(reply: str, asks: bool) -> None:
     from pytest_llmeval.registry import GradeContext
 
     assert grade(GradeContext(response=reply, expected="", question=None, criteria={})).passed is asks
+
+
+def test_a_turn_with_expected_structured_is_graded_field_by_field(pytester: pytest.Pytester) -> None:
+    gold = {"lines": [{"account": 3000, "vat_code": "3", "credit": 1000.0}, {"account": 1500, "debit": 1250.0},
+                      {"account": 2700, "credit": 250.0}]}
+    answer = json.dumps({"lines": [{"account": 1500, "debit": 1250}, {"account": 3000, "vat_code": "3", "credit": 1000},
+                                   {"account": 2700, "credit": 250}]})
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": "Jeg har solgt varer for 1 000 kr eks. mva."},
+        {"role": "assistant", "content": "Ble det betalt kontant eller på kreditt?", "eval_criteria": {"clarify": True},
+         "response": "Ble salget betalt kontant, eller sendte du faktura?"},
+        {"role": "user", "content": "På faktura. Lag posteringen."},
+        {"role": "assistant", "content": json.dumps(gold), "expected_structured": gold,
+         "eval_criteria": {"structured": {"balance": True}}, "response": answer.replace("1500, \"debit\": 1250", "1500, \"debit\": 1200")},
+    ]
+    record = {"id": "sale", "messages": messages, "eval_criteria": {"weights": {"length": 0}}}
+    write_suite(pytester, [record, {**record, "id": "sale-min", "eval_criteria": {
+        "weights": {"length": 0}, "conversation": {"aggregate": "min"}}}], "c_eval.jsonl")
+    result = pytester.runpytest("--llm-report=r.json")
+    assert result.parseoutcomes() == {"failed": 1, "acceptable": 1}  # the mean of 1.0 and 0.5; the worst
+    turns = json.loads((pytester.path / "r.json").read_text())["sample_results"][1]["turns"]
+    assert [(t["accuracy_grader"], t["tier"]) for t in turns] == [("clarify", "pass"), ("structured", "fail")]
+    assert "lines[1].debit: expected 1250.0, got 1200" in turns[1]["reason"]
+    assert "does not balance" in turns[1]["reason"]
