@@ -171,3 +171,16 @@ def test_a_turn_with_expected_structured_is_graded_field_by_field(pytester: pyte
     assert [(t["accuracy_grader"], t["tier"]) for t in turns] == [("clarify", "pass"), ("structured", "fail")]
     assert "lines[1].debit: expected 1250.0, got 1200" in turns[1]["reason"]
     assert "does not balance" in turns[1]["reason"]
+
+
+def test_baseline_pairs_conversations_and_names_the_one_that_now_fails(pytester: pytest.Pytester) -> None:
+    good = [t[1] for t in TURNS]
+    write_suite(pytester, [conversation("a", responses=good), conversation("b", responses=good)], "chat_eval.jsonl")
+    pytester.runpytest("--llm-report=base.json")
+    eager = ["Satsen er 25 prosent.", *good[1:]]
+    write_suite(pytester, [conversation("a", responses=good), conversation("b", responses=eager, conversation={"aggregate": "min"})],
+                "chat_eval.jsonl")
+    pytester.runpytest("--llm-baseline=base.json", "--llm-report=now.json")
+    comparison = json.loads((pytester.path / "now.json").read_text())["comparison"]
+    assert comparison["paired"] == 2
+    assert comparison["newly_failing"] == ["b"]
