@@ -96,10 +96,17 @@ class Comparer:
         self.rules = rules
         self.text_judge = text_judge
         self.question = question
+        self._rules: dict[str, dict[str, Any]] = {}  # path -> rule: n x m pairs ask for the same paths
+
+    def rule(self, path: str) -> dict[str, Any]:
+        found = self._rules.get(path)
+        if found is None:
+            found = self._rules[path] = rule_for(self.rules, path) if self.rules else {}
+        return found
 
     def compare(self, gold: Any, got: Any, parts: tuple[str | int, ...] = ()) -> Comparison:
         path = show_path(parts)
-        rule = rule_for(self.rules, path)
+        rule = self.rule(path)
         weight = float(rule.get("weight", 1.0))
         if rule.get("compare") == "ignore":
             return Comparison()
@@ -168,7 +175,7 @@ class Comparer:
 
 def leaf_weight(value: Any, comparer: Comparer, parts: tuple[str | int, ...]) -> float:
     """Total weight of the leaves under ``value`` (what a missing or invented item costs)."""
-    rule = rule_for(comparer.rules, show_path(parts))
+    rule = comparer.rule(show_path(parts))
     if rule.get("compare") == "ignore":
         return 0.0
     if isinstance(value, dict):
