@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from pytest_llmeval.regression.baseline import BaselineRun
     from pytest_llmeval.regression.gates import GateResult
     from pytest_llmeval.report.tally import Tally
-    from pytest_llmeval.rubric import Rubric
+    from pytest_llmeval.rubric import GradeResult, Rubric
     from pytest_llmeval.sample import Sample
 
 SESSION_KEY = pytest.StashKey["LLMEvalSession"]()
@@ -249,7 +249,7 @@ class LLMEvalSession:
         for name, comp in grade.components.items():
             item.user_properties.append((f"llmeval_{name}", f"{comp.score:.4f}"))
 
-    def grade_once(self, item: GoldItem, repeat: int = 1) -> Any:
+    def grade_once(self, item: GoldItem, repeat: int = 1) -> GradeResult:
         """One answer graded, or a conversation answered and graded turn by turn."""
         if item.sample.turns:
             from pytest_llmeval.conversation.runner import grade_conversation
