@@ -249,10 +249,12 @@ def normalise(record: dict[str, Any], *, path: str, line: int, defaults: dict[st
     if record.get("messages") and _is_conversation(messages):
         messages, turns = _conversation(messages)
     expected: Any = record.get("expected", record.get("expected_output"))
+    # Compact JSON: a structured gold is no long-form prose, so the length component does not
+    # apply to it unless the suite asks (it counts the gold's whitespace tokens).
     if expected is None and record.get("expected_structured") is not None:
-        expected = json.dumps(record["expected_structured"], ensure_ascii=False)
+        expected = json.dumps(record["expected_structured"], ensure_ascii=False, separators=(",", ":"))
     if expected is None and record.get("expected_tool_calls") is not None:
-        expected = json.dumps(record["expected_tool_calls"], ensure_ascii=False)
+        expected = json.dumps(record["expected_tool_calls"], ensure_ascii=False, separators=(",", ":"))
     # Gold layer: the trailing assistant turn is the expected answer, not part of the prompt.
     if messages and messages[-1]["role"] == "assistant":
         assistant = messages.pop()

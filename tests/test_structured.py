@@ -281,3 +281,14 @@ def test_hostile_answers_fail_with_a_reason_and_nothing_else_stops(pytester: pyt
     assert "only the first 1000000 are read" in by_id["huge"]["reason"]
     assert f"nested more than {MAX_NESTING} levels deep" in by_id["deep"]["reason"]
     assert elapsed < 30
+
+
+def test_length_does_not_weigh_a_structured_gold_unless_asked(pytester: pytest.Pytester) -> None:
+    big = {"lines": [{"account": 1000 + i, "vat_code": "1", "debit": float(i), "text": "Kjøp av varer"} for i in range(12)]}
+    write_suite(pytester, [{"id": "big", "question": "q", "expected_structured": big, "response": json.dumps(big, indent=2)}],
+                "l_eval.jsonl")
+    result = pytester.runpytest("--llm-report=r.json")
+    result.assert_outcomes(passed=1)
+    sample = json.loads((pytester.path / "r.json").read_text())["sample_results"][0]
+    assert sample["scores"]["overall"] == 1.0
+    assert "length" not in sample["components"]  # dropped: the weights renormalise over the rest
