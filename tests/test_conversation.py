@@ -184,3 +184,24 @@ def test_baseline_pairs_conversations_and_names_the_one_that_now_fails(pytester:
     comparison = json.loads((pytester.path / "now.json").read_text())["comparison"]
     assert comparison["paired"] == 2
     assert comparison["newly_failing"] == ["b"]
+
+
+def test_python_callable_gets_each_turn_with_its_own_history(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(chatbot=f"""
+        SEEN = []
+        GOLD = {json.dumps({user: gold for user, gold, _ in TURNS})}
+
+        def reply(sample):
+            SEEN.append((sample["id"], [m["role"] for m in sample["messages"]]))
+            with open("seen.txt", "a", encoding="utf-8") as handle:
+                handle.write(repr(SEEN[-1]) + "\\n")
+            return GOLD[sample["messages"][-1]["content"]]
+    """)
+    write_suite(pytester, [conversation()], "chat_eval.jsonl")
+    result = pytester.runpytest("--llm-model=python:chatbot:reply")
+    result.assert_outcomes(passed=1)
+    assert (pytester.path / "seen.txt").read_text().splitlines() == [
+        "('vat-chat/turn1', ['system', 'user'])",
+        "('vat-chat/turn2', ['system', 'user', 'assistant', 'user'])",
+        "('vat-chat/turn3', ['system', 'user', 'assistant', 'user', 'assistant', 'user'])",
+    ]
