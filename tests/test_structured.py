@@ -116,13 +116,25 @@ def test_missing_and_invented_lines_both_cost() -> None:
     fewer = {**POSTING, "lines": POSTING["lines"][:2]}
     result = structured_match(json.dumps(fewer), POSTING)
     assert result.lines[0] == {"path": "lines", "gold": 3, "answer": 2, "matched": 2, "exact": 2,
-                               "precision": 1.0, "recall": pytest.approx(2 / 3, abs=1e-4), "f1": 0.8}
+                               "precision": 1.0, "recall": pytest.approx(2 / 3, abs=1e-4), "f1": 0.8, "in_order": False}
     assert "lines[2]" in result.failed_fields
     more = {**POSTING, "lines": [*POSTING["lines"], {"account": 7770, "debit": 5.0}]}
     result = structured_match(json.dumps(more), POSTING)
     assert not result.passed
     assert result.lines[0]["precision"] == 0.75
     assert "lines[answer 3]" in result.failed_fields
+
+
+def test_an_answer_inventing_thousands_of_lines_is_compared_in_order_quickly() -> None:
+    import time
+
+    answer = {**POSTING, "lines": [*POSTING["lines"], *({"account": 1920, "credit": 1.0} for _ in range(20_000))]}
+    started = time.perf_counter()
+    result = structured_match(json.dumps(answer), POSTING)
+    assert time.perf_counter() - started < 10
+    assert not result.passed
+    assert result.lines[0]["in_order"] is True
+    assert result.lines[0]["recall"] == 1.0 and result.lines[0]["answer"] == 20_003
 
 
 def test_unbalanced_posting_fails_the_balance_check() -> None:

@@ -18,7 +18,9 @@ from pytest_llmeval.metrics.structured.assign import best_assignment
 from pytest_llmeval.metrics.structured.rules import default_comparison, rule_for, show_path
 
 MATCH_FLOOR = 0.5  # below this agreement a gold item and an answer item are not the same line
-MAX_PAIRS = 250_000  # n x m comparisons before lists are compared in order instead
+# n x m item comparisons before a list is compared in order instead (100 x 100 lines take ~1 s;
+# an answer inventing 50 000 lines must not take minutes)
+MAX_PAIRS = 20_000
 _NUMBER_EPS = 1e-9
 
 
@@ -53,13 +55,15 @@ class ListStats:
     answer: int
     matched: int
     exact: int
+    in_order: bool = False  # compared position by position (``ordered``, or too many items to match)
 
     def to_dict(self) -> dict[str, Any]:
         precision = self.exact / self.answer if self.answer else (1.0 if not self.gold else 0.0)
         recall = self.exact / self.gold if self.gold else 1.0
         f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
         return {"path": self.path, "gold": self.gold, "answer": self.answer, "matched": self.matched,
-                "exact": self.exact, "precision": round(precision, 4), "recall": round(recall, 4), "f1": round(f1, 4)}
+                "exact": self.exact, "precision": round(precision, 4), "recall": round(recall, 4), "f1": round(f1, 4),
+                "in_order": self.in_order}
 
 
 @dataclass
@@ -143,7 +147,8 @@ class Comparer:
             result.total += leaf_weight(gold, self, parts)
             result.verdicts.append(Verdict(path, False, "missing", gold, got, f"expected a list, got {_kind(got)}"))
             return result
-        if rule.get("ordered") or len(gold) * len(got) > MAX_PAIRS:
+        in_order = bool(rule.get("ordered")) or len(gold) * len(got) > MAX_PAIRS
+        if in_order:
             pairs = [(i, i) for i in range(min(len(gold), len(got)))]
             compared = {p: self.compare(gold[p[0]], got[p[1]], (*parts, p[0])) for p in pairs}
             kept = pairs
@@ -169,7 +174,7 @@ class Comparer:
                 result.total += max(1.0, leaf_weight(value, self, (*parts, j)))
                 result.verdicts.append(Verdict(f"{path}[answer {j}]", False, "invented", None, value,
                                                f"answer item {j} matches no gold item: {_short(value)}"))
-        result.lists.append(ListStats(path, len(gold), len(got), len(kept), exact))
+        result.lists.append(ListStats(path, len(gold), len(got), len(kept), exact, in_order))
         return result
 
 
