@@ -123,6 +123,8 @@ def test_pre_recorded_conversation_under_xdist_with_repeats(pytester: pytest.Pyt
         ([{"role": "user", "content": "a"}, {"role": "assistant", "content": "b", "eval_criteria": {"clarfy": True}},
           {"role": "user", "content": "c"}, {"role": "assistant", "content": "d"}],
          "*field 'messages[[]1].eval_criteria.clarfy': unknown key; did you mean*clarify*"),
+        ([m for _ in range(101) for m in ({"role": "user", "content": "a"}, {"role": "assistant", "content": "b"})],
+         "*field 'messages': a conversation of 101 turns; at most 100*"),
     ],
 )
 def test_bad_turn_list_is_one_located_error(pytester: pytest.Pytester, messages: list[dict[str, Any]], message: str) -> None:

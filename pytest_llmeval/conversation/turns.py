@@ -6,6 +6,7 @@ from typing import Any
 
 TURN_KEYS = ("role", "content", "eval_criteria", "response", "expected_structured", "expected_tool_calls")
 _PREAMBLE_ROLES = ("system", "developer")
+MAX_TURNS = 100  # each turn is a model request: a hostile gold line must not ask thousands
 
 
 def is_conversation(messages: list[dict[str, Any]]) -> bool:
@@ -58,6 +59,8 @@ def parse_turns(messages: list[dict[str, Any]]) -> tuple[list[dict[str, str]], l
             expected_tool_calls=message.get("expected_tool_calls"),
         )
         expect = "user"
+    if len(turns) > MAX_TURNS:
+        raise ValueError(f"field 'messages': a conversation of {len(turns)} turns; at most {MAX_TURNS}")
     if expect != "user" or not turns:
         raise ValueError(f"field 'messages[{len(messages) - 1}]': a conversation ends with an expected assistant turn")
     return preamble, turns
