@@ -58,6 +58,9 @@ _EXPORTS: dict[str, str] = {
     "sentence_coverage": "pytest_llmeval.metrics.coverage",
     "assert_sentence_coverage": "pytest_llmeval.metrics.coverage",
     "CoverageResult": "pytest_llmeval.metrics.coverage",
+    "structured_match": "pytest_llmeval.metrics.structured",
+    "assert_structured_match": "pytest_llmeval.metrics.structured",
+    "StructuredResult": "pytest_llmeval.metrics.structured",
 }
 
 __all__ = ["DIST_NAME", "__version__", *sorted(_EXPORTS)]

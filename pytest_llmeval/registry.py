@@ -47,6 +47,8 @@ BUILTIN_GRADERS: dict[str, str] = {
     "answer_correctness": "pytest_llmeval.metrics.correctness:grade",
     "claims_f1": "pytest_llmeval.metrics.claims:grade",
     "sentence_coverage": "pytest_llmeval.metrics.coverage:grade",
+    "structured": "pytest_llmeval.metrics.structured:grade",
+    "clarify": "pytest_llmeval.conversation.clarify:grade",
 }
 
 

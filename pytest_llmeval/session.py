@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from pytest_llmeval.regression.baseline import BaselineRun
     from pytest_llmeval.regression.gates import GateResult
     from pytest_llmeval.report.tally import Tally
-    from pytest_llmeval.rubric import Rubric
+    from pytest_llmeval.rubric import GradeResult, Rubric
     from pytest_llmeval.sample import Sample
 
 
@@ -143,6 +143,8 @@ class LLMEvalSession:
         """Before items run: fetch every answer concurrently, then batch-encode texts for semantic graders."""
         # (item, sample) for gold items and llm_sample tests; an item's model is set with several --llm-model specs
         pairs = [(getattr(item, "model", None), sample) for item in items if (sample := sample_of(item)) is not None]
+        # a conversation's requests depend on its own earlier replies: asked turn by turn at setup
+        pairs = [(model, sample) for model, sample in pairs if not sample.turns]
         samples = [sample for model, sample in pairs if model in (None, self.settings.model)]
         if not pairs:
             return
@@ -263,20 +265,16 @@ class LLMEvalSession:
         return self._rubric
 
     def grade_item(self, item: GoldItem) -> None:
-
         # A rerun (pytest-rerunfailures) grades again: keep only this attempt's properties.
         item.user_properties[:] = [p for p in item.user_properties if not str(p[0]).startswith("llmeval_")]
+        answers: list[Answer] = []  # every answer this item got (all repeats): the history's usage
         if self.settings.repeat > 1:
             from pytest_llmeval.regression.repeats import grade_repeats
 
             # each repeat graded or an error on its own: one failed repeat loses none of the others
-            answers: list[Any] = []
-
-            def grade_one(r: int) -> Any:
-                answers.append(self.answer_for(item.sample, r, item.model))
-                return self.rubric.grade(item.sample, answers[-1])
-
-            combined, fields, error = grade_repeats(self.settings.repeat, grade_one, self.settings.errors.value)
+            combined, fields, error = grade_repeats(
+                self.settings.repeat, lambda r: self.grade_once(item, r, answers), self.settings.errors.value
+            )
             item.stash[REPEATS_KEY] = fields
             item.user_properties.append(("llmeval_pass_count", f"{fields['pass_count']}/{fields['counted_repeats']}"))
             item.user_properties.append(("llmeval_stability", fields["stability"]))
@@ -285,12 +283,19 @@ class LLMEvalSession:
                 raise error  # every repeat failed: the item is an error (its repeats still reported)
             grade = combined
         else:
-            answers = [self.answer_for(item.sample, model=item.model)]
-            grade = self.rubric.grade(item.sample, answers[0])
+            grade = self.grade_once(item, answers=answers)
         if self.settings.history:
             from pytest_llmeval.history.record import answer_usage
 
             grade.record["answer_usage"] = answer_usage(answers, self.settings.prices, item.model or self.settings.model)
+        if grade.record.get("turns"):
+            item.user_properties.append(("llmeval_turns", ",".join(t["tier"] for t in grade.record["turns"])))
+        accuracy = grade.components.get("accuracy")
+        if accuracy is not None and isinstance(accuracy.details.get("fields"), list):  # the structured grader
+            wrong = [f["path"] for f in accuracy.details["fields"] if not f["ok"]]
+            item.user_properties.append(("llmeval_fields", f"{len(accuracy.details['fields']) - len(wrong)}/{len(accuracy.details['fields'])} agree"))
+            if wrong:
+                item.user_properties.append(("llmeval_fields_wrong", ", ".join(wrong[:20])))
         if self.settings.reference_metrics:
             from pytest_llmeval.metrics.reference import reference_metrics
 
@@ -307,6 +312,18 @@ class LLMEvalSession:
             item.user_properties.append(("llmeval_matched_expected", str(grade.record["matched_expected"])))
         if grade.record.get("needs_review"):
             item.user_properties.append(("llmeval_needs_review", "true"))
+
+    def grade_once(self, item: GoldItem, repeat: int = 1, answers: list[Answer] | None = None) -> GradeResult:
+        """One answer graded (kept in ``answers`` when given), or a conversation answered and
+        graded turn by turn."""
+        if item.sample.turns:
+            from pytest_llmeval.conversation.runner import grade_conversation
+
+            return grade_conversation(self, item.sample, repeat=repeat, model=item.model)
+        answer = self.answer_for(item.sample, repeat, item.model)
+        if answers is not None:
+            answers.append(answer)
+        return self.rubric.grade(item.sample, answer)
 
     # -- records ---------------------------------------------------------------
     def gold_record(self, item: GoldItem, status: str, error: str | None = None) -> dict[str, Any]:

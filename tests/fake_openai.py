@@ -57,6 +57,8 @@ class Reply:
     - ``drop``: close the connection without replying (a dropped connection).
     - ``delay``: seconds to wait before replying (longer than the client timeout = timeout).
     - ``drip``: seconds between single bytes of the reply body (a server that trickles).
+    - ``tool_calls``: ``[(name, arguments dict), ...]``: the reply calls these tools
+      (``content`` may stay None, as OpenAI sends it).
     """
 
     content: str | None = None
@@ -68,6 +70,7 @@ class Reply:
     drop: bool = False
     usage: dict[str, int] | None = None
     drip: float | None = None
+    tool_calls: list[tuple[str, Any]] | None = None
 
     @classmethod
     def error(
@@ -401,7 +404,7 @@ class FakeOpenAIServer:
     def _body_for(self, reply: Reply, request: dict[str, Any], served: float = 0.0) -> Any:
         if reply.body is not None:
             return reply.body
-        if reply.content is None:
+        if reply.content is None and not reply.tool_calls:
             if reply.status >= 400:
                 return {
                     "error": {
@@ -418,8 +421,15 @@ class FakeOpenAIServer:
         )
         usage = reply.usage or {
             "prompt_tokens": _count_tokens(prompt),
-            "completion_tokens": _count_tokens(reply.content),
+            "completion_tokens": _count_tokens(reply.content or json.dumps(reply.tool_calls)),
         }
+        message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+        if reply.tool_calls:
+            message["tool_calls"] = [
+                {"id": f"call_{index}", "type": "function",
+                 "function": {"name": name, "arguments": json.dumps(arguments)}}
+                for index, (name, arguments) in enumerate(reply.tool_calls)
+            ]
         usage = {**usage, "total_tokens": usage["prompt_tokens"] + usage["completion_tokens"]}
         timings = {}
         if self.report_timings:  # llama.cpp server's field: prompt processing + generation, in ms
@@ -436,8 +446,8 @@ class FakeOpenAIServer:
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": reply.content},
-                    "finish_reason": "stop",
+                    "message": message,
+                    "finish_reason": "tool_calls" if reply.tool_calls else "stop",
                     "logprobs": None,
                 }
             ],

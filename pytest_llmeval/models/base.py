@@ -29,6 +29,7 @@ class Completion:
     # concurrency slot and rate limit. service_s: the server's own processing time, when it says.
     wait_s: float = 0.0
     service_s: float | None = None
+    tool_calls: list[dict[str, Any]] | None = None  # the reply's tool calls, as the API sent them
 
 
 @dataclass
@@ -42,6 +43,7 @@ class Answer:
     usage: Usage = field(default_factory=Usage)
     cached: bool = False
     latency_s: float = 0.0
+    tool_calls: list[dict[str, Any]] | None = None  # [{"id", "type", "function": {"name", "arguments"}}]
 
 
 class ChatModel(Protocol):

@@ -233,6 +233,7 @@ class Engine:
         count_hit: bool = True,
         repeat: int = 1,
         accept: Callable[[str], bool] | None = None,
+        tools: list[dict[str, Any]] | None = None,
     ) -> Completion:
         """A cached, bounded, retried call. Exactly once across processes sharing the cache dir.
 
@@ -240,13 +241,14 @@ class Engine:
         ``repeat``: the answer's repeat index (``--llm-repeat``); each repeat is its own request.
         ``accept``: a reply it rejects (a judge reply that fails validation) is returned but never
         cached, and a cached one it rejects is asked again wherever the mode may record.
+        ``tools``: OpenAI tool definitions sent with the request (part of the cache key).
         """
         if self._cache_error is not None:
             raise self._cache_error
         cache = self.cache_for(chat.name)
         if cache is None:
-            return await self._call(chat, messages, response_format)
-        identity = chat.identity(messages, response_format)
+            return await self._call(chat, messages, response_format, tools)
+        identity = chat.identity(messages, response_format, tools)
         if repeat > 1:
             # only repeats >= 2 enter the key, so a cache recorded by single runs replays as repeat 1
             identity = {**identity, "repeat": repeat}
@@ -284,7 +286,7 @@ class Engine:
             if failure is not None:
                 raise failure  # failed once this run already: not asked again (nor counted)
             try:
-                completion = await self._call(chat, messages, response_format)
+                completion = await self._call(chat, messages, response_format, tools)
             except FatalModelError:
                 raise
             except ModelError as exc:
@@ -300,6 +302,7 @@ class Engine:
                     {
                         "text": completion.text,
                         "model": completion.model,
+                        **({"tool_calls": completion.tool_calls} if completion.tool_calls else {}),
                         "usage": {
                             "prompt_tokens": completion.usage.prompt_tokens,
                             "completion_tokens": completion.usage.completion_tokens,
@@ -350,6 +353,7 @@ class Engine:
             cached=True,
             attempts=0,
             model=str(response.get("model") or "")[:200],
+            tool_calls=_cached_tool_calls(response.get("tool_calls")),
         )
 
     async def _call(
@@ -357,11 +361,14 @@ class Engine:
         chat: OpenAIChat,
         messages: list[dict[str, Any]],
         response_format: dict[str, Any] | None,
+        tools: list[dict[str, Any]] | None = None,
     ) -> Completion:
         """Send, negotiating structured output once per endpoint (the cache key stays the
         request as asked: the reply is validated against the schema whatever was sent)."""
         if response_format is None or not formats.negotiable(response_format):
-            return await self._send(chat, messages, {"response_format": response_format} if response_format else {})
+            return await self._send(
+                chat, messages, {"response_format": response_format} if response_format else {}, tools
+            )
         endpoint = chat.base_url
         known = self.formats.get(endpoint)
         if known is None:
@@ -369,14 +376,14 @@ class Engine:
             async with lock:  # the first call probes; the others wait for its answer
                 known = self.formats.get(endpoint)
                 if known is None:
-                    return await self._probe(chat, endpoint, messages, response_format)
+                    return await self._probe(chat, endpoint, messages, response_format, tools)
         form, tried = known
         try:
-            completion = await self._send(chat, *formats.wire_request(form, messages, response_format))
+            completion = await self._send(chat, *formats.wire_request(form, messages, response_format), tools)
         except ResponseFormatRejected:
             # the server behind this URL changed since the form was chosen: choose again
             self.formats.forget(endpoint)
-            return await self._probe(chat, endpoint, messages, response_format)
+            return await self._probe(chat, endpoint, messages, response_format, tools)
         completion.structured = f"{tried} (remembered for {endpoint_key(endpoint)})"
         return completion
 
@@ -386,13 +393,14 @@ class Engine:
         endpoint: str,
         messages: list[dict[str, Any]],
         response_format: dict[str, Any],
+        tools: list[dict[str, Any]] | None = None,
     ) -> Completion:
         """Each form in turn until the server takes one (the reply is the caller's to validate:
         a refusal is the server's answer about the form, a bad reply is the model's)."""
         tried: list[tuple[str, str]] = []
         for form in formats.LADDER:
             try:
-                completion = await self._send(chat, *formats.wire_request(form, messages, response_format))
+                completion = await self._send(chat, *formats.wire_request(form, messages, response_format), tools)
             except ResponseFormatRejected:
                 tried.append((form, "refused"))
                 continue  # deterministic: the next form, never a retry of this one
@@ -410,6 +418,7 @@ class Engine:
         chat: OpenAIChat,
         messages: list[dict[str, Any]],
         fields: dict[str, Any],
+        tools: list[dict[str, Any]] | None = None,
     ) -> Completion:
         """One request; ``fields``: body fields asking for structured output (``response_format``...)."""
         async def before_attempt() -> None:
@@ -431,6 +440,7 @@ class Engine:
                 # the run budget, checked with the slot held: BudgetExceeded once the cap is spent
                 admit=None if self.budget is None else self.budget.check,
                 still_wanted=still_wanted,
+                **({"tools": tools} if tools else {}),
             )
         except (ResponseFormatRejected, CacheUnwritableError):
             raise  # not an error of the run: the caller falls back to a simpler format; or fatal
@@ -461,3 +471,10 @@ def _cached_usage(value: Any) -> Usage:
         return number if isinstance(number, int) and not isinstance(number, bool) and 0 <= number < 10**12 else 0
 
     return Usage(count("prompt_tokens"), count("completion_tokens"))
+
+
+def _cached_tool_calls(value: Any) -> list[dict[str, Any]] | None:
+    """Tool calls from a cache file, kept only in the shape the API sends (else none)."""
+    from pytest_llmeval.models.openai_chat import clean_tool_calls
+
+    return clean_tool_calls(value)

@@ -121,7 +121,10 @@ def parse_completion(text: str, *, status: int, model: str) -> dict[str, Any]:
     message = first.get("message")
     message = message if isinstance(message, dict) else {}
     content = message.get("content")
-    if not isinstance(content, str) or not content.strip():
+    tool_calls = clean_tool_calls(message.get("tool_calls"))
+    if tool_calls and not isinstance(content, str):
+        content = ""  # a reply that only calls tools
+    if not tool_calls and (not isinstance(content, str) or not content.strip()):
         finish = first.get("finish_reason")
         raise ModelError(
             f"malformed reply from {model}: empty content (finish_reason={finish!r})", status=status
@@ -133,7 +136,8 @@ def parse_completion(text: str, *, status: int, model: str) -> dict[str, Any]:
 
     return {
         # a lone surrogate ("\ud800") would stop the cache file and the reports: replaced here
-        "text": redact(scrub_surrogates(content)),  # a model quoting the key back never gets it written anywhere
+        "text": redact(scrub_surrogates(content if isinstance(content, str) else "")),  # a model quoting the key back never gets it written anywhere
+        "tool_calls": tool_calls,
         "finish_reason": first.get("finish_reason"),
         "model": str(body.get("model") or model)[:200],
         "usage": {name: count or 0 for name, count in counts.items()},
@@ -159,6 +163,31 @@ def server_service_s(body: dict[str, Any]) -> float | None:
             return None  # junk: no figure rather than a wrong one
         total += value
     return total / 1000
+MAX_TOOL_CALLS = 64
+MAX_ARGUMENT_CHARS = 200_000
+
+
+def clean_tool_calls(value: Any) -> list[dict[str, Any]] | None:
+    """A reply's ``tool_calls`` as ``[{"id", "type", "function": {"name", "arguments"}}]``
+    (arguments a JSON string, as the API sends them), bounded; None when there are none."""
+    if not isinstance(value, list) or not value:
+        return None
+    from pytest_llmeval.redact import redact
+
+    calls = []
+    for call in value[:MAX_TOOL_CALLS]:
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+            continue
+        arguments = function.get("arguments")
+        if not isinstance(arguments, str):
+            arguments = json.dumps(arguments) if isinstance(arguments, dict | list) else ""
+        calls.append({
+            "id": str(call.get("id") or "")[:200],
+            "type": "function",
+            "function": {"name": function["name"][:200], "arguments": redact(arguments[:MAX_ARGUMENT_CHARS])},
+        })
+    return calls or None
 
 
 def _token_count(value: Any) -> int | None:
@@ -211,7 +240,10 @@ class OpenAIChat:
         }
 
     def identity(
-        self, messages: list[dict[str, Any]], response_format: dict[str, Any] | None
+        self,
+        messages: list[dict[str, Any]],
+        response_format: dict[str, Any] | None,
+        tools: list[dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
         """What the cache key covers: never the API key, the timeout or the endpoint URL
         (a cache recorded at 127.0.0.1 must replay at localhost or on another port)."""
@@ -225,6 +257,8 @@ class OpenAIChat:
                 "seed": self.seed,
                 "extra_body": self.extra_body,
                 "response_format": response_format,
+                # only when sent: caches recorded without tools keep their keys
+                **({"tools": tools} if tools else {}),
             },
         }
 
@@ -273,6 +307,7 @@ class OpenAIChat:
         structured: dict[str, Any] | None = None,
         admit: Callable[[], None] | None = None,
         still_wanted: Callable[[], None] | None = None,
+        tools: list[dict[str, Any]] | None = None,
     ) -> Completion:
         """Call the endpoint, retrying transient failures; raise ModelError/FatalModelError after.
 
@@ -311,7 +346,7 @@ class OpenAIChat:
             wait: float | None = None
             try:
                 try:
-                    status, text, headers = await self._post(messages, response_format, structured)
+                    status, text, headers = await self._post(messages, response_format, structured, tools)
                 except httpx2.ConnectError as exc:
                     self.breaker.record(False, time.monotonic(), f"{type(exc).__name__}: {exc}")
                     raise
@@ -331,6 +366,7 @@ class OpenAIChat:
                         junk_usage=parsed["junk_usage"],
                         wait_s=waited,
                         service_s=parsed["service_s"],
+                        tool_calls=parsed["tool_calls"],
                     )
             except httpx2.TimeoutException:
                 outcome = limits.OVERLOAD
@@ -412,6 +448,7 @@ class OpenAIChat:
         messages: list[dict[str, Any]],
         response_format: dict[str, Any] | None,
         structured: dict[str, Any] | None = None,
+        tools: list[dict[str, Any]] | None = None,
     ) -> tuple[int, str, Any]:
         body: dict[str, Any] = {
             "model": self.model,
@@ -425,6 +462,8 @@ class OpenAIChat:
         if response_format is not None:
             body["response_format"] = response_format
         body.update(structured or {})  # vLLM's structured_outputs / guided_json, Ollama's format
+        if tools:
+            body["tools"] = tools
         body.update(self.extra_body)  # merged into the body, as the OpenAI SDK's extra_body is
         # plain HTTP: we validate the body ourselves so malformed replies become clear errors.
         # --llm-timeout bounds the whole request, not each read: a server dripping one byte at a

@@ -109,6 +109,11 @@ def answer_from_value(value: Any, *, source: str, sample_id: str) -> Answer:
     if isinstance(value, dict):
         value = scrub_surrogates(value)  # a lone surrogate would stop the reports
         text = next((value[k] for k in _TEXT_KEYS if isinstance(value.get(k), str)), None)
+        from pytest_llmeval.models.openai_chat import clean_tool_calls
+
+        tool_calls = clean_tool_calls(value.get("tool_calls"))
+        if text is None and tool_calls:
+            text = ""  # a reply that only calls tools
         if text is None:
             raise ModelError(
                 f"{source} returned a dict without a text field for sample {sample_id!r} "
@@ -126,6 +131,7 @@ def answer_from_value(value: Any, *, source: str, sample_id: str) -> Answer:
             usage=Usage(
                 int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
             ),
+            tool_calls=tool_calls,
         )
     raise ModelError(
         f"{source} returned {type(value).__name__} for sample {sample_id!r}; expected str or dict with 'text'"
@@ -146,7 +152,7 @@ class OpenAIProvider:
         completion = await self.engine.complete(
             self.chat, [dict(m) for m in sample.messages],
             label=sample.id if repeat == 1 else f"{sample.id} (repeat {repeat})",
-            count_hit=not shared, repeat=repeat,
+            count_hit=not shared, repeat=repeat, tools=sample.tools,
         )
         return Answer(
             text=completion.text,
@@ -154,6 +160,7 @@ class OpenAIProvider:
             usage=completion.usage,
             cached=completion.cached,
             latency_s=completion.latency_s,
+            tool_calls=completion.tool_calls,
         )
 
 

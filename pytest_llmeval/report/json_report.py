@@ -173,6 +173,7 @@ def sample_result(r: dict[str, Any]) -> dict[str, Any]:
         **({"reference_metrics": r["reference_metrics"]} if r.get("reference_metrics") else {}),
         **({"reverified": True} if r.get("reverified") else {}),
         **{k: r[k] for k in REPEAT_FIELDS if k in r},
+        **({"turns": r["turns"]} if r.get("turns") else {}),
     }
 
 
