@@ -100,7 +100,6 @@ def _model_specs(value: str) -> tuple[str, ...]:
     duplicates = sorted({s for s in specs if specs.count(s) > 1})
     if duplicates:
         raise ValueError(f"model {duplicates[0]!r} given twice")
-    from pytest_llmeval.models.providers import path_like_problem
 
     for spec in specs:
         problem = path_like_problem(spec)
@@ -281,6 +280,34 @@ class NumericExtractor(str, enum.Enum):
 
     HEURISTIC = "heuristic"
     LLM = "llm"  # the --llm-judge model reads it too; disagreement needs review (numeric_llm)
+
+
+_FILE_SUFFIXES = (".jsonl", ".json", ".ndjson", ".csv", ".tsv", ".txt")
+
+
+def path_like_problem(spec: str) -> str | None:
+    """Why a bare ``--llm-model`` value must be a file path given without ``file:`` (else None).
+
+    A bare value is an OpenAI-compatible model name; taken as one, a predictions file would ask
+    for an API key. Names with ``/`` (``meta-llama/Llama-3-8B``) stay model names.
+    """
+    import os.path
+
+    spec = spec.strip()
+    kind, sep, _ = spec.partition(":")
+    if sep and kind in ("openai", "python", "file"):
+        return None
+    looks_like_path = (
+        spec.lower().endswith(_FILE_SUFFIXES)
+        or spec.startswith(("./", "../", "/", "~", ".\\", "..\\"))
+        or os.path.isfile(spec)
+    )
+    if not looks_like_path:
+        return None
+    return (
+        f"looks like a file path, not a model name; a predictions file is given as file:{spec} "
+        f"(write openai:{spec} if it really is a model name)"
+    )
 
 
 OPTIONS: tuple[OptionSpec, ...] = (

@@ -321,7 +321,7 @@ def _conversation(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]],
     from pytest_llmeval.conversation.turns import parse_turns
 
     try:
-        preamble, turns = parse_turns(messages)
+        preamble, turns = parse_turns(messages, criteria_problem)
     except ValueError as exc:
         raise SampleError(str(exc)) from None
     # ``expected``/``question`` of the sample are its last turn's (reports show them).

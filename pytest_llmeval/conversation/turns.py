@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 TURN_KEYS = ("role", "content", "eval_criteria", "response", "expected_structured", "expected_tool_calls")
@@ -14,14 +15,17 @@ def is_conversation(messages: list[dict[str, Any]]) -> bool:
     return sum(1 for m in messages if m.get("role") == "assistant") >= 2
 
 
-def parse_turns(messages: list[dict[str, Any]]) -> tuple[list[dict[str, str]], list[dict[str, Any]]]:
+def parse_turns(
+    messages: list[dict[str, Any]], criteria_problem: Callable[[Any], str | None]
+) -> tuple[list[dict[str, str]], list[dict[str, Any]]]:
     """(preamble messages, turns) or ``ValueError`` naming the message field that is wrong.
 
     Turns must alternate user, assistant after the system/developer preamble and end with an
     assistant turn. Each turn: ``user``, ``expected``, ``criteria``, ``response`` (pre-recorded
     reply or None), ``expected_structured``, ``expected_tool_calls``, ``index`` (its message).
+    ``criteria_problem`` is the gold reader's check of an ``eval_criteria`` object (handed in, so
+    this module does not import the reader back).
     """
-    from pytest_llmeval.schema import criteria_problem
 
     position = 0
     preamble: list[dict[str, str]] = []

@@ -15,6 +15,9 @@ from typing import TYPE_CHECKING, Any
 from pytest_llmeval.errors import ModelError
 from pytest_llmeval.models.base import Answer, Usage
 
+# A bare --llm-model value that looks like a file: checked where options are read, named here too.
+from pytest_llmeval.options import path_like_problem as path_like_problem
+
 if TYPE_CHECKING:
     from pytest_llmeval.models.engine import Engine
     from pytest_llmeval.sample import Sample
@@ -40,34 +43,6 @@ def split_spec(spec: str) -> tuple[str, str]:
 
 
 # Suffixes of files that hold answers, never of a model name; a bare spec ending in one is a path.
-_FILE_SUFFIXES = (".jsonl", ".json", ".ndjson", ".csv", ".tsv", ".txt")
-
-
-def path_like_problem(spec: str) -> str | None:
-    """Why a bare ``--llm-model`` value must be a file path given without ``file:`` (else None).
-
-    A bare value is an OpenAI-compatible model name; taken as one, a predictions file would ask
-    for an API key. Names with ``/`` (``meta-llama/Llama-3-8B``) stay model names.
-    """
-    import os.path
-
-    spec = spec.strip()
-    kind, sep, _ = spec.partition(":")
-    if sep and kind in ("openai", "python", "file"):
-        return None
-    looks_like_path = (
-        spec.lower().endswith(_FILE_SUFFIXES)
-        or spec.startswith(("./", "../", "/", "~", ".\\", "..\\"))
-        or os.path.isfile(spec)
-    )
-    if not looks_like_path:
-        return None
-    return (
-        f"looks like a file path, not a model name; a predictions file is given as file:{spec} "
-        f"(write openai:{spec} if it really is a model name)"
-    )
-
-
 def load_callable(target: str, rootdir: Path, *, flag: str = "--llm-model") -> Callable[..., Any]:
     """Import ``pkg.mod:func`` (the rootdir is importable, like a rootdir conftest)."""
     module_name, sep, attr = target.partition(":")

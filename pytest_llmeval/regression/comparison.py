@@ -142,12 +142,12 @@ def _labels(keys: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
     return {key: key[1] if counts[key[1]] == 1 else f"{key[0]}::{key[1]}" for key in keys}
 
 
-# What a run without --llm-model records as its model (json_report.run_identity): answers of no named source.
-UNNAMED_SOURCE = "pre-recorded responses / pytest_llmeval_generate"
 
 
 def named_source(model: Any) -> bool:
     """A model spec (``openai:...``, ``file:...``, ``python:...``), not the placeholder of a run without one."""
+    from pytest_llmeval.report.json_report import UNNAMED_SOURCE
+
     return isinstance(model, str) and bool(model.strip()) and model != UNNAMED_SOURCE
 
 

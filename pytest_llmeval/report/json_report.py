@@ -12,6 +12,8 @@ if TYPE_CHECKING:
     from pytest_llmeval.session import LLMEvalSession
 
 REPORT_VERSION = 1
+# What a run without --llm-model records as its model (run_identity): answers of no named source.
+UNNAMED_SOURCE = "pre-recorded responses / pytest_llmeval_generate"
 REPEAT_FIELDS = ("repeats", "pass_count", "counted_repeats", "repeat_errors", "stability", "pass_at_k", "pass_all_k")
 
 
@@ -179,7 +181,6 @@ def sample_result(r: dict[str, Any]) -> dict[str, Any]:
 
 def run_identity(settings: Any) -> dict[str, Any]:
     """What makes two runs comparable: model, judge, judge prompt version, rubric (a baseline warns on a difference)."""
-    from pytest_llmeval.regression.comparison import UNNAMED_SOURCE
 
     return {
         "model": settings.model or UNNAMED_SOURCE,
