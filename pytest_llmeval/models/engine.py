@@ -265,18 +265,9 @@ class Engine:
             raise cache.miss_error(key, identity, label=label)
         # "all" mode re-records, but still takes a reply another worker wrote while we waited
         fresh = None if cache.reads else time.time()
-        waited = False
-        while not cache.try_lock(key, stale_after=self.stale_lock_after):
-            # Another worker is asking the same thing: wait for its reply instead of paying twice.
-            # try_lock takes over a stale lock (dead holder), so this loop cannot hang forever.
-            waited = True
-            await asyncio.sleep(LOCK_POLL_S)
-            hit = self._from_cache(cache, key, count_hit, newer_than=fresh, accept=accept)
-            if hit is not None:
-                return hit
-            failure = self._shared_failure(key)
-            if failure is not None:
-                raise failure
+        hit, waited = await self._lock_or_hit(cache, key, count_hit, fresh, accept)
+        if hit is not None:
+            return hit
         try:
             if cache.reads or waited:
                 hit = self._from_cache(cache, key, count_hit, newer_than=fresh, accept=accept)
@@ -295,29 +286,59 @@ class Engine:
             if accept is not None and not accept(completion.text):
                 return completion  # never cached: the next run asks again
             self._mark_fetched(key)  # before the reply is visible to other workers
-            try:
-                cache.put(
-                    key,
-                    identity,
-                    {
-                        "text": completion.text,
-                        "model": completion.model,
-                        **({"tool_calls": completion.tool_calls} if completion.tool_calls else {}),
-                        "usage": {
-                            "prompt_tokens": completion.usage.prompt_tokens,
-                            "completion_tokens": completion.usage.completion_tokens,
-                        },
-                    },
-                    label=label,
-                    endpoint=chat.base_url,
-                )
-            except OSError as exc:
-                # The disk filled (or the folder went away) mid-run: this paid reply is still
-                # graded; no later request is sent to be thrown away.
-                self._cache_error = self._cache_error or cache.unwritable(exc)
+            self._record(cache, key, identity, completion, chat=chat, label=label)
             return completion
         finally:
             cache.unlock(key)
+
+    async def _lock_or_hit(
+        self,
+        cache: ResponseCache,
+        key: str,
+        count_hit: bool,
+        fresh: float | None,
+        accept: Callable[[str], bool] | None,
+    ) -> tuple[Completion | None, bool]:
+        """Take the request's lock, or the reply another worker wrote while we waited for it:
+        (that reply or None with the lock held, whether we waited)."""
+        waited = False
+        while not cache.try_lock(key, stale_after=self.stale_lock_after):
+            # Another worker is asking the same thing: wait for its reply instead of paying twice.
+            # try_lock takes over a stale lock (dead holder), so this loop cannot hang forever.
+            waited = True
+            await asyncio.sleep(LOCK_POLL_S)
+            hit = self._from_cache(cache, key, count_hit, newer_than=fresh, accept=accept)
+            if hit is not None:
+                return hit, waited
+            failure = self._shared_failure(key)
+            if failure is not None:
+                raise failure
+        return None, waited
+
+    def _record(
+        self, cache: ResponseCache, key: str, identity: dict[str, Any], completion: Completion, *, chat: OpenAIChat, label: str | None
+    ) -> None:
+        """Keep the paid reply; a cache that stops taking files stops later requests instead."""
+        try:
+            cache.put(
+                key,
+                identity,
+                {
+                    "text": completion.text,
+                    "model": completion.model,
+                    **({"tool_calls": completion.tool_calls} if completion.tool_calls else {}),
+                    "usage": {
+                        "prompt_tokens": completion.usage.prompt_tokens,
+                        "completion_tokens": completion.usage.completion_tokens,
+                    },
+                },
+                label=label,
+                endpoint=chat.base_url,
+            )
+        except OSError as exc:
+            # The disk filled (or the folder went away) mid-run: this paid reply is still
+            # graded; no later request is sent to be thrown away.
+            self._cache_error = self._cache_error or cache.unwritable(exc)
 
     def _from_cache(
         self,

@@ -318,80 +318,108 @@ class OpenAIChat:
         server looked overloaded (timeout, 429), so the concurrency adapts. ``still_wanted`` runs
         with the slot held and may raise :class:`ModelError` (the cache stopped taking replies).
         """
-        import httpx2
-
         attempts = self.max_retries + 1
         last: ModelError | None = None
+        request = (messages, response_format, structured, tools)
         for attempt in range(1, attempts + 1):
-            queued = time.perf_counter()
-            if before_attempt is not None:
-                await before_attempt()
-            taken = await slot.acquire() if slot is not None else 0
-            waited = time.perf_counter() - queued
-            try:
-                # Checked with the slot held: the breaker may have opened while we waited.
-                self._refuse_if_unreachable(attempt)
-                if admit is not None:
-                    admit()
-                if still_wanted is not None:
-                    still_wanted()
-            except ModelError:
-                if slot is not None:
-                    slot.release(taken)
-                raise
+            taken, waited = await self._take_slot(attempt, slot, before_attempt, (admit, still_wanted))
             if attempt > 1 and on_retry is not None:
                 on_retry()
-            outcome = limits.OTHER
-            started = time.perf_counter()
-            wait: float | None = None
-            try:
-                try:
-                    status, text, headers = await self._post(messages, response_format, structured, tools)
-                except httpx2.ConnectError as exc:
-                    self.breaker.record(False, time.monotonic(), f"{type(exc).__name__}: {exc}")
-                    raise
-                self.breaker.record(True, time.monotonic())
-                if status >= 400:
-                    outcome = limits.OVERLOAD if status == 429 else limits.OTHER
-                    last, wait = self._http_error(status, text, headers, attempt, response_format, structured)
-                else:
-                    parsed = parse_completion(text, status=status, model=self.name)
-                    outcome = limits.OK
-                    return Completion(
-                        text=parsed["text"],
-                        usage=Usage(**parsed["usage"]),
-                        latency_s=time.perf_counter() - started,
-                        attempts=attempt,
-                        model=parsed["model"],
-                        junk_usage=parsed["junk_usage"],
-                        wait_s=waited,
-                        service_s=parsed["service_s"],
-                        tool_calls=parsed["tool_calls"],
-                    )
-            except httpx2.TimeoutException:
-                outcome = limits.OVERLOAD
-                last = ModelError(
-                    f"{self.name}: timed out after {self.timeout:g} s, {attempt} attempt(s)",
-                    attempts=attempt,
-                    timed_out=True,
-                )
-            except httpx2.TransportError as exc:  # refused, reset, dropped, bad framing
-                last = ModelError(
-                    f"{self.name}: connection to {self.base_url} failed after {attempt} attempt(s): "
-                    f"{type(exc).__name__}: {exc}",
-                    attempts=attempt,
-                )
-            except ModelError as exc:
-                exc.attempts = attempt
-                raise
-            finally:
-                if slot is not None:
-                    slot.release(taken, outcome)
+            completion, last, wait = await self._attempt(request, attempt, slot, taken, waited)
+            if completion is not None:
+                return completion
             if attempt < attempts:
                 delay = backoff_delay(attempt) if wait is None else wait * random.uniform(1.0, 1.1)
                 await asyncio.sleep(delay)
         assert last is not None
         raise last
+
+    async def _take_slot(
+        self,
+        attempt: int,
+        slot: AdaptiveLimit | None,
+        before_attempt: Callable[[], Awaitable[None]] | None,
+        checks: tuple[Callable[[], None] | None, ...],
+    ) -> tuple[int, float]:
+        """Wait for the rate limit and a concurrency slot, then, with the slot held, run what may
+        refuse the request (the breaker, the run budget, a cache that stopped taking replies)."""
+        queued = time.perf_counter()
+        if before_attempt is not None:
+            await before_attempt()
+        taken = await slot.acquire() if slot is not None else 0
+        waited = time.perf_counter() - queued
+        try:
+            # Checked with the slot held: the breaker may have opened while we waited.
+            self._refuse_if_unreachable(attempt)
+            for check in checks:
+                if check is not None:
+                    check()
+        except ModelError:
+            if slot is not None:
+                slot.release(taken)
+            raise
+        return taken, waited
+
+    async def _attempt(
+        self,
+        request: tuple[Any, ...],
+        attempt: int,
+        slot: AdaptiveLimit | None,
+        taken: int,
+        waited: float,
+    ) -> tuple[Completion | None, ModelError | None, float | None]:
+        """One request with the slot held: the completion, or the retryable error and its
+        ``Retry-After`` wait; the slot learns whether the server looked overloaded."""
+        import httpx2
+
+        messages, response_format, structured, tools = request
+        outcome = limits.OTHER
+        started = time.perf_counter()
+        try:
+            try:
+                status, text, headers = await self._post(messages, response_format, structured, tools)
+            except httpx2.ConnectError as exc:
+                self.breaker.record(False, time.monotonic(), f"{type(exc).__name__}: {exc}")
+                raise
+            self.breaker.record(True, time.monotonic())
+            if status >= 400:
+                outcome = limits.OVERLOAD if status == 429 else limits.OTHER
+                error, wait = self._http_error(status, text, headers, attempt, response_format, structured)
+                return None, error, wait
+            parsed = parse_completion(text, status=status, model=self.name)
+            outcome = limits.OK
+            return Completion(
+                text=parsed["text"],
+                usage=Usage(**parsed["usage"]),
+                latency_s=time.perf_counter() - started,
+                attempts=attempt,
+                model=parsed["model"],
+                junk_usage=parsed["junk_usage"],
+                wait_s=waited,
+                service_s=parsed["service_s"],
+                tool_calls=parsed["tool_calls"],
+            ), None, None
+        except httpx2.TimeoutException:
+            outcome = limits.OVERLOAD
+            timed_out = ModelError(
+                f"{self.name}: timed out after {self.timeout:g} s, {attempt} attempt(s)",
+                attempts=attempt,
+                timed_out=True,
+            )
+            return None, timed_out, None
+        except httpx2.TransportError as exc:  # refused, reset, dropped, bad framing
+            failed = ModelError(
+                f"{self.name}: connection to {self.base_url} failed after {attempt} attempt(s): "
+                f"{type(exc).__name__}: {exc}",
+                attempts=attempt,
+            )
+            return None, failed, None
+        except ModelError as exc:
+            exc.attempts = attempt
+            raise
+        finally:
+            if slot is not None:
+                slot.release(taken, outcome)
 
     def _refuse_if_unreachable(self, attempt: int) -> None:
         if self.breaker.blocks(time.monotonic()):

@@ -30,13 +30,10 @@ def _group(tally: Tally) -> dict[str, Any]:
     }
 
 
-def build_report(llm_session: LLMEvalSession, *, incomplete: bool) -> dict[str, Any]:
-    from pytest_llmeval import __version__
-
-    tally = llm_session.tally()
+def _aggregate(llm_session: LLMEvalSession, tally: Tally) -> dict[str, Any]:
+    """The run's figures: component means, tier counts, pass rate and its gate."""
     settings = llm_session.settings
-    records = tally.records
-    aggregate = {
+    return {
         "overall_score": tally.mean("overall"),
         "accuracy": tally.mean("accuracy"),
         "citation_coverage": tally.mean("citation"),
@@ -62,6 +59,30 @@ def build_report(llm_session: LLMEvalSession, *, incomplete: bool) -> dict[str, 
         "min_pass_rate": settings.min_pass_rate,
         "gate_passed": _pass_rate_gate_passed(llm_session),
     }
+
+
+def _helper_sections(llm_session: LLMEvalSession) -> dict[str, Any]:
+    """assert_* helpers in hand-written tests: passed/failed on their own thresholds, no tier,
+    so they stay out of sample_results, the aggregates and the gate."""
+    helpers = llm_session.helper_records()
+    keys = ("sample_id", "nodeid", "kind", "file", "status", "metrics", "reason", "earlier_attempts")
+    return {
+        "helper_results": [{key: r.get(key) for key in keys} for r in helpers],
+        "helpers": {
+            "total": len(helpers),
+            "passed": sum(1 for r in helpers if r["status"] == "passed"),
+            "failed": sum(1 for r in helpers if r["status"] == "failed"),
+        },
+    }
+
+
+def build_report(llm_session: LLMEvalSession, *, incomplete: bool) -> dict[str, Any]:
+    from pytest_llmeval import __version__
+
+    tally = llm_session.tally()
+    settings = llm_session.settings
+    records = tally.records
+    aggregate = _aggregate(llm_session, tally)
     from pytest_llmeval.regression.repeats import aggregate as repeat_aggregate
 
     repeats = repeat_aggregate(records)
@@ -73,11 +94,6 @@ def build_report(llm_session: LLMEvalSession, *, incomplete: bool) -> dict[str, 
             status = llm_session.baseline_status(entry)
             if status is not None:
                 entry["baseline_status"] = status
-    helpers = llm_session.helper_records()
-    helper_results = [
-        {key: r.get(key) for key in ("sample_id", "nodeid", "kind", "file", "status", "metrics", "reason", "earlier_attempts")}
-        for r in helpers
-    ]
     return {
         "version": REPORT_VERSION,
         "metadata": {
@@ -92,14 +108,7 @@ def build_report(llm_session: LLMEvalSession, *, incomplete: bool) -> dict[str, 
         "by_task": {name: _group(t) for name, t in tally.groups("task").items()},
         "by_domain": {name: _group(t) for name, t in tally.groups("domain").items()},
         "sample_results": results,
-        # assert_* helpers in hand-written tests: passed/failed on their own thresholds, no tier,
-        # so they stay out of sample_results, the aggregates and the gate.
-        "helper_results": helper_results,
-        "helpers": {
-            "total": len(helpers),
-            "passed": sum(1 for r in helpers if r["status"] == "passed"),
-            "failed": sum(1 for r in helpers if r["status"] == "failed"),
-        },
+        **_helper_sections(llm_session),
         "failed_samples": [s for s in results if s["status"] in ("fail", "error")],
         "needs_review": [s["sample_id"] for s in results if s["needs_review"]],
         "flaky_samples": [] if repeats is None else repeats["flaky_samples"],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -25,38 +26,50 @@ def _group_table(title: str, groups: dict[str, Tally]) -> list[str]:
     return lines
 
 
-def summary_lines(llm_session: LLMEvalSession, *, worst: int) -> list[tuple[str, dict[str, bool]]]:
-    """Lines of the summary with their terminal markup."""
+Line = tuple[str, dict[str, bool]]
+PLAIN: dict[str, bool] = {}
+
+
+class _Lines(list[Line]):
+    """The summary being written: text with its terminal markup."""
+
+    def add(self, text: str, **markup: bool) -> None:
+        self.append((text, markup or PLAIN))
+
+
+def summary_lines(llm_session: LLMEvalSession, *, worst: int) -> list[Line]:
+    """Lines of the summary with their terminal markup, section by section (see ``SECTIONS``)."""
     tally = llm_session.tally()
-    out: list[tuple[str, dict[str, bool]]] = []
-    plain: dict[str, bool] = {}
-
-    def add(text: str, **markup: bool) -> None:
-        out.append((text, markup or plain))
-
+    out = _Lines()
     if llm_session.incomplete_reason:
         collected = llm_session.pytest_session.testscollected if llm_session.pytest_session is not None else None
         of = f" of {collected} collected test(s)" if collected else ""
-        add(
+        out.add(
             f"INCOMPLETE run: {llm_session.incomplete_reason}; these figures cover only the "
             f"{len(llm_session.records)} result(s) recorded{of}",
             red=True, bold=True,
         )
-    helpers = llm_session.helper_records()
     if not tally.records:
+        helpers = llm_session.helper_records()
         if helpers or not llm_session.gates:
-            add(_helpers_line(helpers))
-        for gate in llm_session.gates:  # a gate over no sample fails, and says why
-            add(gate.message, red=not gate.passed, green=gate.passed, bold=True)
+            out.add(_helpers_line(helpers))
+        _gates(out, llm_session, tally, worst)  # a gate over no sample fails, and says why
         return out
+    for section in SECTIONS:
+        section(out, llm_session, tally, worst)
+    return out
+
+
+def _counts(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst: int) -> None:
+    """How many samples in each tier, the pass rate, and the mean of each component."""
     skipped = tally.tiers["skipped"]
-    add(
+    out.add(
         f"samples: {len(tally.graded)} graded, {tally.errors} error(s)"
         + (f", {skipped} skipped" if skipped else "")
         + f" | pass {tally.tiers['pass']}  acceptable {tally.tiers['acceptable']}  "
         f"fail {tally.tiers['fail']}  error {tally.errors}"
     )
-    add(
+    out.add(
         f"pass rate: {_fmt(tally.pass_rate, '{:.1%}')} ({tally.passed} of {tally.denominator} in the pass tier; "
         f"errors count as {llm_session.settings.errors.value})"
     )
@@ -65,109 +78,139 @@ def summary_lines(llm_session: LLMEvalSession, *, worst: int) -> list[tuple[str,
         value = tally.mean(component)
         if value is not None:
             means.append(f"{component}{' (info)' if tally.info_only(component) else ''} {value:.3f}")
-    add(" | ".join(means))
+    out.add(" | ".join(means))
     retrieval: list[dict[str, Any]] = [r["retrieval_metrics"] for r in tally.graded if r.get("retrieval_metrics")]
     if retrieval:
         ndcg = sum(m["ndcg_harmonic"] for m in retrieval) / len(retrieval)
         precision = sum(m["modified_precision"] for m in retrieval) / len(retrieval)
-        add(f"retrieval: {len(retrieval)} samples, mean nDCG (harmonic) {ndcg:.3f}, mean precision {precision:.3f}")
-    add(f"refusals: {tally.count('refusal')}   needs review: {tally.count('needs_review')}")
+        out.add(f"retrieval: {len(retrieval)} samples, mean nDCG (harmonic) {ndcg:.3f}, mean precision {precision:.3f}")
+    out.add(f"refusals: {tally.count('refusal')}   needs review: {tally.count('needs_review')}")
+
+
+def _run_notes(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst: int) -> None:
+    """Hand-written tests, re-verified verdicts, reference metrics, graders, warnings, outputs, model calls."""
+    helpers = llm_session.helper_records()
     if helpers:
-        add(_helpers_line(helpers))
+        out.add(_helpers_line(helpers))
     reverified = [r for r in tally.graded if r.get("reverified")]
     if reverified:
         changed = sum(1 for r in reverified if (r.get("components", {}).get("accuracy", {}).get("details", {}).get("verification") or {}).get("changed"))
-        add(f"second verification: {len(reverified)} sample(s) re-asked (LLM judge and fuzzy check disagreed), "
-            f"{changed} verdict(s) changed")
+        out.add(f"second verification: {len(reverified)} sample(s) re-asked (LLM judge and fuzzy check disagreed), "
+                f"{changed} verdict(s) changed")
     reference = tally.reference_means()
     if reference:
-        add(
+        out.add(
             f"reference metrics (info, never scored) over {reference['samples']} samples: "
             f"BLEU {_fmt(reference['bleu'], '{:.1f}')} | ROUGE-1 {_fmt(reference['rouge1_f'])} | "
             f"ROUGE-L {_fmt(reference['rougeL_f'])} | BERTScore F1 {_fmt(reference['bertscore_f1'])}"
         )
     graders = Counter(r.get("accuracy_grader") for r in tally.graded if r.get("accuracy_grader"))
     if graders:
-        add("accuracy graders: " + ", ".join(f"{name} {n}" for name, n in sorted(graders.items())))
+        out.add("accuracy graders: " + ", ".join(f"{name} {n}" for name, n in sorted(graders.items())))
     for warning in llm_session.all_warnings():
-        add(f"warning: {warning}", yellow=True)
+        out.add(f"warning: {warning}", yellow=True)
     if llm_session.human_agreement:
         from pytest_llmeval.review import agreement_lines
 
         for line in agreement_lines(llm_session.human_agreement, limit=worst):
-            add(line)
+            out.add(line)
     for note in llm_session.output_notes:
-        add(note)
+        out.add(note)
     stats = llm_session.model_stats()
     if stats:
-        add(model_stats_line(stats))
+        out.add(model_stats_line(stats))
     for key, title in (("task", "by task"), ("domain", "by domain")):
         groups = tally.groups(key)
         if len(groups) > 1:
-            out.extend((line, plain) for line in _group_table(title, groups))
+            out.extend((line, PLAIN) for line in _group_table(title, groups))
+
+
+def _needs_review(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst: int) -> None:
+    """The samples a person (or the judge) should look at, and who flagged them."""
     review = [r for r in tally.graded if r.get("needs_review")]
-    if review:
-        parties = sorted({str(r.get("review_between") or "judge and check") for r in review})
-        # Name who disagreed: the offline judge with the fuzzy check, or an LLM judge with the offline verdict.
-        only = parties[0] + (" disagree" if " and " in parties[0] else "")  # "offline judge (weak evidence)"
-        add(f"needs review ({only}):" if len(parties) == 1 else "needs review (verdicts disagree or evidence is thin):", yellow=True)
-        for record in review[:worst]:
-            who = f"  ({record.get('review_between') or 'judge and check'})" if len(parties) > 1 else ""
-            add(f"  {record['nodeid']}{who}")
+    if not review:
+        return
+    parties = sorted({str(r.get("review_between") or "judge and check") for r in review})
+    # Name who disagreed: the offline judge with the fuzzy check, or an LLM judge with the offline verdict.
+    only = parties[0] + (" disagree" if " and " in parties[0] else "")  # "offline judge (weak evidence)"
+    out.add(f"needs review ({only}):" if len(parties) == 1 else "needs review (verdicts disagree or evidence is thin):", yellow=True)
+    for record in review[:worst]:
+        who = f"  ({record.get('review_between') or 'judge and check'})" if len(parties) > 1 else ""
+        out.add(f"  {record['nodeid']}{who}")
+
+
+def _worst(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst: int) -> None:
     worst_records = tally.worst(worst)
-    if worst_records:
-        add(f"worst samples (up to {worst}):")
-        for record in worst_records:
-            overall = record["scores"].get("overall")
-            reason = " ".join(str(record.get("reason") or "").split())
-            if len(reason) > 110:
-                reason = reason[:109] + "…"
-            color = {"error": "red", "fail": "red", "acceptable": "yellow"}[record["status"]]
-            add(
-                f"  {record['status'].upper():<10} {_fmt(overall, '{:.2f}'):>5}  {record['nodeid']}  {reason}",
-                **{color: True},
-            )
+    if not worst_records:
+        return
+    out.add(f"worst samples (up to {worst}):")
+    for record in worst_records:
+        overall = record["scores"].get("overall")
+        reason = " ".join(str(record.get("reason") or "").split())
+        if len(reason) > 110:
+            reason = reason[:109] + "…"
+        color = {"error": "red", "fail": "red", "acceptable": "yellow"}[record["status"]]
+        out.add(
+            f"  {record['status'].upper():<10} {_fmt(overall, '{:.2f}'):>5}  {record['nodeid']}  {reason}",
+            **{color: True},
+        )
+
+
+def _repeats(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst: int) -> None:
+    """``--llm-repeat``: stable and flaky samples, the mean pass rate with its interval, pass@k."""
     from pytest_llmeval.regression.repeats import aggregate as repeat_aggregate
 
     repeats = repeat_aggregate(tally.records)
-    if repeats is not None:
-        low, high = repeats["mean_pass_rate_ci95"]
-        add(
-            f"repeats: {llm_session.settings.repeat} per sample | stable pass {repeats['stable_pass']}  "
-            f"flaky {repeats['flaky']}  stable fail {repeats['stable_fail']} | mean pass rate "
-            f"{repeats['mean_pass_rate']:.1%} (95% CI {low:.1%} to {high:.1%}) | pass@k {repeats['pass_at_k_rate']:.1%}  "
-            f"pass^k {repeats['pass_all_k_rate']:.1%}"
-            + (f" | repeat errors {repeats['repeat_errors']} (count as {llm_session.settings.errors.value})" if repeats.get("repeat_errors") else "")
-        )
-        flaky = [r for r in sorted(tally.records, key=lambda r: r["nodeid"]) if r.get("stability") == "flaky"]
-        if flaky:
-            add(f"flaky samples ({len(flaky)}):", yellow=True)
-            for record in flaky[:worst]:
-                runs = " ".join(r["status"] for r in record["repeats"])
-                add(f"  {record['nodeid']}  {record['pass_count']} of {record.get('counted_repeats', len(record['repeats']))} passed: {runs}", yellow=True)
-            if len(flaky) > worst:
-                add(f"  ... and {len(flaky) - worst} more (see the JSON report's flaky_samples)", yellow=True)
+    if repeats is None:
+        return
+    low, high = repeats["mean_pass_rate_ci95"]
+    out.add(
+        f"repeats: {llm_session.settings.repeat} per sample | stable pass {repeats['stable_pass']}  "
+        f"flaky {repeats['flaky']}  stable fail {repeats['stable_fail']} | mean pass rate "
+        f"{repeats['mean_pass_rate']:.1%} (95% CI {low:.1%} to {high:.1%}) | pass@k {repeats['pass_at_k_rate']:.1%}  "
+        f"pass^k {repeats['pass_all_k_rate']:.1%}"
+        + (f" | repeat errors {repeats['repeat_errors']} (count as {llm_session.settings.errors.value})" if repeats.get("repeat_errors") else "")
+    )
+    flaky = [r for r in sorted(tally.records, key=lambda r: r["nodeid"]) if r.get("stability") == "flaky"]
+    if flaky:
+        out.add(f"flaky samples ({len(flaky)}):", yellow=True)
+        for record in flaky[:worst]:
+            runs = " ".join(r["status"] for r in record["repeats"])
+            out.add(f"  {record['nodeid']}  {record['pass_count']} of {record.get('counted_repeats', len(record['repeats']))} passed: {runs}", yellow=True)
+        if len(flaky) > worst:
+            out.add(f"  ... and {len(flaky) - worst} more (see the JSON report's flaky_samples)", yellow=True)
+
+
+def _comparisons(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst: int) -> None:
+    """Several models side by side, and each comparison with the first model or the baseline."""
+    from pytest_llmeval.regression.comparison import comparison_lines
+
     tallies = llm_session.model_tallies()
     if tallies:
-        from pytest_llmeval.regression.comparison import comparison_lines
         from pytest_llmeval.regression.multimodel import side_by_side
 
-        out.extend((line, plain) for line in side_by_side(tallies))
+        out.extend((line, PLAIN) for line in side_by_side(tallies))
         for model, comparison in llm_session.model_comparisons.items():
             if comparison is not None:
                 out.extend(comparison_lines(comparison, title=f"{model} vs {llm_session.settings.model}"))
     if llm_session.comparison is not None:
-        from pytest_llmeval.regression.comparison import comparison_lines
-
         out.extend(comparison_lines(llm_session.comparison))
         assert llm_session.baseline is not None
         for model, comparison in llm_session.baseline.by_model.items():
             out.extend(comparison_lines(comparison, title=f"{model} vs {model} in baseline {llm_session.baseline.shown_path}"))
+
+
+def _gates(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst: int) -> None:
     for gate in llm_session.gates:
-        add(gate.message, red=not gate.passed, green=gate.passed, bold=True)
-    if llm_session.gate_only_message:
-        add(llm_session.gate_only_message, yellow=True)
-    return out
+        out.add(gate.message, red=not gate.passed, green=gate.passed, bold=True)
+    if llm_session.gate_only_message and tally.records:
+        out.add(llm_session.gate_only_message, yellow=True)
+
+
+# The summary's sections in the order they print; each writes its lines (or none) to ``out``.
+SECTIONS: tuple[Callable[[_Lines, LLMEvalSession, Tally, int], None], ...] = (
+    _counts, _run_notes, _needs_review, _worst, _repeats, _comparisons, _gates,
+)
 
 
 def _helpers_line(helpers: list[dict[str, Any]]) -> str:
