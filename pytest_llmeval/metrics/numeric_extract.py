@@ -436,15 +436,21 @@ def _share_range_units(text: str, cands: list[Candidate]) -> None:
 _HINT_SPLIT_RE = re.compile(r"[\s\-–]+")
 
 
+_LETTER_RUN_RE = re.compile(r"[a-z]+")
+
+
 def _has_word_number_hint(text: str, n: int) -> bool:
+    """Is a number word followed closely by a scale, "point" or a unit ("two point five billion")?"""
+    if n >= 200_000:
+        return _WORD_HINT_RE.search(text) is not None
     # Cheap token check first: the phrase regex is only worth running when a number word is
     # followed closely by a scale, "point" or a unit.
     # Hyphens split too: "ninety-four cents", "four-fifths", "Thirty-six percent".
-    toks = (
-        [t.strip(".,;:()*\"'").lower() for t in _HINT_SPLIT_RE.split(text)] if n < 200_000 else []
-    )
-    if n >= 200_000:
-        return _WORD_HINT_RE.search(text) is not None
+    low = text.lower()
+    # A number-word token is a whole run of letters, so no run of letters being one means no hint.
+    if _WORD_NUM_SET.isdisjoint(_LETTER_RUN_RE.findall(low)):
+        return False
+    toks = [t.strip(".,;:()*\"'") for t in _HINT_SPLIT_RE.split(low)]
     for i, t in enumerate(toks):
         if t in _WORD_NUM_SET:
             for u in toks[i + 1 : i + 6]:
@@ -927,8 +933,11 @@ def _lang_word_regex(code: str) -> re.Pattern[str]:
     if lang.decimal_word:
         words.append(lang.decimal_word)
     alt = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    # The class of first letters rejects most word starts before the long alternation is tried.
+    first = "".join(sorted({re.escape(w[0]) for w in words}))
     return re.compile(
-        rf"(?<![^\W\d_])(?:{alt})(?![^\W\d_])(?:[ \t-]+(?:{alt})(?![^\W\d_]))*", re.IGNORECASE
+        rf"(?<![^\W\d_])(?=[{first}])(?:{alt})(?![^\W\d_])(?:[ \t-]+(?:{alt})(?![^\W\d_]))*",
+        re.IGNORECASE,
     )
 
 

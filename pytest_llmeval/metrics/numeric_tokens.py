@@ -196,24 +196,41 @@ _KW_TOKEN_RE = re.compile(r"[^\W\d_]+|[~≈]")
 _LOSS_COMPOUND_ENDS = ("verlust", "förlust", "förlusten", "tap", "tapet", "underskud", "underskudd")
 
 
+def _keyword_families(word: str) -> tuple[str, ...]:
+    """The keyword families one lower-case token belongs to ("minus" is both an operator and a sign)."""
+    fam = _KW_EXACT.get(word) or _KW_PREFIX.get(word[:6]) or _KW_PREFIX.get(word[:5])
+    if fam is not None:
+        return (fam,)
+    if word in ("~", "≈"):
+        return ("apx",)
+    if word == "minus":
+        return ("op", "neg")
+    if word.endswith(_LOSS_COMPOUND_ENDS):
+        return ("neg",)  # compounds: "Nettoverlust", "nettotapet", "rörelseförlust"
+    return ()
+
+
+# Families of the tokens seen so far: a pure function of the token, so one dict lookup per
+# token replaces three; cleared when it grows past a bound (hostile texts of unique words).
+_KW_FAMILY_CACHE: dict[str, tuple[str, ...]] = {}
+_KW_FAMILY_CACHE_MAX = 50_000
+
+
 def _keyword_index(text: str) -> dict[str, list[int]]:
     """End positions of context keywords, found in one linear pass (checked per value by bisect)."""
     idx: dict[str, list[int]] = {"neg": [], "op": [], "cmp": [], "apx": []}
-    exact, prefix = _KW_EXACT, _KW_PREFIX
+    cache = _KW_FAMILY_CACHE
     for m in _KW_TOKEN_RE.finditer(text.lower()):
         w = m.group(0)
-        fam = exact.get(w) or prefix.get(w[:6]) or prefix.get(w[:5])
-        if fam is None:
-            if w in ("~", "≈"):
-                fam = "apx"
-            elif w == "minus":
-                idx["op"].append(m.end())
-                fam = "neg"
-            elif w.endswith(_LOSS_COMPOUND_ENDS):
-                fam = "neg"  # compounds: "Nettoverlust", "nettotapet", "rörelseförlust"
-            else:
-                continue
-        idx[fam].append(m.end())
+        fams = cache.get(w)
+        if fams is None:
+            if len(cache) >= _KW_FAMILY_CACHE_MAX:
+                cache.clear()
+            fams = cache[w] = _keyword_families(w)
+        if fams:
+            end = m.end()
+            for fam in fams:
+                idx[fam].append(end)
     return idx
 
 
