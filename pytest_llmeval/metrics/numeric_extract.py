@@ -1008,7 +1008,7 @@ def _other_word_candidates(
 
 
 _ZERO_PHRASE_RE = re.compile(
-    r"(?<![^\W\d_])(?:no\s+(?:difference|change)|unchanged|uendret|oförändrad|uændret|unverändert|"
+    r"(?=[nuoiz])(?<![^\W\d_])(?:no\s+(?:difference|change)|unchanged|uendret|oförändrad|uændret|unverändert|"
     r"inchangée?s?|zero|nil)(?![^\W\d_])",
     re.IGNORECASE,
 )

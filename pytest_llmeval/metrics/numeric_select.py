@@ -111,7 +111,9 @@ _Q_PAREN_RE = re.compile(r"\([^()]{0,300}\)")
 
 # --------------------------------------------------------------------------- concluding selection
 
-_SEG_RE = re.compile(r"\n+|(?<=[.!?])[\"”')\]*]*\s+")
+# Each gate "(?=[...])" names the characters a match can start with: most positions fail there
+# at once, before the branches are tried (same matches, a fraction of the work).
+_SEG_RE = re.compile(r"(?=[\"”')\]*\s])(?:\n+|(?<=[.!?])[\"”')\]*]*\s+)")
 _STRONG_CUE_RE = re.compile(
     r"\b(?:therefore|thus|hence|consequently|in\s+conclusion|in\s+summary|to\s+summari[sz]e|so,?\s+(?:the|\w+'s)|"
     r"the\s+(?:final\s+)?answer|final\s+answer|answer\s*:|as\s+a\s+result|in\s+total)\b",
@@ -373,7 +375,7 @@ def _score_segment(seg_text: str, q_stems: frozenset[str], flags: set[str] | Non
 
 
 _CLAUSE_CUE_RE = re.compile(
-    r"(?:,\s*so\b|\bso\s+(?:the|its|this)\b|\btherefore\b|\bthus\b|\bhence\b|\bwhich\s+(?:gives|yields|results\s+in|equals|comes\s+to)|"
+    r"(?=[,sthwgrio])(?:,\s*so\b|\bso\s+(?:the|its|this)\b|\btherefore\b|\bthus\b|\bhence\b|\bwhich\s+(?:gives|yields|results\s+in|equals|comes\s+to)|"
     r"\bgiving\b|\bresulting\s+in\b|\bthis\s+(?:gives|yields|means)\b|\bin\s+total\b|\boverall\b)",
     re.IGNORECASE,
 )
@@ -489,7 +491,9 @@ _HYPOTHETICAL_RE = re.compile(
     r"\b(?:assum\w*|suppos\w*|hypothetical\w*|if\s+(?:we|you|the|it|payables|revenue)|for\s+example|e\.g\.|such\s+as|would\s+be)\b",
     re.IGNORECASE,
 )
-_CLAUSE_SPLIT_RE = re.compile(r"[,;]\s|\s(?:and|while|whereas|but|compared)\s", re.IGNORECASE)
+_CLAUSE_SPLIT_RE = re.compile(
+    r"(?=[,;\s])(?:[,;]\s|\s(?:and|while|whereas|but|compared)\s)", re.IGNORECASE
+)
 _YEAR_RE = re.compile(r"\b(?:19|20)\d{2}\b")
 _CHANGE_BEFORE_RE = re.compile(
     r"\b(?:change|increase|decrease|difference|decline|growth|rise|drop|fall|gain|up|down|grew|rose|fell|"
