@@ -8,9 +8,8 @@ question asks for an outflow).
 
 from __future__ import annotations
 
-import re
-
 import math
+import re
 from dataclasses import dataclass
 
 from pytest_llmeval.metrics.numeric_explain import _fmt

@@ -587,176 +587,42 @@ def _build_candidate(
     kw: dict[str, list[int]],
     lang: NumberLanguage = ENGLISH,
 ) -> Candidate | None:
+    """The figure written at ``text[s:e]``, read with the words around it.
+
+    Stages, in reading order: an identifier glued to it ("3M's", "10-K"), the currency, sign or
+    bracket before it, the percent, scale and currency words after it, what a bracket pair means
+    (negative, aside, footnote), the normalised value, a sign stated in words ("a loss of"), and
+    finally its role in the text (year, reference, operand, result...).
+    """
     before = text[max(0, s - 60) : s]
     after = text[e : e + 60]
-    role = "value"
-
-    # Identifiers glued to letters after the number: "3M's", "10K" filings, "2nd", "5G".
-    glued = _GLUED_RE.match(after) if after[:1].isalpha() else None
-    if glued:
-        word = glued.group(0)
-        token = (raw_num + word).lower()
-        if (
-            token in q_tokens
-            or word.endswith("'s")
-            or after[len(word) : len(word) + 2] in ("'s", "’s")
-        ):
-            role = "name"
-        elif _ORDINAL_AFTER_RE.match(after):
-            role = "descriptor"
-        elif word not in SCALE_WORDS and word.lower() not in (
-            "x",
-            "pct",
-            "bps",
-            "pp",
-            "mn",
-            "bn",
-            "mm",
-            "tn",
-            "mln",
-            "bln",
-        ):
-            role = "name"  # "5G", "4K", "10Q": product or form identifiers
-    if role == "value" and after[:1] in "-–" and after[1:2].isalpha():
-        role = "descriptor"  # "10-K", "3-year", "5-day"
-
-    # Currency, sign and parentheses before the number.
+    role = _identifier_role(after, raw_num, q_tokens)
     b8 = before[-8:]
     pm = _PREFIX_RE.search(b8) if not _PREFIX_CHARS.isdisjoint(b8) else None
-    currency = None
-    negative = False
-    sign_source: str | None = None
-    open_paren = False
-    outflow_line = decrease_verb = False
-    if pm:
-        cur = pm.group("cur")
-        if cur:
-            currency = _CURRENCY_CODES.get(cur, _CURRENCY_CODES.get(cur.rstrip(".")))
-        for g in ("sign2", "sign1"):
-            sg = pm.group(g)
-            if not sg:
-                continue
-            if sg == "(":
-                # "* (43,762.5)" groups an operand; it is not an accounting negative.
-                open_paren = before[: len(before) - len(pm.group(0)) + pm.start(g)].rstrip()[
-                    -1:
-                ] not in ("*", "/", "×", "÷", "+")
-            elif sg in "-−–":
-                start = pm.start(g) + len(before) - len(before[-8:])
-                prev = before[start - 1] if start >= 1 else " "
-                nxt = before[start + 1] if start + 1 < len(before) else ""
-                if prev.isalnum() or prev in ").%":
-                    continue  # "2020-2022", "10-15", "COVID-19": a range or identifier, not a sign
-                if sg == "–" and nxt == " ":
-                    continue
-                if prev == " " and nxt == " " and _looks_like_expression_before(before[:start]):
-                    continue  # "a - b" subtraction
-                negative = True
-                sign_source = "symbol"
+    currency, negative, sign_source, open_paren = _read_prefix(before, pm)
     sm = _SUFFIX_RE.match(after)
-    close = bool(sm and sm.group("close"))
-    pct_text = (sm.group("pct") or sm.group("pct2") or "") if sm else ""
-    scale_word = (
-        (sm.group("scale") or sm.group("lscale") or sm.group("letter") or sm.group("scale2"))
-        if sm
-        else None
-    )
-    scaled_cur = (
-        all_scaled_currencies().get(sm.group("scur").lower()) if sm and sm.group("scur") else None
-    )
-    if scaled_cur is not None and sm is not None:
-        scale_word = sm.group("scur")
-        if not currency:
-            code = scaled_cur[1]
-            currency = (
-                lang.krone if code in ("NOK", "SEK", "DKK") and "kr" in scale_word.lower() else code
-            )
-    suffix_end = sm.end() if sm else 0
-    if sm and not currency and sm.group("cur"):
-        cur_word = sm.group("cur")
-        if cur_word.lower().rstrip(".") == "kr":
-            currency = lang.krone
-        else:
-            currency = _CURRENCY_CODES.get(cur_word, _CURRENCY_CODES.get(cur_word.lower()))
-    close2 = bool(sm and sm.group("close2") and scale_word)
-    if sm and sm.group("close2") and not scale_word:
-        close = True  # "(12.5%)"
+    pct_text, scale_word, currency, suffix_end, close, close2 = _read_suffix(sm, currency, lang)
+    outflow_line = decrease_verb = False
     if open_paren and (close or close2) and not negative:
-        paren_at = len(before) - len(pm.group(0)) if pm else len(before)
-        lead = before[:paren_at]
-        if not close and close2:
-            role = (
-                "aside" if role == "value" else role
-            )  # "(1.5 million)": a restatement, not a negative
-        elif (
-            raw_num.isdigit()
-            and len(raw_num) <= 2
-            and not currency
-            and not pct_text
-            and close
-            and not scale_word
-        ):
-            role = "marker" if role == "value" else role  # "(1)", "(12)": footnote or list label
-        elif (
-            _ASIDE_LEAD_RE.search(lead[-40:])
-            and not _NEG_LEAD_RE.search(lead[-40:])
-            # "$(0.565) billion", "(14.7)%": the sign or unit outside the brackets makes it
-            # an accounting negative, not a prose aside.
-            and not (pm and pm.group("cur") and pm.group("sign2") == "(")
-            and not (sm and sm.group("close") and (pct_text or scale_word))
-        ):
-            role = "aside" if role == "value" else role  # "net income ($9,542)": prose aside
-        else:
-            negative = True
+        role, negative, outflow_line = _bracket_reading(
+            before, pm, sm, raw_num, role, currency, pct_text, scale_word, close, close2
+        )
+        if negative:
             sign_source = "parentheses"
-            outflow_line = bool(_OUTFLOW_LABEL_RE.search(before[-70:]))
     if (
         role == "value"
         and before.rstrip().endswith("[")
         and after[suffix_end:].lstrip().startswith("]")
     ):
         role = "marker"  # footnote "[2]"
-
-    percent = False
-    bps = False
-    if pct_text:
-        lt = " ".join(pct_text.lower().split())
-        if "bps" in lt or "basis" in lt or lt in _BASIS_POINT_WORDS:
-            bps = True
-        percent = True
-
-    scale = _scale_of(scale_word, lang) if scale_word else 1.0
-
-    value = number * scale
-    ulp = _ulp(decimals, number, sig) * scale
-    if percent:
-        div = 10000.0 if bps else 100.0
-        value /= div
-        ulp /= div
+    value, ulp, scale, percent, bps = _magnitude(number, decimals, sig, pct_text, scale_word, lang)
     # Word-implied sign ("a loss of $5 million", "revenue decreased by 3%"): soft, see numeric.py.
-    if not negative:
-        ctx = before.rsplit("\n", 1)[-1][-60:]
-        if (
-            _near(kw["neg"], s - 60, s)
-            and (
-                _NEG_WORD_BEFORE_RE.search(ctx[-48:])
-                or _NEG_NOUN_BEFORE_RE.search(ctx)
-                or _NEG_CHANGE_SUBJECT_RE.search(ctx)
-                or _NEG_VERB_BY_RE.search(ctx)
-                or negative_before_pattern().search(ctx[-48:])
-                or loss_subject_pattern().search(ctx)
-            )
-        ) or (
-            _NEG_WORD_AFTER_RE.match(after[suffix_end : suffix_end + 30])
-            or negative_after_pattern().match(after[suffix_end : suffix_end + 30])
-        ):
-            sign_source = "word"
-            decrease_verb = bool(
-                _DECREASE_VERB_RE.search(ctx[-48:]) and not _LOSS_NOUN_RE.search(ctx[-48:])
-            )
+    if not negative and _word_signed(before, after, s, suffix_end, kw):
+        sign_source = "word"
+        ctx48 = before.rsplit("\n", 1)[-1][-60:][-48:]
+        decrease_verb = bool(_DECREASE_VERB_RE.search(ctx48) and not _LOSS_NOUN_RE.search(ctx48))
     if negative:
         value = -value
-
     # Roles: things that are not stated values.
     if role == "value":
         role = _classify(
@@ -775,16 +641,14 @@ def _build_candidate(
             kw,
         )
     approximate = _near(kw["apx"], s - 20, s) and bool(_APPROX_RE.search(before[-20:].lower()))
-
-    end = e + suffix_end
     start = s
     if pm and pm.group(0):
         start = s - len(pm.group(0).lstrip())
     start = max(0, start)
-    raw = text[start:end].strip()
+    end = e + suffix_end
     return Candidate(
         span=(start, end),
-        raw=raw,
+        raw=text[start:end].strip(),
         value=value,
         number=number,
         scale=scale,
@@ -802,6 +666,201 @@ def _build_candidate(
         decrease_verb=decrease_verb,
         outflow_line=outflow_line,
     )
+
+
+_UNIT_ABBREVIATIONS = frozenset(["x", "pct", "bps", "pp", "mn", "bn", "mm", "tn", "mln", "bln"])
+
+
+def _identifier_role(after: str, raw_num: str, q_tokens: frozenset[str]) -> str:
+    """ "value", unless letters glued after the number make it a name ("3M's", "5G") or a
+    descriptor ("2nd", "10-K", "3-year")."""
+    role = "value"
+    glued = _GLUED_RE.match(after) if after[:1].isalpha() else None
+    if glued:
+        word = glued.group(0)
+        token = (raw_num + word).lower()
+        if (
+            token in q_tokens
+            or word.endswith("'s")
+            or after[len(word) : len(word) + 2] in ("'s", "’s")
+        ):
+            role = "name"
+        elif _ORDINAL_AFTER_RE.match(after):
+            role = "descriptor"
+        elif word not in SCALE_WORDS and word.lower() not in _UNIT_ABBREVIATIONS:
+            role = "name"  # "5G", "4K", "10Q": product or form identifiers
+    if role == "value" and after[:1] in "-–" and after[1:2].isalpha():
+        role = "descriptor"  # "10-K", "3-year", "5-day"
+    return role
+
+
+def _read_prefix(
+    before: str, pm: re.Match[str] | None
+) -> tuple[str | None, bool, str | None, bool]:
+    """Currency, minus sign and opening bracket just before the number: (currency, negative,
+    sign source, bracket opened). A hyphen inside "2020-2022" or "a - b" is not a sign."""
+    currency = None
+    negative = False
+    sign_source: str | None = None
+    open_paren = False
+    if not pm:
+        return currency, negative, sign_source, open_paren
+    cur = pm.group("cur")
+    if cur:
+        currency = _CURRENCY_CODES.get(cur, _CURRENCY_CODES.get(cur.rstrip(".")))
+    for g in ("sign2", "sign1"):
+        sg = pm.group(g)
+        if not sg:
+            continue
+        if sg == "(":
+            # "* (43,762.5)" groups an operand; it is not an accounting negative.
+            open_paren = before[: len(before) - len(pm.group(0)) + pm.start(g)].rstrip()[
+                -1:
+            ] not in ("*", "/", "×", "÷", "+")
+        elif sg in "-−–":
+            start = pm.start(g) + len(before) - len(before[-8:])
+            prev = before[start - 1] if start >= 1 else " "
+            nxt = before[start + 1] if start + 1 < len(before) else ""
+            if prev.isalnum() or prev in ").%":
+                continue  # "2020-2022", "10-15", "COVID-19": a range or identifier, not a sign
+            if sg == "–" and nxt == " ":
+                continue
+            if prev == " " and nxt == " " and _looks_like_expression_before(before[:start]):
+                continue  # "a - b" subtraction
+            negative = True
+            sign_source = "symbol"
+    return currency, negative, sign_source, open_paren
+
+
+_SUFFIX_GROUPS = (
+    "close",
+    "pct",
+    "pct2",
+    "scale",
+    "lscale",
+    "letter",
+    "scale2",
+    "scur",
+    "cur",
+    "close2",
+)
+
+
+def _read_suffix(
+    sm: re.Match[str] | None, currency: str | None, lang: NumberLanguage
+) -> tuple[str, str | None, str | None, int, bool, bool]:
+    """Percent, scale and currency words after the number ("%", " million", "bn", " mrd. kr"):
+    (percent text, scale word, currency, where the suffix ends, ")" closes, ")" after a scale)."""
+    if not sm:
+        return "", None, currency, 0, False, False
+    close_g, pct, pct2, scale, lscale, letter, scale2, scur, cur_word, close2_g = sm.group(
+        *_SUFFIX_GROUPS
+    )
+    close = bool(close_g)
+    pct_text = pct or pct2 or ""
+    scale_word = scale or lscale or letter or scale2
+    scaled_cur = all_scaled_currencies().get(scur.lower()) if scur else None
+    if scaled_cur is not None:
+        scale_word = scur
+        if not currency:
+            code = scaled_cur[1]
+            currency = (
+                lang.krone if code in ("NOK", "SEK", "DKK") and "kr" in scale_word.lower() else code
+            )
+    if not currency and cur_word:
+        if cur_word.lower().rstrip(".") == "kr":
+            currency = lang.krone
+        else:
+            currency = _CURRENCY_CODES.get(cur_word, _CURRENCY_CODES.get(cur_word.lower()))
+    close2 = bool(close2_g and scale_word)
+    if close2_g and not scale_word:
+        close = True  # "(12.5%)"
+    return pct_text, scale_word, currency, sm.end(), close, close2
+
+
+def _bracket_reading(
+    before: str,
+    pm: re.Match[str] | None,
+    sm: re.Match[str] | None,
+    raw_num: str,
+    role: str,
+    currency: str | None,
+    pct_text: str,
+    scale_word: str | None,
+    close: bool,
+    close2: bool,
+) -> tuple[str, bool, bool]:
+    """A number in brackets: (role, negative, on an outflow line). A restatement "(1.5 million)"
+    and a prose aside "net income ($9,542)" are asides, "(1)" is a footnote, else a negative."""
+    paren_at = len(before) - len(pm.group(0)) if pm else len(before)
+    lead = before[:paren_at]
+    if not close and close2:
+        return ("aside" if role == "value" else role), False, False
+    if (
+        raw_num.isdigit()
+        and len(raw_num) <= 2
+        and not currency
+        and not pct_text
+        and close
+        and not scale_word
+    ):
+        return ("marker" if role == "value" else role), False, False  # "(1)", "(12)": a label
+    if (
+        _ASIDE_LEAD_RE.search(lead[-40:])
+        and not _NEG_LEAD_RE.search(lead[-40:])
+        # "$(0.565) billion", "(14.7)%": the sign or unit outside the brackets makes it
+        # an accounting negative, not a prose aside.
+        and not (pm and pm.group("cur") and pm.group("sign2") == "(")
+        and not (sm and sm.group("close") and (pct_text or scale_word))
+    ):
+        return ("aside" if role == "value" else role), False, False
+    return role, True, bool(_OUTFLOW_LABEL_RE.search(before[-70:]))
+
+
+def _magnitude(
+    number: float,
+    decimals: int,
+    sig: int,
+    pct_text: str,
+    scale_word: str | None,
+    lang: NumberLanguage,
+) -> tuple[float, float, float, bool, bool]:
+    """The value with scale and percent applied, and one unit in its last written digit:
+    (value, ulp, scale, percent, basis points)."""
+    percent = False
+    bps = False
+    if pct_text:
+        lt = " ".join(pct_text.lower().split())
+        if "bps" in lt or "basis" in lt or lt in _BASIS_POINT_WORDS:
+            bps = True
+        percent = True
+    scale = _scale_of(scale_word, lang) if scale_word else 1.0
+    value = number * scale
+    ulp = _ulp(decimals, number, sig) * scale
+    if percent:
+        div = 10000.0 if bps else 100.0
+        value /= div
+        ulp /= div
+    return value, ulp, scale, percent, bps
+
+
+def _word_signed(
+    before: str, after: str, s: int, suffix_end: int, kw: dict[str, list[int]]
+) -> bool:
+    """Do the words around the figure state it as a loss or decrease ("a loss of", "fell by",
+    "tapte", "Nettoverlust ... belief sich auf", "... decrease")?"""
+    ctx = before.rsplit("\n", 1)[-1][-60:]
+    if _near(kw["neg"], s - 60, s) and (
+        _NEG_WORD_BEFORE_RE.search(ctx[-48:])
+        or _NEG_NOUN_BEFORE_RE.search(ctx)
+        or _NEG_CHANGE_SUBJECT_RE.search(ctx)
+        or _NEG_VERB_BY_RE.search(ctx)
+        or negative_before_pattern().search(ctx[-48:])
+        or loss_subject_pattern().search(ctx)
+    ):
+        return True
+    tail = after[suffix_end : suffix_end + 30]
+    return bool(_NEG_WORD_AFTER_RE.match(tail) or negative_after_pattern().match(tail))
 
 
 _BASIS_POINT_WORDS = frozenset(

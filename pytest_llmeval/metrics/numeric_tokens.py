@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from functools import lru_cache
 
 from pytest_llmeval.metrics.numeric_lang import ENGLISH, negative_words
 
@@ -248,6 +249,24 @@ def _parse_number_text(
     separator is read the European way). ``padding``: trailing decimal zeros are formatting
     (golds such as "$8.70"), not precision.
     """
+    if len(text) <= 32:
+        # Figures recur ("2022", "1,500", "0.5"): short ones are parsed once.
+        return _parse_short_number(text, decimal_comma, padding)
+    return _parse_number_uncached(text, decimal_comma, padding)
+
+
+@lru_cache(maxsize=8192)
+def _parse_short_number(
+    text: str, decimal_comma: bool, padding: bool
+) -> tuple[float, int, int] | None:
+    """:func:`_parse_number_text` of a short figure, remembered (a pure function of its text)."""
+    return _parse_number_uncached(text, decimal_comma, padding)
+
+
+def _parse_number_uncached(
+    text: str, decimal_comma: bool, padding: bool
+) -> tuple[float, int, int] | None:
+    """The body of :func:`_parse_number_text`."""
     t = text.replace("\u00a0", " ").replace("\u202f", " ").replace("\u2009", " ").replace("’", "'")
     t = t.replace("'", "").replace(" ", "")
     if not t:
