@@ -587,13 +587,8 @@ def _build_candidate(
     kw: dict[str, list[int]],
     lang: NumberLanguage = ENGLISH,
 ) -> Candidate | None:
-    """The figure written at ``text[s:e]``, read with the words around it.
-
-    Stages, in reading order: an identifier glued to it ("3M's", "10-K"), the currency, sign or
-    bracket before it, the percent, scale and currency words after it, what a bracket pair means
-    (negative, aside, footnote), the normalised value, a sign stated in words ("a loss of"), and
-    finally its role in the text (year, reference, operand, result...).
-    """
+    """The figure at ``text[s:e]`` read with its words, in stages: a glued identifier ("3M's"),
+    currency/sign/bracket before, units after, brackets, value, a sign in words, then its role."""
     before = text[max(0, s - 60) : s]
     after = text[e : e + 60]
     role = _identifier_role(after, raw_num, q_tokens)
@@ -609,11 +604,7 @@ def _build_candidate(
         )
         if negative:
             sign_source = "parentheses"
-    if (
-        role == "value"
-        and before.rstrip().endswith("[")
-        and after[suffix_end:].lstrip().startswith("]")
-    ):
+    if role == "value" and before.rstrip().endswith("[") and after[suffix_end:].lstrip()[:1] == "]":
         role = "marker"  # footnote "[2]"
     value, ulp, scale, percent, bps = _magnitude(number, decimals, sig, pct_text, scale_word, lang)
     # Word-implied sign ("a loss of $5 million", "revenue decreased by 3%"): soft, see numeric.py.
@@ -641,10 +632,7 @@ def _build_candidate(
             kw,
         )
     approximate = _near(kw["apx"], s - 20, s) and bool(_APPROX_RE.search(before[-20:].lower()))
-    start = s
-    if pm and pm.group(0):
-        start = s - len(pm.group(0).lstrip())
-    start = max(0, start)
+    start = max(0, s - len(pm.group(0).lstrip())) if pm and pm.group(0) else s
     end = e + suffix_end
     return Candidate(
         span=(start, end),
