@@ -392,14 +392,9 @@ def _pick_in_segment(
     promoted: frozenset[int] = frozenset(),
     label_stems: frozenset[str] | None = None,
 ) -> Candidate | None:
-    # Within a sentence, what follows the last "so"/"therefore"/"which gives" is the conclusion.
-    cue_pos = -1
-    for m in _CLAUSE_CUE_RE.finditer(text, seg[0], seg[1]):
-        cue_pos = m.end()
-    if cue_pos >= 0:
-        after = [c for c in cands if c.span[0] >= cue_pos]
-        if after:
-            cands = after
+    """The answer among the figures of one sentence: what follows its last "so"/"therefore", a
+    result ("= 0.66") first, else the stated value whose clause speaks of what was asked."""
+    cands = _after_last_cue(text, seg, cands)
     results = [c for c in cands if c.role == "result"]
     if results:
         if gold_kind:
@@ -412,45 +407,45 @@ def _pick_in_segment(
         return None
     if len(values) == 1:
         return values[0]
-    # Several stated values in one sentence: the one whose clause speaks of what was asked
-    # ("... in 2022", "a change of ..."), then the first one stated with "is/was/of".
-    asks_change = bool(q_change)
-    best: tuple[float, float, int] | None = None
     if len(values) > 64:  # keep the work linear on pathological sentences
         values = values[:32] + values[-32:]
-    bounds = _clause_bounds(text, seg)
-    clauses = [_clause_around(text, bounds, c) for c in values]
-    clause_words = [{w[:5] for w in _WORD_RE.findall(cl.lower())} & q_stems for cl in clauses]
-    clause_years = [set(_YEAR_RE.findall(cl)) for cl in clauses]
-    # A question word found in every clause says little; one found in a single clause says a lot.
-    df: dict[str, int] = {}
-    for ws in clause_words:
-        for w in ws:
-            df[w] = df.get(w, 0) + 1
+    return _best_stated_value(text, seg, values, q_stems, q_years, q_change, gold_kind, label_stems)
+
+
+def _after_last_cue(text: str, seg: tuple[int, int], cands: list[Candidate]) -> list[Candidate]:
+    """Within a sentence, what follows the last "so"/"therefore"/"which gives" is the conclusion."""
+    cue_pos = -1
+    for m in _CLAUSE_CUE_RE.finditer(text, seg[0], seg[1]):
+        cue_pos = m.end()
+    if cue_pos >= 0:
+        after = [c for c in cands if c.span[0] >= cue_pos]
+        if after:
+            return after
+    return cands
+
+
+def _best_stated_value(
+    text: str,
+    seg: tuple[int, int],
+    values: list[Candidate],
+    q_stems: frozenset[str],
+    q_years: frozenset[str],
+    q_change: bool,
+    gold_kind: str | None,
+    label_stems: frozenset[str] | None,
+) -> Candidate:
+    """Several stated values in one sentence: the one whose clause speaks of what was asked
+    ("... in 2022", "a change of ..."), then the first one stated with "is/was/of"."""
+    asks_change = bool(q_change)
+    best: tuple[float, float, int] | None = None
+    clauses, clause_words, clause_years, df = _clause_evidence(text, seg, values, q_stems)
     # Years only discriminate when some clause names a year other than the question's.
     years_discriminate = len(q_years) == 1 and any(ys and not ys & q_years for ys in clause_years)
+    wanted = q_stems if label_stems is None else label_stems
     base: list[float] = []
     for i, c in enumerate(values):
         sc = 0.5 * sum(1.0 / df[w] for w in clause_words[i])
-        # The label right before the figure ("net income of $99.8 billion") says most about it.
-        # Tie-break: the label right before the figure ("net income of $99.8 billion").
-        # The label runs back to the previous value, not to the previous digit: a year inside
-        # it ("operating income for fiscal 2022 was $119.4 billion") is part of the label.
-        label_start = max(seg[0], c.span[0] - 60, values[i - 1].span[1] if i else seg[0])
-        label = _LABEL_TAIL_RE.search(text, label_start, c.span[0])
-        label_sc = 0.0
-        if label:
-            # The last three content words, nearest first weighing most: "net income of" names
-            # the figure more than "Apple reported" before it.
-            content = [
-                w
-                for w in _WORD_RE.findall(label.group(0).lower())
-                if w not in _STOP and w not in _STATED_WORDS
-            ]
-            wanted = q_stems if label_stems is None else label_stems
-            for weight, w in zip((1.0, 0.75, 0.5), reversed(content[-3:]), strict=False):
-                if w[:5] in wanted:
-                    label_sc += weight / df.get(w[:5], 1)
+        label_sc = _label_score(text, seg, values, i, wanted, df)
         years = clause_years[i]
         if len(q_years) == 1 and years:
             if not years & q_years:
@@ -459,8 +454,7 @@ def _pick_in_segment(
                 sc += 1.0
         if _HYPOTHETICAL_RE.search(clauses[i]):
             sc -= 1.0
-        is_change = _is_change_value(text, seg[0], c)
-        if is_change:
+        if _is_change_value(text, seg[0], c):
             sc += 1.5 if asks_change else -1.5
         if _is_stated(text, seg[0], c):
             sc += 0.25
@@ -483,6 +477,50 @@ def _pick_in_segment(
             best = key
     assert best is not None
     return values[-best[2]]
+
+
+def _clause_evidence(
+    text: str, seg: tuple[int, int], values: list[Candidate], q_stems: frozenset[str]
+) -> tuple[list[str], list[set[str]], list[set[str]], dict[str, int]]:
+    """Each value's clause, the question words and years in it, and in how many clauses each
+    question word occurs (a word found in every clause says little; in a single one, a lot)."""
+    bounds = _clause_bounds(text, seg)
+    clauses = [_clause_around(text, bounds, c) for c in values]
+    clause_words = [{w[:5] for w in _WORD_RE.findall(cl.lower())} & q_stems for cl in clauses]
+    clause_years = [set(_YEAR_RE.findall(cl)) for cl in clauses]
+    df: dict[str, int] = {}
+    for ws in clause_words:
+        for w in ws:
+            df[w] = df.get(w, 0) + 1
+    return clauses, clause_words, clause_years, df
+
+
+def _label_score(
+    text: str,
+    seg: tuple[int, int],
+    values: list[Candidate],
+    i: int,
+    wanted: frozenset[str],
+    df: dict[str, int],
+) -> float:
+    """Tie-break: how well the label right before the figure ("net income of $99.8 billion")
+    names what was asked; the nearest of its last three content words weighs most."""
+    c = values[i]
+    # The label runs back to the previous value, not to the previous digit: a year inside
+    # it ("operating income for fiscal 2022 was $119.4 billion") is part of the label.
+    label_start = max(seg[0], c.span[0] - 60, values[i - 1].span[1] if i else seg[0])
+    label = _LABEL_TAIL_RE.search(text, label_start, c.span[0])
+    label_sc = 0.0
+    if label:
+        content = [
+            w
+            for w in _WORD_RE.findall(label.group(0).lower())
+            if w not in _STOP and w not in _STATED_WORDS
+        ]
+        for weight, w in zip((1.0, 0.75, 0.5), reversed(content[-3:]), strict=False):
+            if w[:5] in wanted:
+                label_sc += weight / df.get(w[:5], 1)
+    return label_sc
 
 
 # The words between the previous number and this one (its label).
