@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 from pytest_llmeval.metrics.numeric_extract import Candidate
@@ -648,37 +649,14 @@ def _select_concluding(
         return None, [], "no stated value (only operands, comparisons, years or references)"
     segs = _segments(text)
     q_stems = _question_stems(question)
-    by_seg: dict[int, list[Candidate]] = {}
-    si = 0
-    for c in eligible:
-        while si < len(segs) - 1 and c.span[0] >= segs[si][1]:
-            si += 1
-        by_seg.setdefault(si, []).append(c)
-    last_idx = max(by_seg)
-    first_idx = min(by_seg)
-    best: tuple[float, int] | None = None
+    by_seg = _group_by_segment(eligible, segs)
     q_change = bool(question and _Q_CHANGE_RE.search(question[:2000]))
+    cues = _QuestionCues(question, q_stems, q_years, q_change, gold_kind)
+    last_idx, first_idx = max(by_seg), min(by_seg)
+    best: tuple[float, int] | None = None
     for idx, group in by_seg.items():
         seg = segs[idx] if idx < len(segs) else (0, len(text))
-        seg_text = text[seg[0] : seg[1]]
-        sc = _score_segment(seg_text, q_stems, _segment_flags(text, seg))
-        if question and all(_is_change_value(text, seg[0], c) for c in group):
-            # Only changes stated here ("an increase of 5%"): the answer when a change was asked.
-            sc += 1.0 if q_change else -2.0
-        if gold_kind:
-            kinds = {_kind(c) for c in group}
-            if gold_kind in kinds or (gold_kind == "money" and "money-unscaled" in kinds):
-                sc += 1.0
-            elif not kinds & _COMPATIBLE_KINDS[gold_kind]:
-                sc -= 1.0
-        if len(q_years) == 1:
-            years = set(_YEAR_RE.findall(seg_text))
-            if years:
-                sc += 1.0 if years & q_years else -0.5
-        if any(c.role == "result" for c in group):
-            sc += 2.0
-        if any(_is_stated(text, seg[0], c) for c in group):
-            sc += 1.0
+        sc = _segment_score(text, seg, group, cues)
         if idx == last_idx:
             sc += 1.5
         if idx == first_idx and len(by_seg) > 1:
@@ -698,13 +676,76 @@ def _select_concluding(
         )
         or group[0]
     )
+    primary, pos = _restatement_in_asked_kind(text, cands, primary, gold_kind)
+    alts = _restatements(text, cands, primary, pos)
+    snippet = " ".join(text[seg[0] : seg[1]].split())
+    if len(snippet) > 120:
+        snippet = snippet[:117] + "..."
+    return primary, alts, f'the concluding figure, in "{snippet}"'
+
+
+@dataclass(frozen=True)
+class _QuestionCues:
+    """What the question tells the sentence scorer: its words, years, whether it asks a change."""
+
+    question: str | None
+    q_stems: frozenset[str]
+    q_years: frozenset[str]
+    q_change: bool
+    gold_kind: str | None
+
+
+def _group_by_segment(
+    eligible: list[Candidate], segs: list[tuple[int, int]]
+) -> dict[int, list[Candidate]]:
+    """The eligible figures of each sentence, keyed by the sentence's index."""
+    by_seg: dict[int, list[Candidate]] = {}
+    si = 0
+    for c in eligible:
+        while si < len(segs) - 1 and c.span[0] >= segs[si][1]:
+            si += 1
+        by_seg.setdefault(si, []).append(c)
+    return by_seg
+
+
+def _segment_score(
+    text: str, seg: tuple[int, int], group: list[Candidate], cues: _QuestionCues
+) -> float:
+    """How much a sentence reads as the answer: conclusion cues, the question's words and year,
+    a figure of the expected kind, a result or a stated value; refusals and asides count against."""
+    seg_text = text[seg[0] : seg[1]]
+    sc = _score_segment(seg_text, cues.q_stems, _segment_flags(text, seg))
+    if cues.question and all(_is_change_value(text, seg[0], c) for c in group):
+        # Only changes stated here ("an increase of 5%"): the answer when a change was asked.
+        sc += 1.0 if cues.q_change else -2.0
+    if cues.gold_kind:
+        kinds = {_kind(c) for c in group}
+        if cues.gold_kind in kinds or (cues.gold_kind == "money" and "money-unscaled" in kinds):
+            sc += 1.0
+        elif not kinds & _COMPATIBLE_KINDS[cues.gold_kind]:
+            sc -= 1.0
+    if len(cues.q_years) == 1:
+        years = set(_YEAR_RE.findall(seg_text))
+        if years:
+            sc += 1.0 if years & cues.q_years else -0.5
+    if any(c.role == "result" for c in group):
+        sc += 2.0
+    if any(_is_stated(text, seg[0], c) for c in group):
+        sc += 1.0
+    return sc
+
+
+def _restatement_in_asked_kind(
+    text: str, cands: list[Candidate], primary: Candidate, gold_kind: str | None
+) -> tuple[Candidate, int]:
+    """ "$612 million (25%)" asked as a percentage: the restatement in the asked kind answers.
+    Returns the figure and its index in ``cands`` (-1 when not found)."""
     pos = next((i for i, c in enumerate(cands) if c is primary), -1)
     if (
         gold_kind
         and 0 <= pos < len(cands) - 1
         and _kind(primary) not in _COMPATIBLE_KINDS[gold_kind]
     ):
-        # "$612 million (25%)" asked as a percentage: the restatement in the asked kind answers.
         nxt = cands[pos + 1]
         link = text[primary.span[1] : nxt.span[0]]
         lm = _ALT_LINK_RE.match(link)
@@ -717,7 +758,14 @@ def _select_concluding(
                 or (not link.strip() and nxt.raw.startswith("("))
             )
         ):
-            primary, pos = nxt, pos + 1
+            return nxt, pos + 1
+    return primary, pos
+
+
+def _restatements(
+    text: str, cands: list[Candidate], primary: Candidate, pos: int
+) -> list[Candidate]:
+    """The figures right after the answer that restate it ("0.66, or 66%", "$1.5B (1,500 million)")."""
     alts = []
     while 0 <= pos < len(cands) - 1:
         nxt = cands[pos + 1]
@@ -732,10 +780,7 @@ def _select_concluding(
             pos += 1
         else:
             break
-    snippet = " ".join(text[seg[0] : seg[1]].split())
-    if len(snippet) > 120:
-        snippet = snippet[:117] + "..."
-    return primary, alts, f'the concluding figure, in "{snippet}"'
+    return alts
 
 
 # A year also when glued to "FY" ("FY2022").
