@@ -183,75 +183,113 @@ def _select_figures(
     other roles (a change beside its endpoints, a total before its parts), and how they were found.
     """
     allow = {"year"} if gold.yearish else set()
-    how = ""
-    chosen: list[Candidate] = []
     extras: list[Asserted] = []
     if match == "any":
         chosen = [c for c in cands if not c.ignored or c.role in allow]
         how = "any value in the answer (match='any')"
     elif match in ("first", "last"):
         pool = [c for c in cands if c.role in ("value", "result", "range") or c.role in allow]
-        if pool:
-            chosen = [pool[0] if match == "first" else pool[-1]]
+        chosen = [pool[0] if match == "first" else pool[-1]] if pool else []
         how = f"the {match} stated value"
     else:
-        primary = None
-        years = [c for c in cands if c.role == "year"] if gold.yearish else []
-        asks_year = bool(question and _Q_YEAR_RE.search(question[:2000]))
-        if years and not asks_year and any(c.role in ("value", "result") for c in cands):
-            years = []  # "1950" may be an amount ("$1,950 million in 2019"): use the stated figures
-        if years:
-            # "In which year ...?": the answer is a year; the one stated, not one it is compared with.
-            pool = [
-                dataclasses.replace(c, role="value")
-                if c.role == "year"
-                and not _COMPARED_YEAR_RE.search(response, max(0, c.span[0] - 30), c.span[0])
-                else dataclasses.replace(c, role="aside")
-                for c in cands
-            ]
-            picked, _alts, how = _select_concluding(response, pool, question, set(), "plain")
-            primary = next((c for c in cands if picked is not None and c.span == picked.span), None)
-            if primary is not None:
-                chosen = [primary]
-                how = how.replace("the concluding figure", "the concluding year")
-        if primary is None and category:
-            primary, how = _select_category(response, cands, category, question)
-            if primary is not None:
-                chosen = [primary]
-        if primary is None:
-            gkind = _gold_kind(gold, hints)
-            primary, alts, how2 = _select_concluding(response, cands, question, allow, gkind)
-            if primary is not None:
-                chosen = [primary, *alts]
-                how = (f"no value tied to category {category!r}; " if category else "") + how2
-                seg = next(
-                    (sg for sg in _segments(response) if sg[0] <= primary.span[0] < sg[1]),
-                    (0, len(response)),
-                )
-                asks_change = bool(_Q_CHANGE_RE.search(question[:2000])) if question else None
-                extras = co_asserted(response, seg, cands, chosen, asks_change)
-                primary_role = role_in_sentence(response, seg, cands, primary)
-                if primary_role == "whole":
-                    # "$206.7 million of the $1,344.1 million", "Of the $5.0 billion facility,
-                    # $1.8 billion was drawn": the part is the answer.
-                    part = _part_of_whole(response, seg, cands, primary)
-                    if part is not None:
-                        chosen = [part]
-                        how = f"the part stated beside its whole ({how2})"
-                elif (
-                    asks_change is not False
-                    and any(a.role in ("change", "difference") for a in extras)
-                    and primary_role == "endpoint"
-                ):
-                    # "rose by $59 million, from $3,475 million to $3,534 million": the change
-                    # is asserted; the endpoint the sentence ends on is an input.
-                    chosen = []
-                    how = f"an endpoint of the stated change, not the answer ({how2})"
-
+        chosen, extras, how = _select_stated(
+            response, cands, gold, hints, category, question, allow
+        )
     if chosen and chosen[0].role == "range":
         # "between $29 billion and $30 billion", "5-10%": a range states no single value.
-        chosen, extras = [], []
-        how = "a range, not a value"
+        return [], [], "a range, not a value"
+    return chosen, extras, how
+
+
+def _select_stated(
+    response: str,
+    cands: list[Candidate],
+    gold: _Gold,
+    hints: _QuestionHints,
+    category: str | None,
+    question: str | None,
+    allow: set[str],
+) -> tuple[list[Candidate], list[Asserted], str]:
+    """match='concluding': the year asked for, else the figure tied to the category, else the
+    concluding figure with the figures asserted beside it."""
+    primary, how = _select_year(response, cands, gold, question)
+    if primary is not None:
+        return [primary], [], how
+    if category:
+        primary, how = _select_category(response, cands, category, question)
+        if primary is not None:
+            return [primary], [], how
+    chosen, extras, roles_how = _select_by_roles(
+        response, cands, gold, hints, category, question, allow
+    )
+    return chosen, extras, how if roles_how is None else roles_how
+
+
+def _select_year(
+    response: str, cands: list[Candidate], gold: _Gold, question: str | None
+) -> tuple[Candidate | None, str]:
+    """ "In which year ...?": the answer is a year; the one stated, not one it is compared with."""
+    years = [c for c in cands if c.role == "year"] if gold.yearish else []
+    asks_year = bool(question and _Q_YEAR_RE.search(question[:2000]))
+    if years and not asks_year and any(c.role in ("value", "result") for c in cands):
+        years = []  # "1950" may be an amount ("$1,950 million in 2019"): use the stated figures
+    if not years:
+        return None, ""
+    pool = [
+        dataclasses.replace(c, role="value")
+        if c.role == "year"
+        and not _COMPARED_YEAR_RE.search(response, max(0, c.span[0] - 30), c.span[0])
+        else dataclasses.replace(c, role="aside")
+        for c in cands
+    ]
+    picked, _alts, how = _select_concluding(response, pool, question, set(), "plain")
+    primary = next((c for c in cands if picked is not None and c.span == picked.span), None)
+    if primary is not None:
+        how = how.replace("the concluding figure", "the concluding year")
+    return primary, how
+
+
+def _select_by_roles(
+    response: str,
+    cands: list[Candidate],
+    gold: _Gold,
+    hints: _QuestionHints,
+    category: str | None,
+    question: str | None,
+    allow: set[str],
+) -> tuple[list[Candidate], list[Asserted], str | None]:
+    """The concluding figure and the figures its sentence asserts beside it; the part stated
+    beside a whole answers, an endpoint beside a stated change does not (how is None: none found)."""
+    primary, alts, how2 = _select_concluding(
+        response, cands, question, allow, _gold_kind(gold, hints)
+    )
+    if primary is None:
+        return [], [], None
+    chosen = [primary, *alts]
+    how = (f"no value tied to category {category!r}; " if category else "") + how2
+    seg = next(
+        (sg for sg in _segments(response) if sg[0] <= primary.span[0] < sg[1]),
+        (0, len(response)),
+    )
+    asks_change = bool(_Q_CHANGE_RE.search(question[:2000])) if question else None
+    extras = co_asserted(response, seg, cands, chosen, asks_change)
+    primary_role = role_in_sentence(response, seg, cands, primary)
+    if primary_role == "whole":
+        # "$206.7 million of the $1,344.1 million", "Of the $5.0 billion facility,
+        # $1.8 billion was drawn": the part is the answer.
+        part = _part_of_whole(response, seg, cands, primary)
+        if part is not None:
+            chosen = [part]
+            how = f"the part stated beside its whole ({how2})"
+    elif (
+        asks_change is not False
+        and any(a.role in ("change", "difference") for a in extras)
+        and primary_role == "endpoint"
+    ):
+        # "rose by $59 million, from $3,475 million to $3,534 million": the change
+        # is asserted; the endpoint the sentence ends on is an input.
+        chosen = []
+        how = f"an endpoint of the stated change, not the answer ({how2})"
     return chosen, extras, how
 
 
