@@ -24,11 +24,13 @@ from pytest_llmeval.metrics.numeric_lang import (
     all_scale_words,
     all_scaled_currencies,
     detect_language,
+    first_char_gate,
     language_for_locale,
     loss_subject_pattern,
     negative_after_pattern,
     negative_before_pattern,
     percent_suffix_pattern,
+    percent_suffix_words,
 )
 from pytest_llmeval.metrics.numeric_tokens import (
     _CUR_PREFIX,
@@ -62,11 +64,16 @@ _PREFIX_RE = re.compile(
 _ENGLISH_SCALE_RE = r"thousands?|millions?|billions?|trillions?|mn|mln|mm|MM|bn|bln|Bn|BN|tn|Tn|lakhs?|lacs?|crores?|cr|Cr|thou"
 
 
-def _other_scale_words() -> str:
-    """Scale words of the other language tables ("mrd", "Mio", "tusen"), written with an optional dot."""
+def _other_scale_word_list() -> list[str]:
+    """Scale words of the other language tables ("mrd", "Mio", "tusen"), longest first."""
     english = set(ENGLISH.scales)
     words = {w for w in all_scale_words() if len(w) >= 2 and w not in english}
-    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return sorted(words, key=len, reverse=True)
+
+
+def _other_scale_words() -> str:
+    """Scale words of the other language tables ("mrd", "Mio", "tusen"), written with an optional dot."""
+    return "|".join(re.escape(w) for w in _other_scale_word_list())
 
 
 def _scaled_currency_words() -> str:
@@ -77,12 +84,12 @@ def _scaled_currency_words() -> str:
 _SUFFIX_RE = re.compile(
     r"(?P<close>\))?"
     r"(?P<pct>[ \u00a0]?(?:%|percent(?:age)?\s+points?|per\s*cent|percent|pct\.?|pp\b|p\.p\.|bps\b|basis\s+points?"
-    rf"|(?i:{percent_suffix_pattern()})(?![^\W\d_])))?"
+    rf"|{first_char_gate(percent_suffix_words())}(?i:{percent_suffix_pattern()})(?![^\W\d_])))?"
     r"(?:[ \u00a0]?(?P<scale>"
     + _ENGLISH_SCALE_RE
     + r")(?![\w])"
-    + rf"|[ \u00a0]?(?P<scur>(?i:{_scaled_currency_words()}))(?![^\W\d_])"
-    + rf"|[ \u00a0]?(?P<lscale>(?i:{_other_scale_words()}))(?:\.|(?![^\W\d_]))"
+    + rf"|[ \u00a0]?{first_char_gate(all_scaled_currencies())}(?P<scur>(?i:{_scaled_currency_words()}))(?![^\W\d_])"
+    + rf"|[ \u00a0]?{first_char_gate(_other_scale_word_list())}(?P<lscale>(?i:{_other_scale_words()}))(?:\.|(?![^\W\d_]))"
     r"|(?P<letter>[kKmMbBT])(?![\w]))?"
     r"(?P<close2>\))?"
     rf"(?:[ \u00a0]?(?P<cur>{_CUR_SUFFIX})(?![\w])"
@@ -164,6 +171,9 @@ _APPROX_RE = re.compile(
     r"(?:approx(?:imately|\.)?|about|around|roughly|nearly|almost|~|≈)\s*[$€£¥]?\s*$"
 )
 _PREFIX_CHARS = frozenset("$€£¥₹₩-−–+(ABCDEFGHIJKLMNOPQRSTUVWXYZkrs.")
+# Every character _PREFIX_RE can consume (signs, brackets, spaces, currency symbols and codes),
+# and "\n", since "$" also matches before a final newline.
+_PREFIX_RUN_CHARS = "".join(sorted(_PREFIX_CHARS)) + " \u00a0\n"
 _RESULT_CHARS = frozenset("=≈≅→>{x")
 _OP_CHARS = frozenset("+*/×÷^-−–")
 _REF_WORDS = frozenset(
@@ -593,7 +603,12 @@ def _build_candidate(
     after = text[e : e + 60]
     role = _identifier_role(after, raw_num, q_tokens)
     b8 = before[-8:]
-    pm = _PREFIX_RE.search(b8) if not _PREFIX_CHARS.isdisjoint(b8) else None
+    # A prefix match consumes only prefix characters: start the search after the last other one.
+    pm = (
+        _PREFIX_RE.search(b8, len(b8.rstrip(_PREFIX_RUN_CHARS)))
+        if not _PREFIX_CHARS.isdisjoint(b8)
+        else None
+    )
     currency, negative, sign_source, open_paren = _read_prefix(before, pm)
     sm = _SUFFIX_RE.match(after)
     pct_text, scale_word, currency, suffix_end, close, close2 = _read_suffix(sm, currency, lang)

@@ -10,6 +10,7 @@ to recognise the language of a text when no ``locale`` is given.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -599,12 +600,25 @@ def _alternation(words: set[str]) -> str:
 
 
 @lru_cache(maxsize=1)
-def percent_suffix_pattern() -> str:
-    """Regex alternation of every percent / points / basis-point word (case-insensitive use)."""
+def percent_suffix_words() -> frozenset[str]:
+    """Every percent / points / basis-point word of every table, "%" aside."""
     words: set[str] = set()
     for t in LANGUAGES.values():
         words.update(w for w in (*t.percent, *t.points, *t.basis_points) if w != "%")
-    return _alternation(words)
+    return frozenset(words)
+
+
+@lru_cache(maxsize=1)
+def percent_suffix_pattern() -> str:
+    """Regex alternation of every percent / points / basis-point word (case-insensitive use)."""
+    return _alternation(set(percent_suffix_words()))
+
+
+def first_char_gate(words: Iterable[str]) -> str:
+    """A lookahead on the first characters of ``words`` (case-insensitive), placed before their
+    alternation so most positions fail on one character test; it never changes what matches."""
+    chars = "".join(sorted({re.escape(w[0]) for w in words if w}))
+    return f"(?=(?i:[{chars}]))"
 
 
 @lru_cache(maxsize=1)
