@@ -602,13 +602,7 @@ def _build_candidate(
     before = text[max(0, s - 60) : s]
     after = text[e : e + 60]
     role = _identifier_role(after, raw_num, q_tokens)
-    b8 = before[-8:]
-    # A prefix match consumes only prefix characters: start the search after the last other one.
-    pm = (
-        _PREFIX_RE.search(b8, len(b8.rstrip(_PREFIX_RUN_CHARS)))
-        if not _PREFIX_CHARS.isdisjoint(b8)
-        else None
-    )
+    pm = _prefix_match(before[-8:])
     currency, negative, sign_source, open_paren = _read_prefix(before, pm)
     sm = _SUFFIX_RE.match(after)
     pct_text, scale_word, currency, suffix_end, close, close2 = _read_suffix(sm, currency, lang)
@@ -695,6 +689,14 @@ def _identifier_role(after: str, raw_num: str, q_tokens: frozenset[str]) -> str:
     if role == "value" and after[:1] in "-–" and after[1:2].isalpha():
         role = "descriptor"  # "10-K", "3-year", "5-day"
     return role
+
+
+def _prefix_match(b8: str) -> re.Match[str] | None:
+    """The currency and sign characters that end ``b8`` (the 8 characters before a number)."""
+    if _PREFIX_CHARS.isdisjoint(b8):
+        return None
+    # A prefix match consumes only prefix characters: start the search after the last other one.
+    return _PREFIX_RE.search(b8, len(b8.rstrip(_PREFIX_RUN_CHARS)))
 
 
 def _read_prefix(
