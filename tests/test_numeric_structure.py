@@ -92,3 +92,37 @@ def test_currency_before_a_line_break_still_reads() -> None:
     (c,) = extract_values("Revenue: $\n1,500 million")
     assert c.currency == "USD"
     assert c.value == 1.5e9
+
+
+TAILS = [" / 2", " * 3", "**bold", " divided by 4", " Times 3", " - 5", "x 4", " in the prior year",
+         ", a year earlier", " Last year", " to 5", "–6", " million", ". Revenue", "", "   ",
+         "\u2003minus 2", "\u00a0to 9", " İn the prior year", " \u212a", " decrease", ", Rückgang",
+         " tap", " Net loss", " ſ", " and 5"]  # fmt: skip
+
+
+@pytest.mark.parametrize("tail", TAILS)
+def test_first_character_checks_skip_only_patterns_that_cannot_match(tail: str) -> None:
+    import pytest_llmeval.metrics.numeric_extract as ex
+    from pytest_llmeval.metrics.numeric_lang import negative_after_pattern
+
+    head = tail.lstrip()[:1]
+    checks = [
+        (ex._OP_AFTER_FIRST, ex._OPERATOR_AFTER_RE),
+        (ex._CMP_AFTER_FIRST, ex._COMPARE_AFTER_RE),
+        (ex._RANGE_AFTER_FIRST, ex._RANGE_AFTER_RE),
+        (ex._negative_after_first(), ex._NEG_WORD_AFTER_RE),
+        (ex._negative_after_first(), negative_after_pattern()),
+    ]
+    for first, pattern in checks:
+        if not ex._may_start(head, first):
+            assert pattern.match(tail) is None, (pattern.pattern[:40], tail)
+
+
+def test_first_character_checks_let_real_matches_through() -> None:
+    import pytest_llmeval.metrics.numeric_extract as ex
+
+    assert ex._may_start(" / 2".lstrip()[:1], ex._OP_AFTER_FIRST)
+    assert ex._OPERATOR_AFTER_RE.match(" / 2")
+    assert ex._may_start(" Last year".lstrip()[:1], ex._CMP_AFTER_FIRST)
+    assert ex._may_start("\u2003minus 2".lstrip()[:1], ex._OP_AFTER_FIRST)
+    assert not ex._may_start("", ex._OP_AFTER_FIRST)

@@ -865,7 +865,18 @@ def _word_signed(
     ):
         return True
     tail = after[suffix_end : suffix_end + 30]
+    if not _may_start(tail.lstrip()[:1], _negative_after_first()):
+        return False
     return bool(_NEG_WORD_AFTER_RE.match(tail) or negative_after_pattern().match(tail))
+
+
+@lru_cache(maxsize=1)
+def _negative_after_first() -> frozenset[str]:
+    """First non-space characters of a sign word after a figure (_NEG_WORD_AFTER_RE and
+    every table's negative_after words), in both cases, and the "," both patterns skip."""
+    words = [w for t in LANGUAGES.values() if t.code != "en" for w in t.negative_after]
+    firsts = {w[0] for w in words if w} | set("nldrco")
+    return frozenset({",", *firsts, *(c.lower() for c in firsts), *(c.upper() for c in firsts)})
 
 
 _BASIS_POINT_WORDS = frozenset(
@@ -966,14 +977,12 @@ def _classify(
         return "marker"
     # Calculation structure.
     tail = after[suffix_end:]
+    head = tail.lstrip()[:1]  # the first character the patterns after the figure can start with
+    op_after = _may_start(head, _OP_AFTER_FIRST) and _OPERATOR_AFTER_RE.match(tail) is not None
     b8 = before[-8:]
-    if (
-        not _RESULT_CHARS.isdisjoint(b8)
-        and _RESULT_BEFORE_RE.search(b8)
-        and not _OPERATOR_AFTER_RE.match(tail)
-    ):
+    if not _RESULT_CHARS.isdisjoint(b8) and _RESULT_BEFORE_RE.search(b8) and not op_after:
         return "result"
-    if _OPERATOR_AFTER_RE.match(tail):
+    if op_after:
         return "operand"
     b16 = before[-16:]
     if (not _OP_CHARS.isdisjoint(b16) or _near(kw["op"], s - 16, s)) and _OPERATOR_BEFORE_RE.search(
@@ -981,13 +990,29 @@ def _classify(
     ):
         return "operand"
     b48 = before[-48:]
-    if (_near(kw["cmp"], s - 48, s) and _COMPARE_BEFORE_RE.search(b48)) or _COMPARE_AFTER_RE.match(
-        tail
+    if (_near(kw["cmp"], s - 48, s) and _COMPARE_BEFORE_RE.search(b48)) or (
+        _may_start(head, _CMP_AFTER_FIRST) and _COMPARE_AFTER_RE.match(tail)
     ):
         return "comparison"
-    if _RANGE_AFTER_RE.match(tail) and "from" not in before[-12:].lower():
+    if (
+        _may_start(head, _RANGE_AFTER_FIRST)
+        and _RANGE_AFTER_RE.match(tail)
+        and "from" not in before[-12:].lower()
+    ):
         return "range" if _DASH_RANGE_AFTER_RE.match(tail) else "value"
     return "value"
+
+
+# First non-space characters _OPERATOR_AFTER_RE, _COMPARE_AFTER_RE and _RANGE_AFTER_RE can meet.
+_OP_AFTER_FIRST = frozenset("+/×÷^=*-−–dDmMxXtTpP")
+_CMP_AFTER_FIRST = frozenset(",iIaAlLpP")
+_RANGE_AFTER_FIRST = frozenset("-–t")
+
+
+def _may_start(head: str, first: frozenset[str]) -> bool:
+    """Can a pattern whose first characters are ``first`` match where ``head`` follows? Any
+    non-ASCII character may fold to an ASCII letter under IGNORECASE, so it always may."""
+    return bool(head) and (head in first or not head.isascii())
 
 
 @lru_cache(maxsize=16)
