@@ -340,7 +340,8 @@ def extract_values(
     q_tokens = _question_alnum_tokens(question)
     n = len(text)
     lang = language_for_locale(locale) or detect_language(text)
-    kw = _keyword_index(text)
+    letter_runs: set[str] = set()
+    kw = _keyword_index(text, letter_runs)
     matches = list(_NUM_RE.finditer(text))
     if len(matches) > MAX_FIGURES:
         # Number soup (tables pasted whole, hostile input): the opening figures and the
@@ -357,7 +358,7 @@ def extract_values(
         if cand is not None:
             out.append(cand)
     _share_range_units(text, out)
-    if (count_words and n < 200_000) or _has_word_number_hint(text, n):
+    if (count_words and n < 200_000) or _has_word_number_hint(text, n, letter_runs):
         out.extend(_word_candidates(text, count_words))
         out.sort(key=lambda c: c.span[0])
     if lang.numbers and n < 200_000:
@@ -449,16 +450,22 @@ _HINT_SPLIT_RE = re.compile(r"[\s\-–]+")
 _LETTER_RUN_RE = re.compile(r"[a-z]+")
 
 
-def _has_word_number_hint(text: str, n: int) -> bool:
-    """Is a number word followed closely by a scale, "point" or a unit ("two point five billion")?"""
+def _has_word_number_hint(text: str, n: int, letter_runs: set[str] | None = None) -> bool:
+    """Is a number word followed closely by a scale, "point" or a unit ("two point five billion")?
+
+    ``letter_runs``: the text's lower-case runs of letters, when already collected.
+    """
     if n >= 200_000:
         return _WORD_HINT_RE.search(text) is not None
     # Cheap token check first: the phrase regex is only worth running when a number word is
     # followed closely by a scale, "point" or a unit.
     # Hyphens split too: "ninety-four cents", "four-fifths", "Thirty-six percent".
     low = text.lower()
-    # A number-word token is a whole run of letters, so no run of letters being one means no hint.
-    if _WORD_NUM_SET.isdisjoint(_LETTER_RUN_RE.findall(low)):
+    # A number-word token is a whole run of letters (its neighbours are spaces, hyphens or the
+    # punctuation stripped below), so no run of letters being one means no hint.
+    if _WORD_NUM_SET.isdisjoint(
+        _LETTER_RUN_RE.findall(low) if letter_runs is None else letter_runs
+    ):
         return False
     toks = [t.strip(".,;:()*\"'") for t in _HINT_SPLIT_RE.split(low)]
     for i, t in enumerate(toks):

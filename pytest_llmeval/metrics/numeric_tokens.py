@@ -217,12 +217,19 @@ _KW_FAMILY_CACHE: dict[str, tuple[str, ...]] = {}
 _KW_FAMILY_CACHE_MAX = 50_000
 
 
-def _keyword_index(text: str) -> dict[str, list[int]]:
-    """End positions of context keywords, found in one linear pass (checked per value by bisect)."""
+def _keyword_index(text: str, words: set[str] | None = None) -> dict[str, list[int]]:
+    """End positions of context keywords, found in one linear pass (checked per value by bisect).
+
+    ``words``, when given, receives every lower-case run of letters of the text (the same pass
+    then answers "is any number word written here?" for the word-number stage).
+    """
     idx: dict[str, list[int]] = {"neg": [], "op": [], "cmp": [], "apx": []}
     cache = _KW_FAMILY_CACHE
+    add = words.add if words is not None else None
     for m in _KW_TOKEN_RE.finditer(text.lower()):
         w = m.group(0)
+        if add is not None:
+            add(w)
         fams = cache.get(w)
         if fams is None:
             if len(cache) >= _KW_FAMILY_CACHE_MAX:
