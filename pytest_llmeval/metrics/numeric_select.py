@@ -116,19 +116,19 @@ _Q_PAREN_RE = re.compile(r"\([^()]{0,300}\)")
 # at once, before the branches are tried (same matches, a fraction of the work).
 _SEG_RE = re.compile(r"(?=[\"”')\]*\s])(?:\n+|(?<=[.!?])[\"”')\]*]*\s+)")
 _STRONG_CUE_RE = re.compile(
-    r"\b(?:therefore|thus|hence|consequently|in\s+conclusion|in\s+summary|to\s+summari[sz]e|so,?\s+(?:the|\w+'s)|"
+    r"\b(?=[thcisfaTHCISFA])(?:therefore|thus|hence|consequently|in\s+conclusion|in\s+summary|to\s+summari[sz]e|so,?\s+(?:the|\w+'s)|"
     r"the\s+(?:final\s+)?answer|final\s+answer|answer\s*:|as\s+a\s+result|in\s+total)\b",
     re.IGNORECASE,
 )
 # Derivation cues: a computed figure, but not necessarily the one asked for.
 _DERIVE_CUE_RE = re.compile(
-    r"\b(?:this\s+(?:gives|means|results|represents|amounts)|"
+    r"\b(?=[tcwrTCWR])(?:this\s+(?:gives|means|results|represents|amounts)|"
     r"this\s+(?:is|was)\s+an?\s+(?:increase|decrease|change|growth|decline|gain|loss|total|difference|drop|rise)|"
     r"comes?\s+(?:out\s+)?to|works?\s+out\s+to|totals?\s+\$|rounded|rounding|round(?:s|ed)?\s+to)\b",
     re.IGNORECASE,
 )
 _REFUSAL_RE = re.compile(
-    r"\b(?:not\s+(?:explicitly\s+)?(?:provided|stated|available|included|given|mentioned|disclosed|possible)|cannot|can't|can\s+not|"
+    r"\b(?=[ncudiwylfeshagpNCUDIWYLFESHAGP])(?:not\s+(?:explicitly\s+)?(?:provided|stated|available|included|given|mentioned|disclosed|possible)|cannot|can't|can\s+not|"
     r"unable|don't\s+have|do\s+not\s+have|doesn't\s+(?:provide|include|contain)|does\s+not\s+(?:provide|include|contain)|"
     r"no\s+information|if\s+you\s+(?:can\s+)?provide|would\s+need|you\s+would|let\s+me\s+know|for\s+example|e\.g\.|such\s+as|"
     r"hypothetical|assume|assuming|suppose|expects?|guidance|forecast|projected?)\b",
