@@ -126,3 +126,16 @@ def test_first_character_checks_let_real_matches_through() -> None:
     assert ex._may_start(" Last year".lstrip()[:1], ex._CMP_AFTER_FIRST)
     assert ex._may_start("\u2003minus 2".lstrip()[:1], ex._OP_AFTER_FIRST)
     assert not ex._may_start("", ex._OP_AFTER_FIRST)
+
+
+def test_prefix_tree_accepts_the_same_words_as_the_alternation() -> None:
+    from pytest_llmeval.metrics.numeric_roles import _CHANGE_WORDS, _alt, _trie
+
+    words = {"fall", "fall med", "fell", "fell by", "decline", "declined", "declining", "a.b", "x"}
+    for vocabulary in (words, _CHANGE_WORDS):
+        plain = re.compile(rf"(?:{_alt(vocabulary)})", re.IGNORECASE)
+        tree = re.compile(rf"(?:{_trie(vocabulary)})", re.IGNORECASE)
+        probes = [*vocabulary, "fall  med", "FALL\tMED", "declin", "axb", "fel", "", "Rückgang um"]
+        probes += [w.upper() for w in vocabulary] + [w + "s" for w in vocabulary]
+        for probe in probes:
+            assert bool(plain.fullmatch(probe)) == bool(tree.fullmatch(probe)), probe
