@@ -137,7 +137,7 @@ _NEG_WORD_AFTER_RE = re.compile(
     re.IGNORECASE,
 )
 _COMPARE_BEFORE_RE = re.compile(
-    r"\b(?:from|compared\s+(?:to|with)|vs\.?|versus|against|relative\s+to|than|prior(?:\s+year)?|previous(?:ly)?|last\s+year|a\s+year\s+(?:earlier|ago)|up\s+from|down\s+from|rather\s+than|instead\s+of|before|preceding)"
+    r"\b(?=[fcvartpludibFCVARTPLUDIB])(?:from|compared\s+(?:to|with)|vs\.?|versus|against|relative\s+to|than|prior(?:\s+year)?|previous(?:ly)?|last\s+year|a\s+year\s+(?:earlier|ago)|up\s+from|down\s+from|rather\s+than|instead\s+of|before|preceding)"
     r"(?:\s+(?:the|a|an|its|of|about|approximately|around|roughly|nearly|just|only|fy\s*'?\d{2,4}|\d{4}(?:'s)?|'s|year's|year|figure|level|total|amount|value)\b)*"
     r"[\s:,]*(?:" + _CUR_PREFIX + r")?[\s(]*$",
     re.IGNORECASE,
@@ -151,7 +151,7 @@ _OPERATOR_AFTER_RE = re.compile(
     re.IGNORECASE,
 )
 _OPERATOR_BEFORE_RE = re.compile(
-    r"(?:[+/×÷^]|(?<!\*)\*|(?:[\d)%]|million|billion|thousand|bn|mn)\s*[-−–]\s+|divided\s+by|multiplied\s+by|\btimes|\bminus|\bplus|\bsum\s+of|\baverage\s+of)\s*[$€£¥(\[]*\s*$",
+    r"(?=[+/×÷^*\d)%mbtdspaMBTDSPA])(?:[+/×÷^]|(?<!\*)\*|(?:[\d)%]|million|billion|thousand|bn|mn)\s*[-−–]\s+|divided\s+by|multiplied\s+by|\btimes|\bminus|\bplus|\bsum\s+of|\baverage\s+of)\s*[$€£¥(\[]*\s*$",
     re.IGNORECASE,
 )
 _RESULT_BEFORE_RE = re.compile(

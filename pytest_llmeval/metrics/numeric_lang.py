@@ -635,7 +635,9 @@ def negative_before_pattern() -> re.Pattern[str]:
     # fondet 485 milliarder", "fiel der Kurs um 4,2 Prozent"): up to three words, never "til"/"auf".
     gap = r"(?:\s+(?!(?:til|till|auf|à|to|på|i|im|in)\b)[^\W\d_]+){0,3}?"
     return re.compile(
-        r"(?<![^\W\d_])(?:(?:"
+        r"(?<![^\W\d_])"
+        + first_char_gate(others | english)
+        + r"(?:(?:"
         + _alternation(others)
         + r")"
         + gap
