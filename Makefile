@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test install bench lint clean
+.PHONY: demo test install bench lint clean docs wheel-smoke
 
 $(PY):
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -14,6 +14,10 @@ $(PY):
 
 $(STAMP): $(PY) pyproject.toml
 	$(PY) -m pip install torch==2.13.0
+	# The distribution was once called pytest-llmeval, like an unrelated PyPI plugin that also
+	# ships a module pytest_llmeval: neither may stay beside this one in the venv.
+	$(PY) -m pip uninstall -y -q pytest-llmeval 2>/dev/null || true
+	rm -rf pytest_llmeval.egg-info  # the old name's editable metadata, found on sys.path from here
 	$(PY) -m pip install -e '.[all,dev]'
 	touch $(STAMP)
 
@@ -27,6 +31,11 @@ demo: $(STAMP)
 test: $(STAMP)
 	HF_HUB_OFFLINE=1 $(PY) -m pytest tests -n 2 -q
 
+# Build sdist + wheel, install the wheel (core + [html], no torch) into a fresh venv, run
+# .ci/wheel_smoke/ against the installed package (about 20 s with a warm pip cache).
+wheel-smoke: $(STAMP)
+	$(PY) .ci/wheel_smoke.py
+
 bench: $(STAMP)
 	for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f; done
 
@@ -34,5 +43,19 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check pytest_llmeval tests benchmarks example_suites
 	$(VENV)/bin/mypy --strict pytest_llmeval
 
+# The docs site: MkDocs + Material from the `docs` extra, installed into .venv on first use
+# (with the package's core, which the reference generator imports; no torch needed).
+# --strict turns every warning (a broken link, a page left out of the nav) into a failed build.
+# NO_MKDOCS_2_WARNING silences Material's end-of-life banner (printed on every build, not a docs problem).
+DOCS_STAMP := $(VENV)/.docs-installed
+
+$(DOCS_STAMP): $(PY) pyproject.toml
+	$(PY) -m pip install -e '.[docs]'
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	$(PY) scripts/gen_docs_reference.py
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
 clean:
-	rm -rf $(VENV) llmeval-report.json llmeval-junit.xml
+	rm -rf $(VENV) llmeval-report.json llmeval-junit.xml site

@@ -18,7 +18,6 @@ the data dir and prints:
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 import time
@@ -28,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from shared_data import data_file, read_jsonl
 
 from pytest_llmeval.metrics import correctness
 from pytest_llmeval.metrics.refusal import is_refusal
@@ -102,8 +103,7 @@ def main() -> None:
     ap.add_argument("--errors", type=int, default=0, help="print N disagreements")
     ap.add_argument("--no-cv", action="store_true", help="skip grouped validation and ablations")
     args = ap.parse_args()
-    lines = (Path(args.data_dir) / "financebench_dev.jsonl").read_text(encoding="utf-8").splitlines()
-    rows: list[Row] = [json.loads(line) for line in lines if line.strip()]
+    rows: list[Row] = read_jsonl(data_file(args.data_dir, "financebench_dev.jsonl"))
 
     correctness.answer_correctness("warm up", "warm up", judge="offline")  # imports, regex compilation
     t0, cpu0 = time.perf_counter(), time.process_time()

@@ -27,6 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from shared_data import data_file, read_jsonl  # noqa: E402
+
 from pytest_llmeval.metrics.numeric import looks_numeric, numeric_match  # noqa: E402
 
 _OPTION_KEYS = ("tolerance", "tolerance_mode", "require_currency", "percent", "match")
@@ -65,11 +67,7 @@ def eval_own(path: Path, show: bool, title: str = "own labelled cases") -> tuple
 
 
 def eval_financebench(data_dir: Path, show: bool) -> tuple[int, int]:
-    rows = [
-        json.loads(line)
-        for line in (data_dir / "financebench_dev.jsonl").read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    ]
+    rows = read_jsonl(data_file(data_dir, "financebench_dev.jsonl"))
     numeric = [r for r in rows if looks_numeric(r["gold"])]
     questions = sorted({r["question"] for r in numeric})
     agree = 0
@@ -129,9 +127,7 @@ def _summary(label: str, graded: list[tuple[dict[str, object], bool]]) -> None:
 
 def eval_labelled(path: Path, show: bool, split: bool) -> tuple[int, int]:
     """Rows labelled by someone else (numeric_dev.jsonl format): ``expected`` is the label."""
-    rows = [
-        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
-    ]
+    rows = read_jsonl(data_file(path, "numeric_dev.jsonl"))
     graded: list[tuple[dict[str, object], bool]] = []
     for row in rows:
         row["source_group"] = _source_group(str(row.get("source", "")))

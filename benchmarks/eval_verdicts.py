@@ -32,12 +32,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pytest_llmeval.components import ComponentRegistry  # noqa: E402
-from pytest_llmeval.registry import GraderRegistry  # noqa: E402
-from pytest_llmeval.models.base import Answer  # noqa: E402
-from pytest_llmeval.options import OPTIONS, Settings  # noqa: E402
-from pytest_llmeval.rubric import Rubric  # noqa: E402
-from pytest_llmeval.schema import normalise  # noqa: E402
+from pytest_llmeval.components import ComponentRegistry
+from pytest_llmeval.models.base import Answer
+from pytest_llmeval.options import OPTIONS, Settings
+from pytest_llmeval.registry import GraderRegistry
+from pytest_llmeval.rubric import Rubric
+from pytest_llmeval.schema import normalise
 
 Row = dict[str, Any]
 
@@ -199,8 +199,15 @@ def main() -> None:
     ap.add_argument("data_dir", type=Path)
     ap.add_argument("--set", choices=sorted(SETS), action="append", help="one set (repeatable); default all")
     ap.add_argument("--errors", type=int, default=0, help="print N disagreements per set")
+    ap.add_argument("--coarser-dates", choices=("pass", "review", "fail"), default=None,
+                    help="as --llm-coarser-dates (default: the option's default)")
     args = ap.parse_args()
-    rubric = Rubric(default_settings(), GraderRegistry(), judge=None, components=ComponentRegistry())
+    overrides = {}
+    if args.coarser_dates:
+        from pytest_llmeval.options import CoarserDates
+
+        overrides["coarser_dates"] = CoarserDates(args.coarser_dates)
+    rubric = Rubric(default_settings(**overrides), GraderRegistry(), judge=None, components=ComponentRegistry())
     for name in args.set or list(SETS):
         graded, cpu = grade_set(name, args.data_dir, rubric)
         report(name, graded, cpu, args.errors)

@@ -10,6 +10,9 @@ import importlib
 from typing import Any
 
 __version__ = "0.1.0"
+# The PyPI distribution (``pip install`` name). ``pytest-llmeval`` on PyPI is an unrelated plugin
+# that also ships a module ``pytest_llmeval``: the two cannot be installed together.
+DIST_NAME = "pytest-llmeval-gold"
 
 # name -> module that defines it
 _EXPORTS: dict[str, str] = {
@@ -55,9 +58,12 @@ _EXPORTS: dict[str, str] = {
     "sentence_coverage": "pytest_llmeval.metrics.coverage",
     "assert_sentence_coverage": "pytest_llmeval.metrics.coverage",
     "CoverageResult": "pytest_llmeval.metrics.coverage",
+    "structured_match": "pytest_llmeval.metrics.structured",
+    "assert_structured_match": "pytest_llmeval.metrics.structured",
+    "StructuredResult": "pytest_llmeval.metrics.structured",
 }
 
-__all__ = ["__version__", *sorted(_EXPORTS)]
+__all__ = ["DIST_NAME", "__version__", *sorted(_EXPORTS)]
 
 
 def __getattr__(name: str) -> Any:

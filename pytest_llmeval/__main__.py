@@ -1,4 +1,5 @@
-"""``python -m pytest_llmeval compare BASE.json NEW.json``: compare two ``--llm-report`` files offline.
+"""``python -m pytest_llmeval compare BASE.json NEW.json``: compare two ``--llm-report`` files offline;
+``python -m pytest_llmeval history [DIR]``: what an ``--llm-history`` directory says (see docs/history.md).
 
 Prints the same comparison block as a run with ``--llm-baseline`` (the same code computes it) and runs
 nothing. Exit status: 0, 1 with ``--fail-on-regression`` when NEW is significantly worse than BASE,
@@ -41,7 +42,19 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--fail-on-regression", action="store_true", help="Exit 1 when the run is significantly worse")
     compare.add_argument("--alpha", type=_alpha, default=0.05, help="Significance level. Default: 0.05")
     compare.add_argument("--json", action="store_true", help="Print the comparison object as JSON instead")
+    from pytest_llmeval.history.cli import add_parser as add_history
+
+    add_history(commands, _alpha, _positive)
     return parser
+
+
+def _positive(value: str) -> int:
+    from pytest_llmeval.options import _positive_int
+
+    try:
+        return _positive_int(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{value!r}: {exc}") from None
 
 
 def first_of_several(report: dict[str, Any]) -> str | None:
@@ -88,6 +101,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "compare":
         return compare_command(args)
+    if args.command == "history":
+        from pytest_llmeval.history.cli import history_command
+
+        return history_command(args)
     return USAGE_ERROR  # pragma: no cover - argparse requires a known command
 
 

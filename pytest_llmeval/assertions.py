@@ -19,6 +19,7 @@ from pytest_llmeval.metrics.numeric import assert_numeric_match, numeric_match
 from pytest_llmeval.metrics.refusal import assert_not_refusal, is_refusal
 from pytest_llmeval.metrics.retrieval import assert_retrieval, retrieval_metrics
 from pytest_llmeval.metrics.semantic import assert_semantic_similarity, semantic_similarity
+from pytest_llmeval.metrics.structured import assert_structured_match, structured_match
 
 __all__ = [
     "answer_correctness",
@@ -33,6 +34,7 @@ __all__ = [
     "assert_retrieval",
     "assert_semantic_similarity",
     "assert_sentence_coverage",
+    "assert_structured_match",
     "citation_check",
     "claims_f1",
     "extractive_match",
@@ -43,4 +45,5 @@ __all__ = [
     "retrieval_metrics",
     "semantic_similarity",
     "sentence_coverage",
+    "structured_match",
 ]

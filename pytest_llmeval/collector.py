@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_llmeval.display import safe_line, safe_text
 from pytest_llmeval.schema import (
     FILE_CONFIG_KEY,
     SampleError,
@@ -19,10 +21,8 @@ from pytest_llmeval.schema import (
 )
 
 if TYPE_CHECKING:
-    from pytest_llmeval.rubric import GradeResult  # noqa: F401 - used in the StashKey annotation
     from pytest_llmeval.sample import Sample
 
-GRADE_KEY = pytest.StashKey["GradeResult"]()
 
 
 def display_path(path: Path, rootpath: Path) -> str:
@@ -81,6 +81,9 @@ def _nesting(value: Any) -> int:
     return deepest
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # only a JSON escape puts a surrogate in a str
+
+
 def parse_line(line: str) -> tuple[Any, str | None]:
     """(record, None) or (None, problem) for one line of untrusted JSON."""
     try:
@@ -95,17 +98,25 @@ def parse_line(line: str) -> tuple[Any, str | None]:
         return None, f"invalid JSON: {str(exc).split(';')[0]}"
     if _nesting(record) > MAX_NESTING:
         return None, f"invalid JSON: nested more than {MAX_NESTING} levels deep"
+    if _SURROGATE_ESCAPE.search(line):  # "\ud800" alone: no report or cache file could encode it
+        from pytest_llmeval.fileio import scrub_surrogates
+
+        record = scrub_surrogates(record)
     return record, None
 
 
 def read_records(path: Path) -> Iterator[tuple[int, Any, str | None]]:
     """Yield (line number, parsed record or None, problem) for each non-empty line, in file order.
 
-    Lines end at "\n" only (JSONL): U+2028, U+2029 or U+0085 inside a string are text, not line breaks.
+    Lines end at "\n" only (JSONL): U+2028, U+2029 or U+0085 inside a string are text, not line breaks;
+    a line that is not UTF-8 or longer than ``bounded_json.MAX_LINE_BYTES`` is a located problem.
     """
-    text = path.read_bytes().decode("utf-8-sig", errors="replace")
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
+    from pytest_llmeval.bounded_json import read_lines
+
+    # Line by line: a line that is not UTF-8 or is over the size cap is one located error.
+    for number, line, problem in read_lines(path):
+        if line is None:
+            yield number, None, problem
             continue
         record, problem = parse_line(line)
         yield number, record, problem
@@ -151,7 +162,7 @@ class JsonlFile(pytest.File):
     """A gold file; collection never stops at a bad line."""
 
     def collect(self) -> Iterator[pytest.Item]:
-        from pytest_llmeval.session import get_session
+        from pytest_llmeval.run_state import get_session
 
         shown_path = display_path(self.path, self.config.rootpath)
         models = get_session(self.config).settings.models
@@ -164,9 +175,10 @@ class JsonlFile(pytest.File):
             elif len(models) > 1:
                 # several --llm-model specs: one item per model, the model in the id's brackets
                 for model in models:
-                    yield GoldItem.from_parent(self, name=f"{sample.id}[{model}]", sample=sample, model=model)
+                    yield GoldItem.from_parent(self, name=f"{safe_line(sample.id)}[{model}]", sample=sample, model=model)
             else:
-                yield GoldItem.from_parent(self, name=sample.id, sample=sample)
+                # the id is untrusted: no escape sequence or bidi override reaches a terminal or JUnit name
+                yield GoldItem.from_parent(self, name=safe_line(sample.id), sample=sample)
 
 
 class BadLineItem(pytest.Item):
@@ -181,7 +193,7 @@ class BadLineItem(pytest.Item):
         self.shown_path = shown_path
 
     def setup(self) -> None:
-        raise GoldItemError(f"{self.shown_path}:{self.lineno}: {self.problem}")
+        raise GoldItemError(safe_text(f"{self.shown_path}:{self.lineno}: {self.problem}"))
 
     def runtest(self) -> None:  # pragma: no cover - setup always raises
         pass
@@ -209,21 +221,23 @@ class GoldItem(pytest.Item):
             self.add_marker(marker)
 
     def setup(self) -> None:
-        from pytest_llmeval.session import get_session
+        from pytest_llmeval.run_state import get_session
 
         get_session(self.config).grade_item(self)
 
     def runtest(self) -> None:
+        from pytest_llmeval.run_state import GRADE_KEY
+
         grade = self.stash[GRADE_KEY]
         if grade.tier == "fail":
-            from pytest_llmeval.session import REPEATS_KEY
+            from pytest_llmeval.run_state import REPEATS_KEY
 
             message = grade.failure_message(self.sample)
             if REPEATS_KEY in self.stash:
                 from pytest_llmeval.regression.repeats import failure_note
 
                 message += "\n" + failure_note(self.stash[REPEATS_KEY])
-            raise GoldFailure(message)
+            raise GoldFailure(safe_text(message))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, GoldFailure):
@@ -235,7 +249,7 @@ class GoldItem(pytest.Item):
         return explain_sample_error(self.sample, excinfo.value)
 
     def reportinfo(self) -> tuple[Path, int, str]:
-        return self.path, self.sample.line - 1, f"{self.path.name}:{self.sample.line}::{self.sample.id}"
+        return self.path, self.sample.line - 1, f"{self.path.name}:{self.sample.line}::{safe_line(self.sample.id)}"
 
 
 def explain_sample_error(sample: Sample, error: BaseException) -> str | None:
@@ -245,7 +259,7 @@ def explain_sample_error(sample: Sample, error: BaseException) -> str | None:
 
     if not isinstance(error, LLMEvalError | GoldItemError):
         return None
-    return f"{sample.path}:{sample.line}: sample {sample.id!r}: {type(error).__name__}: {error}"
+    return safe_text(f"{sample.path}:{sample.line}: sample {sample.id!r}: {type(error).__name__}: {error}")
 
 
 def error_report(item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport | None:
@@ -256,7 +270,7 @@ def error_report(item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestR
     if explain is not None:
         text = explain(call.excinfo)
     else:  # a hand-written test using the llm_sample fixture
-        from pytest_llmeval.session import sample_of
+        from pytest_llmeval.run_state import sample_of
 
         sample = sample_of(item)
         text = None if sample is None else explain_sample_error(sample, call.excinfo.value)

@@ -179,7 +179,7 @@ def _for_gold(ctx: ComponentContext, gold: str | int | float) -> ComponentContex
 
 
 def _grade_accuracy(ctx: ComponentContext, gold: str | int | float) -> tuple[str, MetricResult]:
-    from pytest_llmeval.rubric import choose_accuracy_grader
+    from pytest_llmeval.registry import choose_accuracy_grader
 
     assert ctx.settings is not None
     assert ctx.graders is not None

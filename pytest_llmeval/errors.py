@@ -45,6 +45,11 @@ class FatalModelError(ModelError):
     """A failure no retry or later sample can fix (401/403, unknown model): stops the run once."""
 
 
+class CacheUnwritableError(FatalModelError):
+    """The cache folder cannot take a reply (a file in its place, read-only, no space left):
+    stops the run before a reply is paid for and thrown away."""
+
+
 class ResponseFormatRejected(ModelError):
     """The endpoint refused the request's ``response_format`` (e.g. llama-cpp-python's server
     rejects ``json_schema``). Deterministic, so never retried: the engine falls back instead."""
@@ -64,8 +69,15 @@ class MissingExtraError(ImportError, LLMEvalError):
 
     def __init__(self, feature: str, extra: str, module: str) -> None:
         super().__init__(
-            f"{feature} needs the optional package {module!r}: pip install 'pytest-llmeval[{extra}]'"
+            f"{feature} needs the optional package {module!r}: {install_hint(extra)}"
         )
+
+
+def install_hint(extra: str) -> str:
+    """The ``pip install`` line that adds an optional extra (under the distribution's own name)."""
+    from pytest_llmeval import DIST_NAME
+
+    return f"pip install '{DIST_NAME}[{extra}]'"
 
 
 class LLMEvalAssertionError(AssertionError):

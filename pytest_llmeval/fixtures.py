@@ -63,6 +63,7 @@ def parametrize_samples(metafunc: pytest.Metafunc, marker_name: str) -> None:
         path = (base / name).resolve()
         # the same shown path as gold items: one key, so one answer per sample per run
         shown = display_path(path, metafunc.config.rootpath)
+        _check_gold_path(metafunc, marker_name, name, path)
         for number, sample, problem in iter_samples(path, shown):
             if sample is None:
                 samples.append(pytest.param(None, marks=pytest.mark.skip(reason=f"{path}:{number}: {problem}")))
@@ -71,6 +72,19 @@ def parametrize_samples(metafunc: pytest.Metafunc, marker_name: str) -> None:
                 samples.append(sample)
                 ids.append(sample.id)
     metafunc.parametrize("llm_sample", samples, ids=ids, indirect=True)
+
+
+def _check_gold_path(metafunc: pytest.Metafunc, marker_name: str, name: str, path: Path) -> None:
+    """A marker path that is not a regular file (a FIFO would block for ever) is one collection
+    error for that test module, naming the marker and the path."""
+    from pytest_llmeval.fileio import NotRegularFileError, check_regular
+
+    try:
+        check_regular(path)
+    except NotRegularFileError as exc:
+        raise pytest.Collector.CollectError(
+            f"{metafunc.definition.nodeid}: @pytest.mark.{marker_name}({name!r}): {exc}"
+        ) from None
 
 
 @contextlib.contextmanager

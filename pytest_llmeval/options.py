@@ -100,6 +100,11 @@ def _model_specs(value: str) -> tuple[str, ...]:
     duplicates = sorted({s for s in specs if specs.count(s) > 1})
     if duplicates:
         raise ValueError(f"model {duplicates[0]!r} given twice")
+
+    for spec in specs:
+        problem = path_like_problem(spec)
+        if problem:
+            raise ValueError(f"{spec!r} {problem}" if len(specs) > 1 else problem)
     return specs
 
 
@@ -109,6 +114,10 @@ def _optional_fraction(value: str) -> float | None:
 
 def _optional_int(value: str) -> int | None:
     return None if value in ("", "none", "None") else int(value)
+
+
+def _optional_positive_int(value: str) -> int | None:
+    return None if value in ("", "none", "None") else _positive_int(value)
 
 
 def _str(value: str) -> str:
@@ -140,6 +149,10 @@ def _timeout(value: str) -> float:
     return number
 
 
+def _optional_timeout(value: str) -> float | None:
+    return None if value.strip() in ("", "none", "None") else _timeout(value)
+
+
 def _optional_positive(value: str) -> float | None:
     if value in ("", "none", "None"):
         return None
@@ -162,7 +175,9 @@ def _html_path(value: str) -> str | None:
     value = value.strip()
     # Checked here (cheap, no import) so a missing extra stops the run before it starts, not after.
     if value and importlib.util.find_spec("jinja2") is None:
-        raise ValueError("the HTML report needs jinja2: pip install 'pytest-llmeval[html]'")
+        from pytest_llmeval.errors import install_hint
+
+        raise ValueError(f"the HTML report needs jinja2: {install_hint('html')}")
     return _output_path(value)
 
 
@@ -267,6 +282,34 @@ class NumericExtractor(str, enum.Enum):
     LLM = "llm"  # the --llm-judge model reads it too; disagreement needs review (numeric_llm)
 
 
+_FILE_SUFFIXES = (".jsonl", ".json", ".ndjson", ".csv", ".tsv", ".txt")
+
+
+def path_like_problem(spec: str) -> str | None:
+    """Why a bare ``--llm-model`` value must be a file path given without ``file:`` (else None).
+
+    A bare value is an OpenAI-compatible model name; taken as one, a predictions file would ask
+    for an API key. Names with ``/`` (``meta-llama/Llama-3-8B``) stay model names.
+    """
+    import os.path
+
+    spec = spec.strip()
+    kind, sep, _ = spec.partition(":")
+    if sep and kind in ("openai", "python", "file"):
+        return None
+    looks_like_path = (
+        spec.lower().endswith(_FILE_SUFFIXES)
+        or spec.startswith(("./", "../", "/", "~", ".\\", "..\\"))
+        or os.path.isfile(spec)
+    )
+    if not looks_like_path:
+        return None
+    return (
+        f"looks like a file path, not a model name; a predictions file is given as file:{spec} "
+        f"(write openai:{spec} if it really is a model name)"
+    )
+
+
 OPTIONS: tuple[OptionSpec, ...] = (
     # plugin core
     OptionSpec("llm_gold_files", "Glob patterns of gold JSONL files to collect", "*_eval.jsonl *.llmeval.jsonl", _str),
@@ -278,7 +321,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("llm_alpha", "Significance level of the paired regression test", 0.05, _alpha),
     OptionSpec("llm_repeat", "Answer and grade each sample this many times (the tier comes from the mean overall)", 1, _positive_int),
     OptionSpec("llm_report", "Write a JSON report to this path", None, _output_path),
-    OptionSpec("llm_html", "Write a self-contained HTML report to this path (needs pytest-llmeval[html])", None, _html_path),
+    OptionSpec("llm_html", "Write a self-contained HTML report to this path (needs the [html] extra)", None, _html_path),
     OptionSpec("llm_weights", "Rubric weights as name=weight pairs", "accuracy=0.5,citation=0.25,length=0.15,keywords=0.1", _weights),
     OptionSpec("llm_tiers", "Tier cut-offs pass,acceptable", "0.9,0.75", _tiers),
     OptionSpec("llm_length_bands", "Length bands as JSON: {\"ideal\":[100,250],\"ok\":[50,300],\"ok_score\":0.8,\"short_score\":0.5}", "", _json_object),
@@ -310,8 +353,19 @@ OPTIONS: tuple[OptionSpec, ...] = (
     # judging
     OptionSpec("llm_judge", "Judge for free-form graders: offline or a model spec like openai:MODEL", "offline", _str),
     OptionSpec("llm_numeric_extractor", "Who reads the answer's figure for the numeric grader: heuristic|llm (llm: the --llm-judge model reads it too, and readings that disagree need review)", "heuristic", _choice(NumericExtractor)),
+    OptionSpec("llm_judge_base_url", "Base URL of the judge's OpenAI-compatible API (else the --llm-base-url of the model)", None, _optional_str),
+    OptionSpec("llm_judge_api_key_env", "Environment variable holding the judge's API key (else --llm-api-key-env)", None, _optional_str),
+    OptionSpec("llm_judge_temperature", "Judge sampling temperature (never the model's --llm-temperature)", 0.0, _finite),
+    OptionSpec("llm_judge_max_tokens", "Max tokens per judge reply (never the model's --llm-max-tokens; none: the server's limit)", None, _optional_int),
+    OptionSpec("llm_judge_timeout", "Per-request timeout of judge calls in seconds (else --llm-timeout)", None, _optional_timeout),
+    OptionSpec("llm_judge_extra_body", "Extra JSON merged into each judge request body (the model's --llm-extra-body is not)", "", _json_object),
     OptionSpec("llm_reference_metrics", "Also report BLEU, ROUGE-1, ROUGE-L and a BERTScore-style F1 against the gold answer (informational, never scored; ini: true|false)", False, _bool),
     OptionSpec("llm_embedding_model", "Sentence-transformers model name or path (default: bundled all-MiniLM-L6-v2)", None, _embedding_model),
+    # history and run budget
+    OptionSpec("llm_history", "Append a record of each run to this history directory (read it with python -m pytest_llmeval history)", None, _optional_str),
+    OptionSpec("llm_history_keep", "Keep only the newest N runs in --llm-history (none = keep all)", None, _optional_positive_int),
+    OptionSpec("llm_budget_usd", "Stop new model and judge requests once the run has spent this many USD (needs --llm-prices; none = no cap)", None, _optional_positive),
+    OptionSpec("llm_budget_tokens", "Stop new model and judge requests once the run has used this many tokens (none = no cap)", None, _optional_positive_int),
 )
 
 OPTIONS_BY_NAME = {spec.name: spec for spec in OPTIONS}

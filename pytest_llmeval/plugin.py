@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from pytest_llmeval import options
-from pytest_llmeval.session import SESSION_KEY, LLMEvalSession, get_session
+from pytest_llmeval.run_state import SESSION_KEY, get_session
+from pytest_llmeval.session import LLMEvalSession
 
 HELPER_RESULTS_KEY = pytest.StashKey[list[Any]]()
 GOLD_MARKER = "llmeval_gold"
@@ -42,6 +43,8 @@ def pytest_configure(config: pytest.Config) -> None:
     register_secret(os.environ.get(llm_session.settings.api_key_env or "OPENAI_API_KEY"))
     config.stash[SESSION_KEY] = llm_session
     llm_session.load_baseline()
+    llm_session.check_budget()
+    llm_session.check_paths()
     # The session also collects per-sample records from pytest_runtest_logreport
     # (which gets no config argument), on the controller and in plain runs alike.
     config.pluginmanager.register(llm_session, "llmeval-session")
@@ -74,11 +77,21 @@ def _handle_sigterm_like_ctrl_c(config: pytest.Config) -> None:
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if file_path.suffix != ".jsonl":
         return None
-    from pytest_llmeval.collector import JsonlFile, is_gold_file
+    from pytest_llmeval.collect_hints import collects_gold
+    from pytest_llmeval.collector import JsonlFile
 
-    if is_gold_file(file_path, get_session(parent.config).settings.gold_files):
+    if collects_gold(file_path, get_session(parent.config).settings.gold_files, parent.session):
         return JsonlFile.from_parent(parent, path=file_path)
     return None
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Follow each real directory once (symlink loops, two links to one directory)."""
+    if not collection_path.is_dir() or SESSION_KEY not in config.stash:
+        return None
+    from pytest_llmeval.dirs import is_repeat_directory
+
+    return True if is_repeat_directory(collection_path, get_session(config).seen_dirs) else None
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -156,6 +169,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     get_session(config).print_summary(terminalreporter)
+    if not hasattr(config, "workerinput"):
+        from pytest_llmeval.collect_hints import write_empty_folder_lines
+
+        write_empty_folder_lines(terminalreporter, config, get_session(config).settings.gold_files)
 
 
 class XdistController:
@@ -163,6 +180,19 @@ class XdistController:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        budget_file = get_session(self.config).shared_budget_file()  # --llm-budget-*: one spend for all workers
+        if budget_file is not None:
+            node.workerinput["llmeval_budget_file"] = budget_file
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched: Any) -> None:
+        """A worker died running a sample: the sample is an error item and the run is incomplete."""
+        record = get_session(self.config).crash_record(crashitem, str(report.longrepr))
+        if record is not None:
+            report.llmeval = record  # type: ignore[attr-defined]
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:

@@ -47,6 +47,8 @@ BUILTIN_GRADERS: dict[str, str] = {
     "answer_correctness": "pytest_llmeval.metrics.correctness:grade",
     "claims_f1": "pytest_llmeval.metrics.claims:grade",
     "sentence_coverage": "pytest_llmeval.metrics.coverage:grade",
+    "structured": "pytest_llmeval.metrics.structured:grade",
+    "clarify": "pytest_llmeval.conversation.clarify:grade",
 }
 
 
@@ -73,3 +75,35 @@ class GraderRegistry:
         grader: Grader = getattr(importlib.import_module(module_name), attr)
         self._loaded[name] = grader
         return grader
+
+
+def looks_numeric(expected: str | int | float) -> bool:
+    from pytest_llmeval.metrics.numeric import looks_numeric as numeric_gold
+
+    # numeric's looks_numeric takes JSON numbers too (finite ones are numeric golds).
+    return bool(numeric_gold(expected))  # type: ignore[arg-type]
+
+
+def identity_only(expected: str) -> bool:
+    from pytest_llmeval.metrics.identity import identity_only as only_identities
+
+    return only_identities(expected)
+
+
+def choose_accuracy_grader(criteria: dict[str, Any], expected: str | int | float, default: str) -> str:
+    """Explicit ``accuracy`` > ``extractive`` settings > ``numeric`` settings > a gold that is only
+    dates, years, periods or ordinals (``identity``: never within a tolerance) > numeric gold >
+    ``min_similarity`` (a cosine threshold asks for ``semantic_similarity``) > default."""
+    if criteria.get("accuracy"):
+        return str(criteria["accuracy"])
+    if criteria.get("extractive"):
+        return "extractive"
+    if criteria.get("numeric"):
+        return "numeric"
+    if criteria.get("identity") or (isinstance(expected, str) and identity_only(expected)):
+        return "identity"
+    if looks_numeric(expected):
+        return "numeric"
+    if criteria.get("min_similarity") is not None:
+        return "semantic_similarity"
+    return default

@@ -14,8 +14,6 @@ import hashlib
 import itertools
 import json
 import math
-import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +36,13 @@ VERDICT_RULE = "plugin verdict pass = tier pass or acceptable (the test passed);
 # responses are untrusted, so such free-text cells get a leading apostrophe in the CSV export.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _FREE_TEXT = ("question", "expected", "response", "reason", "human_note")
+# Ids come from gold files (untrusted too): "=HYPERLINK(...)" as a sample id is defused the same
+# way, and the apostrophe is taken off again when the filled-in file is imported.
+_ID_COLUMNS = ("id", "file", "sample_id")
+# Columns an import reads; a file without ``human_verdict`` is named with these.
+IMPORT_COLUMNS = "'id' (or 'file' and 'sample_id'), 'human_verdict' (pass/fail) and optionally 'human_note'"
+# Unknown ids listed one by one before the rest are counted in one line.
+UNKNOWN_IDS_LISTED = 5
 # Bounds on an imported review file (untrusted text): bytes read and rows taken.
 MAX_IMPORT_BYTES = 64 * 1024 * 1024
 MAX_IMPORT_ROWS = 1_000_000
@@ -99,29 +104,33 @@ def export_rows(records: Iterable[dict[str, Any]], fraction: float, seed: str) -
 
 
 def _csv_cell(column: str, value: Any) -> Any:
-    if column in _FREE_TEXT and isinstance(value, str) and value.startswith(_FORMULA_START):
+    if column in (*_FREE_TEXT, *_ID_COLUMNS) and isinstance(value, str) and value.startswith(_FORMULA_START):
         return "'" + value
     return value
 
 
+def _id_cell(value: Any) -> str:
+    """An id cell as exported: without the apostrophe that defused a formula."""
+    text = str(value or "").strip()
+    return text[1:] if text.startswith("'") and text[1:].startswith(_FORMULA_START) else text
+
+
 def write_export(path: Path, rows: list[dict[str, Any]]) -> None:
     """CSV or JSONL by the path's extension, written atomically (temp file + ``os.replace``)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            if path.suffix.lower() == ".csv":
-                writer = csv.DictWriter(handle, fieldnames=EXPORT_COLUMNS)
-                writer.writeheader()
-                for row in rows:
-                    writer.writerow({k: _csv_cell(k, v) for k, v in row.items()})
-            else:
-                for row in rows:
-                    handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    import io
+
+    from pytest_llmeval.fileio import write_atomic
+
+    handle = io.StringIO(newline="")
+    if path.suffix.lower() == ".csv":
+        writer = csv.DictWriter(handle, fieldnames=EXPORT_COLUMNS)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: _csv_cell(k, v) for k, v in row.items()})
+    else:
+        for row in rows:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    write_atomic(path, handle.getvalue(), newline="")
 
 
 @dataclass(frozen=True)
@@ -136,12 +145,14 @@ def read_verdicts(path: Path) -> tuple[dict[str, HumanVerdict], list[str]]:
 
     Rows with an empty ``human_verdict`` were not reviewed and are skipped silently.
     """
+    from pytest_llmeval.fileio import read_regular_text
+
     warnings: list[str] = []
     try:
         size = path.stat().st_size
         if size > MAX_IMPORT_BYTES:
             return {}, [f"review import {path}: {size} bytes is over the {MAX_IMPORT_BYTES} byte limit; not read"]
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_regular_text(path, "utf-8-sig")  # a FIFO would block for ever
     except (OSError, UnicodeDecodeError) as exc:
         return {}, [f"review import {path}: cannot read it: {exc}"]
     rows: list[tuple[int, Any]] = []
@@ -165,6 +176,9 @@ def read_verdicts(path: Path) -> tuple[dict[str, HumanVerdict], list[str]]:
                 warnings.append(f"review import {path} line {number}: not JSON ({exc}); skipped")
     verdicts: dict[str, HumanVerdict] = {}
     where = "row" if path.suffix.lower() == ".csv" else "line"
+    missing = _no_verdict_column(path, rows)
+    if missing:
+        return {}, [*warnings, missing]
     for number, row in rows:
         if not isinstance(row, dict):
             warnings.append(f"review import {path} {where} {number}: not an object; skipped")
@@ -172,9 +186,9 @@ def read_verdicts(path: Path) -> tuple[dict[str, HumanVerdict], list[str]]:
         raw = str(row.get("human_verdict") or "").strip().lower()
         if not raw:
             continue
-        row_id = str(row.get("id") or "").strip()
+        row_id = _id_cell(row.get("id"))
         if not row_id and row.get("file") and row.get("sample_id"):
-            row_id = f"{str(row['file']).strip()}::{str(row['sample_id']).strip()}"
+            row_id = f"{_id_cell(row['file'])}::{_id_cell(row['sample_id'])}"
         verdict = VERDICT_WORDS.get(raw)
         if verdict is None:
             warnings.append(
@@ -186,6 +200,20 @@ def read_verdicts(path: Path) -> tuple[dict[str, HumanVerdict], list[str]]:
             continue
         verdicts[row_id] = HumanVerdict(verdict, str(row.get("human_note") or "").strip(), f"{path.name} {where} {number}")
     return verdicts, warnings
+
+
+def _no_verdict_column(path: Path, rows: list[tuple[int, Any]]) -> str | None:
+    """A warning when no row has a ``human_verdict`` column (a ``verdict`` column is not read)."""
+    columns: dict[str, None] = {}
+    for _, row in rows:
+        if isinstance(row, dict):
+            if "human_verdict" in row:
+                return None
+            columns.update(dict.fromkeys(str(k) for k in row if len(columns) < 50))
+    if not columns:
+        return None
+    shown = ", ".join(repr(c[:40]) for c in list(columns)[:20])
+    return f"review import {path}: no 'human_verdict' column, so no verdict was read (columns: {shown}); expected {IMPORT_COLUMNS}"
 
 
 def gold_labels(records: Iterable[dict[str, Any]]) -> dict[str, HumanVerdict]:
@@ -240,11 +268,16 @@ def human_agreement(
     """
     by_id = {review_id(r): r for r in records if r.get("kind") == "gold"}
     labels = {**gold_labels(records), **imported}
+    unknown = [(row_id, verdict) for row_id, verdict in imported.items() if row_id not in by_id]
     warnings = [
-        f"review import {verdict.source}: id {row_id!r} matches no sample of this run; skipped"
-        for row_id, verdict in imported.items()
-        if row_id not in by_id
+        f"review import {verdict.source}: id {row_id[:200]!r} matches no sample of this run; skipped"
+        for row_id, verdict in unknown[:UNKNOWN_IDS_LISTED]
     ]
+    if len(unknown) > UNKNOWN_IDS_LISTED:
+        warnings.append(
+            f"review import {import_path}: {len(unknown) - UNKNOWN_IDS_LISTED} more ids match no sample of this run "
+            f"({len(unknown)} in all, {sum(1 for k in imported if k in by_id)} matched); skipped"
+        )
     if not labels:
         return None, warnings
     pairs: list[tuple[str, str]] = []

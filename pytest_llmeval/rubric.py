@@ -12,7 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_llmeval.errors import GraderError
 from pytest_llmeval.metrics.base import MetricResult
-from pytest_llmeval.registry import GraderRegistry
+
+# The accuracy grader's choice lives with the graders (components use it without the rubric);
+# re-exported here for callers of its old place.
+from pytest_llmeval.registry import GraderRegistry, choose_accuracy_grader, looks_numeric  # noqa: F401
 
 if TYPE_CHECKING:
     from pytest_llmeval.components import ComponentRegistry
@@ -118,38 +121,6 @@ def tier_for(overall: float, cutoffs: tuple[float, float]) -> str:
     if overall >= acceptable_cut:
         return "acceptable"
     return "fail"
-
-
-def looks_numeric(expected: str | int | float) -> bool:
-    from pytest_llmeval.metrics.numeric import looks_numeric as numeric_gold
-
-    # numeric's looks_numeric takes JSON numbers too (finite ones are numeric golds).
-    return bool(numeric_gold(expected))  # type: ignore[arg-type]
-
-
-def identity_only(expected: str) -> bool:
-    from pytest_llmeval.metrics.identity import identity_only as only_identities
-
-    return only_identities(expected)
-
-
-def choose_accuracy_grader(criteria: dict[str, Any], expected: str | int | float, default: str) -> str:
-    """Explicit ``accuracy`` > ``extractive`` settings > ``numeric`` settings > a gold that is only
-    dates, years, periods or ordinals (``identity``: never within a tolerance) > numeric gold >
-    ``min_similarity`` (a cosine threshold asks for ``semantic_similarity``) > default."""
-    if criteria.get("accuracy"):
-        return str(criteria["accuracy"])
-    if criteria.get("extractive"):
-        return "extractive"
-    if criteria.get("numeric"):
-        return "numeric"
-    if criteria.get("identity") or (isinstance(expected, str) and identity_only(expected)):
-        return "identity"
-    if looks_numeric(expected):
-        return "numeric"
-    if criteria.get("min_similarity") is not None:
-        return "semantic_similarity"
-    return default
 
 
 class Rubric:

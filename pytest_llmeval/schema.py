@@ -129,6 +129,41 @@ def _criteria_validator() -> Any:
     return jsonschema.Draft202012Validator(schema)
 
 
+def criteria_problem(criteria: Any) -> str | None:
+    """``.path': problem`` for the first fault of an ``eval_criteria`` object (a conversation
+    turn's own criteria), or None."""
+    if not isinstance(criteria, dict):
+        return f"': must be an object, got {type(criteria).__name__}"
+    for path, suggestion in _unknown_keys(criteria, ("eval_criteria",), ("eval_criteria",)):
+        return f".{'.'.join(path)}': unknown key{suggestion}"
+    for error in _criteria_validator().iter_errors(criteria):
+        where = "".join(f".{p}" for p in error.absolute_path)
+        return f"{where}': {_short(error.message)}"
+    return None
+
+
+def structured_problem(record: dict[str, Any], defaults: dict[str, Any]) -> str | None:
+    """An invalid JSON Schema in ``eval_criteria.structured.schema`` (or the file header's), or an
+    ``expected_structured`` that fails its own schema: the gold is wrong, not the model."""
+    criteria = {**defaults, **(record.get("eval_criteria") or {})}
+    settings = criteria.get("structured")
+    schema = settings.get("schema") if isinstance(settings, dict) else None
+    if schema is None:
+        return None
+    from pytest_llmeval.metrics.structured.validate import schema_problem, violations
+
+    own = "structured" in (record.get("eval_criteria") or {})
+    where = "eval_criteria.structured.schema" if own else f"{FILE_CONFIG_KEY}.structured.schema"
+    problem = schema_problem(schema)
+    if problem:
+        return f"field {where!r}: {problem}"
+    if "expected_structured" in record:
+        broken = violations(record["expected_structured"], schema)
+        if broken:
+            return f"field 'expected_structured': fails its own schema ({where}): {'; '.join(broken[:3])}"
+    return None
+
+
 def _field_path(error: Any) -> str:
     parts = [str(p) for p in error.absolute_path]
     return ".".join(parts) if parts else "<record>"
@@ -174,6 +209,14 @@ def validate_file_config(config: Any) -> tuple[dict[str, Any], list[str]]:
         if path:
             bad.add(path[0])
         problems.append(f"field {'.'.join([FILE_CONFIG_KEY, *path])!r}: {_short(error.message)}")
+    structured = config.get("structured")
+    if "structured" not in bad and isinstance(structured, dict) and "schema" in structured:
+        from pytest_llmeval.metrics.structured.validate import schema_problem
+
+        problem = schema_problem(structured["schema"])
+        if problem:
+            bad.add("structured")
+            problems.append(f"field '{FILE_CONFIG_KEY}.structured.schema': {problem}")
     return {k: v for k, v in config.items() if k not in bad}, problems
 
 
@@ -199,7 +242,19 @@ def number_text(value: int | float) -> str:
 def normalise(record: dict[str, Any], *, path: str, line: int, defaults: dict[str, Any]) -> Sample:
     """Turn a validated record (flat or gold-layer) into a ``Sample``."""
     messages = [dict(m) for m in record.get("messages") or []]
+    problem = structured_problem(record, defaults)
+    if problem:
+        raise SampleError(problem)
+    turns: list[dict[str, Any]] = []
+    if record.get("messages") and _is_conversation(messages):
+        messages, turns = _conversation(messages)
     expected: Any = record.get("expected", record.get("expected_output"))
+    # Compact JSON: a structured gold is no long-form prose, so the length component does not
+    # apply to it unless the suite asks (it counts the gold's whitespace tokens).
+    if expected is None and record.get("expected_structured") is not None:
+        expected = json.dumps(record["expected_structured"], ensure_ascii=False, separators=(",", ":"))
+    if expected is None and record.get("expected_tool_calls") is not None:
+        expected = json.dumps(record["expected_tool_calls"], ensure_ascii=False, separators=(",", ":"))
     # Gold layer: the trailing assistant turn is the expected answer, not part of the prompt.
     if messages and messages[-1]["role"] == "assistant":
         assistant = messages.pop()
@@ -223,6 +278,10 @@ def normalise(record: dict[str, Any], *, path: str, line: int, defaults: dict[st
         messages = [{"role": "user", "content": question}]
     metadata = dict(record.get("metadata") or {})
     criteria = {**defaults, **(record.get("eval_criteria") or {})}
+    structured_gold = "expected_structured" in record or "expected_tool_calls" in record
+    if structured_gold and "accuracy" not in criteria:
+        criteria["accuracy"] = "structured"
+    tools = record.get("tools", criteria.get("tools"))
     relevant = record.get("relevant_ids", metadata.get("source_ids"))
     retrieved = record.get("retrieved")
     sample_id = record.get("id")
@@ -243,4 +302,28 @@ def normalise(record: dict[str, Any], *, path: str, line: int, defaults: dict[st
         metadata=metadata,
         criteria=criteria,
         raw=record,
+        expected_structured=record.get("expected_structured"),
+        expected_tool_calls=record.get("expected_tool_calls"),
+        tools=tools,
+        turns=tuple(turns),
     )
+
+
+def _is_conversation(messages: list[dict[str, Any]]) -> bool:
+    from pytest_llmeval.conversation.turns import is_conversation
+
+    return is_conversation(messages)
+
+
+def _conversation(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The messages of the first request (preamble + first user turn, gold last turn kept for
+    ``expected``) and the turns; a turn list that does not alternate is a located error."""
+    from pytest_llmeval.conversation.turns import parse_turns
+
+    try:
+        preamble, turns = parse_turns(messages, criteria_problem)
+    except ValueError as exc:
+        raise SampleError(str(exc)) from None
+    # ``expected``/``question`` of the sample are its last turn's (reports show them).
+    last = turns[-1]
+    return [*preamble, {"role": "user", "content": last["user"]}, {"role": "assistant", "content": last["expected"]}], turns

@@ -12,8 +12,16 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_llmeval.options import Settings
+from pytest_llmeval.options import ErrorsMode, Settings
 from pytest_llmeval.regression.gates import FailureLedger
+
+# The stash keys and lookups live in run_state (the collector uses them without importing this
+# module); re-exported for callers of their old place.
+from pytest_llmeval.run_state import GRADE_KEY as GRADE_KEY
+from pytest_llmeval.run_state import REPEATS_KEY as REPEATS_KEY
+from pytest_llmeval.run_state import SESSION_KEY as SESSION_KEY
+from pytest_llmeval.run_state import get_session as get_session
+from pytest_llmeval.run_state import sample_of as sample_of
 
 if TYPE_CHECKING:
     from pytest_llmeval.collector import GoldItem
@@ -22,15 +30,11 @@ if TYPE_CHECKING:
     from pytest_llmeval.regression.baseline import BaselineRun
     from pytest_llmeval.regression.gates import GateResult
     from pytest_llmeval.report.tally import Tally
-    from pytest_llmeval.rubric import Rubric
+    from pytest_llmeval.rubric import GradeResult, Rubric
     from pytest_llmeval.sample import Sample
 
-SESSION_KEY = pytest.StashKey["LLMEvalSession"]()
-REPEATS_KEY = pytest.StashKey[dict[str, Any]]()  # per-repeat fields of a gold item under --llm-repeat
 
 
-def get_session(config: pytest.Config) -> LLMEvalSession:
-    return config.stash[SESSION_KEY]
 
 
 class LLMEvalSession:
@@ -55,14 +59,21 @@ class LLMEvalSession:
         # Why the run did not reach every sample (Ctrl-C, a fatal model error); the
         # terminal summary and the JSON report both say so.
         self.incomplete_reason: str | None = None
+        self.seen_dirs: set[str] = set()  # real paths of the directories collected (each once)
+        self.crashed: list[str] = []  # node ids of samples whose xdist worker died running them
         self.human_agreement: dict[str, Any] | None = None  # set by report.outputs on the controller
         self.output_notes: list[str] = []  # lines the summary prints about files written
+        self.output_errors: list[str] = []  # outputs that could not be written (exit status >= 2)
         self._rubric: Rubric | None = None
         self._answers: Any = None
         self._other_answers: dict[str, Any] = {}  # AnswerService per extra --llm-model spec
         self._judge: ChatModel | None = None
         self._components: ComponentRegistry | None = None
         self.pytest_session: pytest.Session | None = None
+        self.started_at: Any = None
+        self.budget_note: dict[str, Any] | None = None  # why --llm-budget-* stopped requests (history)
+        self._budget: Any = None
+        self.budget_file: str | None = None
 
     # -- answers ---------------------------------------------------------------
     @property
@@ -72,6 +83,7 @@ class LLMEvalSession:
             from pytest_llmeval.models.answers import AnswerService
 
             self._answers = AnswerService(self.settings, rootdir=self.config.rootpath)
+            self._answers.engine.budget = self.run_budget
         return self._answers
 
     def answers_for(self, model: str | None) -> Any:
@@ -82,7 +94,47 @@ class LLMEvalSession:
             from pytest_llmeval.models.answers import AnswerService
 
             self._other_answers[model] = AnswerService(self.settings, rootdir=self.config.rootpath, model=model)
+            self._other_answers[model].engine.budget = self.run_budget
         return self._other_answers[model]
+
+    # -- run budget (--llm-budget-usd / --llm-budget-tokens) -----------------------
+    def check_budget(self) -> None:
+        if self.settings.budget_usd is not None and not self.settings.prices:
+            raise pytest.UsageError("--llm-budget-usd (ini llm_budget_usd) needs --llm-prices to know what a call costs")
+
+    @property
+    def run_budget(self) -> Any:
+        """The run's :class:`~pytest_llmeval.models.budget.RunBudget` (None without a cap); under
+        xdist a state file every worker shares (see :meth:`shared_budget_file`)."""
+        if self._budget is None and (self.settings.budget_usd is not None or self.settings.budget_tokens is not None):
+            from pytest_llmeval.models.budget import RunBudget
+
+            path = (getattr(self.config, "workerinput", None) or {}).get("llmeval_budget_file") or self.budget_file
+            self._budget = RunBudget(self.settings.budget_usd, self.settings.budget_tokens, Path(path) if path else None)
+        return self._budget
+
+    def shared_budget_file(self) -> str | None:
+        """Controller under xdist: the budget state file handed to each worker (made once)."""
+        if self.settings.budget_usd is None and self.settings.budget_tokens is None:
+            return None
+        if self.budget_file is None:
+            import os
+            import tempfile
+
+            fd, self.budget_file = tempfile.mkstemp(prefix="pytest-llmeval-budget-", suffix=".json")
+            os.close(fd)
+            self._budget = None  # read the shared file from now on
+        return self.budget_file
+
+    def _note_budget(self) -> None:
+        """Controller at the end: what the budget spent; refused requests make the run incomplete."""
+        if self.run_budget is None:
+            return
+        self.budget_note = self.run_budget.note()
+        if self.budget_note["spent"]["refused"] and self.incomplete_reason is None:
+            self.incomplete_reason = self.budget_note["reached"]
+        if self.budget_file is not None:
+            Path(self.budget_file).unlink(missing_ok=True)
 
     def _services(self) -> list[Any]:
         return [s for s in (self._answers, *self._other_answers.values()) if s is not None]
@@ -91,6 +143,8 @@ class LLMEvalSession:
         """Before items run: fetch every answer concurrently, then batch-encode texts for semantic graders."""
         # (item, sample) for gold items and llm_sample tests; an item's model is set with several --llm-model specs
         pairs = [(getattr(item, "model", None), sample) for item in items if (sample := sample_of(item)) is not None]
+        # a conversation's requests depend on its own earlier replies: asked turn by turn at setup
+        pairs = [(model, sample) for model, sample in pairs if not sample.turns]
         samples = [sample for model, sample in pairs if model in (None, self.settings.model)]
         if not pairs:
             return
@@ -115,7 +169,7 @@ class LLMEvalSession:
         """
         import importlib.util
 
-        from pytest_llmeval.rubric import choose_accuracy_grader
+        from pytest_llmeval.registry import choose_accuracy_grader
 
         semantic = [
             s for s in samples
@@ -211,24 +265,37 @@ class LLMEvalSession:
         return self._rubric
 
     def grade_item(self, item: GoldItem) -> None:
-        from pytest_llmeval.collector import GRADE_KEY
-
         # A rerun (pytest-rerunfailures) grades again: keep only this attempt's properties.
         item.user_properties[:] = [p for p in item.user_properties if not str(p[0]).startswith("llmeval_")]
+        answers: list[Answer] = []  # every answer this item got (all repeats): the history's usage
         if self.settings.repeat > 1:
-            from pytest_llmeval.regression.repeats import combine, repeat_fields
+            from pytest_llmeval.regression.repeats import grade_repeats
 
-            grades = [
-                self.rubric.grade(item.sample, self.answer_for(item.sample, r, item.model))
-                for r in range(1, self.settings.repeat + 1)
-            ]
-            grade = combine(grades)
-            fields = repeat_fields(grades)
+            # each repeat graded or an error on its own: one failed repeat loses none of the others
+            combined, fields, error = grade_repeats(
+                self.settings.repeat, lambda r: self.grade_once(item, r, answers), self.settings.errors.value
+            )
             item.stash[REPEATS_KEY] = fields
-            item.user_properties.append(("llmeval_pass_count", f"{fields['pass_count']}/{len(grades)}"))
+            item.user_properties.append(("llmeval_pass_count", f"{fields['pass_count']}/{fields['counted_repeats']}"))
             item.user_properties.append(("llmeval_stability", fields["stability"]))
+            if combined is None:
+                assert error is not None
+                raise error  # every repeat failed: the item is an error (its repeats still reported)
+            grade = combined
         else:
-            grade = self.rubric.grade(item.sample, self.answer_for(item.sample, model=item.model))
+            grade = self.grade_once(item, answers=answers)
+        if self.settings.history:
+            from pytest_llmeval.history.record import answer_usage
+
+            grade.record["answer_usage"] = answer_usage(answers, self.settings.prices, item.model or self.settings.model)
+        if grade.record.get("turns"):
+            item.user_properties.append(("llmeval_turns", ",".join(t["tier"] for t in grade.record["turns"])))
+        accuracy = grade.components.get("accuracy")
+        if accuracy is not None and isinstance(accuracy.details.get("fields"), list):  # the structured grader
+            wrong = [f["path"] for f in accuracy.details["fields"] if not f["ok"]]
+            item.user_properties.append(("llmeval_fields", f"{len(accuracy.details['fields']) - len(wrong)}/{len(accuracy.details['fields'])} agree"))
+            if wrong:
+                item.user_properties.append(("llmeval_fields_wrong", ", ".join(wrong[:20])))
         if self.settings.reference_metrics:
             from pytest_llmeval.metrics.reference import reference_metrics
 
@@ -246,9 +313,20 @@ class LLMEvalSession:
         if grade.record.get("needs_review"):
             item.user_properties.append(("llmeval_needs_review", "true"))
 
+    def grade_once(self, item: GoldItem, repeat: int = 1, answers: list[Answer] | None = None) -> GradeResult:
+        """One answer graded (kept in ``answers`` when given), or a conversation answered and
+        graded turn by turn."""
+        if item.sample.turns:
+            from pytest_llmeval.conversation.runner import grade_conversation
+
+            return grade_conversation(self, item.sample, repeat=repeat, model=item.model)
+        answer = self.answer_for(item.sample, repeat, item.model)
+        if answers is not None:
+            answers.append(answer)
+        return self.rubric.grade(item.sample, answer)
+
     # -- records ---------------------------------------------------------------
     def gold_record(self, item: GoldItem, status: str, error: str | None = None) -> dict[str, Any]:
-        from pytest_llmeval.collector import GRADE_KEY
 
         sample = item.sample
         record = _record(
@@ -259,14 +337,18 @@ class LLMEvalSession:
         if sample.raw.get("human_label") in ("pass", "fail"):
             record["human_label"] = sample.raw["human_label"]
         record["model"] = item.model or self.settings.model
+        if self.settings.history:
+            from pytest_llmeval.history.record import gold_hash
+
+            record["gold_hash"] = gold_hash(sample)
         grade = item.stash.get(GRADE_KEY, None)
         if grade is not None:
             record.update(grade.to_builtins())
             record["predicted"] = grade.response
             record["status"] = status if status == "error" else grade.tier
-            if REPEATS_KEY in item.stash:
-                fields: dict[str, Any] = item.stash[REPEATS_KEY]
-                record.update(fields)
+        if REPEATS_KEY in item.stash:  # an item all of whose repeats failed keeps them too
+            fields: dict[str, Any] = item.stash[REPEATS_KEY]
+            record.update(fields)
         return record
 
     def helper_record(self, item: pytest.Item, results: list[Any], passed: bool) -> dict[str, Any]:
@@ -331,20 +413,28 @@ class LLMEvalSession:
         """``--llm-min-pass-rate``: the fraction of samples in the pass tier, for each model when
         several ``--llm-model`` specs run (a pooled rate would let a good model hide a bad one)."""
         gate = self.settings.min_pass_rate
-        if gate is None:
+        if gate is None or self.config.option.collectonly:  # --co grades nothing: no gate to apply
             return []
         by_model = self.model_tallies()
         if not by_model:
-            verdict = self._pass_rate_verdict(self.tally(), gate, None)
-            return [] if verdict is None else [verdict]
-        verdicts = (self._pass_rate_verdict(t, gate, m) for m, t in by_model.items())
-        return [v for v in verdicts if v is not None]
+            tally = self.tally()
+            if not tally.records and (
+                self.incomplete_reason is not None or self.config.getoption("llm_min_pass_rate", None) is None
+            ):
+                # a run stopped before any sample (usage error, Ctrl-C), or a gate from the ini
+                # file in a run without gold samples (say, unit tests only)
+                return []
+            return [self._pass_rate_verdict(tally, gate, None)]
+        return [self._pass_rate_verdict(t, gate, m) for m, t in by_model.items()]
 
-    def _pass_rate_verdict(self, tally: Tally, gate: float, model: str | None) -> GateResult | None:
-        from pytest_llmeval.regression.gates import GateResult
+    def _pass_rate_verdict(self, tally: Tally, gate: float, model: str | None) -> GateResult:
+        from pytest_llmeval.regression.gates import GateResult, nothing_graded_gate
 
         if tally.pass_rate is None:
-            return None
+            return nothing_graded_gate(
+                gate, skipped=tally.tiers["skipped"], errors=tally.errors, model=model, gold_samples=bool(tally.records),
+                errors_excluded=self.settings.errors is not ErrorsMode.FAIL,
+            )
         whose = f" for {model}" if model else ""
         if tally.pass_rate < gate:
             return GateResult("min_pass_rate", False, (
@@ -369,7 +459,16 @@ class LLMEvalSession:
         if self.settings.baseline and not self.is_worker:
             from pytest_llmeval.regression.baseline import BaselineRun
 
-            self.baseline = BaselineRun.load(self.settings.baseline, Path(self.config.invocation_params.dir))
+            self.baseline = BaselineRun.load(
+                self.settings.baseline, Path(self.config.invocation_params.dir), history=self.settings.history
+            )
+
+    def check_paths(self) -> None:
+        """Controller only, at configure time: output folders writable, inputs regular files."""
+        if not self.is_worker:
+            from pytest_llmeval.report.outputs import check_output_paths
+
+            check_output_paths(self)
 
     @property
     def comparison(self) -> dict[str, Any] | None:
@@ -441,7 +540,10 @@ class LLMEvalSession:
 
     # -- pytest glue (called from plugin.py; logreport is a hook on this object) ---
     def pytest_sessionstart(self, session: pytest.Session) -> None:
+        import datetime as dt
+
         self.pytest_session = session
+        self.started_at = dt.datetime.now(dt.timezone.utc)  # for --llm-history
 
     @pytest.hookimpl(trylast=True)  # after the terminal reporter has filed the report
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -484,6 +586,23 @@ class LLMEvalSession:
             return self.helper_record(item, helper_results, passed=report.passed)
         return None
 
+    def crash_record(self, nodeid: str, message: str) -> dict[str, Any] | None:
+        """The error record of a gold sample whose xdist worker died (the controller has no item,
+        only the node id ``path.jsonl::id`` or ``path.jsonl::id[model]``)."""
+        path, _, name = nodeid.partition("::")
+        if not path.endswith(".jsonl") or not name:
+            return None
+        self.crashed.append(nodeid)
+        model = self.settings.model
+        for spec in self.settings.models if len(self.settings.models) > 1 else ():
+            if name.endswith(f"[{spec}]"):
+                name, model = name[: -len(spec) - 2], spec
+        return {
+            "kind": "gold", "nodeid": nodeid, "sample_id": name, "file": path, "line": None, "question": None,
+            "expected": None, "predicted": None, "task": "-", "domain": "-", "status": "error",
+            "scores": self.empty_scores(), "reason": _one_line(message), "model": model,
+        }
+
     def _forget_quiet_phase(self, report: pytest.TestReport) -> None:
         """Drop a gold item's silent setup/teardown report from the terminal's stats.
 
@@ -513,22 +632,32 @@ class LLMEvalSession:
         self.remove_worker_scratch()
         # Only a run that went through to the end is complete: Ctrl-C or SIGTERM, an INTERNALERROR,
         # a usage error, -x/--maxfail or a fatal model error leave samples unrun.
-        if exitstatus == pytest.ExitCode.INTERRUPTED:
-            self.incomplete_reason = "interrupted (Ctrl-C or SIGTERM)"
-        elif self.stopped_reason is not None:
+        # A stop request (ours, -x, --maxfail) also ends with INTERRUPTED: its own reason comes first.
+        if self.stopped_reason is not None:
             self.incomplete_reason = self.stopped_reason
+        elif session.shouldstop or session.shouldfail:
+            self.incomplete_reason = str(session.shouldstop or session.shouldfail)
+        elif exitstatus == pytest.ExitCode.INTERRUPTED:
+            self.incomplete_reason = "interrupted (Ctrl-C or SIGTERM)"
         elif exitstatus == pytest.ExitCode.INTERNAL_ERROR:
             self.incomplete_reason = "INTERNALERROR"
         elif exitstatus == pytest.ExitCode.USAGE_ERROR:
             self.incomplete_reason = "usage error"
-        elif session.shouldstop or session.shouldfail:
-            self.incomplete_reason = str(session.shouldstop or session.shouldfail)
         elif exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.NO_TESTS_COLLECTED):
             self.incomplete_reason = f"exit status {int(exitstatus)}"
+        elif self.crashed:
+            shown = ", ".join(self.crashed[:5]) + (f" and {len(self.crashed) - 5} more" if len(self.crashed) > 5 else "")
+            self.incomplete_reason = f"an xdist worker crashed running {len(self.crashed)} sample(s): {shown}"
+        self._note_budget()
         self.apply_gates(session)
         from pytest_llmeval.report.outputs import write_outputs
 
         write_outputs(self, incomplete=self.incomplete_reason is not None)
+        if self.output_errors and session.exitstatus in (
+            pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.NO_TESTS_COLLECTED
+        ):
+            # Not "tests failed": CI must not read a run whose report is missing as a verdict.
+            session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
 
     def remove_worker_scratch(self) -> None:
         """``-n N --llm-record=off``: workers shared a scratch cache of this run's prompts and
@@ -551,24 +680,17 @@ class LLMEvalSession:
             self.worker_stats.append(data["stats"])
 
     def print_summary(self, terminalreporter: Any) -> None:
-        if self.is_worker or not self.records:
+        if self.is_worker:
             return
-        from pytest_llmeval.report.terminal import summary_lines
+        if self.records or self.gates:  # a gate over zero graded samples still says why it failed
+            from pytest_llmeval.display import safe_line
+            from pytest_llmeval.report.terminal import summary_lines
 
-        terminalreporter.write_sep("=", "llmeval summary", bold=True)
-        for line, markup in summary_lines(self, worst=self.settings.worst):
-            terminalreporter.write_line(line, **markup)
-
-
-def sample_of(item: pytest.Item) -> Sample | None:
-    """The gold sample a test item grades: a gold item's, or the ``llm_sample`` parameter's."""
-    from pytest_llmeval.sample import Sample
-
-    sample = getattr(item, "sample", None)
-    if sample is None:
-        callspec = getattr(item, "callspec", None)  # pytest.Function's parametrization
-        sample = callspec.params.get("llm_sample") if callspec is not None else None
-    return sample if isinstance(sample, Sample) else None
+            terminalreporter.write_sep("=", "llmeval summary", bold=True)
+            for line, markup in summary_lines(self, worst=self.settings.worst):
+                terminalreporter.write_line(safe_line(line), **markup)  # ids and answers are untrusted
+        for line in self.output_errors:
+            terminalreporter.write_line(line, red=True, bold=True)
 
 
 def _record(

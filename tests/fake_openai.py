@@ -16,8 +16,13 @@ malformed bodies (``body="not json"``, ``body={"id": "x"}``).
 ``accepted_formats`` mimics servers without structured output: ``{"text", "json_object"}``
 answers a ``json_schema`` request as llama-cpp-python's server does (HTTP 500, "Input should be
 'text' or 'json_object'"); ``{"text"}`` refuses ``json_object`` too.
+``play_llama_cpp_python(answer)`` plays that server with a small model as judge: ``json_schema`` is
+refused, ``json_object`` with a ``schema`` constrains the reply to ``answer(body)``, and without the
+schema the model copies the schema in its prompt back (as a 1B model does). ``refused_fields``
+answers 400 "Unrecognized request argument" to bodies with those fields, as OpenAI does.
 ``one_at_a_time`` mimics a single-slot local server (llama.cpp ``-np 1``): requests queue and
 are served one by one, each taking ``latency``; a request the client gave up on is still served.
+``report_timings`` adds llama.cpp's ``timings`` to replies: the time in the slot, not in the queue.
 
 ``script(*replies)`` queues replies consumed first, one per request, before the handler.
 ``requests`` holds every received body, ``max_in_flight`` the peak of concurrent
@@ -51,6 +56,9 @@ class Reply:
     - ``raw``: bytes written to the socket with no HTTP framing, then the connection closes.
     - ``drop``: close the connection without replying (a dropped connection).
     - ``delay``: seconds to wait before replying (longer than the client timeout = timeout).
+    - ``drip``: seconds between single bytes of the reply body (a server that trickles).
+    - ``tool_calls``: ``[(name, arguments dict), ...]``: the reply calls these tools
+      (``content`` may stay None, as OpenAI sends it).
     """
 
     content: str | None = None
@@ -61,6 +69,8 @@ class Reply:
     raw: bytes | None = None
     drop: bool = False
     usage: dict[str, int] | None = None
+    drip: float | None = None
+    tool_calls: list[tuple[str, Any]] | None = None
 
     @classmethod
     def error(
@@ -92,6 +102,17 @@ def _last_user_message(body: dict[str, Any]) -> str:
 def echo(body: dict[str, Any]) -> str:
     """Default handler: the assistant repeats the last user message."""
     return _last_user_message(body)
+
+
+def small_model(body: dict[str, Any], answer: Handler) -> str | Reply:
+    """A 1B judge: follows a schema the server enforces (``json_object`` with ``schema``, the
+    llama.cpp grammar), else copies the JSON Schema its prompt shows back, which matches nothing."""
+    fmt = body.get("response_format")
+    if isinstance(fmt, dict) and fmt.get("type") == "json_object" and isinstance(fmt.get("schema"), dict):
+        return answer(body)
+    prompt = _last_user_message(body)
+    _, found, schema = prompt.partition("JSON Schema:\n")
+    return schema.strip() if found else '{"type": "object"}'
 
 
 def _count_tokens(text: str) -> int:
@@ -174,6 +195,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
             owner._leave()
 
     def _serve(self, owner: FakeOpenAIServer, body: dict[str, Any]) -> None:
+        started = time.perf_counter()  # in the slot: what follows is service, not queue
         try:
             reply = owner._reply_for(body, self.headers.get("Authorization", ""))
             delay = owner.latency if reply.delay is None else reply.delay
@@ -188,11 +210,15 @@ class _RequestHandler(BaseHTTPRequestHandler):
                 with contextlib.suppress(OSError):
                     self.connection.shutdown(socket.SHUT_RDWR)
                 return
-            self._send(reply.status, owner._body_for(reply, body), reply.headers)
+            served = time.perf_counter() - started
+            self._send(reply.status, owner._body_for(reply, body, served), reply.headers, drip=reply.drip, owner=owner)
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True  # the client gave up (timeout) first
 
-    def _send(self, status: int, body: Any, headers: dict[str, str]) -> None:
+    def _send(
+        self, status: int, body: Any, headers: dict[str, str], *, drip: float | None = None,
+        owner: FakeOpenAIServer | None = None,
+    ) -> None:
         payload = body.encode() if isinstance(body, str) else json.dumps(body).encode()
         self.send_response(status)
         content_type = "text/plain" if isinstance(body, str) else "application/json"
@@ -201,8 +227,16 @@ class _RequestHandler(BaseHTTPRequestHandler):
         for name, value in headers.items():
             self.send_header(name, value)
         self.end_headers()
-        self.wfile.write(payload)
+        if drip is None:
+            self.wfile.write(payload)
+            self.wfile.flush()
+            return
         self.wfile.flush()
+        for index in range(len(payload)):  # one byte at a time: every read sees progress
+            if owner is not None and owner._stopping.wait(drip):
+                return
+            self.wfile.write(payload[index : index + 1])
+            self.wfile.flush()
 
 
 class FakeOpenAIServer:
@@ -217,6 +251,8 @@ class FakeOpenAIServer:
         self.echo_authorization: int | None = None
         self.accepted_formats: set[str] | None = None  # response_format types served; None: all
         self.one_at_a_time = False  # a single-slot server: requests wait in line
+        self.refused_fields: set[str] = set()  # body fields answered with 400 (OpenAI's strictness)
+        self.report_timings = False  # add llama.cpp's "timings" (time in the slot, not in the queue)
         self._slot = threading.Lock()
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []  # lower-case names
@@ -254,6 +290,13 @@ class FakeOpenAIServer:
         self.echo_authorization = None
         self.accepted_formats = None
         self.one_at_a_time = False
+        self.refused_fields = set()
+        self.report_timings = False
+
+    def play_llama_cpp_python(self, answer: Handler) -> None:
+        """llama-cpp-python's server with a small model: the schema must come inside ``json_object``."""
+        self.accepted_formats = {"text", "json_object"}
+        self.reply_with(lambda body: small_model(body, answer))
 
     @property
     def url(self) -> str:
@@ -328,6 +371,11 @@ class FakeOpenAIServer:
                 type="invalid_request_error",
                 code="invalid_api_key",
             )
+        refused = sorted(self.refused_fields & set(body))
+        if refused:
+            return Reply.error(
+                400, f"Unrecognized request argument supplied: {refused[0]}", type="invalid_request_error"
+            )
         fmt = body.get("response_format")
         kind = fmt.get("type") if isinstance(fmt, dict) else "text"
         if self.accepted_formats is not None and kind not in self.accepted_formats:
@@ -353,10 +401,10 @@ class FakeOpenAIServer:
         result = scripted if scripted is not None else self._handler(body)
         return Reply(content=result) if isinstance(result, str) else result
 
-    def _body_for(self, reply: Reply, request: dict[str, Any]) -> Any:
+    def _body_for(self, reply: Reply, request: dict[str, Any], served: float = 0.0) -> Any:
         if reply.body is not None:
             return reply.body
-        if reply.content is None:
+        if reply.content is None and not reply.tool_calls:
             if reply.status >= 400:
                 return {
                     "error": {
@@ -373,10 +421,24 @@ class FakeOpenAIServer:
         )
         usage = reply.usage or {
             "prompt_tokens": _count_tokens(prompt),
-            "completion_tokens": _count_tokens(reply.content),
+            "completion_tokens": _count_tokens(reply.content or json.dumps(reply.tool_calls)),
         }
+        message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+        if reply.tool_calls:
+            message["tool_calls"] = [
+                {"id": f"call_{index}", "type": "function",
+                 "function": {"name": name, "arguments": json.dumps(arguments)}}
+                for index, (name, arguments) in enumerate(reply.tool_calls)
+            ]
         usage = {**usage, "total_tokens": usage["prompt_tokens"] + usage["completion_tokens"]}
+        timings = {}
+        if self.report_timings:  # llama.cpp server's field: prompt processing + generation, in ms
+            timings = {"timings": {
+                "prompt_n": usage["prompt_tokens"], "prompt_ms": served * 100,
+                "predicted_n": usage["completion_tokens"], "predicted_ms": served * 900,
+            }}
         return {
+            **timings,
             "id": f"chatcmpl-fake-{len(self.requests)}",
             "object": "chat.completion",
             "created": int(time.time()),
@@ -384,8 +446,8 @@ class FakeOpenAIServer:
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": reply.content},
-                    "finish_reason": "stop",
+                    "message": message,
+                    "finish_reason": "tool_calls" if reply.tool_calls else "stop",
                     "logprobs": None,
                 }
             ],

@@ -31,6 +31,12 @@ EXPECTED_TIERS = {
     "fy22-effective-tax-rate": "fail",  # a refusal
     "prime-choice": "pass",
     "percent-choice": "fail",  # right working, wrong letter
+    "office-supplies-swapped": "pass",  # posting lines in another order
+    "credit-sale-wrong-account": "fail",  # lines[1].account 3100 instead of 3000
+    "food-purchase-unbalanced": "fail",  # debits and credits differ
+    "bank-fee-prose": "fail",  # a posting in prose: no JSON
+    "vat-rate-asks-first": "pass",  # asks which goods, then both rates right
+    "vat-rate-answers-at-once": "fail",  # answers before asking: the clarify turn fails
 }
 
 
@@ -141,8 +147,10 @@ def test_json_report_has_the_documented_keys(demo: DemoRun) -> None:
         assert key in report["metadata"]
     assert report["metadata"]["incomplete"] is False
     assert sorted(report["metadata"]["eval_files"]) == [
+        "example_suites/conversations/nb_vat_conversation_eval.jsonl",
         "example_suites/finance/apple_fy2022_eval.jsonl",
         "example_suites/math/math_choice_eval.jsonl",
+        "example_suites/postings/nb_posting_proposals_eval.jsonl",
         "example_suites/vat/nb_vat_glossary_eval.jsonl",
     ]
     for key in ("overall_score", "accuracy", "citation_coverage", "avg_length_tokens", "pass_rate"):
@@ -187,3 +195,14 @@ def test_junit_carries_tier_and_score_per_gold_item(demo: DemoRun) -> None:
     assert 0.75 <= float(eps["llmeval_score"]) < 0.9
     assert float(eps["llmeval_accuracy"]) == 1.0
     assert properties["fy22-rd-expense"]["llmeval_tier"] == "fail"
+
+
+@pytest.mark.slow
+def test_structured_and_conversation_suites_name_what_failed(demo: DemoRun) -> None:
+    wrong = demo.samples["credit-sale-wrong-account"]["components"]["accuracy"]
+    assert [f["path"] for f in wrong["details"]["fields"] if not f["ok"]] == ["lines[1].account"]
+    assert demo.samples["food-purchase-unbalanced"]["components"]["accuracy"]["details"]["balanced"] is False
+    assert "no JSON object or array" in demo.samples["bank-fee-prose"]["reason"]
+    turns = demo.samples["vat-rate-answers-at-once"]["turns"]
+    assert [(t["accuracy_grader"], t["tier"]) for t in turns] == [("clarify", "fail"), ("answer_correctness", "pass"),
+                                                                   ("answer_correctness", "pass")]

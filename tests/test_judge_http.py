@@ -101,6 +101,12 @@ def test_injection_gets_no_credit_over_http(fake_openai: FakeOpenAIServer, judge
 # -- structured-output negotiation (llama-cpp-python's server has no json_schema) --------------
 
 
+def judge_wire_schema(schema: dict[str, Any]) -> Any:
+    from pytest_llmeval.judge.llm import response_format
+
+    return response_format(schema)["json_schema"]["schema"]
+
+
 def verdict_judge(body: dict[str, Any]) -> str:
     prompt = json.dumps(body["messages"])
     verdict = "factually contradicting" if "fell" in prompt else "factually matching"
@@ -110,12 +116,12 @@ def verdict_judge(body: dict[str, Any]) -> str:
 @pytest.mark.parametrize(
     ("accepted", "wire", "probes"),
     [
-        ({"text", "json_object"}, {"type": "json_object"}, 1),  # llama-cpp-python's server
-        ({"text"}, None, 2),  # no response_format at all: the schema in the prompt only
+        ({"text", "json_object"}, "json_object+schema", 1),  # llama-cpp-python's server
+        ({"text"}, "structured_outputs", 2),  # no response_format at all: vLLM's field next
     ],
 )
 def test_judge_falls_back_once_per_endpoint_when_json_schema_is_refused(
-    fake_openai: FakeOpenAIServer, judge: Any, accepted: set[str], wire: Any, probes: int
+    fake_openai: FakeOpenAIServer, judge: Any, accepted: set[str], wire: str, probes: int
 ) -> None:
     fake_openai.accepted_formats = accepted
     fake_openai.reply_with(verdict_judge)
@@ -129,8 +135,15 @@ def test_judge_falls_back_once_per_endpoint_when_json_schema_is_refused(
     assert len(fake_openai.requests) == probes + 3
     refused = fake_openai.requests[:probes]
     assert refused[0]["response_format"]["type"] == "json_schema"
+    from pytest_llmeval.judge.llm import load_schema
+
+    schema = judge_wire_schema(load_schema("correctness"))
     for body in fake_openai.requests[probes:]:
-        assert body.get("response_format") == wire
+        if wire == "json_object+schema":
+            assert body["response_format"] == {"type": "json_object", "schema": schema}
+        else:
+            assert "response_format" not in body
+            assert body["structured_outputs"] == {"json": schema}
         assert "JSON Schema" in body["messages"][-1]["content"]  # the schema went into the prompt
         assert '"verdict"' in body["messages"][-1]["content"]
     stats = judge.stats()

@@ -111,19 +111,20 @@ def test_one_sided_samples_are_listed_not_paired_and_identity_differences_warned
     assert comparison["only_in_baseline"] == ["s59"]
     assert comparison["only_in_run"] == ["s60", "s61"]
     assert comparison["newly_failing"] == comparison["newly_passing"] == []
-    assert len(comparison["warnings"]) == 2
+    assert len(comparison["warnings"]) == 1  # two named models are what is compared, not a warning
     result.stdout.fnmatch_lines([
+        "comparison: python:llm_app:answer_b (this run) vs python:llm_app:answer (baseline base.json, *)",
         "  only in baseline (not paired) (1): s59",
         "  only in this run (not paired) (2): s60, s61",
-        '  warning: baseline model differs: "python:llm_app:answer" (baseline) vs "python:llm_app:answer_b" (this run); compared anyway',
         "  warning: baseline rubric differs: *",
     ])
+    assert "model differs" not in result.stdout.str()
 
 
 @pytest.mark.parametrize(("content", "message"), [
     (None, "missing.json: cannot read: No such file or directory"),
     ("{not json", "bad.json: not JSON: Expecting property name"),
-    ('{"sample_results": [{"sample_id": 3}]}', "bad.json: sample_results[0]: field 'sample_id' missing or not a string"),
+    ('{"version": 1, "sample_results": [{"sample_id": 3}]}', "bad.json: sample_results[0]: field 'sample_id' missing or not a string"),
     ("[]", "bad.json: not an --llm-report JSON (no 'sample_results' list)"),
 ])
 def test_bad_baseline_is_a_one_line_usage_error(pytester: pytest.Pytester, content: str | None, message: str) -> None:

@@ -93,7 +93,7 @@ def test_missing_sentence_transformers_names_the_extra_and_grade_falls_back(
 ) -> None:
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)
     monkeypatch.setattr(semantic, "_models", {})
-    with pytest.raises(MissingExtraError, match=r"pip install 'pytest-llmeval\[semantic\]'"):
+    with pytest.raises(MissingExtraError, match=r"pip install 'pytest-llmeval-gold\[semantic\]'"):
         semantic_similarity("Revenue grew.", "Revenue increased.")
     result = grade(
         GradeContext(

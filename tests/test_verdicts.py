@@ -79,7 +79,8 @@ def test_out_of_tolerance_figure_fails_and_reports_the_difference(pytester: pyte
                             "eval_criteria": {"numeric": {"tolerance": 0}}}])
     result = pytester.runpytest_subprocess("--llm-report=r.json")
     row = json.loads((pytester.path / "r.json").read_text())["sample_results"][0]
-    assert row["status"] == "fail" and row["scores"]["accuracy"] == 0.0
+    assert row["status"] == "fail"
+    assert row["scores"]["accuracy"] == 0.0
     assert "0.6547%" in row["reason"]
     result.assert_outcomes(failed=1)
 
@@ -101,7 +102,8 @@ def test_needs_review_pass_is_not_counted_by_the_gate_unless_asked(pytester: pyt
              "response": "The capital of France is Paris."}
     write_suite(pytester, [thin, clear])
     verdict = answer_correctness(thin["response"], thin["expected"], question=thin["question"], judge="offline")
-    assert verdict.correct and verdict.needs_review  # a pass on thin evidence: no word, no figure, no yes/no
+    assert verdict.correct
+    assert verdict.needs_review
     strict = pytester.runpytest_subprocess("--llm-min-pass-rate=0.75", "--llm-tiers=0.5,0.4")
     strict.stdout.fnmatch_lines(["*needs review (offline judge (thin evidence))*", "*::thin*",
                                  "*gate FAILED*1 pass-tier sample(s) needing review not counted*"])
@@ -142,3 +144,31 @@ def test_amounts_are_not_identities() -> None:
     assert not identity_only("Revenue grew in 2022 because of iPhone sales")
     found, _ = identities("$2,007 million in 2019 and 15% in 2020")
     assert [i.value for i in found] == [(2019, 0, 0), (2020, 0, 0)]
+
+
+def test_a_coarser_period_is_escalated_to_the_judge(pytester: pytest.Pytester) -> None:
+    from tests.fake_openai import FakeOpenAIServer
+
+    records = [
+        {"id": "coarse", "question": "When did the flag code become law?", "expected": "June 22, 1942", "response": "In 1942."},
+        {"id": "exact", "question": "When did the flag code become law?", "expected": "June 22, 1942", "response": "On 22 June 1942."},
+    ]
+    write_suite(pytester, records)
+    offline = pytester.runpytest_subprocess("--llm-report=r.json")
+    rows = {r["sample_id"]: r for r in json.loads((pytester.path / "r.json").read_text())["sample_results"]}
+    assert rows["coarse"]["needs_review"]
+    assert rows["coarse"]["status"] == "fail"
+    assert offline.ret == 1
+    with FakeOpenAIServer() as server:
+        server.reply_with(lambda body: json.dumps({"reasons": ["1942 is the year asked about"], "verdict": "factually matching"}))
+        judged = pytester.runpytest_subprocess(
+            "--llm-judge=openai:judge", f"--llm-base-url={server.url}", "--llm-cache-dir=c", "--llm-report=j.json"
+        )
+        # only the coarser answer goes to the judge (a call, and its second verification against the fuzzy check)
+        assert server.requests
+        assert all("In 1942." in json.dumps(r["messages"]) for r in server.requests)
+    rows = {r["sample_id"]: r for r in json.loads((pytester.path / "j.json").read_text())["sample_results"]}
+    assert rows["coarse"]["status"] == "pass"
+    assert not rows["coarse"]["needs_review"]
+    assert "escalated to the judge" in rows["coarse"]["reason"]
+    judged.assert_outcomes(passed=2)

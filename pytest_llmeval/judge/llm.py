@@ -111,18 +111,41 @@ def _problems(
     return value, []
 
 
+# How much of an unusable reply the repair request sends back: a small model that loops until
+# its context is full must not make the repair overflow the same context.
+REPAIR_ECHO_CHARS = 1000
+REPAIR_ERROR_CHARS = 200
+
+
+def _bounded(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}\n[... {len(text) - limit} more characters cut by pytest-llmeval ...]"
+
+
 def _complete(
-    model: ChatModel, messages: list[dict[str, str]], fmt: dict[str, Any], accept: Callable[[str], bool] | None = None
-) -> str:
+    model: ChatModel,
+    messages: list[dict[str, str]],
+    fmt: dict[str, Any],
+    accept: Callable[[str], bool] | None = None,
+    *,
+    what: str = "",
+) -> Any:
     try:
         if accept is not None and getattr(model, "accepts_validator", False):
             # A reply that fails validation is never cached: a fixed judge re-grades it next run.
-            return model.complete(messages, response_format=fmt, accept=accept).text  # type: ignore[call-arg]
-        return model.complete(messages, response_format=fmt).text
+            return model.complete(messages, response_format=fmt, accept=accept)  # type: ignore[call-arg]
+        return model.complete(messages, response_format=fmt)
     except FatalModelError:
         raise  # stops the run: no retry or other sample can fix it
     except ModelError as exc:
-        raise GraderError(f"judge {getattr(model, 'name', model)!r} failed: {exc}") from exc
+        raise GraderError(f"judge {getattr(model, 'name', model)!r} failed{what}: {exc}") from exc
+
+
+def _structured_note(completion: Any) -> str:
+    """Which structured-output forms the model layer tried, when it says (see models.formats)."""
+    tried = getattr(completion, "structured", "")
+    return f" (structured output: {tried})" if tried else ""
 
 
 def call_json(
@@ -144,20 +167,29 @@ def call_json(
     def accept(reply: str) -> bool:
         return _problems(reply, schema, check)[0] is not None
 
-    text = _complete(model, messages, fmt, accept)
+    completion = _complete(model, messages, fmt, accept)
+    text = completion.text
     value, errors = _problems(text, schema, check)
     if value is not None:
         return value
+    tries = "with repair disabled"
     if repair:
-        retry = [*messages, {"role": "assistant", "content": text}, prompts.repair_message(errors)]
-        text = _complete(model, retry, fmt, accept)
+        first = f" (first reply unusable: {_bounded('; '.join(errors[:2]), REPAIR_ERROR_CHARS)})"
+        retry = [
+            *messages,
+            {"role": "assistant", "content": _bounded(text, REPAIR_ECHO_CHARS)},
+            prompts.repair_message([_bounded(e, REPAIR_ERROR_CHARS) for e in errors]),
+        ]
+        completion = _complete(model, retry, fmt, accept, what=f" on the repair request{first}")
+        text = completion.text
         value, errors = _problems(text, schema, check)
         if value is not None:
             return value
-    tries = "after one repair request" if repair else "with repair disabled"
+        tries = "after one repair request (the repair request's reply was unusable too)"
     raise GraderError(
-        f"judge {getattr(model, 'name', model)!r} returned unusable JSON {tries}: "
-        f"{'; '.join(errors[:3])}; reply starts {text[:120]!r}"
+        f"judge {getattr(model, 'name', model)!r} returned unusable JSON {tries}"
+        f"{_structured_note(completion)}: "
+        f"{'; '.join(_bounded(e, REPAIR_ERROR_CHARS) for e in errors[:3])}; reply starts {text[:120]!r}"
     )
 
 

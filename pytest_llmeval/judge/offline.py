@@ -402,6 +402,41 @@ def _centred(vectors: Any) -> Any:
     return centred / (norms + 1e-12)
 
 
+def _claim_features(claim: str, extract: Any) -> dict[str, Any]:
+    """What matching compares: figures, direction, negation, content words."""
+    words = _content_words(claim)
+    return {
+        "values": list(extract(claim)),
+        "dir": direction(claim),
+        "neg": negated(claim),
+        "words": words,
+        # "$5409.00" or "87%": a claim that is all numbers is judged by its numbers
+        "numeric_only": not any(re.search(r"[a-z]", w) for w in words - {"$", "%"}),
+    }
+
+
+def _gate(
+    fr: list[dict[str, Any]],
+    fg: list[dict[str, Any]],
+    raw: list[list[float]],
+    cover_r: list[list[float]],
+    cover_g: list[list[float]],
+    shared: list[list[bool]],
+) -> list[list[float]]:
+    """Symmetric closeness of each pair: cosine plus the better of the two wording overlaps, plus a
+    bonus for agreeing numbers; numbers alone decide for an all-numbers claim."""
+    gate = [[0.0] * len(fg) for _ in fr]
+    for i in range(len(fr)):
+        for j in range(len(fg)):
+            closeness = LEXICAL_WEIGHT * max(cover_r[i][j], cover_g[j][i]) + (1 - LEXICAL_WEIGHT) * raw[i][j]
+            if shared[i][j]:
+                closeness += NUMBER_BONUS
+                if fr[i]["numeric_only"] or fg[j]["numeric_only"]:
+                    closeness = max(closeness, NUMBERS_ONLY_MATCH)
+            gate[i][j] = closeness
+    return gate
+
+
 def match_claims_offline(
     response_claims: Sequence[str],
     gold_claims: Sequence[str],
@@ -425,20 +460,8 @@ def match_claims_offline(
             {},
         )
     extract, agree = _numeric_engine(question)
-
-    def features(claim: str) -> dict[str, Any]:
-        return {
-            "values": list(extract(claim)),
-            "dir": direction(claim),
-            "neg": negated(claim),
-            "words": _content_words(claim),
-            # "$5409.00" or "87%": a claim that is all numbers is judged by its numbers
-            "numeric_only": not any(
-                re.search(r"[a-z]", w) for w in _content_words(claim) - {"$", "%"}
-            ),
-        }
-
-    fr, fg = [features(c) for c in response_claims], [features(c) for c in gold_claims]
+    fr = [_claim_features(c, extract) for c in response_claims]
+    fg = [_claim_features(c, extract) for c in gold_claims]
     raw, centred, fallback = _similarities(response_claims, gold_claims, model)
     threshold = MATCH_THRESHOLD if fallback is None else FUZZY_MATCH_THRESHOLD
     claims_words = [f["words"] for f in (*fr, *fg)]
@@ -448,56 +471,20 @@ def match_claims_offline(
     }
     cover_r = [[_weighted_coverage(a["words"], b["words"], idf) for b in fg] for a in fr]
     cover_g = [[_weighted_coverage(b["words"], a["words"], idf) for a in fr] for b in fg]
-    n_r, n_g = len(fr), len(fg)
-    # gate: symmetric closeness (cosine plus the better of the two wording overlaps, plus
-    # a bonus for agreeing numbers); numbers alone decide for an all-numbers claim
     shared = [[_numbers_shared(a["values"], b["values"], agree) for b in fg] for a in fr]
-    gate = [[0.0] * n_g for _ in range(n_r)]
-    for i in range(n_r):
-        for j in range(n_g):
-            closeness = (
-                LEXICAL_WEIGHT * max(cover_r[i][j], cover_g[j][i])
-                + (1 - LEXICAL_WEIGHT) * raw[i][j]
-            )
-            if shared[i][j]:
-                closeness += NUMBER_BONUS
-                if fr[i]["numeric_only"] or fg[j]["numeric_only"]:
-                    closeness = max(closeness, NUMBERS_ONLY_MATCH)
-            gate[i][j] = closeness
+    gate = _gate(fr, fg, raw, cover_r, cover_g, shared)
     base = centred if centred is not None else raw
+    n_r, n_g = len(fr), len(fg)
     bonus = [[NUMBER_BONUS if shared[i][j] else 0.0 for j in range(n_g)] for i in range(n_r)]
-    rank_r = [
-        [(base[i][j] + cover_r[i][j]) / 2 + bonus[i][j] for j in range(n_g)] for i in range(n_r)
-    ]
-    rank_g = [
-        [(base[i][j] + cover_g[j][i]) / 2 + bonus[i][j] for i in range(n_r)] for j in range(n_g)
-    ]
+    rank_r = [[(base[i][j] + cover_r[i][j]) / 2 + bonus[i][j] for j in range(n_g)] for i in range(n_r)]
+    rank_g = [[(base[i][j] + cover_g[j][i]) / 2 + bonus[i][j] for i in range(n_r)] for j in range(n_g)]
     gate_t = [list(col) for col in zip(*gate, strict=False)]
-    cover_g_rows = cover_g
     matching = Matching(
         response=_link_side(
-            response_claims,
-            gold_claims,
-            gate,
-            rank_r,
-            cover_r,
-            threshold,
-            fr,
-            fg,
-            agree,
-            strict_numbers=False,
+            response_claims, gold_claims, gate, rank_r, cover_r, threshold, fr, fg, agree, strict_numbers=False
         ),
         gold=_link_side(
-            gold_claims,
-            response_claims,
-            gate_t,
-            rank_g,
-            cover_g_rows,
-            threshold,
-            fg,
-            fr,
-            agree,
-            strict_numbers=True,
+            gold_claims, response_claims, gate_t, rank_g, cover_g, threshold, fg, fr, agree, strict_numbers=True
         ),
     )
     details: dict[str, Any] = {"match_threshold": threshold}

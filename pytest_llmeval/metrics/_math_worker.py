@@ -629,6 +629,64 @@ def _known(c: Candidates) -> Candidates:
     return c
 
 
+class _SideReader:
+    """Reads one side (gold or prediction): the configured targets, or the whole text as maths."""
+
+    def __init__(
+        self, lang: str, boxed_priority: int, parse: Parser, modes: dict[str, Any], known: Callable[[Candidates], Candidates]
+    ) -> None:
+        self.lang, self.boxed_priority, self.parse, self.modes, self.known = lang, boxed_priority, parse, modes, known
+
+    def _plain(self, text: str, targets: list[str], n_choices: int) -> Candidates:
+        built = build_targets(targets, self.lang, self.boxed_priority, n_choices)
+        skip = combine_skips(
+            inside_latex(latex_spans(text)) if "latex" in targets else None,
+            inside_mixed(mixed_spans(text)) if "expr" in targets else None,
+        )
+        return extract_candidates(text, built, self.parse, skip=skip, **self.modes)
+
+    def _as_latex(self, text: str, n_choices: int) -> Candidates:
+        latex_only = build_targets(("latex",), self.lang, self.boxed_priority, n_choices)
+        return self.known(extract_candidates(f"${text.strip()}$", latex_only, self.parse, **self.modes))
+
+    def read(self, text: str, targets: list[str], n_choices: int, *, is_gold: bool) -> Candidates:
+        if "latex" not in targets or not text.strip() or _LATEX_ENV_START.search(text):
+            return self._plain(text, targets, n_choices)
+        if looks_like_bare_math(text.strip()):
+            # A bare LaTeX answer ("2\\sqrt{3}", "x \\in [1,3)"): read it whole as maths,
+            # or "2" alone would be taken by the plain-number patterns.
+            wrapped = self._as_latex(text, n_choices)
+            return wrapped if "latex" in wrapped.kinds else self._plain(text, targets, n_choices)
+        if bare_number_list(text.strip()):
+            wrapped = self._as_latex(text, n_choices)
+            if "latex" in wrapped.kinds:
+                return wrapped
+        found = self._plain(text, targets, n_choices)
+        bare = is_gold or _bare_answer(text.strip())
+        if bare:
+            found = self.known(found)
+        if not _has_parsed(found) and bare:
+            # A gold is a bare answer ("[1,3)", "x^2-1") even without LaTeX commands; so is a
+            # prediction that is nothing but such maths ("(1,2)", no prose).
+            wrapped = self._as_latex(text, n_choices)
+            if "latex" in wrapped.kinds:
+                return wrapped
+        return found
+
+
+def _choices_named(gold: Candidates, lang: str) -> int:
+    """How many options the prediction may pick from: at least four, more if the gold names a later one."""
+    n_choices = 4
+    for value, kind in zip(gold.values, gold.kinds, strict=False):
+        if kind == "index" and isinstance(value, str):
+            native = pats.LANGUAGES[lang].native
+            if value in native:
+                n_choices = max(n_choices, native.index(value) + 1)
+            elif len(value) == 1 and "A" <= value.upper() <= "Z":
+                n_choices = max(n_choices, ord(value.upper()) - ord("A") + 1)
+    return n_choices
+
+
 def evaluate(
     req: dict[str, Any],
     *,
@@ -651,55 +709,9 @@ def evaluate(
         "fallback_mode": req["fallback_mode"],
     }
 
-    gold_text = preprocess(req["gold"])
-    pred_text = preprocess(req["prediction"])
-
-    def side(text: str, targets: list[str], n_choices: int, *, is_gold: bool) -> Candidates:
-        built = build_targets(targets, lang, boxed_priority, n_choices)
-        skip = combine_skips(
-            inside_latex(latex_spans(text)) if "latex" in targets else None,
-            inside_mixed(mixed_spans(text)) if "expr" in targets else None,
-        )
-
-        def plain() -> Candidates:
-            return extract_candidates(text, built, parse, skip=skip, **modes)
-
-        def as_latex() -> Candidates:
-            latex_only = build_targets(("latex",), lang, boxed_priority, n_choices)
-            return extract_candidates(f"${text.strip()}$", latex_only, parse, **modes)
-
-        if "latex" not in targets or not text.strip() or _LATEX_ENV_START.search(text):
-            return plain()
-        if looks_like_bare_math(text.strip()):
-            # A bare LaTeX answer ("2\\sqrt{3}", "x \\in [1,3)"): read it whole as maths,
-            # or "2" alone would be taken by the plain-number patterns.
-            wrapped = known(as_latex())
-            return wrapped if "latex" in wrapped.kinds else plain()
-        if bare_number_list(text.strip()):
-            wrapped = known(as_latex())
-            if "latex" in wrapped.kinds:
-                return wrapped
-        found = plain()
-        if is_gold or _bare_answer(text.strip()):
-            found = known(found)
-        if not _has_parsed(found) and (is_gold or _bare_answer(text.strip())):
-            # A gold is a bare answer ("[1,3)", "x^2-1") even without LaTeX commands; so is a
-            # prediction that is nothing but such maths ("(1,2)", no prose).
-            wrapped = known(as_latex())
-            if "latex" in wrapped.kinds:
-                return wrapped
-        return found
-
-    gold = side(gold_text, req["gold_targets"], 26, is_gold=True)
-    n_choices = 4
-    for value, kind in zip(gold.values, gold.kinds, strict=False):
-        if kind == "index" and isinstance(value, str):
-            native = pats.LANGUAGES[lang].native
-            if value in native:
-                n_choices = max(n_choices, native.index(value) + 1)
-            elif len(value) == 1 and "A" <= value.upper() <= "Z":
-                n_choices = max(n_choices, ord(value.upper()) - ord("A") + 1)
-    pred = side(pred_text, req["pred_targets"], n_choices, is_gold=False)
+    reader = _SideReader(lang, boxed_priority, parse, modes, known)
+    gold = reader.read(preprocess(req["gold"]), req["gold_targets"], 26, is_gold=True)
+    pred = reader.read(preprocess(req["prediction"]), req["pred_targets"], _choices_named(gold, lang), is_gold=False)
     result: dict[str, Any] = {
         "gold_extracted": gold.value_texts,
         "gold_parsed": [_short(v) for v in gold.values],

@@ -468,43 +468,13 @@ def citation_check(
     citations: list[Citation] = []
     for kind, m in matches:
         sentence = _citing_sentence(response, m.start(), spans, all_spans)
-        target = _target_of(m)
         if kind == "numbered":
-            for number in _expand_numbers(target):
-                resolved, how, index = _resolve_number(number, entries, ctx_list)
-                cited = [ctx_list[index]] if ctx_list is not None and index is not None else []
-                citations.append(
-                    Citation(
-                        text=m.group(0),
-                        kind=kind,
-                        target=number,
-                        resolved=resolved,
-                        resolution=how,
-                        start=m.start(),
-                        sentence=sentence,
-                    )
-                )
-                _support(citations[-1], cited, check_support, encoder)
-            continue
-        section = m.groupdict().get("section") if kind == "law" else None
-        resolved, how = _resolve_named(kind, target, section, entries, ctx_list)
-        if resolved is False and kind == "markdown" and m.group("label"):
-            by_label, how_label = _resolve_named(kind, m.group("label"), None, entries, ctx_list)
-            if by_label:
-                resolved, how = by_label, f"link text: {how_label}"
-        label = f"§ {section} {target}" if section else target
-        citations.append(
-            Citation(
-                text=m.group(0),
-                kind=kind,
-                target=label,
-                resolved=resolved,
-                resolution=how,
-                start=m.start(),
-                sentence=sentence,
-            )
-        )
-        _support(citations[-1], ctx_list or [], check_support, encoder)
+            found = _numbered_citations(m, sentence, entries, ctx_list)
+        else:
+            found = [(_named_citation(kind, m, sentence, entries, ctx_list), ctx_list or [])]
+        for citation, cited in found:
+            citations.append(citation)
+            _support(citation, cited, check_support, encoder)
 
     return _result(
         citations,
@@ -513,6 +483,40 @@ def citation_check(
         encoder_note=encoder[1],
         kinds=[k for k, _ in compiled],
         stopped_at=cutoff if cutoff < len(response) else None,
+    )
+
+
+def _numbered_citations(
+    m: re.Match[str], sentence: str, entries: Any, ctx_list: list[str] | None
+) -> list[tuple[Citation, list[str]]]:
+    """"[1-3]" is three citations, each resolved to its source and to the context it cites."""
+    out = []
+    for number in _expand_numbers(_target_of(m)):
+        resolved, how, index = _resolve_number(number, entries, ctx_list)
+        cited = [ctx_list[index]] if ctx_list is not None and index is not None else []
+        citation = Citation(
+            text=m.group(0), kind="numbered", target=number, resolved=resolved, resolution=how,
+            start=m.start(), sentence=sentence,
+        )
+        out.append((citation, cited))
+    return out
+
+
+def _named_citation(
+    kind: str, m: re.Match[str], sentence: str, entries: Any, ctx_list: list[str] | None
+) -> Citation:
+    """A citation by name (document, law section, link): resolved by its target, else a link's text."""
+    target = _target_of(m)
+    section = m.groupdict().get("section") if kind == "law" else None
+    resolved, how = _resolve_named(kind, target, section, entries, ctx_list)
+    if resolved is False and kind == "markdown" and m.group("label"):
+        by_label, how_label = _resolve_named(kind, m.group("label"), None, entries, ctx_list)
+        if by_label:
+            resolved, how = by_label, f"link text: {how_label}"
+    label = f"§ {section} {target}" if section else target
+    return Citation(
+        text=m.group(0), kind=kind, target=label, resolved=resolved, resolution=how,
+        start=m.start(), sentence=sentence,
     )
 
 

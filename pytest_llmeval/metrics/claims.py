@@ -42,6 +42,65 @@ def _check_fraction(name: str, value: float | None) -> None:
         raise GraderError(f"claims_f1: {name} must be in [0, 1], got {value!r}")
 
 
+def _claims_and_matching(
+    model: ChatModel | None,
+    response: str,
+    expected: str,
+    question: str | None,
+    gold_claims: Sequence[str] | None,
+    details: dict[str, Any],
+) -> tuple[list[str], list[str], Any]:
+    """Both sides' claims (the gold's given or extracted) and which match, offline or by the judge."""
+    if model is None:
+        from pytest_llmeval.judge.offline import match_claims_offline, split_claims
+
+        resp_claims = split_claims(response)
+        gold = list(gold_claims) if gold_claims is not None else split_claims(expected)
+        matching, extra = match_claims_offline(resp_claims, gold, question=question)
+        details.update(extra)
+        return resp_claims, gold, matching
+    from pytest_llmeval.judge.llm import extract_claims, match_claims
+
+    details["prompt_version"] = PROMPT_VERSION
+    resp_claims = extract_claims(model, response, question=question)
+    gold = list(gold_claims) if gold_claims is not None else extract_claims(model, expected, question=question)
+    return resp_claims, gold, match_claims(model, resp_claims, gold, question=question)
+
+
+def _precision_recall_f1(n_resp: int, n_gold: int, matching: Any) -> tuple[float, float, float]:
+    if n_resp == 0 and n_gold == 0:  # nothing claimed on either side: vacuous agreement
+        return 1.0, 1.0, 1.0
+    precision = matching.matched_response / n_resp if n_resp else 0.0
+    recall = matching.matched_gold / n_gold if n_gold else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return precision, recall, f1
+
+
+def _explanation_parts(
+    model: ChatModel | None,
+    resp_claims: list[str],
+    gold: list[str],
+    matching: Any,
+    figures: tuple[float, float, float],
+    failures: list[str],
+    min_f1: float,
+) -> list[str]:
+    """The counts, the failed thresholds, then each unmatched claim with the judge's reason."""
+    precision, recall, f1 = figures
+    parts = [
+        f"{judge_name(model)} judge: {matching.matched_gold}/{len(gold)} gold claims stated by the response "
+        f"(recall {recall:.2f}), {matching.matched_response}/{len(resp_claims)} response claims stated by the "
+        f"gold answer (precision {precision:.2f}), F1 {f1:.2f}",
+        "; ".join(failures) if failures else f"F1 >= min_f1 {min_f1:.2f}",
+    ]
+    missing = [f"{gold[link.index]!r} ({link.reason})" for link in matching.gold if link.match is None]
+    unsupported = [f"{resp_claims[link.index]!r} ({link.reason})" for link in matching.response if link.match is None]
+    for label, items in (("missing", missing), ("unsupported", unsupported)):
+        if items:
+            parts.append(f"{label}: " + "; ".join(items[:3]) + (f"; ... {len(items) - 3} more" if len(items) > 3 else ""))
+    return parts
+
+
 def claims_f1(
     response: str,
     expected: str,
@@ -67,34 +126,9 @@ def claims_f1(
         _check_fraction(name, value)
     model = resolve_judge(judge)
     details: dict[str, Any] = {"judge": judge_name(model)}
-    if model is None:
-        from pytest_llmeval.judge.offline import match_claims_offline, split_claims
-
-        resp_claims = split_claims(response)
-        gold = list(gold_claims) if gold_claims is not None else split_claims(expected)
-        matching, extra = match_claims_offline(resp_claims, gold, question=question)
-        details.update(extra)
-    else:
-        from pytest_llmeval.judge.llm import extract_claims, match_claims
-
-        details["prompt_version"] = PROMPT_VERSION
-        resp_claims = extract_claims(model, response, question=question)
-        gold = (
-            list(gold_claims)
-            if gold_claims is not None
-            else extract_claims(model, expected, question=question)
-        )
-        matching = match_claims(model, resp_claims, gold, question=question)
+    resp_claims, gold, matching = _claims_and_matching(model, response, expected, question, gold_claims, details)
     details["gold_claims_source"] = "given" if gold_claims is not None else "extracted"
-
-    n_resp, n_gold = len(resp_claims), len(gold)
-    hit_resp, hit_gold = matching.matched_response, matching.matched_gold
-    precision = hit_resp / n_resp if n_resp else 0.0
-    recall = hit_gold / n_gold if n_gold else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    if n_resp == 0 and n_gold == 0:  # nothing claimed on either side: vacuous agreement
-        precision = recall = f1 = 1.0
-
+    precision, recall, f1 = _precision_recall_f1(len(resp_claims), len(gold), matching)
     failures = []
     if f1 < min_f1:
         failures.append(f"F1 {f1:.2f} < min_f1 {min_f1:.2f}")
@@ -103,28 +137,7 @@ def claims_f1(
     if min_recall is not None and recall < min_recall:
         failures.append(f"recall {recall:.2f} < min_recall {min_recall:.2f}")
     passed = not failures
-
-    # each unmatched claim with the judge's reason ("... but numbers disagree")
-    missing = [
-        f"{gold[link.index]!r} ({link.reason})" for link in matching.gold if link.match is None
-    ]
-    unsupported = [
-        f"{resp_claims[link.index]!r} ({link.reason})"
-        for link in matching.response
-        if link.match is None
-    ]
-    parts = [
-        f"{judge_name(model)} judge: {hit_gold}/{n_gold} gold claims stated by the response (recall {recall:.2f}), "
-        f"{hit_resp}/{n_resp} response claims stated by the gold answer (precision {precision:.2f}), F1 {f1:.2f}",
-        "; ".join(failures) if failures else f"F1 >= min_f1 {min_f1:.2f}",
-    ]
-    for label, items in (("missing", missing), ("unsupported", unsupported)):
-        if items:
-            parts.append(
-                f"{label}: "
-                + "; ".join(items[:3])
-                + (f"; ... {len(items) - 3} more" if len(items) > 3 else "")
-            )
+    parts = _explanation_parts(model, resp_claims, gold, matching, (precision, recall, f1), failures, min_f1)
     if "fallback" in details:
         parts.append(f"fallback: {details['fallback']}")
     details.update(

@@ -430,10 +430,47 @@ def analyse(
     question: str | None = None,
     params: dict[str, float] | None = None,
 ) -> Signals:
-    """Measure every signal the offline verdict uses."""
+    """Measure every signal the offline verdict uses: figures, dates, options, words, framing."""
     p = {**PARAMS, **(params or {})}
-    tol = p["rel_tol"]
     ref = refusal_check(response)
+    gold_part = gold_answer_part(expected) if p["gold_answer_part"] else expected
+    inc = fact_inclusion(response, gold_part, question=question)
+    framing = _framing_signals(response, ref.position if not ref.refusal else None, p)
+    metric_question = bool(_METRIC_QUESTION_RE.search(question or ""))
+    resp_rejects_metric = metric_question and _rejects_metric(response)
+    return Signals(
+        # declining a metric the question says may not be useful is an answer, not a refusal
+        refusal=ref.refusal and not resp_rejects_metric,
+        refusal_why=ref.explanation,
+        **_figure_signals(response, expected, gold_part, question, p),
+        **_date_signals(response, expected, gold_part, question),
+        **framing,
+        gold_polarity=_polarity(expected),
+        resp_polarity=_polarity(response),
+        gold_direction=_direction(expected),
+        inclusion=inc.score,
+        inclusion_missing=inc.missing,
+        key_words=len(inc.found) + len(inc.missing),
+        # Does the response address the question at all (off-topic answers cover few of its words)?
+        question_coverage=fact_inclusion(response, question, threshold=0.0).score if question else 1.0,
+        gold_negative=_polarity(expected) != "yes" and bool(_NEG_RE.search(expected)),
+        summary_preamble=bool(_SUMMARY_RE.search(response)),
+        option_conflict=_option_conflict(response, expected, question),
+        short_gold=_short_answer(expected),
+        answer_negated=bool(_NEG_RE.search(_answer_sentence(response))),
+        metric_question=metric_question,
+        gold_rejects_metric=metric_question and _rejects_metric(expected),
+        resp_rejects_metric=resp_rejects_metric,
+        swapped=swapped_words(response, gold_part, inc.missing) if _short_answer(expected) else [],
+        filing_dump=_is_filing_dump(response),
+    )
+
+
+def _figure_signals(
+    response: str, expected: str, gold_part: str, question: str | None, p: dict[str, float]
+) -> dict[str, Any]:
+    """A numeric gold: the numeric engine's verdict on the concluding figure and anywhere. A textual
+    gold: how many of its key figures (not those the question states) the response gives or derives."""
     from pytest_llmeval.metrics.numeric import (
         extract_values,
         looks_numeric,
@@ -441,114 +478,79 @@ def analyse(
         values_agree,
     )
 
-    gold_numeric = looks_numeric(expected or "")
-    gold_part = gold_answer_part(expected) if p["gold_answer_part"] else expected
-    key_derived = 0
-    numeric_why = ""
-    final_match: bool | None = None
-    any_match = False
-    key_matched = 0
-    keys: list[Any] = []
-    if gold_numeric:
+    tol = p["rel_tol"]
+    if looks_numeric(expected or ""):
         # The numeric engine picks the concluding figure and knows the question's units.
-        concl = numeric_match(
-            response, expected, question=question, tolerance=tol, match="concluding"
-        )
+        concl = numeric_match(response, expected, question=question, tolerance=tol, match="concluding")
         anywhere = numeric_match(response, expected, question=question, tolerance=tol, match="any")
-        final_match = concl.passed if concl.found is not None or concl.passed else None
-        any_match = anywhere.passed
-        numeric_why = concl.explanation
-    else:
+        return {
+            "gold_numeric": True,
+            "final_match": concl.passed if concl.found is not None or concl.passed else None,
+            "any_match": anywhere.passed,
+            "numeric_why": concl.explanation,
+            "key_matched": 0,
+            "key_total": 0,
+            "key_derived": 0,
+        }
 
-        def stated(text: str | None) -> list[Any]:
-            return [c for c in extract_values(text or "", question=question) if not c.ignored]
+    def stated(text: str | None) -> list[Any]:
+        return [c for c in extract_values(text or "", question=question) if not c.ignored]
 
-        # Key figures of a textual gold answer: not those merely repeated from the question.
-        q_vals, r_vals = [c.value for c in stated(question)], [c.value for c in stated(response)]
-        keys = [g for g in stated(gold_part) if not any(values_agree(g.value, q) for q in q_vals)]
-        unmatched = [
-            g for g in keys if not any(values_agree(abs(r), abs(g.value), rel_tol=tol) for r in r_vals)
-        ]
-        if unmatched and p["derived_figures"]:
-            # "a decline of about 42%" vs "$1,874 million ... decreased to $1,093 million"
-            derived = _derived_values([stated(sent) for sent in _sentences(response)])
-            key_derived = sum(
-                1 for g in unmatched if _derived_agree(g.value, g.percent, derived, p["derived_tol"])
-            )
-        key_matched = len(keys) - len(unmatched) + key_derived
-        any_match = key_matched > 0
-    # Calendar dates of the gold answer (not those the question states) are key facts too.
+    q_vals, r_vals = [c.value for c in stated(question)], [c.value for c in stated(response)]
+    keys = [g for g in stated(gold_part) if not any(values_agree(g.value, q) for q in q_vals)]
+    unmatched = [g for g in keys if not any(values_agree(abs(r), abs(g.value), rel_tol=tol) for r in r_vals)]
+    key_derived = 0
+    if unmatched and p["derived_figures"]:
+        # "a decline of about 42%" vs "$1,874 million ... decreased to $1,093 million"
+        derived = _derived_values([stated(sent) for sent in _sentences(response)])
+        key_derived = sum(1 for g in unmatched if _derived_agree(g.value, g.percent, derived, p["derived_tol"]))
+    key_matched = len(keys) - len(unmatched) + key_derived
+    return {
+        "gold_numeric": False,
+        "final_match": None,
+        "any_match": key_matched > 0,
+        "numeric_why": "",
+        "key_matched": key_matched,
+        "key_total": len(keys),
+        "key_derived": key_derived,
+    }
+
+
+def _date_signals(response: str, expected: str, gold_part: str, question: str | None) -> dict[str, Any]:
+    """Calendar dates of the gold answer (not those the question states) are key facts too."""
     gold_dates = _dates(gold_part) - _dates(question or "")
-    dates_matched = len(gold_dates & _dates(response))
-    date_only = (
-        bool(gold_dates)
-        and not re.sub(
-            r"[\W\d_]+|\b(" + _MONTH_ALT + r")\b", "", expected, flags=re.IGNORECASE
-        ).strip()
-    )
+    date_only = bool(gold_dates) and not re.sub(
+        r"[\W\d_]+|\b(" + _MONTH_ALT + r")\b", "", expected, flags=re.IGNORECASE
+    ).strip()
+    return {"key_dates": len(gold_dates), "dates_matched": len(gold_dates & _dates(response)), "date_only": date_only}
+
+
+def _option_conflict(response: str, expected: str, question: str | None) -> bool:
+    """The question lists options; the gold and the response's opening pick one each, not the same."""
     options = question_options(question)
-    option_conflict = False
-    if options:
-        gold_choice = _chosen_options(expected, options)
-        body = re.sub(
-            r"^(based on|according to|from)[^,]{0,160},\s*",
-            "",
-            _strip_filler(response),
-            flags=re.IGNORECASE,
-        )
-        resp_choice = _chosen_options(_sentences(body)[0] if body.strip() else "", options)
-        option_conflict = (
-            len(gold_choice) == 1 and len(resp_choice) == 1 and gold_choice != resp_choice
-        )
-    inc = fact_inclusion(response, gold_part, question=question)
-    head = " ".join(_answer_sentences(response)[:2])
-    # Does the response address the question at all (off-topic answers cover few of its words)?
-    qcov = fact_inclusion(response, question, threshold=0.0).score if question else 1.0
+    if not options:
+        return False
+    gold_choice = _chosen_options(expected, options)
+    body = re.sub(r"^(based on|according to|from)[^,]{0,160},\s*", "", _strip_filler(response), flags=re.IGNORECASE)
+    resp_choice = _chosen_options(_sentences(body)[0] if body.strip() else "", options)
+    return len(gold_choice) == 1 and len(resp_choice) == 1 and gold_choice != resp_choice
+
+
+def _framing_signals(
+    response: str, refusal_position: int | None, p: dict[str, float]
+) -> dict[str, Any]:
+    """Where the answer stands: its opening sentences, its conclusion, a "not found" hedge up front."""
     opening = _sentences(_strip_filler(response))
-    first = opening[0] if opening else ""
     conclusion = _conclusion(response) if p["conclusion"] else ""
-    metric_question = bool(_METRIC_QUESTION_RE.search(question or ""))
     # a "not found" cue in the first two sentences (refusal_check reports where its first cue is)
     head_chars = len(" ".join(opening[:2])) + (len(response) - len(_strip_filler(response)))
-    hedged = not ref.refusal and ref.position is not None and ref.position < head_chars
-    resp_rejects_metric = metric_question and _rejects_metric(response)
-    return Signals(
-        # declining a metric the question says may not be useful is an answer, not a refusal
-        refusal=ref.refusal and not resp_rejects_metric,
-        refusal_why=ref.explanation,
-        gold_numeric=gold_numeric,
-        any_match=any_match,
-        final_match=final_match,
-        key_matched=key_matched,
-        key_total=len(keys),
-        gold_polarity=_polarity(expected),
-        resp_polarity=_polarity(response),
-        gold_direction=_direction(expected),
-        resp_direction=_direction(head),
-        inclusion=inc.score,
-        inclusion_missing=inc.missing,
-        key_words=len(inc.found) + len(inc.missing),
-        numeric_why=numeric_why,
-        question_coverage=qcov,
-        gold_negative=_polarity(expected) != "yes" and bool(_NEG_RE.search(expected)),
-        resp_negative=bool(_NEG_RE.search(first)),
-        summary_preamble=bool(_SUMMARY_RE.search(response)),
-        option_conflict=option_conflict,
-        key_dates=len(gold_dates),
-        dates_matched=dates_matched,
-        date_only=date_only,
-        short_gold=_short_answer(expected),
-        key_derived=key_derived,
-        concl_direction=_direction(conclusion) if conclusion else None,
-        concl_polarity=_polarity(_after_cue(conclusion)) if conclusion else None,
-        answer_negated=bool(_NEG_RE.search(_answer_sentence(response))),
-        hedged=hedged,
-        metric_question=metric_question,
-        gold_rejects_metric=metric_question and _rejects_metric(expected),
-        resp_rejects_metric=resp_rejects_metric,
-        swapped=swapped_words(response, gold_part, inc.missing) if _short_answer(expected) else [],
-        filing_dump=_is_filing_dump(response),
-    )
+    return {
+        "resp_direction": _direction(" ".join(_answer_sentences(response)[:2])),
+        "resp_negative": bool(_NEG_RE.search(opening[0] if opening else "")),
+        "concl_direction": _direction(conclusion) if conclusion else None,
+        "concl_polarity": _polarity(_after_cue(conclusion)) if conclusion else None,
+        "hedged": refusal_position is not None and refusal_position < head_chars,
+    }
 
 
 TEXT_FEATURES = (
@@ -869,6 +871,19 @@ def _resolve(judge: ChatModel | str | None) -> ChatModel | None:
     return resolve_judge(judge)
 
 
+@dataclass
+class _Judgement:
+    """One verdict with how it was reached: by the offline judge or an LLM judge (and its re-check)."""
+
+    correct: bool
+    score: float  # the offline evidence or 1/0 from an LLM judge (details["confidence"])
+    reasons: list[str]
+    judge_label: str
+    review_notes: list[str] = field(default_factory=list)
+    review_between: str | None = None
+    verification: dict[str, Any] | None = None
+
+
 def answer_correctness(
     response: str,
     expected: str,
@@ -880,93 +895,21 @@ def answer_correctness(
 
     ``judge=None`` uses the run's judge (``--llm-judge``) or, without one, the offline judge;
     ``judge="offline"`` forces the offline judge; a chat model asks that model. A refusal is
-    never correct. ``needs_review`` is set when the verdict and the fuzzy key-fact inclusion
-    check disagree, or when an LLM judge and the offline verdict disagree.
+    never correct. ``needs_review`` is set for a pass on thin evidence, when the verdict and the
+    fuzzy key-fact inclusion check disagree, or when an LLM judge and the offline verdict disagree.
     """
     response = response or ""
     model = _resolve(judge)
-    off_correct, off_score, off_reasons, signals = _offline(response, expected, question)
-    review_notes: list[str] = []
-    fuzzy_agrees = _fuzzy_says_correct(signals) == off_correct
-    verification: dict[str, Any] | None = None
-    what = _fuzzy_evidence(signals)
+    offline = _offline(response, expected, question)
+    signals = offline[3]
     if signals.refusal:
-        correct, score, reasons, judge_label = False, 0.0, off_reasons, "offline"
+        judged = _Judgement(False, 0.0, offline[2], "offline")
     elif model is None:
-        correct, score, reasons, judge_label = off_correct, off_score, off_reasons, "offline"
-        ruled = rule_verdict(signals) is not None
-        if correct and not ruled and _thin_evidence(signals):
-            # A pass resting on almost nothing is not a pass the gate should count: a person or
-            # the judge decides (--llm-review-passes counts it anyway).
-            review_notes.append(
-                f"thin evidence for a pass: no key figure and {signals.inclusion:.0%} of the key words of the "
-                "expected answer, no shared yes/no"
-            )
-        elif not correct and not fuzzy_agrees:
-            review_notes.append(
-                f"offline verdict (incorrect) and fuzzy fact inclusion ({what}) disagree"
-            )
-        elif not correct and not ruled and abs(off_score - 0.5) <= PARAMS["review_band"]:
-            # weak evidence: on FinanceBench dev these verdicts agree with people far less often
-            review_notes.append(f"weak evidence: combined {off_score:.2f}, close to the 0.50 cut")
+        judged = _offline_judgement(offline)
     else:
-        from pytest_llmeval.judge.llm import judge_correctness, verify_correctness
-
-        judgement = judge_correctness(
-            model, question=question, expected=expected, response=response
-        )
-        correct = bool(judgement.correct)
-        reasons = list(judgement.reasons)
-        judge_label = str(getattr(model, "name", type(model).__name__))
-        fuzzy_correct = _fuzzy_says_correct(signals)
-        if correct != fuzzy_correct:
-            # Second verification (RAG metrics note): the judge and the fuzzy fact-inclusion
-            # check disagree, so the judge is asked once more with both verdicts and the evidence.
-            second = verify_correctness(
-                model, question=question, expected=expected, response=response,
-                first=judgement, fuzzy_correct=fuzzy_correct, fuzzy_evidence=what,
-            )
-            verification = {
-                "first": {"correct": correct, "reasons": reasons},
-                "fuzzy": {"correct": fuzzy_correct, "evidence": what},
-                "second": {"correct": bool(second.correct), "reasons": list(second.reasons)},
-                "final": bool(second.correct),
-                "changed": bool(second.correct) != correct,
-            }
-            correct = bool(second.correct)
-            reasons = list(second.reasons)
-        score = 1.0 if correct else 0.0
-        if correct != off_correct:
-            review_notes.append(
-                f"LLM judge ({'correct' if correct else 'incorrect'}) and offline verdict "
-                f"({'correct' if off_correct else 'incorrect'}: {'; '.join(off_reasons)}) disagree"
-            )
-    needs_review = bool(review_notes)
-    # Who disagreed, for the report's needs-review list (the notes say how).
-    review_between = (
-        None if not needs_review
-        else f"LLM judge ({judge_label}) and offline verdict" if model is not None
-        else "offline judge (thin evidence)" if correct
-        else "offline judge and fuzzy check" if not fuzzy_agrees
-        else "offline judge (weak evidence)"
-    )
-    verdict = (
-        "factually matching"
-        if correct
-        else ("refusal" if signals.refusal else "factually contradicting")
-    )
-    explanation = (
-        f"{verdict} (judge: {judge_label}): {'; '.join(reasons) or 'no reasons given'}"
-        f"; expected {expected[:120]!r}, got {response[:160]!r}"
-        + (f"; NEEDS REVIEW: {'; '.join(review_notes)}" if needs_review else "")
-        + (
-            f"; SECOND VERIFICATION (judge {'correct' if verification['first']['correct'] else 'incorrect'}, "
-            f"fuzzy check {'correct' if verification['fuzzy']['correct'] else 'incorrect'}: {what}) -> "
-            f"{'correct' if verification['final'] else 'incorrect'}"
-            if verification is not None
-            else ""
-        )
-    )
+        judged = _llm_judgement(model, offline, question=question, expected=expected, response=response)
+    needs_review = bool(judged.review_notes)
+    correct = judged.correct
     return AnswerVerdict(
         metric="answer_correctness",
         passed=correct,
@@ -975,23 +918,111 @@ def answer_correctness(
         # 1 or 0, except an answer stating under half of the gold's key figures: partial credit
         # (below the acceptable tier even with every other component full); evidence is in details.
         score=1.0 if correct else _partial_score(signals),
-        reasons=reasons,
+        reasons=judged.reasons,
         needs_review=needs_review,
-        judge=judge_label,
-        explanation=explanation,
+        judge=judged.judge_label,
+        explanation=_explain(judged, signals, expected, response),
         details={
             "refusal": signals.refusal,
             "needs_review": needs_review,
-            **({"reverified": True, "verification": verification} if verification is not None else {}),
-            "review_notes": review_notes,
-            "review_between": review_between,
-            "judge": judge_label,
-            "offline_correct": off_correct,
+            **({"reverified": True, "verification": judged.verification} if judged.verification is not None else {}),
+            "review_notes": judged.review_notes,
+            "review_between": judged.review_between if needs_review else None,
+            "judge": judged.judge_label,
+            "offline_correct": offline[0],
             "fact_inclusion": round(signals.inclusion, 4),
-            "confidence": round(float(score), 4),
-            "reasons": reasons,
+            "confidence": round(float(judged.score), 4),
+            "reasons": judged.reasons,
         },
     )
+
+
+def _offline_judgement(offline: tuple[bool, float, list[str], Signals]) -> _Judgement:
+    """The offline verdict and when it needs a person: a pass on thin evidence, a fail the fuzzy
+    check disputes, a fail close to the cut."""
+    correct, score, reasons, signals = offline
+    judged = _Judgement(correct, score, reasons, "offline")
+    ruled = rule_verdict(signals) is not None
+    if correct and not ruled and _thin_evidence(signals):
+        # A pass resting on almost nothing is not a pass the gate should count: a person or
+        # the judge decides (--llm-review-passes counts it anyway).
+        judged.review_notes.append(
+            f"thin evidence for a pass: no key figure and {signals.inclusion:.0%} of the key words of the "
+            "expected answer, no shared yes/no"
+        )
+        judged.review_between = "offline judge (thin evidence)"
+    elif not correct and _fuzzy_says_correct(signals):
+        judged.review_notes.append(
+            f"offline verdict (incorrect) and fuzzy fact inclusion ({_fuzzy_evidence(signals)}) disagree"
+        )
+        judged.review_between = "offline judge and fuzzy check"
+    elif not correct and not ruled and abs(score - 0.5) <= PARAMS["review_band"]:
+        # weak evidence: on FinanceBench dev these verdicts agree with people far less often
+        judged.review_notes.append(f"weak evidence: combined {score:.2f}, close to the 0.50 cut")
+        judged.review_between = "offline judge (weak evidence)"
+    return judged
+
+
+def _llm_judgement(
+    model: ChatModel,
+    offline: tuple[bool, float, list[str], Signals],
+    *,
+    question: str | None,
+    expected: str,
+    response: str,
+) -> _Judgement:
+    """The LLM judge's verdict, asked once more when the fuzzy check disagrees (second verification);
+    a disagreement with the offline verdict needs review."""
+    from pytest_llmeval.judge.llm import judge_correctness, verify_correctness
+
+    off_correct, _, off_reasons, signals = offline
+    judgement = judge_correctness(model, question=question, expected=expected, response=response)
+    judged = _Judgement(
+        bool(judgement.correct), 0.0, list(judgement.reasons), str(getattr(model, "name", type(model).__name__))
+    )
+    fuzzy_correct = _fuzzy_says_correct(signals)
+    if judged.correct != fuzzy_correct:
+        # Second verification (RAG metrics note): the judge and the fuzzy fact-inclusion
+        # check disagree, so the judge is asked once more with both verdicts and the evidence.
+        what = _fuzzy_evidence(signals)
+        second = verify_correctness(
+            model, question=question, expected=expected, response=response,
+            first=judgement, fuzzy_correct=fuzzy_correct, fuzzy_evidence=what,
+        )
+        judged.verification = {
+            "first": {"correct": judged.correct, "reasons": judged.reasons},
+            "fuzzy": {"correct": fuzzy_correct, "evidence": what},
+            "second": {"correct": bool(second.correct), "reasons": list(second.reasons)},
+            "final": bool(second.correct),
+            "changed": bool(second.correct) != judged.correct,
+        }
+        judged.correct, judged.reasons = bool(second.correct), list(second.reasons)
+    judged.score = 1.0 if judged.correct else 0.0
+    if judged.correct != off_correct:
+        judged.review_notes.append(
+            f"LLM judge ({'correct' if judged.correct else 'incorrect'}) and offline verdict "
+            f"({'correct' if off_correct else 'incorrect'}: {'; '.join(off_reasons)}) disagree"
+        )
+        judged.review_between = f"LLM judge ({judged.judge_label}) and offline verdict"
+    return judged
+
+
+def _explain(judged: _Judgement, signals: Signals, expected: str, response: str) -> str:
+    verdict = "factually matching" if judged.correct else ("refusal" if signals.refusal else "factually contradicting")
+    text = (
+        f"{verdict} (judge: {judged.judge_label}): {'; '.join(judged.reasons) or 'no reasons given'}"
+        f"; expected {expected[:120]!r}, got {response[:160]!r}"
+    )
+    if judged.review_notes:
+        text += f"; NEEDS REVIEW: {'; '.join(judged.review_notes)}"
+    check = judged.verification
+    if check is not None:
+        text += (
+            f"; SECOND VERIFICATION (judge {'correct' if check['first']['correct'] else 'incorrect'}, "
+            f"fuzzy check {'correct' if check['fuzzy']['correct'] else 'incorrect'}: {check['fuzzy']['evidence']}) -> "
+            f"{'correct' if check['final'] else 'incorrect'}"
+        )
+    return text
 
 
 def assert_answer_correct(

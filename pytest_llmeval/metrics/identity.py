@@ -16,10 +16,13 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pytest_llmeval.errors import GraderError
 from pytest_llmeval.metrics.base import MetricResult
-from pytest_llmeval.registry import GradeContext
+
+if TYPE_CHECKING:
+    from pytest_llmeval.registry import GradeContext
 
 COARSER_POLICIES = ("pass", "review", "fail")
 DEFAULT_COARSER = "review"
@@ -40,15 +43,13 @@ _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _NUMBER_WORDS = {
     w: n
     for n, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-        "sixteen seventeen eighteen nineteen twenty".split()
+        ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"]
     )
 }
 _ORDINAL_WORDS = {
     w: n
     for n, w in enumerate(
-        "zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
-        "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth".split()
+        ["zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth"]
     )
 }
 _ORDINAL = r"(?:\d{1,3}(?:st|nd|rd|th)|" + "|".join(_ORDINAL_WORDS) + r")"
@@ -72,7 +73,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 # Words that may surround identities in a gold that is only an identity ("in late 1968", "the 5th").
 _FILLER = re.compile(
-    r"\b(?:the|in|on|of|from|to|and|or|by|since|until|during|around|about|circa|ca|c|early|mid|late|"
+    r"\b(?:the|in|on|of|from|to|and|or|by|since|until|during|around|about|circa|ca|c|early|mid|late|between|"
     r"end|beginning|start|year|years|date|day|month|ad|ce|bce|bc|s|it|was|is|premiere|finale|quarter|"
     r"season|episode|series|chapter|volume|book|part|round|stage|act|week|game|fiscal|fy)\b"
 )
@@ -83,7 +84,7 @@ class Identity:
     """One stated identity: ``kind`` and its value (dates: year, month or 0, day or 0)."""
 
     kind: str  # "date", "fiscal", "quarter", "century", "season" (any serial word), "ordinal"
-    value: tuple[object, ...]
+    value: tuple[int, ...]  # dates: year, month or 0, day or 0; centuries: number, 1 when BCE
     raw: str
 
     def describe(self) -> str:
@@ -125,7 +126,7 @@ def _read(kind: str, m: re.Match[str]) -> Identity | None:
     if kind == "quarter":
         return Identity("quarter", (int(g[0]) if g[0] else _number(g[1]),), raw)
     if kind == "century":
-        return Identity("century", (_number(g[0]), g[1] in ("bce", "bc")), raw)
+        return Identity("century", (_number(g[0]), int(g[1] in ("bce", "bc"))), raw)
     if kind == "serial":
         word = re.match(r"[a-z]+", raw).group(0) if g[0] else g[2]  # type: ignore[union-attr]
         return Identity(word, (_number(g[0] or g[1]),), raw)
@@ -160,7 +161,7 @@ def identity_only(gold: str) -> bool:
     return not leftover
 
 
-def _date_relation(gold: tuple[object, ...], said: tuple[object, ...]) -> str:
+def _date_relation(gold: tuple[int, ...], said: tuple[int, ...]) -> str:
     """"same", "finer" (the answer names a day or month inside the gold's period), "coarser" or "different"."""
     gold_known = [v for v in gold if v]
     said_known = [v for v in said if v]
@@ -175,9 +176,14 @@ def _date_relation(gold: tuple[object, ...], said: tuple[object, ...]) -> str:
 def _relation(gold: Identity, said: Identity) -> str:
     if gold.kind == "date" and said.kind == "date":
         return _date_relation(gold.value, said.value)
-    if gold.kind == "date" and said.kind == "fiscal" or gold.kind == "fiscal" and said.kind == "date":
+    if (gold.kind == "date" and said.kind == "fiscal") or (gold.kind == "fiscal" and said.kind == "date"):
         # "fiscal 2022" and "2022" name the same year only when the gold's calendar year is all it says
         return "same" if gold.value[0] == said.value[0] and (said.kind == "fiscal" or said.value[1:] == (0, 0)) else "different"
+    if gold.kind == "date" and said.kind == "century":
+        # "the 16th century" for "1524": a coarser period when the year falls inside it
+        century, bce = said.value
+        year = gold.value[0]
+        return "coarser" if not bce and (century - 1) * 100 < year <= century * 100 else "different"
     if gold.kind == said.kind:
         return "same" if gold.value == said.value else "different"
     return "unrelated"
@@ -249,6 +255,24 @@ def grade(ctx: GradeContext) -> MetricResult:
     configured = getattr(getattr(ctx, "settings", None), "coarser_dates", None)  # --llm-coarser-dates
     default = str(getattr(configured, "value", configured) or DEFAULT_COARSER)
     try:
-        return identity_match(ctx.response, ctx.expected, coarser=settings.get("coarser", default))
+        result = identity_match(ctx.response, ctx.expected, coarser=settings.get("coarser", default))
     except ValueError as exc:
         raise GraderError(f"eval_criteria.identity: {exc}") from exc
+    if result.needs_review and ctx.judge is not None:
+        return _escalate(ctx, result)
+    return result
+
+
+def _escalate(ctx: GradeContext, result: IdentityMatch) -> MetricResult:
+    """A coarser period with ``--llm-judge`` set: the judge decides instead of a person; both are shown."""
+    from pytest_llmeval.metrics.correctness import answer_correctness
+
+    judged = answer_correctness(ctx.response, ctx.expected, question=ctx.question, judge=ctx.judge)
+    return IdentityMatch(
+        metric="identity",
+        passed=judged.passed,
+        score=1.0 if judged.passed else 0.0,
+        needs_review=False,
+        explanation=f"{result.explanation}; escalated to the judge: {judged.explanation}",
+        details={"coarser": result.details["coarser"], "escalated": True, "judge": judged.details.get("judge")},
+    )

@@ -15,9 +15,15 @@ class KeywordsResult(MetricResult):
     missing: list[str] = field(default_factory=list)
 
 
+# Turkish dotted and dotless I: casefold maps "İ" to "i̇" (i + combining dot) and leaves "ı",
+# so "İSTANBUL" would miss "istanbul" and "ISPARTA" miss "ısparta". All four fold to "i".
+_TURKISH_I = str.maketrans({"\u0130": "i", "\u0131": "i"})
+
+
 def _fold(text: str) -> str:
     # NFKC + casefold so "Æ"/"æ", "ß"/"SS" and composed/decomposed "å" compare equal.
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+    folded = unicodedata.normalize("NFKC", text).translate(_TURKISH_I).casefold().replace("i\u0307", "i")
+    return " ".join(folded.split())
 
 
 def must_include(response: str, keywords: Sequence[str]) -> KeywordsResult:

@@ -46,6 +46,7 @@ from pytest_llmeval.metrics.numeric_tokens import (
     _parse_number_text,
     _parse_word_number,
     _ulp,
+    fold_number_forms,
 )
 
 # Roles that never count as a stated value.
@@ -336,6 +337,7 @@ def extract_values(
     """
     if not isinstance(text, str):
         text = "" if text is None else str(text)
+    text = fold_number_forms(text)
     out: list[Candidate] = []
     q_tokens = _question_alnum_tokens(question)
     n = len(text)

@@ -25,6 +25,20 @@ SCALE_WORDS: dict[str, float] = {
     "Cr": 1e7,
 }
 
+# Fullwidth (CJK) and Arabic-Indic digits with their separators, one character for one so that
+# offsets into the text stay valid: "１２．５％" and "١٢٫٥٪" read as "12.5%", "1٬500" as "1,500".
+_NUMBER_FORMS = str.maketrans({
+    **{chr(base + i): str(i) for base in (0xFF10, 0x0660, 0x06F0) for i in range(10)},
+    "．": ".", "，": ",", "％": "%", "＄": "$", "－": "-", "＋": "+", "（": "(", "）": ")",
+    "\u066b": ".", "\u066c": ",", "\u066a": "%",  # Arabic decimal separator, thousands separator, percent
+})
+
+
+def fold_number_forms(text: str) -> str:
+    """Digits and number separators of other scripts as ASCII (same length, same offsets)."""
+    return text.translate(_NUMBER_FORMS)
+
+
 _CURRENCY_CODES = {
     "$": "USD",
     "US$": "USD",

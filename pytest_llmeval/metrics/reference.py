@@ -13,7 +13,7 @@ share no n-gram: BLEU 0 beside a correct verdict).
   rescaling, so its absolute values are not comparable with published BERTScore figures.
 
 Each library is imported on first use; a missing one leaves its metric ``None`` and names
-the extra (``pip install 'pytest-llmeval[reference]'``) in ``missing``.
+the extra (``pip install 'pytest-llmeval-gold[reference]'``) in ``missing``.
 """
 
 from __future__ import annotations
@@ -67,15 +67,15 @@ def reference_metrics(response: str, reference: str, *, model: str | None = None
     if importlib.util.find_spec("sacrebleu") is not None:
         out["bleu"] = round(bleu(response, reference), 4)
     else:
-        missing.append("sacrebleu (pytest-llmeval[reference])")
+        missing.append("sacrebleu ([reference] extra)")
     if importlib.util.find_spec("rouge_score") is not None:
         out.update({k: round(v, 4) for k, v in rouge(response, reference).items()})
     else:
-        missing.append("rouge-score (pytest-llmeval[reference])")
+        missing.append("rouge-score ([reference] extra)")
     if importlib.util.find_spec("sentence_transformers") is not None:
         out["bertscore_f1"] = round(bertscore_f1(response, reference, model=model), 4) if response.strip() and reference.strip() else 0.0
     else:
-        missing.append("sentence-transformers (pytest-llmeval[semantic])")
+        missing.append("sentence-transformers ([semantic] extra)")
     if missing:
         out["missing"] = missing
     return out

@@ -92,6 +92,35 @@ def _dcg_log2(gains: Sequence[float]) -> float:
     return sum(g / math.log2(i + 2) for i, g in enumerate(gains))
 
 
+def _measures_at_k(
+    ranking: list[str], hits: list[bool], grades: dict[str, float], k: int | None
+) -> dict[str, float]:
+    """Standard measures at cutoff k (k=None: the whole list; precision then divides by n)."""
+    m = len(grades)
+    top = ranking if k is None else ranking[:k]
+    top_hits = hits[: len(top)]
+    denom_p = len(ranking) if k is None else k
+    n_hits = sum(top_hits)
+    first = next((i for i, hit in enumerate(top_hits) if hit), None)
+    running = 0
+    ap_sum = 0.0
+    for i, hit in enumerate(top_hits):
+        if hit:
+            running += 1
+            ap_sum += running / (i + 1)
+    ideal = sorted(grades.values(), reverse=True)
+    if k is not None:
+        ideal = ideal[:k]
+    return {
+        "precision": n_hits / denom_p if denom_p else 0.0,
+        "recall": n_hits / m,
+        "mrr": 0.0 if first is None else 1.0 / (first + 1),
+        "hit_rate": 0.0 if first is None else 1.0,
+        "ap": ap_sum / m,
+        "ndcg": _dcg_log2([grades.get(doc, 0.0) for doc in top]) / _dcg_log2(ideal),
+    }
+
+
 def retrieval_metrics(
     retrieved: Sequence[Any], relevant: Any, *, k: int | None = None
 ) -> RetrievalResult:
@@ -115,27 +144,10 @@ def retrieval_metrics(
     idcg_h = sum(1.0 / (i + 1) for i in range(m))
     ndcg_harmonic = dcg_h / idcg_h
 
-    # Standard measures at cutoff k (k=None: the whole list; precision then divides by n).
-    top = ranking if k is None else ranking[:k]
-    top_hits = hits[: len(top)]
-    denom_p = n if k is None else k
-    n_hits = sum(top_hits)
-    precision_at_k = n_hits / denom_p if denom_p else 0.0
-    recall_at_k = n_hits / m
-    first = next((i for i, hit in enumerate(top_hits) if hit), None)
-    mrr = 0.0 if first is None else 1.0 / (first + 1)
-    hit_rate = 0.0 if first is None else 1.0
-    running = 0
-    ap_sum = 0.0
-    for i, hit in enumerate(top_hits):
-        if hit:
-            running += 1
-            ap_sum += running / (i + 1)
-    average_precision = ap_sum / m
-    ideal = sorted(grades.values(), reverse=True)
-    if k is not None:
-        ideal = ideal[:k]
-    ndcg_at_k = _dcg_log2([grades.get(doc, 0.0) for doc in top]) / _dcg_log2(ideal)
+    at_k = _measures_at_k(ranking, hits, grades, k)
+    precision_at_k, recall_at_k, hit_rate, mrr, average_precision, ndcg_at_k = (
+        at_k["precision"], at_k["recall"], at_k["hit_rate"], at_k["mrr"], at_k["ap"], at_k["ndcg"]
+    )
 
     returned = set(ranking)
     missed = [doc for doc in grades if doc not in returned]

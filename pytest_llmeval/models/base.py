@@ -23,6 +23,13 @@ class Completion:
     attempts: int = 1
     model: str = ""
     junk_usage: bool = False  # the reply's "usage" was not token counts (ignored)
+    structured: str = ""  # which structured-output forms were tried, when negotiated (models.formats)
+    # latency_s is the round trip of the request that answered: sent to reply read, so it includes
+    # the time the request waited in the server's queue. wait_s: before sending, for our own
+    # concurrency slot and rate limit. service_s: the server's own processing time, when it says.
+    wait_s: float = 0.0
+    service_s: float | None = None
+    tool_calls: list[dict[str, Any]] | None = None  # the reply's tool calls, as the API sent them
 
 
 @dataclass
@@ -36,6 +43,7 @@ class Answer:
     usage: Usage = field(default_factory=Usage)
     cached: bool = False
     latency_s: float = 0.0
+    tool_calls: list[dict[str, Any]] | None = None  # [{"id", "type", "function": {"name", "arguments"}}]
 
 
 class ChatModel(Protocol):

@@ -25,18 +25,20 @@ import json
 import os
 import re
 import socket
-import tempfile
 import time
 import uuid
 from pathlib import Path
 from typing import Any
 
-from pytest_llmeval.errors import CacheMissError
+from pytest_llmeval.errors import CacheMissError, CacheUnwritableError
+from pytest_llmeval.fileio import describe_os_error, probe_dir, write_atomic
 from pytest_llmeval.options import RecordMode
 
 FORMAT_VERSION = 2
 _READABLE_VERSIONS = (1, 2)
 _LOCKS = ".locks"
+# A holder writes its lock right after creating it; an empty lock this old will never be written.
+EMPTY_LOCK_STALE_S = 5.0
 
 
 def _digest(payload: dict[str, Any]) -> str:
@@ -55,7 +57,11 @@ def legacy_key(identity: dict[str, Any], endpoint: str) -> str:
 
 
 # A committed cache file is untrusted text: bounded in size and nesting before anything walks it.
-MAX_FILE_BYTES = 8 * 1024 * 1024
+# The HTTP client reads at most MAX_REPLY_BYTES of a reply, so every reply it records fits a
+# file replay accepts (the rest of the file is the request and a little JSON): recorded means
+# replayable, never "corrupt" on the next run and bought again.
+MAX_REPLY_BYTES = 4 * 1024 * 1024
+MAX_FILE_BYTES = 2 * MAX_REPLY_BYTES
 MAX_NESTING = 64
 
 
@@ -203,7 +209,9 @@ class ResponseCache:
         *,
         label: str | None,
         endpoint: str | None = None,
-    ) -> Path:
+    ) -> Path | None:
+        """Write the reply's file (atomically, with the umask's mode); ``None`` when the record
+        is larger than :data:`MAX_FILE_BYTES`, which replay would refuse."""
         from pytest_llmeval.redact import redact, strip_url_credentials
 
         record = {
@@ -215,25 +223,19 @@ class ResponseCache:
             "request": identity,
             "response": response,
         }
-        self.dir.mkdir(parents=True, exist_ok=True)
         # Committed files: no API key or bearer token, even one a prompt or reply quoted.
         text = redact(json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False)) + "\n"
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=self.dir)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
-            target = self.path_for(key)
-            for attempt in range(5):  # Windows refuses to replace a file a reader holds open
-                try:
-                    os.replace(tmp, target)
-                    break
-                except PermissionError:
-                    if attempt == 4:
-                        raise
-                    time.sleep(0.05 * (attempt + 1))
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
+        if len(text.encode("utf-8")) > MAX_FILE_BYTES:
+            return None  # the reader would refuse it: never write a file replay calls corrupt
+        target = self.path_for(key)
+        for attempt in range(5):  # Windows refuses to replace a file a reader holds open
+            try:
+                write_atomic(target, text, newline="\n")
+                break
+            except PermissionError:
+                if attempt == 4:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
         return self.path_for(key)
 
     # -- cross-process locks -------------------------------------------------------
@@ -253,17 +255,41 @@ class ResponseCache:
         path = self.lock_path(key)
         for _ in range(2):
             try:
-                fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+                fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)  # the umask decides
             except FileExistsError:
                 if not self._is_stale(path, stale_after):
                     return False
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(path)
                 continue
-            with os.fdopen(fd, "w") as handle:
-                handle.write(f"{socket.gethostname()} {os.getpid()}\n")
+            try:
+                with os.fdopen(fd, "w") as handle:
+                    handle.write(f"{socket.gethostname()} {os.getpid()}\n")
+            except OSError as exc:
+                # An empty lock would look like a live holder to every other sample (and run):
+                # remove it and stop, rather than let each sample wait the stale-lock time.
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+                raise self.unwritable(exc) from None
             return True
         return False
+
+    def unwritable(self, exc: OSError) -> CacheUnwritableError:
+        """The run-stopping error for a cache folder that cannot take a file."""
+        return CacheUnwritableError(
+            f"the cache directory {self.root} cannot be written: {describe_os_error(exc)}"
+            f" ({exc.filename or self.dir}). Free space or fix the folder, choose another with"
+            " --llm-cache-dir, or replay only with --llm-record=none; no further request is sent"
+        )
+
+    def check_writable(self) -> None:
+        """Before the first request: the reply folder and the lock folder take a file."""
+        try:
+            probe_dir(self.dir)
+            self._ensure_lock_dir()
+            probe_dir(self.lock_dir)
+        except OSError as exc:
+            raise self.unwritable(exc) from None
 
     def unlock(self, key: str) -> None:
         with contextlib.suppress(FileNotFoundError):
@@ -278,7 +304,9 @@ class ResponseCache:
             age = time.time() - path.stat().st_mtime
             host, _, pid = path.read_text(encoding="utf-8").strip().partition(" ")
         except (OSError, ValueError):
-            return False  # vanished or half-written: the holder is alive or just finished
+            return False  # vanished or unreadable: the holder is alive or just finished
+        if not host and age > EMPTY_LOCK_STALE_S:
+            return True  # created and never written: its holder died or met a full disk
         if age > stale_after:
             return True
         if os.name == "posix" and host == socket.gethostname() and pid.isdigit():

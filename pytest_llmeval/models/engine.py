@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pytest_llmeval.errors import (
     CacheCorruptError,
+    CacheUnwritableError,
     FatalModelError,
     ModelError,
     ResponseFormatRejected,
@@ -27,6 +28,7 @@ from pytest_llmeval.errors import (
 from pytest_llmeval.models import formats
 from pytest_llmeval.models.base import Completion, Usage
 from pytest_llmeval.models.cache import ResponseCache, cache_key, legacy_key, slug
+from pytest_llmeval.models.format_memory import FormatMemory, endpoint_key
 from pytest_llmeval.models.limits import AdaptiveLimit
 from pytest_llmeval.models.stats import Stats
 from pytest_llmeval.options import RecordMode
@@ -129,9 +131,12 @@ class Engine:
         self._failures: Path | None = None  # this run's failed requests, shared by xdist workers
         self._chats: dict[str, OpenAIChat] = {}
         self._guard = threading.Lock()
-        # endpoint URL -> structured-output mode it accepts (formats.LADDER), found once
-        self.formats: dict[str, str] = {}
+        # endpoint URL -> structured-output form it takes (formats.LADDER), found once, kept in the cache dir
+        self.formats = FormatMemory(None if self.mode is RecordMode.OFF else self.cache_root)
         self._format_locks: dict[str, asyncio.Lock] = {}
+        self.budget: Any = None  # the run's RunBudget (--llm-budget-*), set by the plugin session
+        # Set when the cache stopped taking files mid-run: no further reply is bought to be lost.
+        self._cache_error: CacheUnwritableError | None = None
 
     @property
     def semaphore(self) -> AdaptiveLimit:
@@ -141,13 +146,14 @@ class Engine:
             self._semaphore = AdaptiveLimit(int(self.settings.concurrency))
         return self._semaphore
 
-    def chat(self, model: str) -> OpenAIChat:
+    def chat(self, model: str, settings: Any = None) -> OpenAIChat:
+        """The endpoint client of ``model``; ``settings``: its own request settings (the judge's)."""
         from pytest_llmeval.models.openai_chat import OpenAIChat
 
+        chat = OpenAIChat(model, self.settings if settings is None else settings)
+        key = json.dumps(chat.request_settings(), sort_keys=True, default=str)
         with self._guard:
-            if model not in self._chats:
-                self._chats[model] = OpenAIChat(model, self.settings)
-            return self._chats[model]
+            return self._chats.setdefault(key, chat)
 
     def share_between_workers(self, run_id: str) -> None:
         """Under xdist, ask each request once per run, failures included: workers share the
@@ -198,17 +204,24 @@ class Engine:
             return None
         with self._guard:
             if namespace not in self._caches:
-                if self._scratch is not None:
-                    cache = ResponseCache(self._scratch, namespace, RecordMode.NEW)
-                else:
-                    cache = ResponseCache(self.cache_root, namespace, self.mode)
+                root = self.cache_root if self._scratch is None else self._scratch
+                try:
+                    if self._scratch is not None:
+                        cache = ResponseCache(self._scratch, namespace, RecordMode.NEW)
+                    else:
+                        cache = ResponseCache(self.cache_root, namespace, self.mode)
+                    if cache.writes:
+                        cache.check_writable()  # before the first request, not after paying for it
+                except OSError as exc:  # a file where the cache folder should be
+                    raise ResponseCache(root, namespace, RecordMode.NONE).unwritable(exc) from None
                 self._caches[namespace] = cache
             return self._caches[namespace]
 
     @property
     def stale_lock_after(self) -> float:
         s = self.settings
-        return float(s.timeout) * (int(s.max_retries) + 1) + 60.0 * int(s.max_retries) + 60.0
+        timeout = max(float(s.timeout), float(getattr(s, "judge_timeout", None) or 0))
+        return timeout * (int(s.max_retries) + 1) + 60.0 * int(s.max_retries) + 60.0
 
     async def complete(
         self,
@@ -220,6 +233,7 @@ class Engine:
         count_hit: bool = True,
         repeat: int = 1,
         accept: Callable[[str], bool] | None = None,
+        tools: list[dict[str, Any]] | None = None,
     ) -> Completion:
         """A cached, bounded, retried call. Exactly once across processes sharing the cache dir.
 
@@ -227,11 +241,14 @@ class Engine:
         ``repeat``: the answer's repeat index (``--llm-repeat``); each repeat is its own request.
         ``accept``: a reply it rejects (a judge reply that fails validation) is returned but never
         cached, and a cached one it rejects is asked again wherever the mode may record.
+        ``tools``: OpenAI tool definitions sent with the request (part of the cache key).
         """
+        if self._cache_error is not None:
+            raise self._cache_error
         cache = self.cache_for(chat.name)
         if cache is None:
-            return await self._call(chat, messages, response_format)
-        identity = chat.identity(messages, response_format)
+            return await self._call(chat, messages, response_format, tools)
+        identity = chat.identity(messages, response_format, tools)
         if repeat > 1:
             # only repeats >= 2 enter the key, so a cache recorded by single runs replays as repeat 1
             identity = {**identity, "repeat": repeat}
@@ -269,7 +286,7 @@ class Engine:
             if failure is not None:
                 raise failure  # failed once this run already: not asked again (nor counted)
             try:
-                completion = await self._call(chat, messages, response_format)
+                completion = await self._call(chat, messages, response_format, tools)
             except FatalModelError:
                 raise
             except ModelError as exc:
@@ -278,20 +295,26 @@ class Engine:
             if accept is not None and not accept(completion.text):
                 return completion  # never cached: the next run asks again
             self._mark_fetched(key)  # before the reply is visible to other workers
-            cache.put(
-                key,
-                identity,
-                {
-                    "text": completion.text,
-                    "model": completion.model,
-                    "usage": {
-                        "prompt_tokens": completion.usage.prompt_tokens,
-                        "completion_tokens": completion.usage.completion_tokens,
+            try:
+                cache.put(
+                    key,
+                    identity,
+                    {
+                        "text": completion.text,
+                        "model": completion.model,
+                        **({"tool_calls": completion.tool_calls} if completion.tool_calls else {}),
+                        "usage": {
+                            "prompt_tokens": completion.usage.prompt_tokens,
+                            "completion_tokens": completion.usage.completion_tokens,
+                        },
                     },
-                },
-                label=label,
-                endpoint=chat.base_url,
-            )
+                    label=label,
+                    endpoint=chat.base_url,
+                )
+            except OSError as exc:
+                # The disk filled (or the folder went away) mid-run: this paid reply is still
+                # graded; no later request is sent to be thrown away.
+                self._cache_error = self._cache_error or cache.unwritable(exc)
             return completion
         finally:
             cache.unlock(key)
@@ -330,6 +353,7 @@ class Engine:
             cached=True,
             attempts=0,
             model=str(response.get("model") or "")[:200],
+            tool_calls=_cached_tool_calls(response.get("tool_calls")),
         )
 
     async def _call(
@@ -337,20 +361,31 @@ class Engine:
         chat: OpenAIChat,
         messages: list[dict[str, Any]],
         response_format: dict[str, Any] | None,
+        tools: list[dict[str, Any]] | None = None,
     ) -> Completion:
         """Send, negotiating structured output once per endpoint (the cache key stays the
         request as asked: the reply is validated against the schema whatever was sent)."""
         if response_format is None or not formats.negotiable(response_format):
-            return await self._send(chat, messages, response_format)
+            return await self._send(
+                chat, messages, {"response_format": response_format} if response_format else {}, tools
+            )
         endpoint = chat.base_url
-        mode = self.formats.get(endpoint)
-        if mode is None:
+        known = self.formats.get(endpoint)
+        if known is None:
             lock = self._format_locks.setdefault(endpoint, asyncio.Lock())
             async with lock:  # the first call probes; the others wait for its answer
-                mode = self.formats.get(endpoint)
-                if mode is None:
-                    return await self._probe(chat, endpoint, messages, response_format)
-        return await self._send(chat, *formats.wire_request(mode, messages, response_format))
+                known = self.formats.get(endpoint)
+                if known is None:
+                    return await self._probe(chat, endpoint, messages, response_format, tools)
+        form, tried = known
+        try:
+            completion = await self._send(chat, *formats.wire_request(form, messages, response_format), tools)
+        except ResponseFormatRejected:
+            # the server behind this URL changed since the form was chosen: choose again
+            self.formats.forget(endpoint)
+            return await self._probe(chat, endpoint, messages, response_format, tools)
+        completion.structured = f"{tried} (remembered for {endpoint_key(endpoint)})"
+        return completion
 
     async def _probe(
         self,
@@ -358,41 +393,65 @@ class Engine:
         endpoint: str,
         messages: list[dict[str, Any]],
         response_format: dict[str, Any],
+        tools: list[dict[str, Any]] | None = None,
     ) -> Completion:
-        for mode in formats.LADDER:
+        """Each form in turn until the server takes one (the reply is the caller's to validate:
+        a refusal is the server's answer about the form, a bad reply is the model's)."""
+        tried: list[tuple[str, str]] = []
+        for form in formats.LADDER:
             try:
-                completion = await self._send(
-                    chat, *formats.wire_request(mode, messages, response_format)
-                )
+                completion = await self._send(chat, *formats.wire_request(form, messages, response_format), tools)
             except ResponseFormatRejected:
-                continue  # deterministic: the next rung, never a retry of this one
-            self.formats[endpoint] = mode
-            return completion
-        raise AssertionError("the last rung sends no response_format, so it cannot be refused")
+                tried.append((form, "refused"))
+                continue  # deterministic: the next form, never a retry of this one
+            tried.append((form, "used"))
+            return self._chosen(endpoint, form, tried, completion)
+        raise AssertionError("the last form sends no structured-output field, so it cannot be refused")
+
+    def _chosen(self, endpoint: str, form: str, tried: list[tuple[str, str]], completion: Completion) -> Completion:
+        self.formats.put(endpoint, form, formats.describe(tried))
+        completion.structured = formats.describe(tried)
+        return completion
 
     async def _send(
         self,
         chat: OpenAIChat,
         messages: list[dict[str, Any]],
-        response_format: dict[str, Any] | None,
+        fields: dict[str, Any],
+        tools: list[dict[str, Any]] | None = None,
     ) -> Completion:
+        """One request; ``fields``: body fields asking for structured output (``response_format``...)."""
         async def before_attempt() -> None:
             await self.limiter.wait()
+
+        fields = dict(fields)
+        def still_wanted() -> None:
+            if self._cache_error is not None:
+                raise self._cache_error  # a reply bought now could not be kept
 
         try:
             completion = await chat.complete(
                 messages,
-                response_format,
+                fields.pop("response_format", None),
+                structured=fields,
                 before_attempt=before_attempt,
                 on_retry=self.stats.record_retry,
                 slot=self.semaphore,  # per attempt: no slot is held while backing off
+                # the run budget, checked with the slot held: BudgetExceeded once the cap is spent
+                admit=None if self.budget is None else self.budget.check,
+                still_wanted=still_wanted,
+                **({"tools": tools} if tools else {}),
             )
-        except ResponseFormatRejected:
-            raise  # not an error of the run: the caller falls back to a simpler format
+        except (ResponseFormatRejected, CacheUnwritableError):
+            raise  # not an error of the run: the caller falls back to a simpler format; or fatal
         except ModelError:
             self.stats.record_error()
             raise
-        self.stats.record_call(chat.model, completion.usage, completion.latency_s)
+        self.stats.record_call(
+            chat.model, completion.usage, completion.latency_s, wait_s=completion.wait_s, service_s=completion.service_s
+        )
+        if self.budget is not None:
+            self.budget.spend(*self.stats.usage_cost(chat.model, completion.usage))
         if completion.junk_usage:
             self.stats.record_junk_usage()
         return completion
@@ -412,3 +471,10 @@ def _cached_usage(value: Any) -> Usage:
         return number if isinstance(number, int) and not isinstance(number, bool) and 0 <= number < 10**12 else 0
 
     return Usage(count("prompt_tokens"), count("completion_tokens"))
+
+
+def _cached_tool_calls(value: Any) -> list[dict[str, Any]] | None:
+    """Tool calls from a cache file, kept only in the shape the API sends (else none)."""
+    from pytest_llmeval.models.openai_chat import clean_tool_calls
+
+    return clean_tool_calls(value)

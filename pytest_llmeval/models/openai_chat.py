@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_llmeval.errors import FatalModelError, ModelError, ResponseFormatRejected
 from pytest_llmeval.models import limits
 from pytest_llmeval.models.base import Completion, Usage
+from pytest_llmeval.models.cache import MAX_REPLY_BYTES
 
 if TYPE_CHECKING:
     import httpx2
@@ -69,9 +70,13 @@ def retry_after_seconds(headers: Any) -> float | None:
     return min(RETRY_AFTER_CAP_S, max(0.0, seconds))
 
 
-# Words of a server refusing the response_format field itself (OpenAI, vLLM, llama.cpp,
-# llama-cpp-python's pydantic "Input should be 'text' or 'json_object'").
-_FORMAT_WORDS = ("response_format", "json_schema", "json_object", "structured output", "grammar")
+# Words of a server refusing a structured-output field itself (OpenAI's "Unrecognized request
+# argument supplied: guided_json", vLLM, llama.cpp, llama-cpp-python's pydantic "Input should be
+# 'text' or 'json_object'"). Checked only for requests that carried such a field.
+_FORMAT_WORDS = (
+    "response_format", "json_schema", "json_object", "structured output", "structured_outputs",
+    "guided_json", "grammar", "format",
+)
 
 
 def rejects_response_format(status: int, detail: str) -> bool:
@@ -116,23 +121,73 @@ def parse_completion(text: str, *, status: int, model: str) -> dict[str, Any]:
     message = first.get("message")
     message = message if isinstance(message, dict) else {}
     content = message.get("content")
-    if not isinstance(content, str) or not content.strip():
+    tool_calls = clean_tool_calls(message.get("tool_calls"))
+    if tool_calls and not isinstance(content, str):
+        content = ""  # a reply that only calls tools
+    if not tool_calls and (not isinstance(content, str) or not content.strip()):
         finish = first.get("finish_reason")
         raise ModelError(
             f"malformed reply from {model}: empty content (finish_reason={finish!r})", status=status
         )
     usage = body.get("usage")
     counts = {name: _token_count(usage.get(name) if isinstance(usage, dict) else 0) for name in ("prompt_tokens", "completion_tokens")}
+    from pytest_llmeval.fileio import scrub_surrogates
     from pytest_llmeval.redact import redact
 
     return {
-        "text": redact(content),  # a model quoting the key back never gets it written anywhere
+        # a lone surrogate ("\ud800") would stop the cache file and the reports: replaced here
+        "text": redact(scrub_surrogates(content if isinstance(content, str) else "")),  # a model quoting the key back never gets it written anywhere
+        "tool_calls": tool_calls,
         "finish_reason": first.get("finish_reason"),
         "model": str(body.get("model") or model)[:200],
         "usage": {name: count or 0 for name, count in counts.items()},
         # a usage field that is not token counts is ignored, and counted in the stats
         "junk_usage": usage is not None and (not isinstance(usage, dict) or None in counts.values()),
+        "service_s": server_service_s(body),
     }
+
+
+MAX_SERVICE_S = 86400.0
+
+
+def server_service_s(body: dict[str, Any]) -> float | None:
+    """The server's own time on the request, from llama.cpp's ``timings`` (prompt + generation,
+    in ms; excludes the time queued for a slot), or None when the reply does not say."""
+    timings = body.get("timings")
+    if not isinstance(timings, dict):
+        return None
+    total = 0.0
+    for name in ("prompt_ms", "predicted_ms"):
+        value = timings.get(name)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < MAX_SERVICE_S * 1000:
+            return None  # junk: no figure rather than a wrong one
+        total += value
+    return total / 1000
+MAX_TOOL_CALLS = 64
+MAX_ARGUMENT_CHARS = 200_000
+
+
+def clean_tool_calls(value: Any) -> list[dict[str, Any]] | None:
+    """A reply's ``tool_calls`` as ``[{"id", "type", "function": {"name", "arguments"}}]``
+    (arguments a JSON string, as the API sends them), bounded; None when there are none."""
+    if not isinstance(value, list) or not value:
+        return None
+    from pytest_llmeval.redact import redact
+
+    calls = []
+    for call in value[:MAX_TOOL_CALLS]:
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+            continue
+        arguments = function.get("arguments")
+        if not isinstance(arguments, str):
+            arguments = json.dumps(arguments) if isinstance(arguments, dict | list) else ""
+        calls.append({
+            "id": str(call.get("id") or "")[:200],
+            "type": "function",
+            "function": {"name": function["name"][:200], "arguments": redact(arguments[:MAX_ARGUMENT_CHARS])},
+        })
+    return calls or None
 
 
 def _token_count(value: Any) -> int | None:
@@ -155,6 +210,8 @@ class OpenAIChat:
             settings.base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_DEFAULT_URL
         ).rstrip("/")
         self.api_key_env = settings.api_key_env or "OPENAI_API_KEY"
+        # the flag naming the key variable, in error messages (the judge has its own)
+        self.key_flag = "--llm-judge-api-key-env" if getattr(settings, "role", None) == "judge" else "--llm-api-key-env"
         self.temperature = settings.temperature
         self.max_tokens = settings.max_tokens
         self.seed = settings.seed
@@ -168,8 +225,25 @@ class OpenAIChat:
     def name(self) -> str:
         return f"openai:{self.model}"
 
+    def request_settings(self) -> dict[str, Any]:
+        """What tells two clients of one model apart (the model's and the judge's)."""
+        return {
+            "model": self.model,
+            "base_url": self.base_url,
+            "api_key_env": self.api_key_env,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "seed": self.seed,
+            "timeout": self.timeout,
+            "extra_body": self.extra_body,
+            "key_flag": self.key_flag,
+        }
+
     def identity(
-        self, messages: list[dict[str, Any]], response_format: dict[str, Any] | None
+        self,
+        messages: list[dict[str, Any]],
+        response_format: dict[str, Any] | None,
+        tools: list[dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
         """What the cache key covers: never the API key, the timeout or the endpoint URL
         (a cache recorded at 127.0.0.1 must replay at localhost or on another port)."""
@@ -183,6 +257,8 @@ class OpenAIChat:
                 "seed": self.seed,
                 "extra_body": self.extra_body,
                 "response_format": response_format,
+                # only when sent: caches recorded without tools keep their keys
+                **({"tools": tools} if tools else {}),
             },
         }
 
@@ -196,7 +272,7 @@ class OpenAIChat:
         if self.base_url == OPENAI_DEFAULT_URL:
             raise FatalModelError(
                 f"{self.name}: no API key: set the environment variable {self.api_key_env} "
-                "(or name another one with --llm-api-key-env), or replay the cache with --llm-record=none"
+                f"(or name another one with {self.key_flag}), or replay the cache with --llm-record=none"
             )
         return "EMPTY"  # local servers (vLLM, Ollama, llama.cpp) accept any key
 
@@ -228,23 +304,37 @@ class OpenAIChat:
         before_attempt: Callable[[], Awaitable[None]] | None = None,
         on_retry: Callable[[], None] | None = None,
         slot: AdaptiveLimit | None = None,
+        structured: dict[str, Any] | None = None,
+        admit: Callable[[], None] | None = None,
+        still_wanted: Callable[[], None] | None = None,
+        tools: list[dict[str, Any]] | None = None,
     ) -> Completion:
         """Call the endpoint, retrying transient failures; raise ModelError/FatalModelError after.
 
+        ``admit`` runs with the slot held, before each attempt is sent (the run budget: it raises
+        to refuse the request).
+
         Each attempt holds one ``slot`` (none while backing off) and reports to it whether the
-        server looked overloaded (timeout, 429), so the concurrency adapts.
+        server looked overloaded (timeout, 429), so the concurrency adapts. ``still_wanted`` runs
+        with the slot held and may raise :class:`ModelError` (the cache stopped taking replies).
         """
         import httpx2
 
         attempts = self.max_retries + 1
         last: ModelError | None = None
         for attempt in range(1, attempts + 1):
+            queued = time.perf_counter()
             if before_attempt is not None:
                 await before_attempt()
             taken = await slot.acquire() if slot is not None else 0
+            waited = time.perf_counter() - queued
             try:
                 # Checked with the slot held: the breaker may have opened while we waited.
                 self._refuse_if_unreachable(attempt)
+                if admit is not None:
+                    admit()
+                if still_wanted is not None:
+                    still_wanted()
             except ModelError:
                 if slot is not None:
                     slot.release(taken)
@@ -256,14 +346,14 @@ class OpenAIChat:
             wait: float | None = None
             try:
                 try:
-                    status, text, headers = await self._post(messages, response_format)
+                    status, text, headers = await self._post(messages, response_format, structured, tools)
                 except httpx2.ConnectError as exc:
                     self.breaker.record(False, time.monotonic(), f"{type(exc).__name__}: {exc}")
                     raise
                 self.breaker.record(True, time.monotonic())
                 if status >= 400:
                     outcome = limits.OVERLOAD if status == 429 else limits.OTHER
-                    last, wait = self._http_error(status, text, headers, attempt, response_format)
+                    last, wait = self._http_error(status, text, headers, attempt, response_format, structured)
                 else:
                     parsed = parse_completion(text, status=status, model=self.name)
                     outcome = limits.OK
@@ -274,6 +364,9 @@ class OpenAIChat:
                         attempts=attempt,
                         model=parsed["model"],
                         junk_usage=parsed["junk_usage"],
+                        wait_s=waited,
+                        service_s=parsed["service_s"],
+                        tool_calls=parsed["tool_calls"],
                     )
             except httpx2.TimeoutException:
                 outcome = limits.OVERLOAD
@@ -316,6 +409,7 @@ class OpenAIChat:
         headers: Any,
         attempt: int,
         response_format: dict[str, Any] | None,
+        structured: dict[str, Any] | None = None,
     ) -> tuple[ModelError, float | None]:
         """A retryable error and its ``Retry-After`` wait; raises what must not be retried."""
         try:
@@ -332,10 +426,11 @@ class OpenAIChat:
                 status=status,
                 attempts=attempt,
             )
-        if response_format is not None and rejects_response_format(status, detail):
+        asked = [f"response_format {response_format.get('type')!r}"] if response_format is not None else []
+        asked += sorted(structured or {})
+        if asked and rejects_response_format(status, detail):
             raise ResponseFormatRejected(
-                f"{self.name} at {self.base_url} refuses response_format "
-                f"{response_format.get('type')!r} (HTTP {status}): {detail}",
+                f"{self.name} at {self.base_url} refuses {', '.join(asked)} (HTTP {status}): {detail}",
                 status=status,
                 attempts=attempt,
             )
@@ -349,7 +444,11 @@ class OpenAIChat:
         return error, retry_after_seconds(headers)
 
     async def _post(
-        self, messages: list[dict[str, Any]], response_format: dict[str, Any] | None
+        self,
+        messages: list[dict[str, Any]],
+        response_format: dict[str, Any] | None,
+        structured: dict[str, Any] | None = None,
+        tools: list[dict[str, Any]] | None = None,
     ) -> tuple[int, str, Any]:
         body: dict[str, Any] = {
             "model": self.model,
@@ -362,7 +461,44 @@ class OpenAIChat:
             body["seed"] = self.seed
         if response_format is not None:
             body["response_format"] = response_format
+        body.update(structured or {})  # vLLM's structured_outputs / guided_json, Ollama's format
+        if tools:
+            body["tools"] = tools
         body.update(self.extra_body)  # merged into the body, as the OpenAI SDK's extra_body is
-        # plain HTTP: we validate the body ourselves so malformed replies become clear errors
-        response = await self.client().post("chat/completions", json=body)
-        return response.status_code, response.text, response.headers
+        # plain HTTP: we validate the body ourselves so malformed replies become clear errors.
+        # --llm-timeout bounds the whole request, not each read: a server dripping one byte at a
+        # time would otherwise hold it for ever.
+        try:
+            return await asyncio.wait_for(self._exchange(body), self.timeout)
+        except asyncio.TimeoutError:
+            import httpx2
+
+            raise httpx2.ReadTimeout(f"no complete reply within {self.timeout:g} s") from None
+
+    async def _exchange(self, body: dict[str, Any]) -> tuple[int, str, Any]:
+        """Send and read the reply, at most :data:`MAX_REPLY_BYTES` of it."""
+        async with self.client().stream("POST", "chat/completions", json=body) as response:
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > MAX_REPLY_BYTES:
+                raise self._too_large(response.status_code, f"{int(declared)} bytes announced")
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in response.aiter_bytes():  # decoded: a gzip bomb counts in full
+                size += len(chunk)
+                if size > MAX_REPLY_BYTES:
+                    raise self._too_large(response.status_code, "more than that sent")
+                chunks.append(chunk)
+            raw = b"".join(chunks)
+            encoding = response.charset_encoding or "utf-8"
+            try:
+                text = raw.decode(encoding, errors="replace")
+            except LookupError:  # an unknown charset named by the server
+                text = raw.decode("utf-8", errors="replace")
+            return response.status_code, text, response.headers
+
+    def _too_large(self, status: int, detail: str) -> ModelError:
+        return ModelError(
+            f"{self.name}: reply larger than {MAX_REPLY_BYTES} bytes ({detail}); not read further"
+            " (the cache keeps and replays replies up to that size)",
+            status=status,
+        )

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import importlib
 import inspect
-import json
 import sys
 import time
 from collections.abc import Callable
@@ -15,6 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_llmeval.errors import ModelError
 from pytest_llmeval.models.base import Answer, Usage
+
+# A bare --llm-model value that looks like a file: checked where options are read, named here too.
+from pytest_llmeval.options import path_like_problem as path_like_problem
 
 if TYPE_CHECKING:
     from pytest_llmeval.models.engine import Engine
@@ -40,6 +42,7 @@ def split_spec(spec: str) -> tuple[str, str]:
     return "openai", spec  # bare model names may contain ':' (ollama tags such as llama3:8b)
 
 
+# Suffixes of files that hold answers, never of a model name; a bare spec ending in one is a path.
 def load_callable(target: str, rootdir: Path, *, flag: str = "--llm-model") -> Callable[..., Any]:
     """Import ``pkg.mod:func`` (the rootdir is importable, like a rootdir conftest)."""
     module_name, sep, attr = target.partition(":")
@@ -74,10 +77,18 @@ def load_callable(target: str, rootdir: Path, *, flag: str = "--llm-model") -> C
 
 def answer_from_value(value: Any, *, source: str, sample_id: str) -> Answer:
     """A str, or a dict with text (or response/answer/output) and optional contexts, retrieved, usage."""
+    from pytest_llmeval.fileio import scrub_surrogates
+
     if isinstance(value, str):
-        return Answer(text=value, source=source)
+        return Answer(text=scrub_surrogates(value), source=source)
     if isinstance(value, dict):
+        value = scrub_surrogates(value)  # a lone surrogate would stop the reports
         text = next((value[k] for k in _TEXT_KEYS if isinstance(value.get(k), str)), None)
+        from pytest_llmeval.models.openai_chat import clean_tool_calls
+
+        tool_calls = clean_tool_calls(value.get("tool_calls"))
+        if text is None and tool_calls:
+            text = ""  # a reply that only calls tools
         if text is None:
             raise ModelError(
                 f"{source} returned a dict without a text field for sample {sample_id!r} "
@@ -95,6 +106,7 @@ def answer_from_value(value: Any, *, source: str, sample_id: str) -> Answer:
             usage=Usage(
                 int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
             ),
+            tool_calls=tool_calls,
         )
     raise ModelError(
         f"{source} returned {type(value).__name__} for sample {sample_id!r}; expected str or dict with 'text'"
@@ -115,7 +127,7 @@ class OpenAIProvider:
         completion = await self.engine.complete(
             self.chat, [dict(m) for m in sample.messages],
             label=sample.id if repeat == 1 else f"{sample.id} (repeat {repeat})",
-            count_hit=not shared, repeat=repeat,
+            count_hit=not shared, repeat=repeat, tools=sample.tools,
         )
         return Answer(
             text=completion.text,
@@ -123,6 +135,7 @@ class OpenAIProvider:
             usage=completion.usage,
             cached=completion.cached,
             latency_s=completion.latency_s,
+            tool_calls=completion.tool_calls,
         )
 
 
@@ -145,6 +158,8 @@ class PythonProvider:
         if int(getattr(self.engine.settings, "repeat", 1) or 1) > 1:
             payload["repeat"] = repeat  # 1-based; only under --llm-repeat, so single runs see the same dict
         async with self.engine.semaphore:
+            if self.engine.budget is not None:
+                self.engine.budget.check()  # with the slot held: requests in flight have counted
             await self.engine.limiter.wait()
             started = time.perf_counter()
             try:
@@ -167,6 +182,8 @@ class PythonProvider:
             raise
         answer.latency_s = latency
         self.engine.stats.record_call(self.name, answer.usage, latency)
+        if self.engine.budget is not None:
+            self.engine.budget.spend(*self.engine.stats.usage_cost(self.name, answer.usage))
         return answer
 
 
@@ -179,30 +196,48 @@ class FileProvider:
         self.name = f"file:{path}"
         self.path = Path(path) if Path(path).is_absolute() else rootdir / path
         self.predictions: dict[str, dict[str, Any]] = {}
+        # Lines that could not be read: each is one located problem; the other lines still answer.
+        self.problems: list[str] = []
+        from pytest_llmeval.fileio import check_regular
+
         try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
+            check_regular(self.path)  # a FIFO would block for ever
+            self._read()
         except OSError as exc:
             raise _usage_error(
                 f"--llm-model={self.name}: cannot read {self.path}: {exc.strerror}"
             ) from None
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
+
+    def _read(self) -> None:
+        """Read as gold files are read: lines end at "\n" only, a BOM is skipped, each line is
+        UTF-8 on its own, and nesting, integers and line length are bounded."""
+        from pytest_llmeval.bounded_json import JSONProblem, loads, read_lines
+
+        for number, line, problem in read_lines(self.path):
+            record: Any = None
+            if line is not None:
+                try:
+                    record = loads(line)
+                except JSONProblem as exc:
+                    problem = f"not JSON: {exc}"
+                else:
+                    if not isinstance(record, dict) or "id" not in record:
+                        problem = "a prediction needs an 'id' field"
+            if problem is not None:
+                self.problems.append(f"{self.path}:{number}: {problem}")
                 continue
-            try:
-                record = json.loads(line)
-            except ValueError as exc:
-                raise _usage_error(f"{self.path}:{number}: not JSON: {exc}") from None
-            if not isinstance(record, dict) or "id" not in record:
-                raise _usage_error(f"{self.path}:{number}: a prediction needs an 'id' field")
             self.predictions.setdefault(str(record["id"]), record)
 
     def answer(self, sample: Sample) -> Answer:
         record = self.predictions.get(sample.id)
         if record is None:
             known = ", ".join(list(self.predictions)[:5]) or "none"
+            unread = ""
+            if self.problems:
+                unread = f"; {len(self.problems)} line(s) could not be read, first {self.problems[0]}"
             raise ModelError(
                 f"{self.path} has no prediction for sample {sample.id!r} "
-                f"({len(self.predictions)} ids in the file, e.g. {known})"
+                f"({len(self.predictions)} ids in the file, e.g. {known}){unread}"
             )
         return answer_from_value(record, source=self.name, sample_id=sample.id)
 

@@ -145,10 +145,10 @@ class AnswerService:
         :class:`FatalModelError` (stop the run).
         """
         if self.provider is not None:
-            if self._fatal is not None:
-                raise self._fatal
             key = (*_key(sample), repeat)
             result = self._results.get(key)
+            if result is None and self._fatal is not None:
+                raise self._fatal  # answers fetched before the stop are still graded
             if result is None:
                 try:
                     result = self.engine.runner.run(
@@ -194,8 +194,11 @@ class CachedChatModel:
     """Synchronous, cached chat over an OpenAI-compatible model (the judge's ``ChatModel``)."""
 
     def __init__(self, engine: Engine, model: str, *, owns_engine: bool) -> None:
+        from pytest_llmeval.judge.settings import judge_settings
+
         self.engine = engine
-        self.chat = engine.chat(model)
+        # the judge's own base URL, key, timeout, temperature (0), max tokens and extra body
+        self.chat = engine.chat(model, judge_settings(engine.settings))
         self.name = self.chat.name
         self._owns_engine = owns_engine
 

@@ -10,6 +10,12 @@ from pytest_llmeval.models.base import Usage
 
 # junk_usage: replies whose "usage" was not token counts (ignored, counted as 0 tokens)
 _COUNTERS = ("calls", "cache_hits", "retries", "errors", "prompt_tokens", "completion_tokens", "junk_usage")
+# Beside "latencies" (each call's round trip: sent to reply read, so it includes any wait in the
+# server's queue): time waiting for our own concurrency slot and rate limit before sending, and,
+# for servers that report it (llama.cpp's "timings"), the server's own time and the rest of the
+# round trip (its queue). Lists, so xdist workers' figures merge exactly.
+_TIMINGS = ("slot_waits", "service_times", "server_queue_waits")
+_SUMMARY = {"slot_waits": "slot_wait", "service_times": "service", "server_queue_waits": "server_queue"}
 
 
 def _percentile(values: list[float], fraction: float) -> float | None:
@@ -43,14 +49,24 @@ class Stats:
         self._lock = threading.Lock()
         self.counts = dict.fromkeys(_COUNTERS, 0)
         self.latencies: list[float] = []
+        self.timings: dict[str, list[float]] = {name: [] for name in _TIMINGS}
         self.cost: float | None = None
 
-    def record_call(self, model: str, usage: Usage, latency_s: float) -> None:
+    def record_call(
+        self, model: str, usage: Usage, latency_s: float, *, wait_s: float = 0.0, service_s: float | None = None
+    ) -> None:
+        """``latency_s``: round trip (includes the server's queue); ``wait_s``: for our own slot
+        before sending; ``service_s``: the server's own time, when it reports it."""
         with self._lock:
             self.counts["calls"] += 1
             self.counts["prompt_tokens"] += usage.prompt_tokens
             self.counts["completion_tokens"] += usage.completion_tokens
             self.latencies.append(round(latency_s, 4))
+            self.timings["slot_waits"].append(round(wait_s, 4))
+            if service_s is not None:
+                self.timings["service_times"].append(round(service_s, 4))
+                # what the round trip holds beyond the server's own time: its queue (and the network)
+                self.timings["server_queue_waits"].append(round(max(0.0, latency_s - service_s), 4))
             price = self._price(model)
             if price is not None:
                 cost = (usage.prompt_tokens * price[0] + usage.completion_tokens * price[1]) / 1000
@@ -80,10 +96,17 @@ class Stats:
                 return float(prompt), float(completion)
         return None
 
+    def usage_cost(self, model: str, usage: Usage) -> tuple[int, float | None]:
+        """(tokens, USD or None without a price) of one call, for the run budget."""
+        price = self._price(model)
+        cost = None if price is None else (usage.prompt_tokens * price[0] + usage.completion_tokens * price[1]) / 1000
+        return usage.prompt_tokens + usage.completion_tokens, cost
+
     def as_dict(self) -> dict[str, Any]:
         with self._lock:
             data: dict[str, Any] = dict(self.counts)
             data["latencies"] = list(self.latencies)
+            data.update({name: list(values) for name, values in self.timings.items()})
             data["cost_usd"] = self.cost
         return _with_summary(data)
 
@@ -92,6 +115,10 @@ def _with_summary(data: dict[str, Any]) -> dict[str, Any]:
     latencies = data.get("latencies") or []
     data["latency_median_s"] = _median(latencies)
     data["latency_p95_s"] = _percentile(latencies, 0.95)
+    for name, short in _SUMMARY.items():
+        values = data.get(name) or []
+        data[f"{short}_median_s"] = _median(values)
+        data[f"{short}_p95_s"] = _percentile(values, 0.95)
     return data
 
 
@@ -99,6 +126,7 @@ def merge_stats(parts: Iterable[Mapping[str, Any] | None]) -> dict[str, Any]:
     """Sum per-worker ``stats()`` dicts (xdist); ``None`` parts (plugin inactive) are skipped."""
     merged: dict[str, Any] = dict.fromkeys(_COUNTERS, 0)
     merged["latencies"] = []
+    merged.update({name: [] for name in _TIMINGS})
     merged["cost_usd"] = None
     for part in parts:
         if not part:
@@ -106,6 +134,8 @@ def merge_stats(parts: Iterable[Mapping[str, Any] | None]) -> dict[str, Any]:
         for name in _COUNTERS:
             merged[name] += int(part.get(name) or 0)
         merged["latencies"].extend(part.get("latencies") or [])
+        for name in _TIMINGS:
+            merged[name].extend(part.get(name) or [])
         if part.get("cost_usd") is not None:
             merged["cost_usd"] = (merged["cost_usd"] or 0.0) + float(part["cost_usd"])
     return _with_summary(merged)

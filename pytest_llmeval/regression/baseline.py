@@ -35,8 +35,12 @@ class BaselineRun:
         self._statuses_by_model: dict[str, dict[tuple[str, str], str]] = {}
 
     @classmethod
-    def load(cls, shown_path: str, invocation_dir: Path) -> BaselineRun:
-        """A ``pytest.UsageError`` (one line, exit 4) when the file is missing or not a report."""
+    def load(cls, shown_path: str, invocation_dir: Path, history: str | None = None) -> BaselineRun:
+        """A ``pytest.UsageError`` (one line, exit 4) when the file is missing or not a report.
+
+        ``history:last`` / ``history:last-passing`` / ``history:COMMIT`` pick a run of ``history``."""
+        if shown_path.startswith("history:"):
+            return cls._from_history(shown_path, history, invocation_dir)
         path = Path(shown_path)
         if not path.is_absolute():
             path = invocation_dir / path
@@ -44,6 +48,16 @@ class BaselineRun:
             return cls(shown_path, load_report(path))
         except BaselineError as exc:
             raise pytest.UsageError(f"--llm-baseline (ini llm_baseline): {exc}") from None
+
+    @classmethod
+    def _from_history(cls, spec: str, history: str | None, invocation_dir: Path) -> BaselineRun:
+        from pytest_llmeval.history.baseline import load
+        from pytest_llmeval.history.store import HistoryError
+
+        try:
+            return cls(*load(spec, history, invocation_dir))
+        except HistoryError as exc:
+            raise pytest.UsageError(f"--llm-baseline={spec} (ini llm_baseline): {exc}") from None
 
     def compare(
         self, sample_results: list[dict[str, Any]], run_meta: dict[str, Any], *, alpha: float, errors_mode: str,

@@ -19,6 +19,7 @@ MAX_REPORT_BYTES = 512 * 1024 * 1024  # a baseline is untrusted input: bound wha
 IDENTITY_FIELDS = ("model", "judge", "judge_prompt_version", "rubric")
 MCNEMAR = "mcnemar_exact"
 PERMUTATION = "paired_permutation"
+STATUSES = ("pass", "acceptable", "fail", "error", "skipped")  # of gold entries in report version 1
 
 
 class BaselineError(Exception):
@@ -27,30 +28,68 @@ class BaselineError(Exception):
 
 def load_report(path: Path, *, role: str = "baseline") -> dict[str, Any]:
     """Read and check a ``--llm-report`` JSON file (one-line :class:`BaselineError` when unusable)."""
+    from pytest_llmeval.fileio import read_regular_text
+
     try:
         size = path.stat().st_size
         if size > MAX_REPORT_BYTES:
             raise BaselineError(f"{role} {path}: {size} bytes is more than the {MAX_REPORT_BYTES} a report may have")
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_text(path)  # a FIFO would block for ever
     except OSError as exc:
         raise BaselineError(f"{role} {path}: cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
         raise BaselineError(f"{role} {path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    from pytest_llmeval.bounded_json import JSONProblem, loads
+
     try:
-        report = json.loads(text)
-    except ValueError as exc:
+        report = loads(text)
+    except JSONProblem as exc:
         raise BaselineError(f"{role} {path}: not JSON: {exc}") from None
     if not isinstance(report, dict) or not isinstance(report.get("sample_results"), list):
         raise BaselineError(f"{role} {path}: not an --llm-report JSON (no 'sample_results' list)")
+    _check_version(report, f"{role} {path}")
     if not isinstance(report.get("metadata", {}), dict):
         raise BaselineError(f"{role} {path}: field 'metadata' must be an object")
-    for index, entry in enumerate(report["sample_results"]):
+    _check_entries(report["sample_results"], f"{role} {path}")
+    return report
+
+
+def _check_version(report: dict[str, Any], where: str) -> None:
+    """A report of another format version may name statuses differently: it would pair with nothing."""
+    from pytest_llmeval.report.json_report import REPORT_VERSION
+
+    version = report.get("version")
+    if version != REPORT_VERSION or isinstance(version, bool):
+        shown = "missing" if version is None else json.dumps(version)[:40]
+        raise BaselineError(
+            f"{where}: field 'version': {shown}; this pytest-llmeval reads report version {REPORT_VERSION} only "
+            "(write the baseline again with this version)"
+        )
+
+
+def _check_entries(entries: list[Any], where: str) -> None:
+    """Each entry an object with string ``sample_id`` and a known ``status``; no (file, id, model) twice."""
+    seen: dict[tuple[str, str, str], int] = {}
+    for index, entry in enumerate(entries):
         if not isinstance(entry, dict):
-            raise BaselineError(f"{role} {path}: sample_results[{index}] is not an object")
+            raise BaselineError(f"{where}: sample_results[{index}] is not an object")
         for field in ("sample_id", "status"):
             if not isinstance(entry.get(field), str):
-                raise BaselineError(f"{role} {path}: sample_results[{index}]: field {field!r} missing or not a string")
-    return report
+                raise BaselineError(f"{where}: sample_results[{index}]: field {field!r} missing or not a string")
+        if entry.get("kind", "gold") != "gold":
+            continue
+        if entry["status"] not in STATUSES:
+            raise BaselineError(
+                f"{where}: sample_results[{index}]: field 'status': {entry['status'][:40]!r} is not one of "
+                f"{', '.join(STATUSES)}"
+            )
+        key = (str(entry.get("file") or ""), entry["sample_id"], str(entry.get("model") or ""))
+        if key in seen:
+            raise BaselineError(
+                f"{where}: sample_results[{index}]: field 'sample_id': duplicate id {entry['sample_id'][:80]!r} "
+                f"in {key[0] or 'the same file'} (first at sample_results[{seen[key]}])"
+            )
+        seen[key] = index
 
 
 @dataclass(frozen=True)
@@ -103,10 +142,25 @@ def _labels(keys: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
     return {key: key[1] if counts[key[1]] == 1 else f"{key[0]}::{key[1]}" for key in keys}
 
 
+
+
+def named_source(model: Any) -> bool:
+    """A model spec (``openai:...``, ``file:...``, ``python:...``), not the placeholder of a run without one."""
+    from pytest_llmeval.report.json_report import UNNAMED_SOURCE
+
+    return isinstance(model, str) and bool(model.strip()) and model != UNNAMED_SOURCE
+
+
 def identity_warnings(baseline_meta: dict[str, Any], run_meta: dict[str, Any]) -> list[str]:
-    """What differs between the two runs' model, judge, judge prompt version and rubric."""
+    """What differs between the two runs' model, judge, judge prompt version and rubric.
+
+    Two different named models (two prediction files, two endpoints) are what a comparison is
+    for: the title says which, and that is no warning.
+    """
     warnings = []
     for field in IDENTITY_FIELDS:
+        if field == "model" and named_source(baseline_meta.get(field)) and named_source(run_meta.get(field)):
+            continue
         if field in baseline_meta and field in run_meta and baseline_meta[field] != run_meta[field]:
             warnings.append(
                 f"baseline {field} differs: {json.dumps(baseline_meta[field], sort_keys=True)} (baseline) vs "
@@ -156,6 +210,7 @@ def compare(
         base_rate = sum(base[k].passed for k in paired_keys) / n if n else None
         run_rate = sum(run[k].passed for k in paired_keys) / n if n else None
     significant = p_value < alpha
+    needed = min_paired(alpha)
     return {
         "baseline": {
             "path": baseline_path,
@@ -163,7 +218,9 @@ def compare(
             "judge": meta.get("judge"),
             "timestamp": meta.get("timestamp"),
         },
+        "run": {"model": run_model or run_meta.get("model")},
         "paired": n,
+        "min_paired": needed,
         "newly_failing": newly_failing,
         "newly_passing": newly_passing,
         "only_in_baseline": [labels[k] for k in base if k not in run],
@@ -179,7 +236,7 @@ def compare(
         "alpha": alpha,
         "significant_regression": significant and delta < 0,
         "significant_improvement": significant and delta > 0,
-        "verdict": verdict(p_value, delta, alpha),
+        "verdict": verdict(p_value, delta, alpha) if n >= needed else too_few_verdict(n, needed, alpha),
         "warnings": identity_warnings(meta, run_meta),
     }
 
@@ -190,6 +247,22 @@ def verdict(p_value: float, delta: float, alpha: float) -> str:
     if p_value < alpha and delta > 0:
         return f"significantly better than the baseline (p={p_value:.4g} < alpha {alpha:g})"
     return f"within noise of the baseline (p={p_value:.4g} >= alpha {alpha:g})"
+
+
+def min_paired(alpha: float) -> int:
+    """The fewest paired samples with which the test can find a regression at ``alpha`` at all
+    (every one of them newly failing). Fewer pairs make any verdict "within noise"."""
+    for n in range(1, 200):
+        if stats.mcnemar_exact(n, 0) < alpha:
+            return n
+    return 200
+
+
+def too_few_verdict(paired: int, needed: int, alpha: float) -> str:
+    return (
+        f"not comparable: {paired} paired sample{'s' if paired != 1 else ''}, fewer than the {needed} "
+        f"needed to detect a regression at alpha {alpha:g}"
+    )
 
 
 def baseline_statuses(baseline: dict[str, Any], *, model: str | None = None) -> dict[tuple[str, str], str]:
@@ -212,11 +285,10 @@ def _pct(value: float | None) -> str:
 
 def comparison_lines(comparison: dict[str, Any], *, title: str | None = None, limit: int = 20) -> list[tuple[str, dict[str, bool]]]:
     """The summary block (terminal and ``compare`` CLI print the same lines)."""
-    base = comparison["baseline"]
     lo, hi = comparison["ci95"]
     test = "McNemar exact" if comparison["test"] == MCNEMAR else "paired permutation" + ("" if comparison.get("exact") else " (Monte Carlo)")
     lines: list[tuple[str, dict[str, bool]]] = [
-        (title or f"comparison with baseline {base['path']} (model {base['model']}, {base['timestamp']})", {"bold": True}),
+        (title or _title(comparison), {"bold": True}),
         (
             f"  paired {comparison['paired']} | pass rate {_pct(comparison['baseline_pass_rate'])} -> "
             f"{_pct(comparison['run_pass_rate'])} (delta {comparison['pass_rate_delta']:+.1%}, 95% CI {lo:+.1%} to {hi:+.1%})",
@@ -229,10 +301,19 @@ def comparison_lines(comparison: dict[str, Any], *, title: str | None = None, li
         if comparison[key]:
             lines.append((_ids(name, comparison[key], limit), {}))
     lines.append((f"  test: {test}, p={comparison['p_value']:.4g}", {}))
-    worse = comparison["significant_regression"]
+    worse = comparison["significant_regression"] or comparison["paired"] < comparison.get("min_paired", 0)
     lines.append((f"  verdict: {comparison['verdict']}", {"red": worse, "green": not worse, "bold": True}))
     lines.extend((f"  warning: {w}", {"yellow": True}) for w in comparison["warnings"])
     return lines
+
+
+def _title(comparison: dict[str, Any]) -> str:
+    """Says once what is compared: both models when the two runs name different sources."""
+    base = comparison["baseline"]
+    run_model = (comparison.get("run") or {}).get("model")
+    if named_source(run_model) and named_source(base["model"]) and run_model != base["model"]:
+        return f"comparison: {run_model} (this run) vs {base['model']} (baseline {base['path']}, {base['timestamp']})"
+    return f"comparison with baseline {base['path']} (model {base['model']}, {base['timestamp']})"
 
 
 def regression_gate_message(comparison: dict[str, Any], model: str | None = None) -> tuple[bool, str]:
@@ -245,6 +326,15 @@ def regression_gate_message(comparison: dict[str, Any], model: str | None = None
         f"{test} p={comparison['p_value']:.4g}"
     )
     path = comparison["baseline"]["path"]
+    needed = comparison.get("min_paired", 1)
+    if comparison["paired"] < needed:
+        # A baseline that pairs with nothing (other ids, other paths) must not read as "within noise".
+        unpaired = f"{len(comparison['only_in_baseline'])} only in the baseline, {len(comparison['only_in_run'])} only in this run"
+        return False, (
+            f"llmeval regression gate FAILED{whose}: baseline {path} pairs with {comparison['paired']} of this run's "
+            f"samples, fewer than the {needed} a regression at alpha {comparison['alpha']:g} needs to be detectable "
+            f"({unpaired}; do the sample ids and file paths match?)"
+        )
     if comparison["significant_regression"]:
         return False, f"llmeval regression gate FAILED{whose}: significantly worse than baseline {path}: {detail} < alpha {comparison['alpha']:g}"
     judged = "better than" if comparison.get("significant_improvement") else "within noise of"

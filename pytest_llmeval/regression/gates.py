@@ -78,3 +78,29 @@ def gate_only_line(ledger: FailureLedger, testsfailed: int) -> str | None:
         f"llmeval gate-only: {others} failure(s) that are not graded samples "
         "(errors, hand-written tests, collection) still fail the run"
     )
+
+
+def nothing_graded_gate(
+    gate: float, *, skipped: int, errors: int, errors_excluded: bool, model: str | None, gold_samples: bool
+) -> GateResult:
+    """``--llm-min-pass-rate`` over zero graded samples: a failure naming the likely causes.
+
+    A pass rate of nothing is no evidence; exiting 0 would let a CI job with a missing model,
+    missing responses or a renamed gold file pass its gate every time.
+    """
+    whose = f" for {model}" if model else ""
+    if not gold_samples:
+        seen, causes = "no gold sample was collected", (
+            "gold files not matching llm_gold_files, a wrong path, or -k/-m deselecting every sample"
+        )
+    elif errors:
+        seen = f"{errors} error(s)" + (", excluded by --llm-errors=exclude" if errors_excluded else "")
+        seen += f", {skipped} skipped" if skipped else ""
+        causes = "the errors above (model, judge or grader failures, bad gold lines)"
+    else:
+        seen = f"{skipped} sample(s) skipped"
+        causes = "no --llm-model, gold lines without a 'response' field, no pytest_llmeval_generate hook returning answers"
+    return GateResult("min_pass_rate", False, (
+        f"llmeval gate FAILED{whose}: no sample was graded ({seen}), so --llm-min-pass-rate {gate:.1%} "
+        f"cannot be met; likely causes: {causes}"
+    ), model)

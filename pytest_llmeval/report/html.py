@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -308,31 +306,52 @@ def view_model(report: dict[str, Any]) -> dict[str, Any]:
         "total": len(samples),
         "samples_json": script_json({"samples": samples}),
         "flaky_json": script_json({f["id"]: True for f in _flaky(report, samples)}),
+        "history_chart": _history_chart(report),
+        "history_samples": _history_samples(samples),
     }
+
+
+def _history_chart(report: dict[str, Any]) -> dict[str, Any] | None:
+    """``--llm-history``: the trend chart of the report's ``history`` section (None without one)."""
+    if not isinstance(report.get("history"), dict):
+        return None
+    from pytest_llmeval.history.view import chart
+
+    return chart(report["history"])
+
+
+def _history_samples(samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Samples whose recent runs disagree or that fail now, most flips first."""
+    rows: list[dict[str, Any]] = []
+    for s in samples:
+        h = s.get("history")
+        if isinstance(h, dict) and (h.get("flips") or h.get("gold_changed") or str(h.get("recent", ""))[-1:] in ("F", "A")):
+            rows.append({"id": str(s.get("sample_id")), "file": str(s.get("file") or ""), "model": _fmt(s.get("model")),
+                         "recent": str(h.get("recent", "")), "flips": _fmt(h.get("flips")), "flaky": bool(h.get("flaky")),
+                         "gold_changed": bool(h.get("gold_changed")), "since": _fmt(h.get("failing_since_commit"))[:10]})
+    return sorted(rows, key=lambda r: (-int(r["flips"]) if r["flips"].isdigit() else 0, r["id"]))[:200]
 
 
 def render_html(report: dict[str, Any]) -> str:
     try:
         import jinja2
     except ImportError as exc:  # pragma: no cover - options refuse --llm-html without jinja2
-        raise ImportError("the HTML report needs jinja2: pip install 'pytest-llmeval[html]'") from exc
+        from pytest_llmeval.errors import install_hint
+
+        raise ImportError(f"the HTML report needs jinja2: {install_hint('html')}") from exc
     source = resources.files("pytest_llmeval.report").joinpath("templates", TEMPLATE).read_text("utf-8")
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["pct"] = lambda v: "-" if v is None else f"{v:.1%}"
     env.filters["num"] = lambda v, digits=3: "-" if _num(v) is None else f"{float(v):.{digits}f}"
     env.filters["fmt"] = _fmt
-    return env.from_string(source).render(**view_model(report))
+    from pytest_llmeval.display import safe_tree
+
+    # autoescaping stops markup, not a right-to-left override in an id or an answer
+    return env.from_string(source).render(**view_model(safe_tree(report)))
 
 
 def write_html(path: Path, report: dict[str, Any]) -> None:
     """Write via a temp file in the same directory and ``os.replace``, like the JSON report."""
-    text = render_html(report)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from pytest_llmeval.fileio import write_atomic
+
+    write_atomic(path, render_html(report))

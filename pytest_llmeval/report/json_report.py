@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,7 +12,9 @@ if TYPE_CHECKING:
     from pytest_llmeval.session import LLMEvalSession
 
 REPORT_VERSION = 1
-REPEAT_FIELDS = ("repeats", "pass_count", "stability", "pass_at_k", "pass_all_k")
+# What a run without --llm-model records as its model (run_identity): answers of no named source.
+UNNAMED_SOURCE = "pre-recorded responses / pytest_llmeval_generate"
+REPEAT_FIELDS = ("repeats", "pass_count", "counted_repeats", "repeat_errors", "stability", "pass_at_k", "pass_all_k")
 
 
 def _group(tally: Tally) -> dict[str, Any]:
@@ -175,13 +175,15 @@ def sample_result(r: dict[str, Any]) -> dict[str, Any]:
         **({"reference_metrics": r["reference_metrics"]} if r.get("reference_metrics") else {}),
         **({"reverified": True} if r.get("reverified") else {}),
         **{k: r[k] for k in REPEAT_FIELDS if k in r},
+        **({"turns": r["turns"]} if r.get("turns") else {}),
     }
 
 
 def run_identity(settings: Any) -> dict[str, Any]:
     """What makes two runs comparable: model, judge, judge prompt version, rubric (a baseline warns on a difference)."""
+
     return {
-        "model": settings.model or "pre-recorded responses / pytest_llmeval_generate",
+        "model": settings.model or UNNAMED_SOURCE,
         **({"models": list(settings.models)} if len(settings.models) > 1 else {}),
         "judge": settings.judge,
         "judge_prompt_version": _judge_prompt_version(settings.judge_model),
@@ -204,13 +206,7 @@ def _judge_prompt_version(judge_model: str | None) -> str | None:
 
 def write_report(path: Path, report: dict[str, Any]) -> None:
     """Write via a temp file in the same directory and ``os.replace``: readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(report, handle, indent=2, ensure_ascii=False, default=str, allow_nan=False)
-            handle.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from pytest_llmeval.fileio import write_atomic
+
+    text = json.dumps(report, indent=2, ensure_ascii=False, default=str, allow_nan=False)
+    write_atomic(path, text + "\n")

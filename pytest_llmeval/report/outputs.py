@@ -7,6 +7,7 @@ Each output is imported only when its option is given.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,23 +37,91 @@ def compute_human_agreement(llm_session: LLMEvalSession) -> dict[str, Any] | Non
     return section
 
 
+# (flag, Settings attribute) of every file the run writes at its end
+OUTPUTS = (("--llm-report", "report"), ("--llm-html", "html"), ("--llm-review-export", "review_export"))
+
+
+def check_output_paths(llm_session: LLMEvalSession) -> None:
+    """Before anything runs (controller only): each output's folder takes a file, no output path
+    is a folder or a FIFO, and ``--llm-review-import`` is a regular file. A ``pytest.UsageError``
+    naming the flag otherwise, not a traceback after the paid calls."""
+    import pytest
+
+    from pytest_llmeval.fileio import (
+        NotRegularFileError,
+        check_regular,
+        describe_os_error,
+        probe_dir,
+    )
+
+    settings = llm_session.settings
+    for flag, name in (*OUTPUTS, ("--llm-review-import", "review_import")):
+        value = getattr(settings, name, None)
+        if not value:
+            continue
+        path = _path(llm_session, value)
+        try:
+            check_regular(path, "read" if name == "review_import" else "written")
+            if name != "review_import":
+                probe_dir(path.parent)
+        except NotRegularFileError as exc:
+            raise pytest.UsageError(f"{flag}={value}: {exc}") from None
+        except OSError as exc:
+            raise pytest.UsageError(
+                f"{flag}={value}: cannot write in {path.parent}: {describe_os_error(exc)}"
+            ) from None
+
+
 def write_outputs(llm_session: LLMEvalSession, *, incomplete: bool) -> None:
+    """Each output on its own: one that cannot be written (a full disk) is named in
+    ``llm_session.output_errors``, leaves no stale file behind, and stops none of the others."""
     settings = llm_session.settings
     llm_session.human_agreement = compute_human_agreement(llm_session)
+    if settings.history:
+        from pytest_llmeval.history import record_run
+
+        record_run(llm_session)
     if settings.review_export:
-        _export_for_review(llm_session)
+        _write_one(llm_session, "--llm-review-export", settings.review_export, lambda: _export_for_review(llm_session))
     if settings.report or settings.html:
+        from pytest_llmeval.fileio import scrub_surrogates
         from pytest_llmeval.redact import clean_for_output
         from pytest_llmeval.report.json_report import build_report, write_report
 
-        # No API key, bearer token or NaN reaches a file, whatever a server or grader produced.
-        report = clean_for_output(build_report(llm_session, incomplete=incomplete))
+        # No API key, bearer token, NaN or lone surrogate reaches a file, whatever a server or grader produced.
+        built = build_report(llm_session, incomplete=incomplete)
+        if settings.history:
+            from pytest_llmeval.history import history_dir
+            from pytest_llmeval.history.view import attach
+
+            attach(built, history_dir(llm_session), alpha=settings.alpha)  # this run included: written above
+        report = scrub_surrogates(clean_for_output(built))
         if settings.report:
-            write_report(_path(llm_session, settings.report), report)
+            path = _path(llm_session, settings.report)
+            _write_one(llm_session, "--llm-report", settings.report, lambda: write_report(path, report))
         if settings.html:
             from pytest_llmeval.report.html import write_html
 
-            write_html(_path(llm_session, settings.html), report)
+            html_path = _path(llm_session, settings.html)
+            _write_one(llm_session, "--llm-html", settings.html, lambda: write_html(html_path, report))
+
+
+def _write_one(llm_session: LLMEvalSession, flag: str, value: str, write: Callable[[], None]) -> None:
+    from pytest_llmeval.fileio import describe_os_error
+
+    try:
+        write()
+    except (OSError, UnicodeError) as exc:
+        why = describe_os_error(exc) if isinstance(exc, OSError) else f"{type(exc).__name__}: {exc}"
+        path = _path(llm_session, value)
+        removed = ""
+        try:
+            if path.is_file():
+                path.unlink()  # an earlier run's file must not pass for this run's
+                removed = "; the earlier file there was removed"
+        except OSError:
+            removed = "; an earlier file there could not be removed and is NOT this run's"
+        llm_session.output_errors.append(f"llmeval: {flag}={value} not written: {why}{removed}")
 
 
 def _export_for_review(llm_session: LLMEvalSession) -> None:

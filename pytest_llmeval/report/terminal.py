@@ -44,7 +44,10 @@ def summary_lines(llm_session: LLMEvalSession, *, worst: int) -> list[tuple[str,
         )
     helpers = llm_session.helper_records()
     if not tally.records:
-        add(_helpers_line(helpers))
+        if helpers or not llm_session.gates:
+            add(_helpers_line(helpers))
+        for gate in llm_session.gates:  # a gate over no sample fails, and says why
+            add(gate.message, red=not gate.passed, green=gate.passed, bold=True)
         return out
     skipped = tally.tiers["skipped"]
     add(
@@ -134,13 +137,14 @@ def summary_lines(llm_session: LLMEvalSession, *, worst: int) -> list[tuple[str,
             f"flaky {repeats['flaky']}  stable fail {repeats['stable_fail']} | mean pass rate "
             f"{repeats['mean_pass_rate']:.1%} (95% CI {low:.1%} to {high:.1%}) | pass@k {repeats['pass_at_k_rate']:.1%}  "
             f"pass^k {repeats['pass_all_k_rate']:.1%}"
+            + (f" | repeat errors {repeats['repeat_errors']} (count as {llm_session.settings.errors.value})" if repeats.get("repeat_errors") else "")
         )
         flaky = [r for r in sorted(tally.records, key=lambda r: r["nodeid"]) if r.get("stability") == "flaky"]
         if flaky:
             add(f"flaky samples ({len(flaky)}):", yellow=True)
             for record in flaky[:worst]:
                 runs = " ".join(r["status"] for r in record["repeats"])
-                add(f"  {record['nodeid']}  {record['pass_count']} of {len(record['repeats'])} passed: {runs}", yellow=True)
+                add(f"  {record['nodeid']}  {record['pass_count']} of {record.get('counted_repeats', len(record['repeats']))} passed: {runs}", yellow=True)
             if len(flaky) > worst:
                 add(f"  ... and {len(flaky) - worst} more (see the JSON report's flaky_samples)", yellow=True)
     tallies = llm_session.model_tallies()
@@ -179,7 +183,9 @@ def model_stats_line(stats: dict[str, Any]) -> str:
     parts.append(f"retries {stats.get('retries', 0)}")
     parts.append(f"tokens {stats.get('prompt_tokens', 0)}+{stats.get('completion_tokens', 0)}")
     if stats.get("latency_median_s") is not None:
-        parts.append(f"latency median {stats['latency_median_s']:.2f}s p95 {stats.get('latency_p95_s', 0):.2f}s")
+        from pytest_llmeval.report.latency import latency_parts
+
+        parts.extend(latency_parts(stats))
     if stats.get("cost_usd") is not None:
         parts.append(f"cost ${stats['cost_usd']:.4f}")
     return " | ".join(parts)

@@ -1,0 +1,149 @@
+"""Untrusted JSON (gold lines, predictions files, baselines) read within bounds.
+
+Every problem is one located message (``...: line L column C``) instead of a ``RecursionError``,
+an ``OverflowError`` later on, or a silent replacement character: text that is not UTF-8,
+nesting deeper than :data:`MAX_NESTING`, integers longer than :data:`MAX_INT_DIGITS` digits,
+NaN/Infinity, and (for line files) lines longer than :data:`MAX_LINE_BYTES`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+# Deeper values are refused before anything recurses over them (validation, reports, xdist).
+MAX_NESTING = 64
+# Integers past float range are never a meaningful gold value, weight, count or setting.
+MAX_INT_DIGITS = 300
+# One JSONL line (a gold sample with its contexts, one prediction): larger is refused unread,
+# so a file without newlines cannot make the collector hold it whole.
+MAX_LINE_BYTES = 16 * 1024 * 1024
+
+_LONG_INT = re.compile(r"[\[:,]\s*(-?\d{" + str(MAX_INT_DIGITS + 1) + ",})")
+
+
+class JSONProblem(ValueError):
+    """Text that cannot be used as JSON; the message says where and why, in one line."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(f"number {text[:40]} is out of range")
+    return value
+
+
+def _bounded_int(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        raise ValueError(f"integer of {digits} digits is out of range (at most {MAX_INT_DIGITS})")
+    return int(text)
+
+
+def nesting(value: Any, limit: int = MAX_NESTING) -> int:
+    """Depth of nested arrays/objects (stops counting past ``limit``), without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict | list):
+            deepest = max(deepest, depth)
+            if depth > limit:
+                return depth
+            stack.extend(
+                (child, depth + 1) for child in (node.values() if isinstance(node, dict) else node)
+            )
+    return deepest
+
+
+def _where(text: str, index: int) -> str:
+    line = text.count("\n", 0, index) + 1
+    column = index - (text.rfind("\n", 0, index) + 1) + 1
+    return f"line {line} column {column}"
+
+
+def _too_deep_at(text: str, limit: int) -> int:
+    """Index of the first bracket that opens level ``limit + 1`` (strings skipped), else 0."""
+    depth, in_string, escaped = 0, False, False
+    for index, char in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > limit:
+                return index
+        elif char in "]}":
+            depth -= 1
+    return 0
+
+
+def loads(text: str, *, max_nesting: int = MAX_NESTING) -> Any:
+    """Parse untrusted JSON text; :class:`JSONProblem` (located) when it is not usable."""
+    too_deep = f"nested more than {max_nesting} levels deep"
+    try:
+        value = json.loads(
+            text, parse_constant=_reject_constant, parse_float=_finite_float, parse_int=_bounded_int
+        )
+    except json.JSONDecodeError as exc:
+        raise JSONProblem(str(exc)) from None  # "Expecting ...: line 1 column 2 (char 1)"
+    except RecursionError:
+        raise JSONProblem(f"{too_deep}: {_where(text, _too_deep_at(text, max_nesting))}") from None
+    except ValueError as exc:  # long integers, NaN/Infinity, 1e999
+        found = _LONG_INT.search(text)
+        where = ": " + _where(text, found.start(1)) if found and "integer" in str(exc) else ""
+        raise JSONProblem(f"{str(exc).split(';')[0]}{where}") from None
+    if nesting(value, max_nesting) > max_nesting:
+        raise JSONProblem(f"{too_deep}: {_where(text, _too_deep_at(text, max_nesting))}")
+    return value
+
+
+def read_lines(
+    path: Path, *, max_line_bytes: int | None = None
+) -> Iterator[tuple[int, str | None, str | None]]:
+    """(line number, text, None) or (line number, None, problem) for each non-blank line, in file order.
+
+    Lines end at ``\\n`` only (JSONL): U+2028, U+2029 or U+0085 inside a string are text. A UTF-8
+    byte order mark at the start is skipped. Each line is decoded on its own, so a line that is not
+    UTF-8 (a Latin-1 ``å``) is one located problem and the other lines still read. A line longer
+    than ``max_line_bytes`` is skipped unread (memory stays bounded by the cap).
+    """
+    if max_line_bytes is None:
+        max_line_bytes = MAX_LINE_BYTES
+    with path.open("rb") as handle:
+        number = 0
+        while True:
+            raw = handle.readline(max_line_bytes + 1)
+            if not raw:
+                return
+            number += 1
+            if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
+                while (rest := handle.readline(1024 * 1024)) and not rest.endswith(b"\n"):
+                    pass
+                yield number, None, f"line longer than {max_line_bytes} bytes (not read)"
+                continue
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                yield (
+                    number,
+                    None,
+                    f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at column {exc.start + 1} ({exc.reason})",
+                )
+                continue
+            if text.strip():
+                yield number, text, None
