@@ -556,14 +556,23 @@ def _marker_owner() -> dict[str, tuple[str, ...]]:
     return {w: tuple(dict.fromkeys(c)) for w, c in owner.items()}
 
 
+@lru_cache(maxsize=1)
+def _other_language_words() -> frozenset[str]:
+    """Words that are evidence for some language other than English."""
+    return frozenset(w for w, codes in _marker_owner().items() if any(c != "en" for c in codes))
+
+
 def detect_language(text: str, limit: int = 4000) -> NumberLanguage:
     """The table whose function words the text uses most (English on a tie or no evidence).
 
     Looks at the first ``limit`` characters only, so the cost is bounded.
     """
     owner = _marker_owner()
+    words = _WORD_TOKEN_RE.findall(text[:limit].lower())
+    if _other_language_words().isdisjoint(words):
+        return ENGLISH  # only English evidence, or none: the count below could only say English
     score: dict[str, float] = {}
-    for word in _WORD_TOKEN_RE.findall(text[:limit].lower()):
+    for word in words:
         codes = owner.get(word)
         if codes:
             for c in codes:
