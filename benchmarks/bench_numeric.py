@@ -1,20 +1,36 @@
 """Throughput of numeric_match on ~500-character financial answers (one core).
 
     python benchmarks/bench_numeric.py [--seconds 3]
+    python benchmarks/bench_numeric.py --dev ../shared/data/numeric_dev.jsonl [--baseline-rev REV]
 
 Prints matches per second (target >= 2,000/s) and the time for one 100 KB answer.
+``--dev PATH`` also grades the answers of a labelled file (rows ``gold``, ``response``,
+``category``, ``tolerance``, ``require_currency``) and prints cases per CPU-second after one
+warm-up pass (target >= 10,000). ``--baseline-rev REV`` measures the same figure for the package
+as it was at git revision REV (exported with ``git archive`` into a temporary folder and run in
+a subprocess), alternating old and new runs, and prints the ratio.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+if os.environ.get("LLMEVAL_BENCH_PKG"):
+    # A baseline run: import the package exported from an older revision instead.
+    sys.path.insert(0, os.environ["LLMEVAL_BENCH_PKG"])
+else:
+    sys.path.insert(0, str(ROOT))
 
-from pytest_llmeval.metrics.numeric import numeric_match
+from pytest_llmeval.metrics.numeric import numeric_match  # noqa: E402
 
 ANSWERS = [
     (
@@ -48,10 +64,81 @@ ANSWERS = [
 ]
 
 
+def dev_rate(path: Path, passes: int) -> tuple[float, int]:
+    """Cases per CPU-second grading the answers of a labelled numeric file, after a warm-up pass."""
+    rows = [
+        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
+    calls = [
+        (
+            (r["response"], r["gold"]),
+            {
+                "category": r.get("category"),
+                "tolerance": float(r.get("tolerance") or 0.0),
+                "require_currency": bool(r.get("require_currency")),
+            },
+        )
+        for r in rows
+    ]
+    for args, kw in calls:  # warm-up: compiled patterns, language tables, gold parses
+        numeric_match(*args, **kw)
+    t0 = time.process_time()
+    for _ in range(passes):
+        for args, kw in calls:
+            numeric_match(*args, **kw)
+    return passes * len(calls) / (time.process_time() - t0), len(calls)
+
+
+def _rate_in_subprocess(path: Path, passes: int, pkg_dir: str | None) -> float:
+    """The --dev figure measured by a fresh interpreter (the old package when ``pkg_dir`` is set)."""
+    env = dict(os.environ)
+    env.pop("LLMEVAL_BENCH_PKG", None)
+    if pkg_dir:
+        env["LLMEVAL_BENCH_PKG"] = pkg_dir
+    cmd = [sys.executable, __file__, "--dev", str(path), "--passes", str(passes), "--rate-only"]
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+    return float(out.stdout.split()[-1])
+
+
+def compare_with(rev: str, path: Path, passes: int, rounds: int = 3) -> None:
+    """Old (``rev``) against current code on the same rows, alternating runs; best of each."""
+    with tempfile.TemporaryDirectory(prefix="llmeval-bench-") as tmp:
+        tar_path = Path(tmp) / "old.tar"
+        subprocess.run(
+            ["git", "-C", str(ROOT), "archive", "-o", str(tar_path), rev, "pytest_llmeval"],
+            check=True,
+        )
+        with tarfile.open(tar_path) as tf:
+            tf.extractall(tmp, filter="data")
+        new, old = [], []
+        for _ in range(rounds):
+            new.append(_rate_in_subprocess(path, passes, None))
+            old.append(_rate_in_subprocess(path, passes, tmp))
+    print(
+        f"  vs {rev}: {max(old):,.0f} cases per CPU-second before, {max(new):,.0f} now "
+        f"(best of {rounds} alternating runs): {max(new) / max(old):.2f}x"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--dev", type=Path, default=None, help="labelled rows, e.g. numeric_dev.jsonl")
+    ap.add_argument("--passes", type=int, default=5, help="timed passes over the --dev rows")
+    ap.add_argument("--baseline-rev", default=None, help="git revision to compare with (--dev)")
+    ap.add_argument("--rate-only", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.rate_only:
+        import pytest_llmeval
+
+        # The figure must be of the package asked for, not of an installed copy.
+        expected_dir = os.environ.get("LLMEVAL_BENCH_PKG") or str(ROOT)
+        if not str(Path(pytest_llmeval.__file__).resolve()).startswith(
+            str(Path(expected_dir).resolve())
+        ):
+            sys.exit(f"imported {pytest_llmeval.__file__}, not the package under {expected_dir}")
+        print(dev_rate(args.dev, args.passes)[0])
+        return
     for r, e, q in ANSWERS:  # warm caches and check the fixtures still pass
         res = numeric_match(r, e, question=q)
         assert res.passed, res.explanation
@@ -73,6 +160,14 @@ def main() -> None:
     t1 = time.process_time()
     numeric_match(big, "394.3 billion")
     print(f"100 KB answer ({len(big):,} chars): {time.process_time() - t1:.3f} s CPU")
+    if args.dev is not None:
+        rate, n_rows = dev_rate(args.dev, args.passes)
+        print(
+            f"{args.dev.name}: {rate:,.0f} cases per CPU-second ({n_rows} answers, "
+            f"{args.passes} passes after one warm-up; target >= 10,000)"
+        )
+        if args.baseline_rev:
+            compare_with(args.baseline_rev, args.dev, args.passes)
 
 
 if __name__ == "__main__":

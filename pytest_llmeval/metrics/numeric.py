@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -182,75 +183,113 @@ def _select_figures(
     other roles (a change beside its endpoints, a total before its parts), and how they were found.
     """
     allow = {"year"} if gold.yearish else set()
-    how = ""
-    chosen: list[Candidate] = []
     extras: list[Asserted] = []
     if match == "any":
         chosen = [c for c in cands if not c.ignored or c.role in allow]
         how = "any value in the answer (match='any')"
     elif match in ("first", "last"):
         pool = [c for c in cands if c.role in ("value", "result", "range") or c.role in allow]
-        if pool:
-            chosen = [pool[0] if match == "first" else pool[-1]]
+        chosen = [pool[0] if match == "first" else pool[-1]] if pool else []
         how = f"the {match} stated value"
     else:
-        primary = None
-        years = [c for c in cands if c.role == "year"] if gold.yearish else []
-        asks_year = bool(question and _Q_YEAR_RE.search(question[:2000]))
-        if years and not asks_year and any(c.role in ("value", "result") for c in cands):
-            years = []  # "1950" may be an amount ("$1,950 million in 2019"): use the stated figures
-        if years:
-            # "In which year ...?": the answer is a year; the one stated, not one it is compared with.
-            pool = [
-                dataclasses.replace(c, role="value")
-                if c.role == "year"
-                and not _COMPARED_YEAR_RE.search(response, max(0, c.span[0] - 30), c.span[0])
-                else dataclasses.replace(c, role="aside")
-                for c in cands
-            ]
-            picked, _alts, how = _select_concluding(response, pool, question, set(), "plain")
-            primary = next((c for c in cands if picked is not None and c.span == picked.span), None)
-            if primary is not None:
-                chosen = [primary]
-                how = how.replace("the concluding figure", "the concluding year")
-        if primary is None and category:
-            primary, how = _select_category(response, cands, category, question)
-            if primary is not None:
-                chosen = [primary]
-        if primary is None:
-            gkind = _gold_kind(gold, hints)
-            primary, alts, how2 = _select_concluding(response, cands, question, allow, gkind)
-            if primary is not None:
-                chosen = [primary, *alts]
-                how = (f"no value tied to category {category!r}; " if category else "") + how2
-                seg = next(
-                    (sg for sg in _segments(response) if sg[0] <= primary.span[0] < sg[1]),
-                    (0, len(response)),
-                )
-                asks_change = bool(_Q_CHANGE_RE.search(question[:2000])) if question else None
-                extras = co_asserted(response, seg, cands, chosen, asks_change)
-                primary_role = role_in_sentence(response, seg, cands, primary)
-                if primary_role == "whole":
-                    # "$206.7 million of the $1,344.1 million", "Of the $5.0 billion facility,
-                    # $1.8 billion was drawn": the part is the answer.
-                    part = _part_of_whole(response, seg, cands, primary)
-                    if part is not None:
-                        chosen = [part]
-                        how = f"the part stated beside its whole ({how2})"
-                elif (
-                    asks_change is not False
-                    and any(a.role in ("change", "difference") for a in extras)
-                    and primary_role == "endpoint"
-                ):
-                    # "rose by $59 million, from $3,475 million to $3,534 million": the change
-                    # is asserted; the endpoint the sentence ends on is an input.
-                    chosen = []
-                    how = f"an endpoint of the stated change, not the answer ({how2})"
-
+        chosen, extras, how = _select_stated(
+            response, cands, gold, hints, category, question, allow
+        )
     if chosen and chosen[0].role == "range":
         # "between $29 billion and $30 billion", "5-10%": a range states no single value.
-        chosen, extras = [], []
-        how = "a range, not a value"
+        return [], [], "a range, not a value"
+    return chosen, extras, how
+
+
+def _select_stated(
+    response: str,
+    cands: list[Candidate],
+    gold: _Gold,
+    hints: _QuestionHints,
+    category: str | None,
+    question: str | None,
+    allow: set[str],
+) -> tuple[list[Candidate], list[Asserted], str]:
+    """match='concluding': the year asked for, else the figure tied to the category, else the
+    concluding figure with the figures asserted beside it."""
+    primary, how = _select_year(response, cands, gold, question)
+    if primary is not None:
+        return [primary], [], how
+    if category:
+        primary, how = _select_category(response, cands, category, question)
+        if primary is not None:
+            return [primary], [], how
+    chosen, extras, roles_how = _select_by_roles(
+        response, cands, gold, hints, category, question, allow
+    )
+    return chosen, extras, how if roles_how is None else roles_how
+
+
+def _select_year(
+    response: str, cands: list[Candidate], gold: _Gold, question: str | None
+) -> tuple[Candidate | None, str]:
+    """ "In which year ...?": the answer is a year; the one stated, not one it is compared with."""
+    years = [c for c in cands if c.role == "year"] if gold.yearish else []
+    asks_year = bool(question and _Q_YEAR_RE.search(question[:2000]))
+    if years and not asks_year and any(c.role in ("value", "result") for c in cands):
+        years = []  # "1950" may be an amount ("$1,950 million in 2019"): use the stated figures
+    if not years:
+        return None, ""
+    pool = [
+        dataclasses.replace(c, role="value")
+        if c.role == "year"
+        and not _COMPARED_YEAR_RE.search(response, max(0, c.span[0] - 30), c.span[0])
+        else dataclasses.replace(c, role="aside")
+        for c in cands
+    ]
+    picked, _alts, how = _select_concluding(response, pool, question, set(), "plain")
+    primary = next((c for c in cands if picked is not None and c.span == picked.span), None)
+    if primary is not None:
+        how = how.replace("the concluding figure", "the concluding year")
+    return primary, how
+
+
+def _select_by_roles(
+    response: str,
+    cands: list[Candidate],
+    gold: _Gold,
+    hints: _QuestionHints,
+    category: str | None,
+    question: str | None,
+    allow: set[str],
+) -> tuple[list[Candidate], list[Asserted], str | None]:
+    """The concluding figure and the figures its sentence asserts beside it; the part stated
+    beside a whole answers, an endpoint beside a stated change does not (how is None: none found)."""
+    primary, alts, how2 = _select_concluding(
+        response, cands, question, allow, _gold_kind(gold, hints)
+    )
+    if primary is None:
+        return [], [], None
+    chosen = [primary, *alts]
+    how = (f"no value tied to category {category!r}; " if category else "") + how2
+    seg = next(
+        (sg for sg in _segments(response) if sg[0] <= primary.span[0] < sg[1]),
+        (0, len(response)),
+    )
+    asks_change = bool(_Q_CHANGE_RE.search(question[:2000])) if question else None
+    extras = co_asserted(response, seg, cands, chosen, asks_change)
+    primary_role = role_in_sentence(response, seg, cands, primary)
+    if primary_role == "whole":
+        # "$206.7 million of the $1,344.1 million", "Of the $5.0 billion facility,
+        # $1.8 billion was drawn": the part is the answer.
+        part = _part_of_whole(response, seg, cands, primary)
+        if part is not None:
+            chosen = [part]
+            how = f"the part stated beside its whole ({how2})"
+    elif (
+        asks_change is not False
+        and any(a.role in ("change", "difference") for a in extras)
+        and primary_role == "endpoint"
+    ):
+        # "rose by $59 million, from $3,475 million to $3,534 million": the change
+        # is asserted; the endpoint the sentence ends on is an input.
+        chosen = []
+        how = f"an endpoint of the stated change, not the answer ({how2})"
     return chosen, extras, how
 
 
@@ -267,7 +306,102 @@ def _numeric_match(
     locale: str | None = None,
     partial_credit: bool = False,
 ) -> NumericMatch:
+    """Read the gold, read the answer's figures, select the one stated as the answer, compare."""
     gold = _parse_gold(expected, question)
+    cands = _read_figures(response, gold, question, locale)
+    exp_repr = expected if isinstance(expected, str) else repr(expected)
+    if gold is None:
+        return _not_numeric(cands, exp_repr)
+    hints = _question_hints(question)
+    resp_scale = _response_scale(response)
+    exp_currency = gold.currency or hints.currency
+    exp_desc = _expected_description(gold, hints, percent_mode, exp_repr)
+    chosen, extras, how = _select_figures(response, cands, gold, hints, category, question, match)
+    if not chosen and not extras:
+        return NumericMatch(
+            passed=False,
+            score=0.0,
+            expected_value=gold.value,
+            candidates=cands,
+            explanation=f"{exp_desc}; {_nothing_stated(cands)}.",
+            details={"selection": how, "expected_raw": str(exp_repr)},
+        )
+
+    def compare(c: Candidate) -> tuple[bool, float, str]:
+        return _match_candidate(gold, c, hints, resp_scale, tol, mode, percent_mode)
+
+    ok, found, found_val, note, how = _compare_selected(compare, chosen, extras, how)
+    found_currency = _currency_as_expected(found, exp_currency)
+    unit_match = _unit_match(gold, found, exp_currency, found_currency)
+    currency_note = _currency_note(found, exp_currency, found_currency, require_currency)
+    currency_failed = bool(require_currency and exp_currency and found_currency != exp_currency)
+    if currency_failed or (percent_mode == "strict" and gold.percent != found.percent):
+        ok = False
+    pdiff = _percentage_difference(found_val, gold.value)
+    score = _score(ok, pdiff, partial_credit)
+    found_desc = (
+        f'found {_fmt_val(found_val, found.percent, found.currency)} (from "{found.raw}", {how})'
+    )
+    if note:
+        found_desc += f" [{note}]"
+    verdict = _verdict_text(ok, pdiff, tol, mode, currency_failed)
+    return NumericMatch(
+        passed=ok,
+        score=round(score, 6),
+        expected_value=gold.value,
+        found_value=found_val,
+        percentage_difference=pdiff if math.isfinite(pdiff) else None,
+        unit_match=unit_match,
+        candidates=cands,
+        found=found,
+        explanation=f"{exp_desc}, {found_desc}: {verdict}{currency_note}.",
+        details={
+            "selection": how,
+            "found_raw": found.raw,
+            "expected_raw": str(exp_repr),
+            "tolerance": tol,
+            "tolerance_mode": mode,
+            "percent": percent_mode,
+            "match": match,
+        },
+    )
+
+
+def _not_numeric(cands: list[Candidate], exp_repr: Any) -> NumericMatch:
+    """The result for a gold that holds no number: nothing to compare, never a pass."""
+    return NumericMatch(
+        passed=False,
+        score=0.0,
+        candidates=cands,
+        explanation=f"expected {str(exp_repr)[:80]!r} holds no number, so there is nothing to compare; "
+        "use a text grader for non-numeric golds",
+        details={"error": "expected_not_numeric"},
+    )
+
+
+def _response_scale(response: str) -> float | None:
+    """The scale the answer declares for its figures ("(in millions)", "amounts are in thousands")."""
+    rs = _RESPONSE_SCALE_RE.search(response[:20000])
+    if rs:
+        return _SCALE_NAMES.get((rs.group(1) or rs.group(2)).lower())
+    return None
+
+
+def _score(ok: bool, pdiff: float, partial_credit: bool) -> float:
+    """1 for a match; else 0, or credit falling with the distance when ``partial_credit`` asks."""
+    if ok:
+        return 1.0
+    if partial_credit and math.isfinite(pdiff):
+        # Closeness is credit only where the gold asks for it: out of tolerance is wrong.
+        return 0.9 * math.exp(-20.0 * pdiff / 100.0)
+    return 0.0
+
+
+def _read_figures(
+    response: str, gold: _Gold | None, question: str | None, locale: str | None
+) -> list[Candidate]:
+    """Every figure of the answer; number words count when a small count is expected, and
+    "no change" states zero when zero is expected."""
     counting = bool(
         gold is not None
         and not gold.yearish
@@ -294,129 +428,91 @@ def _numeric_match(
             )
         ]
         cands = sorted([*cands, *zeros], key=lambda c: c.span[0])
-    exp_repr = expected if isinstance(expected, str) else repr(expected)
-    if gold is None:
-        return NumericMatch(
-            passed=False,
-            score=0.0,
-            candidates=cands,
-            explanation=f"expected {str(exp_repr)[:80]!r} holds no number, so there is nothing to compare; "
-            "use a text grader for non-numeric golds",
-            details={"error": "expected_not_numeric"},
-        )
-    hints = _question_hints(question)
-    resp_scale = None
-    rs = _RESPONSE_SCALE_RE.search(response[:20000])
-    if rs:
-        resp_scale = _SCALE_NAMES.get((rs.group(1) or rs.group(2)).lower())
-    exp_currency = gold.currency or hints.currency
+    return cands
+
+
+def _expected_description(
+    gold: _Gold, hints: _QuestionHints, percent_mode: str, exp_repr: Any
+) -> str:
+    """'expected 0.66 (from "0.66")', with the reading of the gold when it is not literal."""
     exp_desc = f'expected {_fmt_val(gold.value, gold.percent, gold.currency)} (from "{str(exp_repr)[:60]}")'
-    gold_interps = _gold_interps(gold, hints, percent_mode)
-    if gold_interps[0].note:
-        exp_desc += f", i.e. {_fmt_val(gold_interps[0].value, gold_interps[0].percent, gold.currency)} with {gold_interps[0].note}"
-
-    chosen, extras, how = _select_figures(response, cands, gold, hints, category, question, match)
-    if not chosen and not extras:
-        reason = (
-            "no numeric value found in the answer"
-            if not cands
-            else (
-                "no stated value found (values seen: "
-                + ", ".join(f'"{c.raw}" ({c.role})' for c in cands[:6])
-                + ")"
-            )
+    first = _gold_interps(gold, hints, percent_mode)[0]
+    if first.note:
+        exp_desc += (
+            f", i.e. {_fmt_val(first.value, first.percent, gold.currency)} with {first.note}"
         )
-        return NumericMatch(
-            passed=False,
-            score=0.0,
-            expected_value=gold.value,
-            candidates=cands,
-            explanation=f"{exp_desc}; {reason}.",
-            details={"selection": how, "expected_raw": str(exp_repr)},
-        )
+    return exp_desc
 
+
+def _nothing_stated(cands: list[Candidate]) -> str:
+    """Why no figure was compared: none at all, or only figures in roles that are not answers."""
+    if not cands:
+        return "no numeric value found in the answer"
+    seen = ", ".join(f'"{c.raw}" ({c.role})' for c in cands[:6])
+    return f"no stated value found (values seen: {seen})"
+
+
+def _compare_selected(
+    compare: Callable[[Candidate], tuple[bool, float, str]],
+    chosen: list[Candidate],
+    extras: list[Asserted],
+    how: str,
+) -> tuple[bool, Candidate, float, str, str]:
+    """Compare the stated figures, then the figures asserted beside them, with the gold:
+    (agrees, figure reported, its value, note, how it was found)."""
     found = chosen[0] if chosen else extras[0].cand
     found_val = found.value
     ok = False
     note = ""
     for c in chosen:
-        agree, val, nt = _match_candidate(gold, c, hints, resp_scale, tol, mode, percent_mode)
+        agree, val, nt = compare(c)
         if agree:
             ok, found, found_val, note = True, c, val, nt
             break
         if c is chosen[0]:
             found_val = val
     if not chosen:
-        found_val = _match_candidate(gold, found, hints, resp_scale, tol, mode, percent_mode)[1]
+        found_val = compare(found)[1]
         how = f"{extras[0].description}, {how}"
     if not ok:
         # The gold asserted in another role of the answer sentence (a change beside its
         # endpoints, the level it leads to, a total before its parts) answers too.
         for a in extras:
-            agree, val, nt = _match_candidate(
-                gold, a.cand, hints, resp_scale, tol, mode, percent_mode
-            )
+            agree, val, nt = compare(a.cand)
             if agree:
                 ok, found, found_val, note = True, a.cand, val, nt
                 how = f"{a.description}, beside {how}"
                 break
-    found_currency = _currency_as_expected(found, exp_currency)
-    unit_match = _unit_match(gold, found, exp_currency, found_currency)
-    currency_note = ""
+    return ok, found, found_val, note, how
+
+
+def _currency_note(
+    found: Candidate, exp_currency: str | None, found_currency: str | None, required: bool
+) -> str:
+    """What the explanation says about currency: a different one, or none where one is required."""
     if exp_currency and found_currency and exp_currency != found_currency:
-        currency_note = f"; currency differs ({found.currency} vs expected {exp_currency})"
-    elif exp_currency and not found.currency and require_currency:
-        currency_note = f"; the answer states no currency (expected {exp_currency})"
-    if require_currency and exp_currency and found_currency != exp_currency:
-        ok = False
-    if percent_mode == "strict" and gold.percent != found.percent:
-        ok = False
-    denom = abs(gold.value) if gold.value else 0.0
-    pdiff = (
-        abs(found_val - gold.value) / denom * 100.0
-        if denom
-        else (0.0 if found_val == gold.value else math.inf)
-    )
+        return f"; currency differs ({found.currency} vs expected {exp_currency})"
+    if exp_currency and not found.currency and required:
+        return f"; the answer states no currency (expected {exp_currency})"
+    return ""
+
+
+def _percentage_difference(found_val: float, gold_val: float) -> float:
+    """|found - gold| as a percentage of |gold|; 0 or infinity when the gold is zero."""
+    denom = abs(gold_val) if gold_val else 0.0
+    if denom:
+        return abs(found_val - gold_val) / denom * 100.0
+    return 0.0 if found_val == gold_val else math.inf
+
+
+def _verdict_text(ok: bool, pdiff: float, tol: float, mode: str, currency_failed: bool) -> str:
+    """The closing clause of the explanation: within tolerance, by how much not, or currency."""
     if ok:
-        score = 1.0
-    elif partial_credit and math.isfinite(pdiff):
-        # Closeness is credit only where the gold asks for it: out of tolerance is wrong.
-        score = 0.9 * math.exp(-20.0 * pdiff / 100.0)
-    else:
-        score = 0.0
-    found_desc = (
-        f'found {_fmt_val(found_val, found.percent, found.currency)} (from "{found.raw}", {how})'
-    )
-    if note:
-        found_desc += f" [{note}]"
-    verdict = (
-        f"match within {_tol_text(tol, mode)} (difference {pdiff:.4g}%)"
-        if ok
-        else f"difference {f'{pdiff:.4g}' if math.isfinite(pdiff) else 'inf'}% exceeds {_tol_text(tol, mode)}"
-    )
-    if not ok and require_currency and exp_currency and found_currency != exp_currency:
-        verdict = "currency required to match (require_currency=True)"
-    explanation = f"{exp_desc}, {found_desc}: {verdict}{currency_note}."
-    return NumericMatch(
-        passed=ok,
-        score=round(score, 6),
-        expected_value=gold.value,
-        found_value=found_val,
-        percentage_difference=pdiff if math.isfinite(pdiff) else None,
-        unit_match=unit_match,
-        candidates=cands,
-        found=found,
-        explanation=explanation,
-        details={
-            "selection": how,
-            "found_raw": found.raw,
-            "expected_raw": str(exp_repr),
-            "tolerance": tol,
-            "tolerance_mode": mode,
-            "percent": percent_mode,
-            "match": match,
-        },
-    )
+        return f"match within {_tol_text(tol, mode)} (difference {pdiff:.4g}%)"
+    if currency_failed:
+        return "currency required to match (require_currency=True)"
+    shown = f"{pdiff:.4g}" if math.isfinite(pdiff) else "inf"
+    return f"difference {shown}% exceeds {_tol_text(tol, mode)}"
 
 
 def assert_numeric_match(

@@ -24,11 +24,13 @@ from pytest_llmeval.metrics.numeric_lang import (
     all_scale_words,
     all_scaled_currencies,
     detect_language,
+    first_char_gate,
     language_for_locale,
     loss_subject_pattern,
     negative_after_pattern,
     negative_before_pattern,
     percent_suffix_pattern,
+    percent_suffix_words,
 )
 from pytest_llmeval.metrics.numeric_tokens import (
     _CUR_PREFIX,
@@ -63,11 +65,16 @@ _PREFIX_RE = re.compile(
 _ENGLISH_SCALE_RE = r"thousands?|millions?|billions?|trillions?|mn|mln|mm|MM|bn|bln|Bn|BN|tn|Tn|lakhs?|lacs?|crores?|cr|Cr|thou"
 
 
-def _other_scale_words() -> str:
-    """Scale words of the other language tables ("mrd", "Mio", "tusen"), written with an optional dot."""
+def _other_scale_word_list() -> list[str]:
+    """Scale words of the other language tables ("mrd", "Mio", "tusen"), longest first."""
     english = set(ENGLISH.scales)
     words = {w for w in all_scale_words() if len(w) >= 2 and w not in english}
-    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return sorted(words, key=len, reverse=True)
+
+
+def _other_scale_words() -> str:
+    """Scale words of the other language tables ("mrd", "Mio", "tusen"), written with an optional dot."""
+    return "|".join(re.escape(w) for w in _other_scale_word_list())
 
 
 def _scaled_currency_words() -> str:
@@ -78,12 +85,12 @@ def _scaled_currency_words() -> str:
 _SUFFIX_RE = re.compile(
     r"(?P<close>\))?"
     r"(?P<pct>[ \u00a0]?(?:%|percent(?:age)?\s+points?|per\s*cent|percent|pct\.?|pp\b|p\.p\.|bps\b|basis\s+points?"
-    rf"|(?i:{percent_suffix_pattern()})(?![^\W\d_])))?"
+    rf"|{first_char_gate(percent_suffix_words())}(?i:{percent_suffix_pattern()})(?![^\W\d_])))?"
     r"(?:[ \u00a0]?(?P<scale>"
     + _ENGLISH_SCALE_RE
     + r")(?![\w])"
-    + rf"|[ \u00a0]?(?P<scur>(?i:{_scaled_currency_words()}))(?![^\W\d_])"
-    + rf"|[ \u00a0]?(?P<lscale>(?i:{_other_scale_words()}))(?:\.|(?![^\W\d_]))"
+    + rf"|[ \u00a0]?{first_char_gate(all_scaled_currencies())}(?P<scur>(?i:{_scaled_currency_words()}))(?![^\W\d_])"
+    + rf"|[ \u00a0]?{first_char_gate(_other_scale_word_list())}(?P<lscale>(?i:{_other_scale_words()}))(?:\.|(?![^\W\d_]))"
     r"|(?P<letter>[kKmMbBT])(?![\w]))?"
     r"(?P<close2>\))?"
     rf"(?:[ \u00a0]?(?P<cur>{_CUR_SUFFIX})(?![\w])"
@@ -131,7 +138,7 @@ _NEG_WORD_AFTER_RE = re.compile(
     re.IGNORECASE,
 )
 _COMPARE_BEFORE_RE = re.compile(
-    r"\b(?:from|compared\s+(?:to|with)|vs\.?|versus|against|relative\s+to|than|prior(?:\s+year)?|previous(?:ly)?|last\s+year|a\s+year\s+(?:earlier|ago)|up\s+from|down\s+from|rather\s+than|instead\s+of|before|preceding)"
+    r"\b(?=[fcvartpludibFCVARTPLUDIB])(?:from|compared\s+(?:to|with)|vs\.?|versus|against|relative\s+to|than|prior(?:\s+year)?|previous(?:ly)?|last\s+year|a\s+year\s+(?:earlier|ago)|up\s+from|down\s+from|rather\s+than|instead\s+of|before|preceding)"
     r"(?:\s+(?:the|a|an|its|of|about|approximately|around|roughly|nearly|just|only|fy\s*'?\d{2,4}|\d{4}(?:'s)?|'s|year's|year|figure|level|total|amount|value)\b)*"
     r"[\s:,]*(?:" + _CUR_PREFIX + r")?[\s(]*$",
     re.IGNORECASE,
@@ -145,7 +152,7 @@ _OPERATOR_AFTER_RE = re.compile(
     re.IGNORECASE,
 )
 _OPERATOR_BEFORE_RE = re.compile(
-    r"(?:[+/×÷^]|(?<!\*)\*|(?:[\d)%]|million|billion|thousand|bn|mn)\s*[-−–]\s+|divided\s+by|multiplied\s+by|\btimes|\bminus|\bplus|\bsum\s+of|\baverage\s+of)\s*[$€£¥(\[]*\s*$",
+    r"(?=[+/×÷^*\d)%mbtdspaMBTDSPA])(?:[+/×÷^]|(?<!\*)\*|(?:[\d)%]|million|billion|thousand|bn|mn)\s*[-−–]\s+|divided\s+by|multiplied\s+by|\btimes|\bminus|\bplus|\bsum\s+of|\baverage\s+of)\s*[$€£¥(\[]*\s*$",
     re.IGNORECASE,
 )
 _RESULT_BEFORE_RE = re.compile(
@@ -165,6 +172,9 @@ _APPROX_RE = re.compile(
     r"(?:approx(?:imately|\.)?|about|around|roughly|nearly|almost|~|≈)\s*[$€£¥]?\s*$"
 )
 _PREFIX_CHARS = frozenset("$€£¥₹₩-−–+(ABCDEFGHIJKLMNOPQRSTUVWXYZkrs.")
+# Every character _PREFIX_RE can consume (signs, brackets, spaces, currency symbols and codes),
+# and "\n", since "$" also matches before a final newline.
+_PREFIX_RUN_CHARS = "".join(sorted(_PREFIX_CHARS)) + " \u00a0\n"
 _RESULT_CHARS = frozenset("=≈≅→>{x")
 _OP_CHARS = frozenset("+*/×÷^-−–")
 _REF_WORDS = frozenset(
@@ -332,7 +342,8 @@ def extract_values(
     q_tokens = _question_alnum_tokens(question)
     n = len(text)
     lang = language_for_locale(locale) or detect_language(text)
-    kw = _keyword_index(text)
+    letter_runs: set[str] = set()
+    kw = _keyword_index(text, letter_runs)
     matches = list(_NUM_RE.finditer(text))
     if len(matches) > MAX_FIGURES:
         # Number soup (tables pasted whole, hostile input): the opening figures and the
@@ -349,7 +360,7 @@ def extract_values(
         if cand is not None:
             out.append(cand)
     _share_range_units(text, out)
-    if (count_words and n < 200_000) or _has_word_number_hint(text, n):
+    if (count_words and n < 200_000) or _has_word_number_hint(text, n, letter_runs):
         out.extend(_word_candidates(text, count_words))
         out.sort(key=lambda c: c.span[0])
     if lang.numbers and n < 200_000:
@@ -438,15 +449,27 @@ def _share_range_units(text: str, cands: list[Candidate]) -> None:
 _HINT_SPLIT_RE = re.compile(r"[\s\-–]+")
 
 
-def _has_word_number_hint(text: str, n: int) -> bool:
+_LETTER_RUN_RE = re.compile(r"[a-z]+")
+
+
+def _has_word_number_hint(text: str, n: int, letter_runs: set[str] | None = None) -> bool:
+    """Is a number word followed closely by a scale, "point" or a unit ("two point five billion")?
+
+    ``letter_runs``: the text's lower-case runs of letters, when already collected.
+    """
+    if n >= 200_000:
+        return _WORD_HINT_RE.search(text) is not None
     # Cheap token check first: the phrase regex is only worth running when a number word is
     # followed closely by a scale, "point" or a unit.
     # Hyphens split too: "ninety-four cents", "four-fifths", "Thirty-six percent".
-    toks = (
-        [t.strip(".,;:()*\"'").lower() for t in _HINT_SPLIT_RE.split(text)] if n < 200_000 else []
-    )
-    if n >= 200_000:
-        return _WORD_HINT_RE.search(text) is not None
+    low = text.lower()
+    # A number-word token is a whole run of letters (its neighbours are spaces, hyphens or the
+    # punctuation stripped below), so no run of letters being one means no hint.
+    if _WORD_NUM_SET.isdisjoint(
+        _LETTER_RUN_RE.findall(low) if letter_runs is None else letter_runs
+    ):
+        return False
+    toks = [t.strip(".,;:()*\"'") for t in _HINT_SPLIT_RE.split(low)]
     for i, t in enumerate(toks):
         if t in _WORD_NUM_SET:
             for u in toks[i + 1 : i + 6]:
@@ -583,176 +606,32 @@ def _build_candidate(
     kw: dict[str, list[int]],
     lang: NumberLanguage = ENGLISH,
 ) -> Candidate | None:
+    """The figure at ``text[s:e]`` read with its words, in stages: a glued identifier ("3M's"),
+    currency/sign/bracket before, units after, brackets, value, a sign in words, then its role."""
     before = text[max(0, s - 60) : s]
     after = text[e : e + 60]
-    role = "value"
-
-    # Identifiers glued to letters after the number: "3M's", "10K" filings, "2nd", "5G".
-    glued = _GLUED_RE.match(after) if after[:1].isalpha() else None
-    if glued:
-        word = glued.group(0)
-        token = (raw_num + word).lower()
-        if (
-            token in q_tokens
-            or word.endswith("'s")
-            or after[len(word) : len(word) + 2] in ("'s", "’s")
-        ):
-            role = "name"
-        elif _ORDINAL_AFTER_RE.match(after):
-            role = "descriptor"
-        elif word not in SCALE_WORDS and word.lower() not in (
-            "x",
-            "pct",
-            "bps",
-            "pp",
-            "mn",
-            "bn",
-            "mm",
-            "tn",
-            "mln",
-            "bln",
-        ):
-            role = "name"  # "5G", "4K", "10Q": product or form identifiers
-    if role == "value" and after[:1] in "-–" and after[1:2].isalpha():
-        role = "descriptor"  # "10-K", "3-year", "5-day"
-
-    # Currency, sign and parentheses before the number.
-    b8 = before[-8:]
-    pm = _PREFIX_RE.search(b8) if not _PREFIX_CHARS.isdisjoint(b8) else None
-    currency = None
-    negative = False
-    sign_source: str | None = None
-    open_paren = False
-    outflow_line = decrease_verb = False
-    if pm:
-        cur = pm.group("cur")
-        if cur:
-            currency = _CURRENCY_CODES.get(cur, _CURRENCY_CODES.get(cur.rstrip(".")))
-        for g in ("sign2", "sign1"):
-            sg = pm.group(g)
-            if not sg:
-                continue
-            if sg == "(":
-                # "* (43,762.5)" groups an operand; it is not an accounting negative.
-                open_paren = before[: len(before) - len(pm.group(0)) + pm.start(g)].rstrip()[
-                    -1:
-                ] not in ("*", "/", "×", "÷", "+")
-            elif sg in "-−–":
-                start = pm.start(g) + len(before) - len(before[-8:])
-                prev = before[start - 1] if start >= 1 else " "
-                nxt = before[start + 1] if start + 1 < len(before) else ""
-                if prev.isalnum() or prev in ").%":
-                    continue  # "2020-2022", "10-15", "COVID-19": a range or identifier, not a sign
-                if sg == "–" and nxt == " ":
-                    continue
-                if prev == " " and nxt == " " and _looks_like_expression_before(before[:start]):
-                    continue  # "a - b" subtraction
-                negative = True
-                sign_source = "symbol"
+    role = _identifier_role(after, raw_num, q_tokens)
+    pm = _prefix_match(before[-8:])
+    currency, negative, sign_source, open_paren = _read_prefix(before, pm)
     sm = _SUFFIX_RE.match(after)
-    close = bool(sm and sm.group("close"))
-    pct_text = (sm.group("pct") or sm.group("pct2") or "") if sm else ""
-    scale_word = (
-        (sm.group("scale") or sm.group("lscale") or sm.group("letter") or sm.group("scale2"))
-        if sm
-        else None
-    )
-    scaled_cur = (
-        all_scaled_currencies().get(sm.group("scur").lower()) if sm and sm.group("scur") else None
-    )
-    if scaled_cur is not None and sm is not None:
-        scale_word = sm.group("scur")
-        if not currency:
-            code = scaled_cur[1]
-            currency = (
-                lang.krone if code in ("NOK", "SEK", "DKK") and "kr" in scale_word.lower() else code
-            )
-    suffix_end = sm.end() if sm else 0
-    if sm and not currency and sm.group("cur"):
-        cur_word = sm.group("cur")
-        if cur_word.lower().rstrip(".") == "kr":
-            currency = lang.krone
-        else:
-            currency = _CURRENCY_CODES.get(cur_word, _CURRENCY_CODES.get(cur_word.lower()))
-    close2 = bool(sm and sm.group("close2") and scale_word)
-    if sm and sm.group("close2") and not scale_word:
-        close = True  # "(12.5%)"
+    pct_text, scale_word, currency, suffix_end, close, close2 = _read_suffix(sm, currency, lang)
+    outflow_line = decrease_verb = False
     if open_paren and (close or close2) and not negative:
-        paren_at = len(before) - len(pm.group(0)) if pm else len(before)
-        lead = before[:paren_at]
-        if not close and close2:
-            role = (
-                "aside" if role == "value" else role
-            )  # "(1.5 million)": a restatement, not a negative
-        elif (
-            raw_num.isdigit()
-            and len(raw_num) <= 2
-            and not currency
-            and not pct_text
-            and close
-            and not scale_word
-        ):
-            role = "marker" if role == "value" else role  # "(1)", "(12)": footnote or list label
-        elif (
-            _ASIDE_LEAD_RE.search(lead[-40:])
-            and not _NEG_LEAD_RE.search(lead[-40:])
-            # "$(0.565) billion", "(14.7)%": the sign or unit outside the brackets makes it
-            # an accounting negative, not a prose aside.
-            and not (pm and pm.group("cur") and pm.group("sign2") == "(")
-            and not (sm and sm.group("close") and (pct_text or scale_word))
-        ):
-            role = "aside" if role == "value" else role  # "net income ($9,542)": prose aside
-        else:
-            negative = True
+        role, negative, outflow_line = _bracket_reading(
+            before, pm, sm, raw_num, role, currency, pct_text, scale_word, close, close2
+        )
+        if negative:
             sign_source = "parentheses"
-            outflow_line = bool(_OUTFLOW_LABEL_RE.search(before[-70:]))
-    if (
-        role == "value"
-        and before.rstrip().endswith("[")
-        and after[suffix_end:].lstrip().startswith("]")
-    ):
+    if role == "value" and before.rstrip().endswith("[") and after[suffix_end:].lstrip()[:1] == "]":
         role = "marker"  # footnote "[2]"
-
-    percent = False
-    bps = False
-    if pct_text:
-        lt = " ".join(pct_text.lower().split())
-        if "bps" in lt or "basis" in lt or lt in _BASIS_POINT_WORDS:
-            bps = True
-        percent = True
-
-    scale = _scale_of(scale_word, lang) if scale_word else 1.0
-
-    value = number * scale
-    ulp = _ulp(decimals, number, sig) * scale
-    if percent:
-        div = 10000.0 if bps else 100.0
-        value /= div
-        ulp /= div
+    value, ulp, scale, percent, bps = _magnitude(number, decimals, sig, pct_text, scale_word, lang)
     # Word-implied sign ("a loss of $5 million", "revenue decreased by 3%"): soft, see numeric.py.
-    if not negative:
-        ctx = before.rsplit("\n", 1)[-1][-60:]
-        if (
-            _near(kw["neg"], s - 60, s)
-            and (
-                _NEG_WORD_BEFORE_RE.search(ctx[-48:])
-                or _NEG_NOUN_BEFORE_RE.search(ctx)
-                or _NEG_CHANGE_SUBJECT_RE.search(ctx)
-                or _NEG_VERB_BY_RE.search(ctx)
-                or negative_before_pattern().search(ctx[-48:])
-                or loss_subject_pattern().search(ctx)
-            )
-        ) or (
-            _NEG_WORD_AFTER_RE.match(after[suffix_end : suffix_end + 30])
-            or negative_after_pattern().match(after[suffix_end : suffix_end + 30])
-        ):
-            sign_source = "word"
-            decrease_verb = bool(
-                _DECREASE_VERB_RE.search(ctx[-48:]) and not _LOSS_NOUN_RE.search(ctx[-48:])
-            )
+    if not negative and _word_signed(before, after, s, suffix_end, kw):
+        sign_source = "word"
+        ctx48 = before.rsplit("\n", 1)[-1][-60:][-48:]
+        decrease_verb = bool(_DECREASE_VERB_RE.search(ctx48) and not _LOSS_NOUN_RE.search(ctx48))
     if negative:
         value = -value
-
     # Roles: things that are not stated values.
     if role == "value":
         role = _classify(
@@ -771,16 +650,11 @@ def _build_candidate(
             kw,
         )
     approximate = _near(kw["apx"], s - 20, s) and bool(_APPROX_RE.search(before[-20:].lower()))
-
+    start = max(0, s - len(pm.group(0).lstrip())) if pm and pm.group(0) else s
     end = e + suffix_end
-    start = s
-    if pm and pm.group(0):
-        start = s - len(pm.group(0).lstrip())
-    start = max(0, start)
-    raw = text[start:end].strip()
     return Candidate(
         span=(start, end),
-        raw=raw,
+        raw=text[start:end].strip(),
         value=value,
         number=number,
         scale=scale,
@@ -798,6 +672,220 @@ def _build_candidate(
         decrease_verb=decrease_verb,
         outflow_line=outflow_line,
     )
+
+
+_UNIT_ABBREVIATIONS = frozenset(["x", "pct", "bps", "pp", "mn", "bn", "mm", "tn", "mln", "bln"])
+
+
+def _identifier_role(after: str, raw_num: str, q_tokens: frozenset[str]) -> str:
+    """ "value", unless letters glued after the number make it a name ("3M's", "5G") or a
+    descriptor ("2nd", "10-K", "3-year")."""
+    role = "value"
+    glued = _GLUED_RE.match(after) if after[:1].isalpha() else None
+    if glued:
+        word = glued.group(0)
+        token = (raw_num + word).lower()
+        if (
+            token in q_tokens
+            or word.endswith("'s")
+            or after[len(word) : len(word) + 2] in ("'s", "’s")
+        ):
+            role = "name"
+        elif _ORDINAL_AFTER_RE.match(after):
+            role = "descriptor"
+        elif word not in SCALE_WORDS and word.lower() not in _UNIT_ABBREVIATIONS:
+            role = "name"  # "5G", "4K", "10Q": product or form identifiers
+    if role == "value" and after[:1] in "-–" and after[1:2].isalpha():
+        role = "descriptor"  # "10-K", "3-year", "5-day"
+    return role
+
+
+def _prefix_match(b8: str) -> re.Match[str] | None:
+    """The currency and sign characters that end ``b8`` (the 8 characters before a number)."""
+    if _PREFIX_CHARS.isdisjoint(b8):
+        return None
+    # A prefix match consumes only prefix characters: start the search after the last other one.
+    return _PREFIX_RE.search(b8, len(b8.rstrip(_PREFIX_RUN_CHARS)))
+
+
+def _read_prefix(
+    before: str, pm: re.Match[str] | None
+) -> tuple[str | None, bool, str | None, bool]:
+    """Currency, minus sign and opening bracket just before the number: (currency, negative,
+    sign source, bracket opened). A hyphen inside "2020-2022" or "a - b" is not a sign."""
+    currency = None
+    negative = False
+    sign_source: str | None = None
+    open_paren = False
+    if not pm:
+        return currency, negative, sign_source, open_paren
+    cur = pm.group("cur")
+    if cur:
+        currency = _CURRENCY_CODES.get(cur, _CURRENCY_CODES.get(cur.rstrip(".")))
+    for g in ("sign2", "sign1"):
+        sg = pm.group(g)
+        if not sg:
+            continue
+        if sg == "(":
+            # "* (43,762.5)" groups an operand; it is not an accounting negative.
+            open_paren = before[: len(before) - len(pm.group(0)) + pm.start(g)].rstrip()[
+                -1:
+            ] not in ("*", "/", "×", "÷", "+")
+        elif sg in "-−–":
+            start = pm.start(g) + len(before) - len(before[-8:])
+            prev = before[start - 1] if start >= 1 else " "
+            nxt = before[start + 1] if start + 1 < len(before) else ""
+            if prev.isalnum() or prev in ").%":
+                continue  # "2020-2022", "10-15", "COVID-19": a range or identifier, not a sign
+            if sg == "–" and nxt == " ":
+                continue
+            if prev == " " and nxt == " " and _looks_like_expression_before(before[:start]):
+                continue  # "a - b" subtraction
+            negative = True
+            sign_source = "symbol"
+    return currency, negative, sign_source, open_paren
+
+
+_SUFFIX_GROUPS = (
+    "close",
+    "pct",
+    "pct2",
+    "scale",
+    "lscale",
+    "letter",
+    "scale2",
+    "scur",
+    "cur",
+    "close2",
+)
+
+
+def _read_suffix(
+    sm: re.Match[str] | None, currency: str | None, lang: NumberLanguage
+) -> tuple[str, str | None, str | None, int, bool, bool]:
+    """Percent, scale and currency words after the number ("%", " million", "bn", " mrd. kr"):
+    (percent text, scale word, currency, where the suffix ends, ")" closes, ")" after a scale)."""
+    if not sm:
+        return "", None, currency, 0, False, False
+    close_g, pct, pct2, scale, lscale, letter, scale2, scur, cur_word, close2_g = sm.group(
+        *_SUFFIX_GROUPS
+    )
+    close = bool(close_g)
+    pct_text = pct or pct2 or ""
+    scale_word = scale or lscale or letter or scale2
+    scaled_cur = all_scaled_currencies().get(scur.lower()) if scur else None
+    if scaled_cur is not None:
+        scale_word = scur
+        if not currency:
+            code = scaled_cur[1]
+            currency = (
+                lang.krone if code in ("NOK", "SEK", "DKK") and "kr" in scale_word.lower() else code
+            )
+    if not currency and cur_word:
+        if cur_word.lower().rstrip(".") == "kr":
+            currency = lang.krone
+        else:
+            currency = _CURRENCY_CODES.get(cur_word, _CURRENCY_CODES.get(cur_word.lower()))
+    close2 = bool(close2_g and scale_word)
+    if close2_g and not scale_word:
+        close = True  # "(12.5%)"
+    return pct_text, scale_word, currency, sm.end(), close, close2
+
+
+def _bracket_reading(
+    before: str,
+    pm: re.Match[str] | None,
+    sm: re.Match[str] | None,
+    raw_num: str,
+    role: str,
+    currency: str | None,
+    pct_text: str,
+    scale_word: str | None,
+    close: bool,
+    close2: bool,
+) -> tuple[str, bool, bool]:
+    """A number in brackets: (role, negative, on an outflow line). A restatement "(1.5 million)"
+    and a prose aside "net income ($9,542)" are asides, "(1)" is a footnote, else a negative."""
+    paren_at = len(before) - len(pm.group(0)) if pm else len(before)
+    lead = before[:paren_at]
+    if not close and close2:
+        return ("aside" if role == "value" else role), False, False
+    if (
+        raw_num.isdigit()
+        and len(raw_num) <= 2
+        and not currency
+        and not pct_text
+        and close
+        and not scale_word
+    ):
+        return ("marker" if role == "value" else role), False, False  # "(1)", "(12)": a label
+    if (
+        _ASIDE_LEAD_RE.search(lead[-40:])
+        and not _NEG_LEAD_RE.search(lead[-40:])
+        # "$(0.565) billion", "(14.7)%": the sign or unit outside the brackets makes it
+        # an accounting negative, not a prose aside.
+        and not (pm and pm.group("cur") and pm.group("sign2") == "(")
+        and not (sm and sm.group("close") and (pct_text or scale_word))
+    ):
+        return ("aside" if role == "value" else role), False, False
+    return role, True, bool(_OUTFLOW_LABEL_RE.search(before[-70:]))
+
+
+def _magnitude(
+    number: float,
+    decimals: int,
+    sig: int,
+    pct_text: str,
+    scale_word: str | None,
+    lang: NumberLanguage,
+) -> tuple[float, float, float, bool, bool]:
+    """The value with scale and percent applied, and one unit in its last written digit:
+    (value, ulp, scale, percent, basis points)."""
+    percent = False
+    bps = False
+    if pct_text:
+        lt = " ".join(pct_text.lower().split())
+        if "bps" in lt or "basis" in lt or lt in _BASIS_POINT_WORDS:
+            bps = True
+        percent = True
+    scale = _scale_of(scale_word, lang) if scale_word else 1.0
+    value = number * scale
+    ulp = _ulp(decimals, number, sig) * scale
+    if percent:
+        div = 10000.0 if bps else 100.0
+        value /= div
+        ulp /= div
+    return value, ulp, scale, percent, bps
+
+
+def _word_signed(
+    before: str, after: str, s: int, suffix_end: int, kw: dict[str, list[int]]
+) -> bool:
+    """Do the words around the figure state it as a loss or decrease ("a loss of", "fell by",
+    "tapte", "Nettoverlust ... belief sich auf", "... decrease")?"""
+    ctx = before.rsplit("\n", 1)[-1][-60:]
+    if _near(kw["neg"], s - 60, s) and (
+        _NEG_WORD_BEFORE_RE.search(ctx[-48:])
+        or _NEG_NOUN_BEFORE_RE.search(ctx)
+        or _NEG_CHANGE_SUBJECT_RE.search(ctx)
+        or _NEG_VERB_BY_RE.search(ctx)
+        or negative_before_pattern().search(ctx[-48:])
+        or loss_subject_pattern().search(ctx)
+    ):
+        return True
+    tail = after[suffix_end : suffix_end + 30]
+    if not _may_start(tail.lstrip()[:1], _negative_after_first()):
+        return False
+    return bool(_NEG_WORD_AFTER_RE.match(tail) or negative_after_pattern().match(tail))
+
+
+@lru_cache(maxsize=1)
+def _negative_after_first() -> frozenset[str]:
+    """First non-space characters of a sign word after a figure (_NEG_WORD_AFTER_RE and
+    every table's negative_after words), in both cases, and the "," both patterns skip."""
+    words = [w for t in LANGUAGES.values() if t.code != "en" for w in t.negative_after]
+    firsts = {w[0] for w in words if w} | set("nldrco")
+    return frozenset({",", *firsts, *(c.lower() for c in firsts), *(c.upper() for c in firsts)})
 
 
 _BASIS_POINT_WORDS = frozenset(
@@ -898,14 +986,12 @@ def _classify(
         return "marker"
     # Calculation structure.
     tail = after[suffix_end:]
+    head = tail.lstrip()[:1]  # the first character the patterns after the figure can start with
+    op_after = _may_start(head, _OP_AFTER_FIRST) and _OPERATOR_AFTER_RE.match(tail) is not None
     b8 = before[-8:]
-    if (
-        not _RESULT_CHARS.isdisjoint(b8)
-        and _RESULT_BEFORE_RE.search(b8)
-        and not _OPERATOR_AFTER_RE.match(tail)
-    ):
+    if not _RESULT_CHARS.isdisjoint(b8) and _RESULT_BEFORE_RE.search(b8) and not op_after:
         return "result"
-    if _OPERATOR_AFTER_RE.match(tail):
+    if op_after:
         return "operand"
     b16 = before[-16:]
     if (not _OP_CHARS.isdisjoint(b16) or _near(kw["op"], s - 16, s)) and _OPERATOR_BEFORE_RE.search(
@@ -913,13 +999,29 @@ def _classify(
     ):
         return "operand"
     b48 = before[-48:]
-    if (_near(kw["cmp"], s - 48, s) and _COMPARE_BEFORE_RE.search(b48)) or _COMPARE_AFTER_RE.match(
-        tail
+    if (_near(kw["cmp"], s - 48, s) and _COMPARE_BEFORE_RE.search(b48)) or (
+        _may_start(head, _CMP_AFTER_FIRST) and _COMPARE_AFTER_RE.match(tail)
     ):
         return "comparison"
-    if _RANGE_AFTER_RE.match(tail) and "from" not in before[-12:].lower():
+    if (
+        _may_start(head, _RANGE_AFTER_FIRST)
+        and _RANGE_AFTER_RE.match(tail)
+        and "from" not in before[-12:].lower()
+    ):
         return "range" if _DASH_RANGE_AFTER_RE.match(tail) else "value"
     return "value"
+
+
+# First non-space characters _OPERATOR_AFTER_RE, _COMPARE_AFTER_RE and _RANGE_AFTER_RE can meet.
+_OP_AFTER_FIRST = frozenset("+/×÷^=*-−–dDmMxXtTpP")
+_CMP_AFTER_FIRST = frozenset(",iIaAlLpP")
+_RANGE_AFTER_FIRST = frozenset("-–t")
+
+
+def _may_start(head: str, first: frozenset[str]) -> bool:
+    """Can a pattern whose first characters are ``first`` match where ``head`` follows? Any
+    non-ASCII character may fold to an ASCII letter under IGNORECASE, so it always may."""
+    return bool(head) and (head in first or not head.isascii())
 
 
 @lru_cache(maxsize=16)
@@ -929,8 +1031,11 @@ def _lang_word_regex(code: str) -> re.Pattern[str]:
     if lang.decimal_word:
         words.append(lang.decimal_word)
     alt = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    # The class of first letters rejects most word starts before the long alternation is tried.
+    first = "".join(sorted({re.escape(w[0]) for w in words}))
     return re.compile(
-        rf"(?<![^\W\d_])(?:{alt})(?![^\W\d_])(?:[ \t-]+(?:{alt})(?![^\W\d_]))*", re.IGNORECASE
+        rf"(?<![^\W\d_])(?=[{first}])(?:{alt})(?![^\W\d_])(?:[ \t-]+(?:{alt})(?![^\W\d_]))*",
+        re.IGNORECASE,
     )
 
 
@@ -1001,7 +1106,7 @@ def _other_word_candidates(
 
 
 _ZERO_PHRASE_RE = re.compile(
-    r"(?<![^\W\d_])(?:no\s+(?:difference|change)|unchanged|uendret|oförändrad|uændret|unverändert|"
+    r"(?=[nuoiz])(?<![^\W\d_])(?:no\s+(?:difference|change)|unchanged|uendret|oförändrad|uændret|unverändert|"
     r"inchangée?s?|zero|nil)(?![^\W\d_])",
     re.IGNORECASE,
 )

@@ -45,8 +45,9 @@ _Q_NEG_DIRECTION_RE = re.compile(
     re.IGNORECASE,
 )
 _RESPONSE_SCALE_RE = re.compile(
-    r"\((?:\s*(?:amounts|figures|dollars)\s+)?(?:in\s+)?(?:\$|usd|us\$|€)?\s*(thousands|millions|billions)(?:\s+of\s+(?:dollars|usd))?\s*\)"
-    r"|\b(?:amounts|figures|numbers|values|dollars|expressed|presented|stated|reported)\s+(?:are\s+)?in\s+(?:\$\s*|usd\s+)?(thousands|millions|billions)\b",
+    # The gate names the first characters of both branches, so most positions fail at once.
+    r"(?=[(afnvdeprs])(?:\((?:\s*(?:amounts|figures|dollars)\s+)?(?:in\s+)?(?:\$|usd|us\$|€)?\s*(thousands|millions|billions)(?:\s+of\s+(?:dollars|usd))?\s*\)"
+    r"|\b(?:amounts|figures|numbers|values|dollars|expressed|presented|stated|reported)\s+(?:are\s+)?in\s+(?:\$\s*|usd\s+)?(thousands|millions|billions)\b)",
     re.IGNORECASE,
 )
 _SCALE_NAMES = {

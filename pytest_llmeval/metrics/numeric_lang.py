@@ -10,6 +10,7 @@ to recognise the language of a text when no ``locale`` is given.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -555,14 +556,23 @@ def _marker_owner() -> dict[str, tuple[str, ...]]:
     return {w: tuple(dict.fromkeys(c)) for w, c in owner.items()}
 
 
+@lru_cache(maxsize=1)
+def _other_language_words() -> frozenset[str]:
+    """Words that are evidence for some language other than English."""
+    return frozenset(w for w, codes in _marker_owner().items() if any(c != "en" for c in codes))
+
+
 def detect_language(text: str, limit: int = 4000) -> NumberLanguage:
     """The table whose function words the text uses most (English on a tie or no evidence).
 
     Looks at the first ``limit`` characters only, so the cost is bounded.
     """
     owner = _marker_owner()
+    words = _WORD_TOKEN_RE.findall(text[:limit].lower())
+    if _other_language_words().isdisjoint(words):
+        return ENGLISH  # only English evidence, or none: the count below could only say English
     score: dict[str, float] = {}
-    for word in _WORD_TOKEN_RE.findall(text[:limit].lower()):
+    for word in words:
         codes = owner.get(word)
         if codes:
             for c in codes:
@@ -599,12 +609,25 @@ def _alternation(words: set[str]) -> str:
 
 
 @lru_cache(maxsize=1)
-def percent_suffix_pattern() -> str:
-    """Regex alternation of every percent / points / basis-point word (case-insensitive use)."""
+def percent_suffix_words() -> frozenset[str]:
+    """Every percent / points / basis-point word of every table, "%" aside."""
     words: set[str] = set()
     for t in LANGUAGES.values():
         words.update(w for w in (*t.percent, *t.points, *t.basis_points) if w != "%")
-    return _alternation(words)
+    return frozenset(words)
+
+
+@lru_cache(maxsize=1)
+def percent_suffix_pattern() -> str:
+    """Regex alternation of every percent / points / basis-point word (case-insensitive use)."""
+    return _alternation(set(percent_suffix_words()))
+
+
+def first_char_gate(words: Iterable[str]) -> str:
+    """A lookahead on the first characters of ``words`` (case-insensitive), placed before their
+    alternation so most positions fail on one character test; it never changes what matches."""
+    chars = "".join(sorted({re.escape(w[0]) for w in words if w}))
+    return f"(?=(?i:[{chars}]))"
 
 
 @lru_cache(maxsize=1)
@@ -621,7 +644,9 @@ def negative_before_pattern() -> re.Pattern[str]:
     # fondet 485 milliarder", "fiel der Kurs um 4,2 Prozent"): up to three words, never "til"/"auf".
     gap = r"(?:\s+(?!(?:til|till|auf|à|to|på|i|im|in)\b)[^\W\d_]+){0,3}?"
     return re.compile(
-        r"(?<![^\W\d_])(?:(?:"
+        r"(?<![^\W\d_])"
+        + first_char_gate(others | english)
+        + r"(?:(?:"
         + _alternation(others)
         + r")"
         + gap

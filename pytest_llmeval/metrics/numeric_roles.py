@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 
 from pytest_llmeval.metrics.numeric_extract import Candidate
-from pytest_llmeval.metrics.numeric_lang import LANGUAGES
+from pytest_llmeval.metrics.numeric_lang import LANGUAGES, first_char_gate
 
 ROLE_DESCRIPTIONS = {
     "change": "the change stated beside its endpoints",
@@ -36,6 +36,28 @@ def _alt(words: set[str]) -> str:
     return "|".join(
         re.escape(w).replace(r"\ ", r"\s+") for w in sorted(words, key=len, reverse=True)
     )
+
+
+def _trie(words: set[str]) -> str:
+    """The same words as :func:`_alt`, written as a prefix tree ("decl(?:ine[ds]?|ining)"), so
+    a failed attempt costs one path instead of every word. Only for patterns used as yes/no:
+    it accepts the same texts, though not always the same word when two could match."""
+    root: dict[str, dict] = {}
+    for w in words:
+        node = root
+        for ch in w:  # as in _alt: each space is "\s+", every other character literal
+            node = node.setdefault(r"\s+" if ch == " " else re.escape(ch), {})
+        node[""] = {}
+    return _trie_branch(root)
+
+
+def _trie_branch(node: dict[str, dict]) -> str:
+    """One node of :func:`_trie`: its children as an alternation, optional when a word ends here."""
+    alts = [unit + _trie_branch(child) for unit, child in sorted(node.items()) if unit]
+    if not alts:
+        return ""
+    body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+    return f"(?:{body})?" if "" in node else body
 
 
 _CHANGE_WORDS = {
@@ -82,7 +104,9 @@ for _t in LANGUAGES.values():
 
 # A change verb (or noun) right before the figure, with "by"/"med"/"um" and fillers between.
 _CHANGE_BEFORE_RE = re.compile(
-    r"(?<![^\W\d_])(?:" + _alt(_CHANGE_WORDS) + r")"
+    # Each first_char_gate() below lets most word starts fail on one character test before a long
+    # alternation is tried; these patterns are searched backwards over a window for every figure.
+    r"(?<![^\W\d_])" + first_char_gate(_CHANGE_WORDS) + r"(?:" + _trie(_CHANGE_WORDS) + r")"
     r"(?:\s+(?:by|of|med|um|de|på|about|approximately|roughly|nearly|some|just|only|around|"
     r"rund|etwa|ca\.?|omkring|environ|fondet|the|an?))*[\s:]*"
     r"(?:[$€£¥]|(?:USD|EUR|NOK|SEK|DKK|GBP|CHF)\s*)?\s*[-−]?\s*$",
@@ -97,19 +121,39 @@ _CHANGE_AFTER_RE = re.compile(
 )
 # "exceeded X by $5 million", "higher by 2%": the difference.
 _BY_BEFORE_RE = re.compile(
-    r"\b(?:exceed\w*|outpac\w*|surpass\w*|higher|lower|more|less|greater|smaller|larger|widened|"
+    r"\b"
+    + first_char_gate(
+        [
+            "exceed",
+            "outpac",
+            "surpass",
+            "higher",
+            "lower",
+            "more",
+            "less",
+            "greater",
+            "smaller",
+            "larger",
+            "widened",
+            "narrowed",
+            "beat",
+            "missed",
+            "trailed",
+        ]
+    )
+    + r"(?:exceed\w*|outpac\w*|surpass\w*|higher|lower|more|less|greater|smaller|larger|widened|"
     r"narrowed|beat|missed|trailed)\b(?:[^.;]|\.\d){0,80}?\bby\s+(?:about\s+|approximately\s+|roughly\s+)?"
     r"[$€£¥]?\s*$",
     re.IGNORECASE,
 )
 _TO_BEFORE_RE = re.compile(
-    r"(?<![^\W\d_])(?:to|til|till|auf|à|bis\s+auf)\s+(?:about\s+|approximately\s+|roughly\s+|rund\s+|"
+    r"(?<![^\W\d_])(?=(?i:[tab\u00e0]))(?:to|til|till|auf|à|bis\s+auf)\s+(?:about\s+|approximately\s+|roughly\s+|rund\s+|"
     r"ca\.?\s+|omkring\s+|a\s+record\s+)?(?:[$€£¥]|(?:USD|EUR|NOK|SEK|DKK|GBP)\s*)?\s*$",
     re.IGNORECASE,
 )
 # "compared to", "relative to", "up to": not the level a change leads to.
 _NOT_LEVEL_RE = re.compile(
-    r"\b(?:compared|relative|equal|due|according|close|up|similar|prior|adjusted|attributable|"
+    r"\b(?=(?i:[craedupsbogi]))(?:compared|relative|equal|due|according|close|up|similar|prior|adjusted|attributable|"
     r"belonging|related|owed|paid|sold|issued|granted)\s+to\s+(?:about\s+|approximately\s+)?"
     r"(?:[$€£¥]|(?:USD|EUR|NOK|SEK|DKK|GBP)\s*)?\s*$",
     re.IGNORECASE,
@@ -131,7 +175,7 @@ _BY_END_RE = re.compile(
 _FROM_AFTER_RE = re.compile(r"^\s*,?\s*(?:from|fra|från|von|de)\b", re.IGNORECASE)
 _FROM_RE = re.compile(r"(?<![^\W\d_])(?:from|fra|från|frå|von|de|since)(?![^\W\d_])", re.IGNORECASE)
 _TOTAL_BEFORE_RE = re.compile(
-    r"(?:\b(?:a\s+total\s+of|in\s+total|total(?:led|ed|ing)?|totalt|insgesamt|au\s+total|"
+    r"(?:\b(?=(?i:[aitcos]))(?:a\s+total\s+of|in\s+total|total(?:led|ed|ing)?|totalt|insgesamt|au\s+total|"
     r"combined|altogether|overall|sum\s+of)\b)[^.;\d]{0,40}$",
     re.IGNORECASE,
 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 from pytest_llmeval.metrics.numeric_extract import Candidate
@@ -111,21 +112,23 @@ _Q_PAREN_RE = re.compile(r"\([^()]{0,300}\)")
 
 # --------------------------------------------------------------------------- concluding selection
 
-_SEG_RE = re.compile(r"\n+|(?<=[.!?])[\"”')\]*]*\s+")
+# Each gate "(?=[...])" names the characters a match can start with: most positions fail there
+# at once, before the branches are tried (same matches, a fraction of the work).
+_SEG_RE = re.compile(r"(?=[\"”')\]*\s])(?:\n+|(?<=[.!?])[\"”')\]*]*\s+)")
 _STRONG_CUE_RE = re.compile(
-    r"\b(?:therefore|thus|hence|consequently|in\s+conclusion|in\s+summary|to\s+summari[sz]e|so,?\s+(?:the|\w+'s)|"
+    r"\b(?=[thcisfaTHCISFA])(?:therefore|thus|hence|consequently|in\s+conclusion|in\s+summary|to\s+summari[sz]e|so,?\s+(?:the|\w+'s)|"
     r"the\s+(?:final\s+)?answer|final\s+answer|answer\s*:|as\s+a\s+result|in\s+total)\b",
     re.IGNORECASE,
 )
 # Derivation cues: a computed figure, but not necessarily the one asked for.
 _DERIVE_CUE_RE = re.compile(
-    r"\b(?:this\s+(?:gives|means|results|represents|amounts)|"
+    r"\b(?=[tcwrTCWR])(?:this\s+(?:gives|means|results|represents|amounts)|"
     r"this\s+(?:is|was)\s+an?\s+(?:increase|decrease|change|growth|decline|gain|loss|total|difference|drop|rise)|"
     r"comes?\s+(?:out\s+)?to|works?\s+out\s+to|totals?\s+\$|rounded|rounding|round(?:s|ed)?\s+to)\b",
     re.IGNORECASE,
 )
 _REFUSAL_RE = re.compile(
-    r"\b(?:not\s+(?:explicitly\s+)?(?:provided|stated|available|included|given|mentioned|disclosed|possible)|cannot|can't|can\s+not|"
+    r"\b(?=[ncudiwylfeshagpNCUDIWYLFESHAGP])(?:not\s+(?:explicitly\s+)?(?:provided|stated|available|included|given|mentioned|disclosed|possible)|cannot|can't|can\s+not|"
     r"unable|don't\s+have|do\s+not\s+have|doesn't\s+(?:provide|include|contain)|does\s+not\s+(?:provide|include|contain)|"
     r"no\s+information|if\s+you\s+(?:can\s+)?provide|would\s+need|you\s+would|let\s+me\s+know|for\s+example|e\.g\.|such\s+as|"
     r"hypothetical|assume|assuming|suppose|expects?|guidance|forecast|projected?)\b",
@@ -373,7 +376,7 @@ def _score_segment(seg_text: str, q_stems: frozenset[str], flags: set[str] | Non
 
 
 _CLAUSE_CUE_RE = re.compile(
-    r"(?:,\s*so\b|\bso\s+(?:the|its|this)\b|\btherefore\b|\bthus\b|\bhence\b|\bwhich\s+(?:gives|yields|results\s+in|equals|comes\s+to)|"
+    r"(?=[,sthwgrio])(?:,\s*so\b|\bso\s+(?:the|its|this)\b|\btherefore\b|\bthus\b|\bhence\b|\bwhich\s+(?:gives|yields|results\s+in|equals|comes\s+to)|"
     r"\bgiving\b|\bresulting\s+in\b|\bthis\s+(?:gives|yields|means)\b|\bin\s+total\b|\boverall\b)",
     re.IGNORECASE,
 )
@@ -390,14 +393,9 @@ def _pick_in_segment(
     promoted: frozenset[int] = frozenset(),
     label_stems: frozenset[str] | None = None,
 ) -> Candidate | None:
-    # Within a sentence, what follows the last "so"/"therefore"/"which gives" is the conclusion.
-    cue_pos = -1
-    for m in _CLAUSE_CUE_RE.finditer(text, seg[0], seg[1]):
-        cue_pos = m.end()
-    if cue_pos >= 0:
-        after = [c for c in cands if c.span[0] >= cue_pos]
-        if after:
-            cands = after
+    """The answer among the figures of one sentence: what follows its last "so"/"therefore", a
+    result ("= 0.66") first, else the stated value whose clause speaks of what was asked."""
+    cands = _after_last_cue(text, seg, cands)
     results = [c for c in cands if c.role == "result"]
     if results:
         if gold_kind:
@@ -410,45 +408,45 @@ def _pick_in_segment(
         return None
     if len(values) == 1:
         return values[0]
-    # Several stated values in one sentence: the one whose clause speaks of what was asked
-    # ("... in 2022", "a change of ..."), then the first one stated with "is/was/of".
-    asks_change = bool(q_change)
-    best: tuple[float, float, int] | None = None
     if len(values) > 64:  # keep the work linear on pathological sentences
         values = values[:32] + values[-32:]
-    bounds = _clause_bounds(text, seg)
-    clauses = [_clause_around(text, bounds, c) for c in values]
-    clause_words = [{w[:5] for w in _WORD_RE.findall(cl.lower())} & q_stems for cl in clauses]
-    clause_years = [set(_YEAR_RE.findall(cl)) for cl in clauses]
-    # A question word found in every clause says little; one found in a single clause says a lot.
-    df: dict[str, int] = {}
-    for ws in clause_words:
-        for w in ws:
-            df[w] = df.get(w, 0) + 1
+    return _best_stated_value(text, seg, values, q_stems, q_years, q_change, gold_kind, label_stems)
+
+
+def _after_last_cue(text: str, seg: tuple[int, int], cands: list[Candidate]) -> list[Candidate]:
+    """Within a sentence, what follows the last "so"/"therefore"/"which gives" is the conclusion."""
+    cue_pos = -1
+    for m in _CLAUSE_CUE_RE.finditer(text, seg[0], seg[1]):
+        cue_pos = m.end()
+    if cue_pos >= 0:
+        after = [c for c in cands if c.span[0] >= cue_pos]
+        if after:
+            return after
+    return cands
+
+
+def _best_stated_value(
+    text: str,
+    seg: tuple[int, int],
+    values: list[Candidate],
+    q_stems: frozenset[str],
+    q_years: frozenset[str],
+    q_change: bool,
+    gold_kind: str | None,
+    label_stems: frozenset[str] | None,
+) -> Candidate:
+    """Several stated values in one sentence: the one whose clause speaks of what was asked
+    ("... in 2022", "a change of ..."), then the first one stated with "is/was/of"."""
+    asks_change = bool(q_change)
+    best: tuple[float, float, int] | None = None
+    clauses, clause_words, clause_years, df = _clause_evidence(text, seg, values, q_stems)
     # Years only discriminate when some clause names a year other than the question's.
     years_discriminate = len(q_years) == 1 and any(ys and not ys & q_years for ys in clause_years)
+    wanted = q_stems if label_stems is None else label_stems
     base: list[float] = []
     for i, c in enumerate(values):
         sc = 0.5 * sum(1.0 / df[w] for w in clause_words[i])
-        # The label right before the figure ("net income of $99.8 billion") says most about it.
-        # Tie-break: the label right before the figure ("net income of $99.8 billion").
-        # The label runs back to the previous value, not to the previous digit: a year inside
-        # it ("operating income for fiscal 2022 was $119.4 billion") is part of the label.
-        label_start = max(seg[0], c.span[0] - 60, values[i - 1].span[1] if i else seg[0])
-        label = _LABEL_TAIL_RE.search(text, label_start, c.span[0])
-        label_sc = 0.0
-        if label:
-            # The last three content words, nearest first weighing most: "net income of" names
-            # the figure more than "Apple reported" before it.
-            content = [
-                w
-                for w in _WORD_RE.findall(label.group(0).lower())
-                if w not in _STOP and w not in _STATED_WORDS
-            ]
-            wanted = q_stems if label_stems is None else label_stems
-            for weight, w in zip((1.0, 0.75, 0.5), reversed(content[-3:]), strict=False):
-                if w[:5] in wanted:
-                    label_sc += weight / df.get(w[:5], 1)
+        label_sc = _label_score(text, seg, values, i, wanted, df)
         years = clause_years[i]
         if len(q_years) == 1 and years:
             if not years & q_years:
@@ -457,8 +455,7 @@ def _pick_in_segment(
                 sc += 1.0
         if _HYPOTHETICAL_RE.search(clauses[i]):
             sc -= 1.0
-        is_change = _is_change_value(text, seg[0], c)
-        if is_change:
+        if _is_change_value(text, seg[0], c):
             sc += 1.5 if asks_change else -1.5
         if _is_stated(text, seg[0], c):
             sc += 0.25
@@ -483,13 +480,59 @@ def _pick_in_segment(
     return values[-best[2]]
 
 
+def _clause_evidence(
+    text: str, seg: tuple[int, int], values: list[Candidate], q_stems: frozenset[str]
+) -> tuple[list[str], list[set[str]], list[set[str]], dict[str, int]]:
+    """Each value's clause, the question words and years in it, and in how many clauses each
+    question word occurs (a word found in every clause says little; in a single one, a lot)."""
+    bounds = _clause_bounds(text, seg)
+    clauses = [_clause_around(text, bounds, c) for c in values]
+    clause_words = [{w[:5] for w in _WORD_RE.findall(cl.lower())} & q_stems for cl in clauses]
+    clause_years = [set(_YEAR_RE.findall(cl)) for cl in clauses]
+    df: dict[str, int] = {}
+    for ws in clause_words:
+        for w in ws:
+            df[w] = df.get(w, 0) + 1
+    return clauses, clause_words, clause_years, df
+
+
+def _label_score(
+    text: str,
+    seg: tuple[int, int],
+    values: list[Candidate],
+    i: int,
+    wanted: frozenset[str],
+    df: dict[str, int],
+) -> float:
+    """Tie-break: how well the label right before the figure ("net income of $99.8 billion")
+    names what was asked; the nearest of its last three content words weighs most."""
+    c = values[i]
+    # The label runs back to the previous value, not to the previous digit: a year inside
+    # it ("operating income for fiscal 2022 was $119.4 billion") is part of the label.
+    label_start = max(seg[0], c.span[0] - 60, values[i - 1].span[1] if i else seg[0])
+    label = _LABEL_TAIL_RE.search(text, label_start, c.span[0])
+    label_sc = 0.0
+    if label:
+        content = [
+            w
+            for w in _WORD_RE.findall(label.group(0).lower())
+            if w not in _STOP and w not in _STATED_WORDS
+        ]
+        for weight, w in zip((1.0, 0.75, 0.5), reversed(content[-3:]), strict=False):
+            if w[:5] in wanted:
+                label_sc += weight / df.get(w[:5], 1)
+    return label_sc
+
+
 # The words between the previous number and this one (its label).
 _LABEL_TAIL_RE = re.compile(r"(?:[^\d]|(?<![\d.,])(?:19|20)\d\d(?![\d.,]))+$")
 _HYPOTHETICAL_RE = re.compile(
     r"\b(?:assum\w*|suppos\w*|hypothetical\w*|if\s+(?:we|you|the|it|payables|revenue)|for\s+example|e\.g\.|such\s+as|would\s+be)\b",
     re.IGNORECASE,
 )
-_CLAUSE_SPLIT_RE = re.compile(r"[,;]\s|\s(?:and|while|whereas|but|compared)\s", re.IGNORECASE)
+_CLAUSE_SPLIT_RE = re.compile(
+    r"(?=[,;\s])(?:[,;]\s|\s(?:and|while|whereas|but|compared)\s)", re.IGNORECASE
+)
 _YEAR_RE = re.compile(r"\b(?:19|20)\d{2}\b")
 _CHANGE_BEFORE_RE = re.compile(
     r"\b(?:change|increase|decrease|difference|decline|growth|rise|drop|fall|gain|up|down|grew|rose|fell|"
@@ -606,37 +649,14 @@ def _select_concluding(
         return None, [], "no stated value (only operands, comparisons, years or references)"
     segs = _segments(text)
     q_stems = _question_stems(question)
-    by_seg: dict[int, list[Candidate]] = {}
-    si = 0
-    for c in eligible:
-        while si < len(segs) - 1 and c.span[0] >= segs[si][1]:
-            si += 1
-        by_seg.setdefault(si, []).append(c)
-    last_idx = max(by_seg)
-    first_idx = min(by_seg)
-    best: tuple[float, int] | None = None
+    by_seg = _group_by_segment(eligible, segs)
     q_change = bool(question and _Q_CHANGE_RE.search(question[:2000]))
+    cues = _QuestionCues(question, q_stems, q_years, q_change, gold_kind)
+    last_idx, first_idx = max(by_seg), min(by_seg)
+    best: tuple[float, int] | None = None
     for idx, group in by_seg.items():
         seg = segs[idx] if idx < len(segs) else (0, len(text))
-        seg_text = text[seg[0] : seg[1]]
-        sc = _score_segment(seg_text, q_stems, _segment_flags(text, seg))
-        if question and all(_is_change_value(text, seg[0], c) for c in group):
-            # Only changes stated here ("an increase of 5%"): the answer when a change was asked.
-            sc += 1.0 if q_change else -2.0
-        if gold_kind:
-            kinds = {_kind(c) for c in group}
-            if gold_kind in kinds or (gold_kind == "money" and "money-unscaled" in kinds):
-                sc += 1.0
-            elif not kinds & _COMPATIBLE_KINDS[gold_kind]:
-                sc -= 1.0
-        if len(q_years) == 1:
-            years = set(_YEAR_RE.findall(seg_text))
-            if years:
-                sc += 1.0 if years & q_years else -0.5
-        if any(c.role == "result" for c in group):
-            sc += 2.0
-        if any(_is_stated(text, seg[0], c) for c in group):
-            sc += 1.0
+        sc = _segment_score(text, seg, group, cues)
         if idx == last_idx:
             sc += 1.5
         if idx == first_idx and len(by_seg) > 1:
@@ -656,13 +676,76 @@ def _select_concluding(
         )
         or group[0]
     )
+    primary, pos = _restatement_in_asked_kind(text, cands, primary, gold_kind)
+    alts = _restatements(text, cands, primary, pos)
+    snippet = " ".join(text[seg[0] : seg[1]].split())
+    if len(snippet) > 120:
+        snippet = snippet[:117] + "..."
+    return primary, alts, f'the concluding figure, in "{snippet}"'
+
+
+@dataclass(frozen=True)
+class _QuestionCues:
+    """What the question tells the sentence scorer: its words, years, whether it asks a change."""
+
+    question: str | None
+    q_stems: frozenset[str]
+    q_years: frozenset[str]
+    q_change: bool
+    gold_kind: str | None
+
+
+def _group_by_segment(
+    eligible: list[Candidate], segs: list[tuple[int, int]]
+) -> dict[int, list[Candidate]]:
+    """The eligible figures of each sentence, keyed by the sentence's index."""
+    by_seg: dict[int, list[Candidate]] = {}
+    si = 0
+    for c in eligible:
+        while si < len(segs) - 1 and c.span[0] >= segs[si][1]:
+            si += 1
+        by_seg.setdefault(si, []).append(c)
+    return by_seg
+
+
+def _segment_score(
+    text: str, seg: tuple[int, int], group: list[Candidate], cues: _QuestionCues
+) -> float:
+    """How much a sentence reads as the answer: conclusion cues, the question's words and year,
+    a figure of the expected kind, a result or a stated value; refusals and asides count against."""
+    seg_text = text[seg[0] : seg[1]]
+    sc = _score_segment(seg_text, cues.q_stems, _segment_flags(text, seg))
+    if cues.question and all(_is_change_value(text, seg[0], c) for c in group):
+        # Only changes stated here ("an increase of 5%"): the answer when a change was asked.
+        sc += 1.0 if cues.q_change else -2.0
+    if cues.gold_kind:
+        kinds = {_kind(c) for c in group}
+        if cues.gold_kind in kinds or (cues.gold_kind == "money" and "money-unscaled" in kinds):
+            sc += 1.0
+        elif not kinds & _COMPATIBLE_KINDS[cues.gold_kind]:
+            sc -= 1.0
+    if len(cues.q_years) == 1:
+        years = set(_YEAR_RE.findall(seg_text))
+        if years:
+            sc += 1.0 if years & cues.q_years else -0.5
+    if any(c.role == "result" for c in group):
+        sc += 2.0
+    if any(_is_stated(text, seg[0], c) for c in group):
+        sc += 1.0
+    return sc
+
+
+def _restatement_in_asked_kind(
+    text: str, cands: list[Candidate], primary: Candidate, gold_kind: str | None
+) -> tuple[Candidate, int]:
+    """ "$612 million (25%)" asked as a percentage: the restatement in the asked kind answers.
+    Returns the figure and its index in ``cands`` (-1 when not found)."""
     pos = next((i for i, c in enumerate(cands) if c is primary), -1)
     if (
         gold_kind
         and 0 <= pos < len(cands) - 1
         and _kind(primary) not in _COMPATIBLE_KINDS[gold_kind]
     ):
-        # "$612 million (25%)" asked as a percentage: the restatement in the asked kind answers.
         nxt = cands[pos + 1]
         link = text[primary.span[1] : nxt.span[0]]
         lm = _ALT_LINK_RE.match(link)
@@ -675,7 +758,14 @@ def _select_concluding(
                 or (not link.strip() and nxt.raw.startswith("("))
             )
         ):
-            primary, pos = nxt, pos + 1
+            return nxt, pos + 1
+    return primary, pos
+
+
+def _restatements(
+    text: str, cands: list[Candidate], primary: Candidate, pos: int
+) -> list[Candidate]:
+    """The figures right after the answer that restate it ("0.66, or 66%", "$1.5B (1,500 million)")."""
     alts = []
     while 0 <= pos < len(cands) - 1:
         nxt = cands[pos + 1]
@@ -690,10 +780,7 @@ def _select_concluding(
             pos += 1
         else:
             break
-    snippet = " ".join(text[seg[0] : seg[1]].split())
-    if len(snippet) > 120:
-        snippet = snippet[:117] + "..."
-    return primary, alts, f'the concluding figure, in "{snippet}"'
+    return alts
 
 
 # A year also when glued to "FY" ("FY2022").

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from functools import lru_cache
 
 from pytest_llmeval.metrics.numeric_lang import ENGLISH, negative_words
 
@@ -210,24 +211,48 @@ _KW_TOKEN_RE = re.compile(r"[^\W\d_]+|[~≈]")
 _LOSS_COMPOUND_ENDS = ("verlust", "förlust", "förlusten", "tap", "tapet", "underskud", "underskudd")
 
 
-def _keyword_index(text: str) -> dict[str, list[int]]:
-    """End positions of context keywords, found in one linear pass (checked per value by bisect)."""
+def _keyword_families(word: str) -> tuple[str, ...]:
+    """The keyword families one lower-case token belongs to ("minus" is both an operator and a sign)."""
+    fam = _KW_EXACT.get(word) or _KW_PREFIX.get(word[:6]) or _KW_PREFIX.get(word[:5])
+    if fam is not None:
+        return (fam,)
+    if word in ("~", "≈"):
+        return ("apx",)
+    if word == "minus":
+        return ("op", "neg")
+    if word.endswith(_LOSS_COMPOUND_ENDS):
+        return ("neg",)  # compounds: "Nettoverlust", "nettotapet", "rörelseförlust"
+    return ()
+
+
+# Families of the tokens seen so far: a pure function of the token, so one dict lookup per
+# token replaces three; cleared when it grows past a bound (hostile texts of unique words).
+_KW_FAMILY_CACHE: dict[str, tuple[str, ...]] = {}
+_KW_FAMILY_CACHE_MAX = 50_000
+
+
+def _keyword_index(text: str, words: set[str] | None = None) -> dict[str, list[int]]:
+    """End positions of context keywords, found in one linear pass (checked per value by bisect).
+
+    ``words``, when given, receives every lower-case run of letters of the text (the same pass
+    then answers "is any number word written here?" for the word-number stage).
+    """
     idx: dict[str, list[int]] = {"neg": [], "op": [], "cmp": [], "apx": []}
-    exact, prefix = _KW_EXACT, _KW_PREFIX
+    cache = _KW_FAMILY_CACHE
+    add = words.add if words is not None else None
     for m in _KW_TOKEN_RE.finditer(text.lower()):
         w = m.group(0)
-        fam = exact.get(w) or prefix.get(w[:6]) or prefix.get(w[:5])
-        if fam is None:
-            if w in ("~", "≈"):
-                fam = "apx"
-            elif w == "minus":
-                idx["op"].append(m.end())
-                fam = "neg"
-            elif w.endswith(_LOSS_COMPOUND_ENDS):
-                fam = "neg"  # compounds: "Nettoverlust", "nettotapet", "rörelseförlust"
-            else:
-                continue
-        idx[fam].append(m.end())
+        if add is not None:
+            add(w)
+        fams = cache.get(w)
+        if fams is None:
+            if len(cache) >= _KW_FAMILY_CACHE_MAX:
+                cache.clear()
+            fams = cache[w] = _keyword_families(w)
+        if fams:
+            end = m.end()
+            for fam in fams:
+                idx[fam].append(end)
     return idx
 
 
@@ -245,6 +270,24 @@ def _parse_number_text(
     separator is read the European way). ``padding``: trailing decimal zeros are formatting
     (golds such as "$8.70"), not precision.
     """
+    if len(text) <= 32:
+        # Figures recur ("2022", "1,500", "0.5"): short ones are parsed once.
+        return _parse_short_number(text, decimal_comma, padding)
+    return _parse_number_uncached(text, decimal_comma, padding)
+
+
+@lru_cache(maxsize=8192)
+def _parse_short_number(
+    text: str, decimal_comma: bool, padding: bool
+) -> tuple[float, int, int] | None:
+    """:func:`_parse_number_text` of a short figure, remembered (a pure function of its text)."""
+    return _parse_number_uncached(text, decimal_comma, padding)
+
+
+def _parse_number_uncached(
+    text: str, decimal_comma: bool, padding: bool
+) -> tuple[float, int, int] | None:
+    """The body of :func:`_parse_number_text`."""
     t = text.replace("\u00a0", " ").replace("\u202f", " ").replace("\u2009", " ").replace("’", "'")
     t = t.replace("'", "").replace(" ", "")
     if not t:

@@ -1,0 +1,94 @@
+"""Verdict fingerprint of the numeric grader: one JSON line per graded case.
+
+    python benchmarks/numeric_fingerprint.py [--data ../shared/data] > /tmp/numeric_fp.jsonl
+
+Grades every row of ``numeric_dev.jsonl`` (gold, response, category, tolerance,
+require_currency), every FinanceBench dev row whose gold ``looks_numeric`` (with its question),
+and every row of ``tests/data/numeric_cases*.jsonl``, and prints passed, score, found_value,
+expected_value, percentage_difference, unit_match, explanation, details and the candidates read. Run it before and
+after a change to the grader: ``diff`` of the two outputs is empty when no verdict changed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from pytest_llmeval.metrics.numeric import looks_numeric, numeric_match  # noqa: E402
+
+_OPTION_KEYS = ("tolerance", "tolerance_mode", "require_currency", "percent", "match")
+
+
+def _rows(path: Path) -> list[dict[str, Any]]:
+    """The JSON objects of a JSONL file, blank lines skipped."""
+    text = path.read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def default_data_dir() -> Path:
+    """``../shared/data`` beside the checkout, or beside the main checkout for a worktree."""
+    for base in (ROOT.parent, ROOT.parent.parent):
+        if (base / "shared" / "data").is_dir():
+            return base / "shared" / "data"
+    return ROOT.parent / "shared" / "data"
+
+
+def cases(data_dir: Path) -> Iterator[tuple[str, tuple[str, Any], dict[str, Any]]]:
+    """Every case as (id, (response, expected), keyword options of numeric_match)."""
+    for row in _rows(data_dir / "numeric_dev.jsonl"):
+        opts = {
+            "category": row.get("category"),
+            "tolerance": float(row.get("tolerance") or 0.0),
+            "require_currency": bool(row.get("require_currency")),
+            "question": row.get("question"),
+        }
+        yield str(row.get("id")), (row["response"], row["gold"]), opts
+    for row in _rows(data_dir / "financebench_dev.jsonl"):
+        if looks_numeric(row["gold"]):
+            yield str(row.get("id")), (row["response"], row["gold"]), {"question": row["question"]}
+    for path in sorted((ROOT / "tests" / "data").glob("numeric_cases*.jsonl")):
+        for row in _rows(path):
+            opts = {k: row[k] for k in _OPTION_KEYS if k in row}
+            opts.update(question=row.get("question"), category=row.get("category"))
+            yield f"{path.name}:{row.get('id')}", (row["response"], row["expected"]), opts
+
+
+def fingerprint(case_id: str, args: tuple[str, Any], opts: dict[str, Any]) -> str:
+    """One sorted-key JSON line describing the verdict on one case."""
+    res = numeric_match(*args, **opts)
+    return json.dumps(
+        {
+            "id": case_id,
+            "passed": res.passed,
+            "score": res.score,
+            "found_value": res.found_value,
+            "expected_value": res.expected_value,
+            "percentage_difference": res.percentage_difference,
+            "unit_match": res.unit_match,
+            "explanation": res.explanation,
+            "details": res.details,
+            "found": repr(res.found),
+            "candidates": [repr(c) for c in res.candidates],
+        },
+        sort_keys=True,
+        default=repr,
+    )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=None, help="folder of numeric_dev.jsonl etc.")
+    args = ap.parse_args()
+    for case_id, call, opts in cases(args.data or default_data_dir()):
+        print(fingerprint(case_id, call, opts))
+
+
+if __name__ == "__main__":
+    main()
