@@ -17,7 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_llmeval.errors import GraderError
 from pytest_llmeval.metrics.base import MetricResult, enforce
-from pytest_llmeval.metrics.numeric_compare import _gold_interps, _match_candidate, values_agree
+from pytest_llmeval.metrics.numeric_compare import (
+    _currency_as_expected,
+    _gold_interps,
+    _match_candidate,
+    values_agree,
+)
 from pytest_llmeval.metrics.numeric_explain import _fmt_val, _tol_text, _unit_match
 from pytest_llmeval.metrics.numeric_extract import Candidate, extract_values, zero_phrases
 from pytest_llmeval.metrics.numeric_gold import (
@@ -135,23 +140,6 @@ def numeric_match(
 
 
 _SENTENCE_END_RE = re.compile(r"[.!?]\s|\n")
-_KRONER = frozenset({"NOK", "SEK", "DKK"})
-_KRONE_CODE_RE = re.compile(r"NOK|SEK|DKK")
-
-
-def _currency_as_expected(found: Candidate, expected: str | None) -> str | None:
-    """A bare "kr" names whichever krone the gold names: the text's language can tell Danish
-    from Norwegian only roughly ("83,7 mia. kr." for DKK)."""
-    if (
-        expected in _KRONER
-        and found.currency in _KRONER
-        and "kr" in found.raw.lower()
-        and not _KRONE_CODE_RE.search(found.raw)
-    ):
-        return expected
-    return found.currency
-
-
 def _part_of_whole(
     text: str, seg: tuple[int, int], cands: list[Candidate], whole: Candidate
 ) -> Candidate | None:

@@ -235,3 +235,20 @@ def _match_candidate(
     if best is not None:
         best_val = best[1]
     return False, best_val, best_note
+
+
+_KRONER = frozenset({"NOK", "SEK", "DKK"})
+_KRONE_CODE_RE = re.compile(r"NOK|SEK|DKK")
+
+
+def _currency_as_expected(found: Candidate, expected: str | None) -> str | None:
+    """A bare "kr" names whichever krone the gold names: the text's language can tell Danish
+    from Norwegian only roughly ("83,7 mia. kr." for DKK)."""
+    if (
+        expected in _KRONER
+        and found.currency in _KRONER
+        and "kr" in found.raw.lower()
+        and not _KRONE_CODE_RE.search(found.raw)
+    ):
+        return expected
+    return found.currency

@@ -288,7 +288,7 @@ def _compare(
     gold: _Gold, cand: Candidate, response: str, question: str | None, opts: dict[str, Any]
 ) -> tuple[bool, float, str]:
     """(passed, value compared, verdict) by the heuristic's rules, applied as numeric_match does."""
-    from pytest_llmeval.metrics.numeric import _currency_as_expected
+    from pytest_llmeval.metrics.numeric_compare import _currency_as_expected
 
     tol = float(opts.get("tolerance", 0.0))
     mode = str(opts.get("tolerance_mode", "relative"))

@@ -38,11 +38,14 @@ def _alt(words: set[str]) -> str:
     )
 
 
+_Trie = dict[str, "_Trie"]  # a prefix-tree node: next unit -> child ("" marks a word's end)
+
+
 def _trie(words: set[str]) -> str:
     """The same words as :func:`_alt`, written as a prefix tree ("decl(?:ine[ds]?|ining)"), so
     a failed attempt costs one path instead of every word. Only for patterns used as yes/no:
     it accepts the same texts, though not always the same word when two could match."""
-    root: dict[str, dict] = {}
+    root: _Trie = {}
     for w in words:
         node = root
         for ch in w:  # as in _alt: each space is "\s+", every other character literal
@@ -51,7 +54,7 @@ def _trie(words: set[str]) -> str:
     return _trie_branch(root)
 
 
-def _trie_branch(node: dict[str, dict]) -> str:
+def _trie_branch(node: _Trie) -> str:
     """One node of :func:`_trie`: its children as an alternation, optional when a word ends here."""
     alts = [unit + _trie_branch(child) for unit, child in sorted(node.items()) if unit]
     if not alts:
