@@ -14,7 +14,7 @@ import os
 import statistics
 import time
 
-from pytest_llmeval.metrics.extractive import (
+from pytest_llmeval.metrics.extractive.match import (
     _WORKER,
     extractive_match,
     shutdown_worker,
@@ -96,7 +96,7 @@ def worker_cpu_seconds() -> float:
 _COMPARE = """def compare_strings(
     gold, pred, match_types=["latex", "expr"], precision=6, strict=True, allow_set_relation_comp=False
 ):
-    from pytest_llmeval.metrics.extractive import extractive_match
+    from pytest_llmeval.metrics.extractive.match import extractive_match
 
     return extractive_match(
         pred, gold, gold_targets=tuple(match_types), pred_targets=tuple(match_types),
@@ -133,7 +133,7 @@ def run_math_verify_tests(sdist: str) -> None:
         yujianll = (dst / "test_yujianll.py").read_text()
         yujianll = re.sub(
             r"assert int\(verify\(parse\(gold\), parse\(pred\)\)\) == result",
-            "from pytest_llmeval.metrics.extractive import extractive_match\n"
+            "from pytest_llmeval.metrics.extractive.match import extractive_match\n"
             "    assert int(extractive_match(pred, gold).passed) == result",
             yujianll,
         )

@@ -85,7 +85,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3, help="passes over the cases (medians pool them)")
     args = parser.parse_args()
-    from pytest_llmeval.metrics.extractive import extractive_match, shutdown_worker, start_worker
+    from pytest_llmeval.metrics.extractive.match import (
+        extractive_match,
+        shutdown_worker,
+        start_worker,
+    )
 
     cases = collect_cases()
     start_worker()

@@ -21,8 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pytest_llmeval.metrics import language  # noqa: E402
-from pytest_llmeval.metrics.language_tables import ACCEPTED  # noqa: E402
+from pytest_llmeval.metrics.freetext import language  # noqa: E402
+from pytest_llmeval.metrics.freetext.language_tables import ACCEPTED  # noqa: E402
 
 
 def main() -> None:

@@ -30,7 +30,7 @@ if os.environ.get("LLMEVAL_BENCH_PKG"):
 else:
     sys.path.insert(0, str(ROOT))
 
-from pytest_llmeval.metrics.numeric import numeric_match  # noqa: E402
+from pytest_llmeval.metrics.numeric.match import numeric_match  # noqa: E402
 
 ANSWERS = [
     (

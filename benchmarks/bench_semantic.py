@@ -51,9 +51,9 @@ def load_pairs(path: str | None, limit: int) -> list[tuple[str, str]]:
 
 
 def agreement(path: str, limit: int) -> None:
-    from pytest_llmeval.metrics.claims import claims_f1
-    from pytest_llmeval.metrics.coverage import sentence_coverage
-    from pytest_llmeval.metrics.semantic import prefetch, semantic_similarity
+    from pytest_llmeval.metrics.freetext.claims import claims_f1
+    from pytest_llmeval.metrics.freetext.coverage import sentence_coverage
+    from pytest_llmeval.metrics.freetext.semantic import prefetch, semantic_similarity
 
     rows = []
     with Path(path).open(encoding="utf-8") as fh:
@@ -106,7 +106,7 @@ def main() -> None:
         agreement(args.path, args.limit)
         return
 
-    from pytest_llmeval.metrics import semantic
+    from pytest_llmeval.metrics.freetext import semantic
 
     pairs = load_pairs(args.path, args.limit)
     texts = [t for pair in pairs for t in pair]

@@ -30,8 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from shared_data import data_file, read_jsonl
 
-from pytest_llmeval.metrics import correctness
-from pytest_llmeval.metrics.refusal import is_refusal
+from pytest_llmeval.metrics.freetext import correctness
+from pytest_llmeval.metrics.freetext.refusal import is_refusal
 
 HOLDOUT_SIZE = 1360
 SWITCHES = ("derived_figures", "gold_answer_part", "conclusion")

@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from shared_data import data_file, read_jsonl  # noqa: E402
 
-from pytest_llmeval.metrics.numeric import looks_numeric, numeric_match  # noqa: E402
+from pytest_llmeval.metrics.numeric.match import looks_numeric, numeric_match  # noqa: E402
 
 _OPTION_KEYS = ("tolerance", "tolerance_mode", "require_currency", "percent", "match")
 

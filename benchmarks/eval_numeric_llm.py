@@ -31,9 +31,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pytest_llmeval.metrics import numeric  # noqa: E402
-from pytest_llmeval.metrics.numeric_extract import Candidate, extract_values  # noqa: E402
-from pytest_llmeval.metrics.numeric_tokens import _NUM_RE  # noqa: E402
+from pytest_llmeval.metrics.numeric import match as numeric  # noqa: E402
+from pytest_llmeval.metrics.numeric.candidates import Candidate, extract_values  # noqa: E402
+from pytest_llmeval.metrics.numeric.tokens import _NUM_RE  # noqa: E402
 from pytest_llmeval.models.base import Completion  # noqa: E402
 from pytest_llmeval.registry import GradeContext  # noqa: E402
 

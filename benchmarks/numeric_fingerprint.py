@@ -21,7 +21,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pytest_llmeval.metrics.numeric import looks_numeric, numeric_match  # noqa: E402
+from pytest_llmeval.metrics.numeric.match import looks_numeric, numeric_match  # noqa: E402
 
 _OPTION_KEYS = ("tolerance", "tolerance_mode", "require_currency", "percent", "match")
 

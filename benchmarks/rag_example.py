@@ -12,8 +12,8 @@ import argparse
 import os
 import time
 
-from pytest_llmeval.metrics.citation import citation_check
-from pytest_llmeval.metrics.retrieval import retrieval_metrics
+from pytest_llmeval.metrics.rag.citation import citation_check
+from pytest_llmeval.metrics.rag.retrieval import retrieval_metrics
 
 RETRIEVED = ["mval-3-1", "mval-6-1", "mval-14-1", "mval-8-1", "skatteloven-5-1"]
 RELEVANT = ["mval-3-1", "mval-14-1", "mval-8-1"]

@@ -15,10 +15,10 @@ from __future__ import annotations
 import pytest
 
 from pytest_llmeval import assert_length, assert_must_include, must_include
-from pytest_llmeval.metrics.citation import assert_citation
-from pytest_llmeval.metrics.extractive import assert_extractive_match
-from pytest_llmeval.metrics.numeric import assert_numeric_match, numeric_match
-from pytest_llmeval.metrics.retrieval import assert_retrieval
+from pytest_llmeval.metrics.extractive.match import assert_extractive_match
+from pytest_llmeval.metrics.numeric.match import assert_numeric_match, numeric_match
+from pytest_llmeval.metrics.rag.citation import assert_citation
+from pytest_llmeval.metrics.rag.retrieval import assert_retrieval
 
 # Hand-written answers of a hypothetical assistant (not model output).
 EPS_ANSWER = (

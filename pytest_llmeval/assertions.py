@@ -8,17 +8,17 @@ Metric modules import their heavy dependencies lazily, so importing this is chea
 
 from __future__ import annotations
 
-from pytest_llmeval.metrics.citation import assert_citation, citation_check
-from pytest_llmeval.metrics.claims import assert_claims_f1, claims_f1
-from pytest_llmeval.metrics.correctness import answer_correctness, assert_answer_correct
-from pytest_llmeval.metrics.coverage import assert_sentence_coverage, sentence_coverage
-from pytest_llmeval.metrics.extractive import assert_extractive_match, extractive_match
+from pytest_llmeval.metrics.extractive.match import assert_extractive_match, extractive_match
+from pytest_llmeval.metrics.freetext.claims import assert_claims_f1, claims_f1
+from pytest_llmeval.metrics.freetext.correctness import answer_correctness, assert_answer_correct
+from pytest_llmeval.metrics.freetext.coverage import assert_sentence_coverage, sentence_coverage
+from pytest_llmeval.metrics.freetext.refusal import assert_not_refusal, is_refusal
+from pytest_llmeval.metrics.freetext.semantic import assert_semantic_similarity, semantic_similarity
 from pytest_llmeval.metrics.keywords import assert_must_include, must_include
 from pytest_llmeval.metrics.length import assert_length, length_score
-from pytest_llmeval.metrics.numeric import assert_numeric_match, numeric_match
-from pytest_llmeval.metrics.refusal import assert_not_refusal, is_refusal
-from pytest_llmeval.metrics.retrieval import assert_retrieval, retrieval_metrics
-from pytest_llmeval.metrics.semantic import assert_semantic_similarity, semantic_similarity
+from pytest_llmeval.metrics.numeric.match import assert_numeric_match, numeric_match
+from pytest_llmeval.metrics.rag.citation import assert_citation, citation_check
+from pytest_llmeval.metrics.rag.retrieval import assert_retrieval, retrieval_metrics
 from pytest_llmeval.metrics.structured import assert_structured_match, structured_match
 
 __all__ = [

@@ -60,7 +60,7 @@ BUILTIN_COMPONENTS: dict[str, tuple[float, str]] = {
     "length": (0.15, "pytest_llmeval.components:length"),
     "keywords": (0.10, "pytest_llmeval.components:keywords"),
     "retrieval": (0.0, "pytest_llmeval.components:retrieval"),
-    "language": (0.0, "pytest_llmeval.metrics.language:component"),
+    "language": (0.0, "pytest_llmeval.metrics.freetext.language:component"),
 }
 
 # Sample-level record fields built-in components fill through ``ctx.record``, with their
@@ -143,7 +143,7 @@ def accuracy(ctx: ComponentContext) -> MetricResult:
     else:
         # Every grader, not only answer_correctness: a refusal is never a correct answer
         # and the report counts refusals apart.
-        from pytest_llmeval.metrics.refusal import is_refusal
+        from pytest_llmeval.metrics.freetext.refusal import is_refusal
 
         refusal = is_refusal(ctx.response)
     needs_review = bool(result.details.get("needs_review", False))
@@ -194,7 +194,7 @@ def _alias_rank(result: MetricResult) -> tuple[bool, bool, float]:
 
 def citation(ctx: ComponentContext) -> MetricResult | None:
     """Citations: applies when ``citation_required`` or when the answer cites something."""
-    from pytest_llmeval.metrics.citation import citation_component
+    from pytest_llmeval.metrics.rag.citation import citation_component
 
     assert ctx.settings is not None
     patterns = list(ctx.settings.citation_patterns) + list(ctx.criteria.get("citation_patterns") or [])
@@ -258,7 +258,7 @@ def retrieval(ctx: ComponentContext) -> MetricResult | None:
     sample = ctx.sample
     if ctx.retrieved is None or sample is None or not sample.relevant:
         return None
-    from pytest_llmeval.metrics.retrieval import retrieval_component
+    from pytest_llmeval.metrics.rag.retrieval import retrieval_component
 
     result = retrieval_component(list(ctx.retrieved), sample.relevant, k=ctx.criteria.get("k"))
     if result is None:

@@ -96,7 +96,7 @@ def recording(item: pytest.Item, llm_session: LLMEvalSession) -> Iterator[list[M
     token = current_recorder.set(results)
     judge_token = model_token = None
     if llm_session.settings.embedding_model:
-        from pytest_llmeval.metrics import semantic
+        from pytest_llmeval.metrics.freetext import semantic
 
         model_token = semantic.default_model.set(llm_session.settings.embedding_model)
     if llm_session.settings.judge_model is not None:
@@ -112,7 +112,7 @@ def recording(item: pytest.Item, llm_session: LLMEvalSession) -> Iterator[list[M
 
             default_judge.reset(judge_token)
         if model_token is not None:
-            from pytest_llmeval.metrics import semantic
+            from pytest_llmeval.metrics.freetext import semantic
 
             semantic.default_model.reset(model_token)
         for result in results:

@@ -191,7 +191,7 @@ def _review_path(value: str) -> str | None:
 def _embedding_model(value: str) -> str | None:
     name = _optional_str(value)
     if name is not None:
-        from pytest_llmeval.metrics.semantic import model_problem
+        from pytest_llmeval.metrics.freetext.semantic import model_problem
 
         problem = model_problem(name)
         if problem:

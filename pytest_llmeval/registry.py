@@ -38,15 +38,15 @@ class GradeContext:
 Grader = Callable[[GradeContext], "MetricResult"]
 
 BUILTIN_GRADERS: dict[str, str] = {
-    "exact": "pytest_llmeval.metrics.fuzzy:grade_exact",
-    "fuzzy": "pytest_llmeval.metrics.fuzzy:grade_fuzzy",
-    "numeric": "pytest_llmeval.metrics.numeric:grade",
-    "identity": "pytest_llmeval.metrics.identity:grade",
-    "extractive": "pytest_llmeval.metrics.extractive:grade",
-    "semantic_similarity": "pytest_llmeval.metrics.semantic:grade",
-    "answer_correctness": "pytest_llmeval.metrics.correctness:grade",
-    "claims_f1": "pytest_llmeval.metrics.claims:grade",
-    "sentence_coverage": "pytest_llmeval.metrics.coverage:grade",
+    "exact": "pytest_llmeval.metrics.freetext.fuzzy:grade_exact",
+    "fuzzy": "pytest_llmeval.metrics.freetext.fuzzy:grade_fuzzy",
+    "numeric": "pytest_llmeval.metrics.numeric.match:grade",
+    "identity": "pytest_llmeval.metrics.freetext.identity:grade",
+    "extractive": "pytest_llmeval.metrics.extractive.match:grade",
+    "semantic_similarity": "pytest_llmeval.metrics.freetext.semantic:grade",
+    "answer_correctness": "pytest_llmeval.metrics.freetext.correctness:grade",
+    "claims_f1": "pytest_llmeval.metrics.freetext.claims:grade",
+    "sentence_coverage": "pytest_llmeval.metrics.freetext.coverage:grade",
     "structured": "pytest_llmeval.metrics.structured:grade",
     "clarify": "pytest_llmeval.conversation.clarify:grade",
 }
@@ -78,14 +78,14 @@ class GraderRegistry:
 
 
 def looks_numeric(expected: str | int | float) -> bool:
-    from pytest_llmeval.metrics.numeric import looks_numeric as numeric_gold
+    from pytest_llmeval.metrics.numeric.match import looks_numeric as numeric_gold
 
     # numeric's looks_numeric takes JSON numbers too (finite ones are numeric golds).
     return bool(numeric_gold(expected))  # type: ignore[arg-type]
 
 
 def identity_only(expected: str) -> bool:
-    from pytest_llmeval.metrics.identity import identity_only as only_identities
+    from pytest_llmeval.metrics.freetext.identity import identity_only as only_identities
 
     return only_identities(expected)
 

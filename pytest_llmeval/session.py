@@ -190,7 +190,7 @@ class LLMEvalSession:
         if not texts:
             return
         from pytest_llmeval.errors import LLMEvalError, MissingExtraError
-        from pytest_llmeval.metrics.semantic import prefetch
+        from pytest_llmeval.metrics.freetext.semantic import prefetch
 
         try:
             prefetch(texts, model=self.settings.embedding_model)
@@ -297,7 +297,7 @@ class LLMEvalSession:
             if wrong:
                 item.user_properties.append(("llmeval_fields_wrong", ", ".join(wrong[:20])))
         if self.settings.reference_metrics:
-            from pytest_llmeval.metrics.reference import reference_metrics
+            from pytest_llmeval.metrics.freetext.reference import reference_metrics
 
             # Informational only: beside the verdict, never part of the overall score.
             grade.record["reference_metrics"] = reference_metrics(

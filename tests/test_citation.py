@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_llmeval.errors import GraderError, LLMEvalAssertionError
-from pytest_llmeval.metrics import citation as citation_module
-from pytest_llmeval.metrics.citation import (
+from pytest_llmeval.metrics.rag import citation as citation_module
+from pytest_llmeval.metrics.rag.citation import (
     CitationResult,
     assert_citation,
     citation_check,
@@ -264,7 +264,7 @@ def test_semantic_support_uses_the_encoder_when_available(monkeypatch):
 
 
 def test_semantic_support_falls_back_to_word_overlap_with_a_note(monkeypatch):
-    monkeypatch.setitem(sys.modules, "pytest_llmeval.metrics.semantic", None)
+    monkeypatch.setitem(sys.modules, "pytest_llmeval.metrics.freetext.semantic", None)
     result = citation_check(
         "Den alminnelige satsen er 25 prosent [2].", contexts=CONTEXTS, check_support="semantic"
     )

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from pytest_llmeval.errors import GraderError, LLMEvalAssertionError
 from pytest_llmeval.judge.offline import split_claims, split_sentences
 from pytest_llmeval.metrics.base import current_recorder
-from pytest_llmeval.metrics.claims import assert_claims_f1, claims_f1, grade
+from pytest_llmeval.metrics.freetext.claims import assert_claims_f1, claims_f1, grade
 from pytest_llmeval.registry import GradeContext
 from pytest_llmeval.sample import Sample
 from tests.test_judge import FakeJudge
@@ -334,7 +334,7 @@ def test_offline_judge_without_sentence_transformers_falls_back_to_rapidfuzz(
 ) -> None:
     import sys
 
-    from pytest_llmeval.metrics import semantic
+    from pytest_llmeval.metrics.freetext import semantic
 
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)
     monkeypatch.setattr(semantic, "_models", {})

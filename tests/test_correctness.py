@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_llmeval.errors import GraderError, LLMEvalAssertionError
-from pytest_llmeval.metrics.correctness import (
+from pytest_llmeval.metrics.freetext.correctness import (
     AnswerVerdict,
     answer_correctness,
     assert_answer_correct,

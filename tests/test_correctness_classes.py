@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_llmeval.metrics.correctness import (
+from pytest_llmeval.metrics.freetext.correctness import (
     RULES,
     AnswerVerdict,
     analyse,

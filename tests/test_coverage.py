@@ -5,7 +5,11 @@ from __future__ import annotations
 import pytest
 
 from pytest_llmeval.errors import GraderError, LLMEvalAssertionError
-from pytest_llmeval.metrics.coverage import assert_sentence_coverage, grade, sentence_coverage
+from pytest_llmeval.metrics.freetext.coverage import (
+    assert_sentence_coverage,
+    grade,
+    sentence_coverage,
+)
 from pytest_llmeval.registry import GradeContext
 
 REFERENCE = (

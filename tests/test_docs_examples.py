@@ -95,7 +95,7 @@ def test_configuration_page_follows_a_new_option(monkeypatch: pytest.MonkeyPatch
 # --- the checker itself: a broken example fails, with its page and line ---------------------
 
 BROKEN = {
-    "python": ("```python\nfrom pytest_llmeval.metrics.numeric import numeric_match\n"
+    "python": ("```python\nfrom pytest_llmeval.metrics.numeric.match import numeric_match\n"
                "assert numeric_match('$1.2B', '1.5 billion').passed\n```\n", "broken.md:6"),
     "jsonl": ('```jsonl\n{"id": "a", "question": "q", "expected": "x", "response": "x"}\n'
               '{"id": "b", "questoin": "q", "expected": "x"}\n```\n', "broken.md:6"),

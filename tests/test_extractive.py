@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_llmeval.errors import GraderError, LLMEvalAssertionError
-from pytest_llmeval.metrics.extractive import (
+from pytest_llmeval.metrics.extractive.match import (
     MAX_INPUT_CHARS,
     ExtractiveMatch,
     assert_extractive_match,
@@ -357,7 +357,7 @@ def test_model_output_is_never_evaluated(tmp_path: Path, wrap: str) -> None:
 def test_sympy_string_parsers_are_guarded_in_the_worker(tmp_path: Path) -> None:
     marker = tmp_path / "pwned"
     code = (
-        "from pytest_llmeval.metrics._math_worker import install_guards\n"
+        "from pytest_llmeval.metrics.extractive.worker import install_guards\n"
         "install_guards()\n"
         "import sympy\n"
         "assert sympy.sympify('12.5') == sympy.Float('12.5')\n"
@@ -435,7 +435,7 @@ def test_fraction_latex_vs_plain_and_off_by_one(p: int, q: int) -> None:
     st.decimals(min_value=-10_000, max_value=10_000, places=3, allow_nan=False), st.integers(0, 6)
 )
 def test_fast_path_agrees_with_the_worker(value: object, rounding: int) -> None:
-    from pytest_llmeval.metrics import extractive as mod
+    from pytest_llmeval.metrics.extractive import match as mod
 
     gold = "12.345"
     prediction = f"After simplifying, the total is {value}."
@@ -489,7 +489,7 @@ def test_bare_latex_answers_without_dollars(prediction: str, gold: str, expected
 
 def test_without_fork_the_parent_deadline_kills_the_worker(monkeypatch: pytest.MonkeyPatch) -> None:
     """The Windows path (no fork): the worker evaluates itself and the parent kills it."""
-    from pytest_llmeval.metrics import extractive as mod
+    from pytest_llmeval.metrics.extractive import match as mod
 
     monkeypatch.setenv("PYTEST_LLMEVAL_MATH_NOFORK", "1")
     worker = mod._Worker()
@@ -559,7 +559,7 @@ def test_concurrent_calls_from_threads_share_the_worker_safely() -> None:
 
 
 def test_worker_environment_carries_no_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
-    from pytest_llmeval.metrics import extractive as mod
+    from pytest_llmeval.metrics.extractive import match as mod
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-should-not-leak")
     captured: dict[str, dict[str, str]] = {}
@@ -654,9 +654,9 @@ def test_mixed_numbers_inside_maths(prediction: str, gold: str, expected: bool) 
 
 
 def test_mixed_numbers_in_process_agree_with_the_worker_and_percent_is_left_to_it() -> None:
-    from pytest_llmeval.metrics import extractive as mod
-    from pytest_llmeval.metrics import extractive_native
-    from pytest_llmeval.metrics.extractive import _options
+    from pytest_llmeval.metrics.extractive import match as mod
+    from pytest_llmeval.metrics.extractive import reader as extractive_native
+    from pytest_llmeval.metrics.extractive.match import _options
 
     opts = _options(
         gold_targets=("expr",), pred_targets=("expr",), extraction_mode="any_match",
@@ -692,7 +692,7 @@ def test_bare_number_lists(prediction: str, gold: str, expected: bool) -> None:
 
 
 def test_bare_number_list_detection() -> None:
-    from pytest_llmeval.metrics._math_worker import bare_number_list
+    from pytest_llmeval.metrics.extractive.worker import bare_number_list
 
     for text in ("10, 4, 2", "10,4,2", "1/2, 3", "-1, .5"):
         assert bare_number_list(text), text
@@ -726,7 +726,7 @@ def test_an_ellipsis_is_not_sentence_punctuation(prediction: str, expected: bool
 
 
 def test_ellipsis_kept_when_stripping_punctuation() -> None:
-    from pytest_llmeval.metrics._math_worker import strip_math_punctuation
+    from pytest_llmeval.metrics.extractive.worker import strip_math_punctuation
 
     assert strip_math_punctuation("$1, 2, 3, ...$") == "$1, 2, 3, ...$"
     assert strip_math_punctuation("$1, 2, 3, ... .$") == "$1, 2, 3, ...$"

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from pytest_llmeval.metrics.extractive import extractive_match, start_worker
+from pytest_llmeval.metrics.extractive.match import extractive_match, start_worker
 
 LE = ("latex", "expr")
 

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_llmeval.metrics import extractive as mod
-from pytest_llmeval.metrics import extractive_native
-from pytest_llmeval.metrics.extractive import extractive_match, start_worker
+from pytest_llmeval.metrics.extractive import match as mod
+from pytest_llmeval.metrics.extractive import reader as extractive_native
+from pytest_llmeval.metrics.extractive.match import extractive_match, start_worker
 
 
 @pytest.fixture(scope="module", autouse=True)

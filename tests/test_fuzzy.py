@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_llmeval.errors import GraderError
-from pytest_llmeval.metrics.fuzzy import (
+from pytest_llmeval.metrics.freetext.fuzzy import (
     content_words,
     fact_inclusion,
     grade_exact,

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_llmeval.metrics import _math_worker, extractive
+from pytest_llmeval.metrics.extractive import match as extractive
+from pytest_llmeval.metrics.extractive import worker as _math_worker
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,7 +47,7 @@ def test_timeouts_have_a_ceiling() -> None:
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
 def test_kill_9_of_pytest_leaves_no_math_worker_behind(tmp_path: Path) -> None:
     (tmp_path / "test_busy.py").write_text(
-        "from pytest_llmeval.metrics.extractive import extractive_match\n"
+        "from pytest_llmeval.metrics.extractive.match import extractive_match\n"
         "def test_busy():\n"
         "    extractive_match('$10000000!$', '$3$', timeout=50)\n"
     )

@@ -244,7 +244,7 @@ def test_answer_cannot_close_its_data_block() -> None:
 
 
 def test_injection_gets_no_claims_and_no_credit_from_a_rule_following_judge() -> None:
-    from pytest_llmeval.metrics.claims import claims_f1
+    from pytest_llmeval.metrics.freetext.claims import claims_f1
 
     judge = FakeJudge(rule_following_judge)
     result = claims_f1(
@@ -268,7 +268,7 @@ def test_injection_gets_no_claims_and_no_credit_from_a_rule_following_judge() ->
 
 def test_rule_following_judge_gives_credit_to_a_real_answer() -> None:
     # guards the test above: the scripted judge is not simply stingy
-    from pytest_llmeval.metrics.claims import claims_f1
+    from pytest_llmeval.metrics.freetext.claims import claims_f1
 
     judge = FakeJudge(rule_following_judge)
     result = claims_f1(GOLD_10B5, GOLD_10B5, judge=judge)
@@ -285,7 +285,7 @@ def test_rule_following_judge_gives_credit_to_a_real_answer() -> None:
 
 
 def test_prompt_version_and_judge_name_are_recorded() -> None:
-    from pytest_llmeval.metrics.claims import claims_f1
+    from pytest_llmeval.metrics.freetext.claims import claims_f1
 
     result = claims_f1(
         "Revenue rose 5%.",

@@ -12,7 +12,7 @@ import pytest
 
 from pytest_llmeval.errors import GraderError
 from pytest_llmeval.judge.llm import judge_correctness
-from pytest_llmeval.metrics.claims import claims_f1
+from pytest_llmeval.metrics.freetext.claims import claims_f1
 from pytest_llmeval.models import make_chat_model
 from pytest_llmeval.options import OPTIONS, Settings
 from tests.fake_openai import FakeOpenAIServer, Reply

@@ -15,7 +15,7 @@ from tests.test_claims import GOLD, GOLD_CLAIMS, QUESTION, RESPONSE
 def model_loaded_outside() -> None:
     # In-process pytester runs restore sys.modules afterwards; numpy/torch cannot be imported
     # twice in one process, so they (and the model) must be loaded before the inner run.
-    from pytest_llmeval.metrics.semantic import encode
+    from pytest_llmeval.metrics.freetext.semantic import encode
 
     encode(["warm up"])
 
@@ -76,9 +76,9 @@ def test_claims_f1_and_semantic_similarity_as_accuracy_graders(pytester: pytest.
 def test_assert_helpers_in_hand_written_tests(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         test_answers="""
-        from pytest_llmeval.metrics.claims import assert_claims_f1
-        from pytest_llmeval.metrics.coverage import assert_sentence_coverage
-        from pytest_llmeval.metrics.semantic import assert_semantic_similarity
+        from pytest_llmeval.metrics.freetext.claims import assert_claims_f1
+        from pytest_llmeval.metrics.freetext.coverage import assert_sentence_coverage
+        from pytest_llmeval.metrics.freetext.semantic import assert_semantic_similarity
 
         GOLD = "Apple reported revenue of $394.3 billion in fiscal 2022. Gross margin was 43.3%."
 

@@ -11,7 +11,7 @@ import pytest
 
 from pytest_llmeval.errors import GraderError, LLMEvalAssertionError
 from pytest_llmeval.metrics.base import current_recorder
-from pytest_llmeval.metrics.numeric import (
+from pytest_llmeval.metrics.numeric.match import (
     NumericMatch,
     assert_numeric_match,
     extract_values,

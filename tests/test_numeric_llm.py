@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from pytest_llmeval.metrics.numeric_llm import locate_quote, parse_value
+from pytest_llmeval.metrics.numeric.llm_reading import locate_quote, parse_value
 from tests.conftest import write_suite
 from tests.fake_openai import FakeOpenAIServer, Reply
 

@@ -7,7 +7,7 @@ import math
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_llmeval.metrics.numeric import (
+from pytest_llmeval.metrics.numeric.match import (
     NumericMatch,
     extract_values,
     looks_numeric,

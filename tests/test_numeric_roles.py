@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_llmeval.metrics.numeric import numeric_match
-from pytest_llmeval.metrics.numeric_extract import extract_values
-from pytest_llmeval.metrics.numeric_lang import (
+from pytest_llmeval.metrics.numeric.candidates import extract_values
+from pytest_llmeval.metrics.numeric.language import (
     LANGUAGES,
     detect_language,
     language_for_locale,
 )
-from pytest_llmeval.metrics.numeric_roles import co_asserted, figure_role
+from pytest_llmeval.metrics.numeric.match import numeric_match
+from pytest_llmeval.metrics.numeric.roles import co_asserted, figure_role
 
 
 def _passes(response: str, expected: str | float, **kw: object) -> bool:

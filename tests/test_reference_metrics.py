@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from pytest_llmeval.metrics.reference import reference_metrics
+from pytest_llmeval.metrics.freetext.reference import reference_metrics
 from tests.conftest import write_suite
 
 pytest.importorskip("sacrebleu")
@@ -19,7 +19,7 @@ def model_loaded_outside() -> None:
     # In-process pytester runs restore sys.modules afterwards; numpy/torch cannot be imported
     # twice in one process, so they (and the model the BERTScore-style F1 uses) load first.
     if importlib.util.find_spec("sentence_transformers") is not None:
-        from pytest_llmeval.metrics.semantic import token_embeddings
+        from pytest_llmeval.metrics.freetext.semantic import token_embeddings
 
         token_embeddings(["warm up"])
 

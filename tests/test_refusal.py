@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from pytest_llmeval.errors import LLMEvalAssertionError
-from pytest_llmeval.metrics.refusal import (
+from pytest_llmeval.metrics.freetext.refusal import (
     RefusalResult,
     assert_not_refusal,
     is_refusal,

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from pytest_llmeval.errors import GraderError, LLMEvalAssertionError
 from pytest_llmeval.metrics.base import current_recorder
-from pytest_llmeval.metrics.retrieval import (
+from pytest_llmeval.metrics.rag.retrieval import (
     RetrievalResult,
     assert_retrieval,
     retrieval_component,

@@ -7,8 +7,8 @@ import sys
 import pytest
 
 from pytest_llmeval.errors import LLMEvalAssertionError, MissingExtraError
-from pytest_llmeval.metrics import semantic
-from pytest_llmeval.metrics.semantic import (
+from pytest_llmeval.metrics.freetext import semantic
+from pytest_llmeval.metrics.freetext.semantic import (
     assert_semantic_similarity,
     encode,
     grade,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_llmeval.metrics.keywords import must_include
-from pytest_llmeval.metrics.numeric import numeric_match
+from pytest_llmeval.metrics.numeric.match import numeric_match
 from tests.conftest import write_suite
 
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from pytest_llmeval.metrics.correctness import answer_correctness
-from pytest_llmeval.metrics.identity import identities, identity_match, identity_only
+from pytest_llmeval.metrics.freetext.correctness import answer_correctness
+from pytest_llmeval.metrics.freetext.identity import identities, identity_match, identity_only
 from tests.conftest import write_suite
 
 VAT_Q = "What is Norwegian VAT (merverdiavgift)?"

@@ -201,7 +201,7 @@ def _numeric_engine(
     question: str | None = None,
 ) -> tuple[Callable[[str], list[Any]], Callable[[Any, Any], bool]]:
     try:
-        from pytest_llmeval.metrics.numeric import extract_values, values_agree
+        from pytest_llmeval.metrics.numeric.match import extract_values, values_agree
     except ImportError:  # the numeric engine is optional while it is being built
         return _simple_values, _simple_agree
 
@@ -266,7 +266,7 @@ def _similarities(
 ) -> tuple[list[list[float]], list[list[float]] | None, str | None]:
     """Raw cosines, cosines of per-side centred embeddings (None if a side is too small), fallback note."""
     try:
-        from pytest_llmeval.metrics.semantic import encode
+        from pytest_llmeval.metrics.freetext.semantic import encode
 
         both = encode([*left, *right], model=model)  # one batch for both sides
         emb_left, emb_right = both[: len(left)], both[len(left) :]

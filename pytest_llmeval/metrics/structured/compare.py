@@ -219,7 +219,7 @@ def _number(self: Comparer, gold: Any, got: Any, rule: dict[str, Any]) -> tuple[
         ok = math.isfinite(diff) and diff <= allowed + _NUMBER_EPS * max(1.0, abs(gold))
         return ok, "" if ok else f"differs by {diff:g} (tolerance {allowed:g})"
     if isinstance(got, str):
-        from pytest_llmeval.metrics.numeric import numeric_match
+        from pytest_llmeval.metrics.numeric.match import numeric_match
 
         result = numeric_match(got, gold, tolerance=tolerance, tolerance_mode=mode,
                                require_currency=bool(rule.get("require_currency", False)))
@@ -255,7 +255,7 @@ def _text(self: Comparer, gold: Any, got: Any, rule: dict[str, Any]) -> tuple[bo
         return False, f"expected text, got {_kind(got)}"
     if " ".join(got.split()).casefold() == " ".join(str(gold).split()).casefold():
         return True, ""
-    from pytest_llmeval.metrics.correctness import answer_correctness
+    from pytest_llmeval.metrics.freetext.correctness import answer_correctness
 
     verdict = answer_correctness(got, str(gold), question=self.question, judge=self.text_judge or "offline")
     return verdict.passed, "" if verdict.passed else f"answer_correctness: {verdict.explanation[:160]}"

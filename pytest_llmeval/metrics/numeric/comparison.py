@@ -12,9 +12,9 @@ import math
 import re
 from dataclasses import dataclass
 
-from pytest_llmeval.metrics.numeric_explain import _fmt
-from pytest_llmeval.metrics.numeric_extract import Candidate
-from pytest_llmeval.metrics.numeric_gold import _decimals_of_float, _Gold, _QuestionHints
+from pytest_llmeval.metrics.numeric.candidates import Candidate
+from pytest_llmeval.metrics.numeric.explanation import _fmt
+from pytest_llmeval.metrics.numeric.gold import _decimals_of_float, _Gold, _QuestionHints
 
 # --------------------------------------------------------------------------- agreement
 

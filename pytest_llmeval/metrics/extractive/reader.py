@@ -21,7 +21,7 @@ from fractions import Fraction
 from itertools import product
 from typing import Any
 
-from pytest_llmeval.metrics import _math_worker as engine
+from pytest_llmeval.metrics.extractive import worker as engine
 
 # Longer digit strings and finer rounding go to sympy: its Float precision, not ours, decides there.
 MAX_DIGITS = 60

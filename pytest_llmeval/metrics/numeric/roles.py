@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pytest_llmeval.metrics.numeric_extract import Candidate
-from pytest_llmeval.metrics.numeric_lang import LANGUAGES, first_char_gate
+from pytest_llmeval.metrics.numeric.candidates import Candidate
+from pytest_llmeval.metrics.numeric.language import LANGUAGES, first_char_gate
 
 ROLE_DESCRIPTIONS = {
     "change": "the change stated beside its endpoints",

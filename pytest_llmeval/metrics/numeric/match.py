@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_llmeval.errors import GraderError
 from pytest_llmeval.metrics.base import MetricResult, enforce
-from pytest_llmeval.metrics.numeric_compare import (
+from pytest_llmeval.metrics.numeric.candidates import Candidate, extract_values, zero_phrases
+from pytest_llmeval.metrics.numeric.comparison import (
     _currency_as_expected,
     _gold_interps,
     _match_candidate,
     values_agree,
 )
-from pytest_llmeval.metrics.numeric_explain import _fmt_val, _tol_text, _unit_match
-from pytest_llmeval.metrics.numeric_extract import Candidate, extract_values, zero_phrases
-from pytest_llmeval.metrics.numeric_gold import (
+from pytest_llmeval.metrics.numeric.explanation import _fmt_val, _tol_text, _unit_match
+from pytest_llmeval.metrics.numeric.gold import (
     _RESPONSE_SCALE_RE,
     _SCALE_NAMES,
     _Gold,
@@ -34,8 +34,8 @@ from pytest_llmeval.metrics.numeric_gold import (
     _question_hints,
     _QuestionHints,
 )
-from pytest_llmeval.metrics.numeric_roles import Asserted, co_asserted, role_in_sentence
-from pytest_llmeval.metrics.numeric_select import (
+from pytest_llmeval.metrics.numeric.roles import Asserted, co_asserted, role_in_sentence
+from pytest_llmeval.metrics.numeric.selection import (
     _COMPARED_YEAR_RE,
     _Q_CHANGE_RE,
     _Q_YEAR_RE,
@@ -580,7 +580,7 @@ def grade(ctx: GradeContext) -> MetricResult:
         result = numeric_match(ctx.response, gold, question=ctx.question, **settings)
     except (TypeError, ValueError) as exc:
         raise GraderError(f"eval_criteria.numeric: {exc}") from exc
-    from pytest_llmeval.metrics.numeric_llm import apply_extractor
+    from pytest_llmeval.metrics.numeric.llm_reading import apply_extractor
 
     return apply_extractor(ctx, result, gold, settings, extractor)
 

@@ -290,7 +290,7 @@ def grade(ctx: GradeContext) -> MetricResult:
     except MissingExtraError as exc:
         from rapidfuzz import fuzz
 
-        from pytest_llmeval.metrics.fuzzy import normalise_text
+        from pytest_llmeval.metrics.freetext.fuzzy import normalise_text
 
         similarity = (
             fuzz.token_set_ratio(normalise_text(ctx.response), normalise_text(ctx.expected)) / 100.0

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from pytest_llmeval.metrics.numeric_lang import (
+from pytest_llmeval.metrics.numeric.language import (
     ENGLISH,
     LANGUAGES,
     NumberLanguage,
@@ -32,7 +32,7 @@ from pytest_llmeval.metrics.numeric_lang import (
     percent_suffix_pattern,
     percent_suffix_words,
 )
-from pytest_llmeval.metrics.numeric_tokens import (
+from pytest_llmeval.metrics.numeric.tokens import (
     _CUR_PREFIX,
     _CUR_SUFFIX,
     _CURRENCY_CODES,

@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from pytest_llmeval.metrics.numeric_extract import Candidate
+from pytest_llmeval.metrics.numeric.candidates import Candidate
 
 if TYPE_CHECKING:
-    from pytest_llmeval.metrics.numeric_gold import _Gold
+    from pytest_llmeval.metrics.numeric.gold import _Gold
 
 # --------------------------------------------------------------------------- formatting
 

@@ -19,18 +19,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pytest_llmeval.errors import GraderError
-from pytest_llmeval.metrics.numeric_compare import _match_candidate
-from pytest_llmeval.metrics.numeric_explain import _fmt_val, _tol_text, _unit_match
-from pytest_llmeval.metrics.numeric_extract import Candidate, extract_values
-from pytest_llmeval.metrics.numeric_gold import (
+from pytest_llmeval.metrics.numeric.candidates import Candidate, extract_values
+from pytest_llmeval.metrics.numeric.comparison import _match_candidate
+from pytest_llmeval.metrics.numeric.explanation import _fmt_val, _tol_text, _unit_match
+from pytest_llmeval.metrics.numeric.gold import (
     _RESPONSE_SCALE_RE,
     _SCALE_NAMES,
     _Gold,
     _parse_gold,
     _question_hints,
 )
-from pytest_llmeval.metrics.numeric_lang import detect_language, language_for_locale
-from pytest_llmeval.metrics.numeric_tokens import (
+from pytest_llmeval.metrics.numeric.language import detect_language, language_for_locale
+from pytest_llmeval.metrics.numeric.tokens import (
     _NUM_RE,
     _parse_number_text,
     _parse_word_number,
@@ -38,7 +38,7 @@ from pytest_llmeval.metrics.numeric_tokens import (
 )
 
 if TYPE_CHECKING:
-    from pytest_llmeval.metrics.numeric import NumericMatch
+    from pytest_llmeval.metrics.numeric.match import NumericMatch
     from pytest_llmeval.models.base import ChatModel
     from pytest_llmeval.registry import GradeContext
 
@@ -288,7 +288,7 @@ def _compare(
     gold: _Gold, cand: Candidate, response: str, question: str | None, opts: dict[str, Any]
 ) -> tuple[bool, float, str]:
     """(passed, value compared, verdict) by the heuristic's rules, applied as numeric_match does."""
-    from pytest_llmeval.metrics.numeric_compare import _currency_as_expected
+    from pytest_llmeval.metrics.numeric.comparison import _currency_as_expected
 
     tol = float(opts.get("tolerance", 0.0))
     mode = str(opts.get("tolerance_mode", "relative"))

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from pytest_llmeval.metrics.numeric_extract import Candidate
+from pytest_llmeval.metrics.numeric.candidates import Candidate
 
 # Category -> phrases that name it in prose. Extend with register_category().
 CATEGORY_SYNONYMS: dict[str, list[str]] = {

@@ -1,4 +1,4 @@
-"""Answer-extraction patterns for :mod:`pytest_llmeval.metrics.extractive` (stdlib only).
+"""Answer-extraction patterns for :mod:`pytest_llmeval.metrics.extractive.match` (stdlib only).
 
 The regexes follow the priority scheme of the public ``math-verify`` library
 (Apache-2.0, HuggingFace) and the multilingual variant of lighteval (MIT): each

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_llmeval.errors import GraderError, MissingExtraError
 from pytest_llmeval.metrics.base import MetricResult, enforce
-from pytest_llmeval.metrics.language_tables import (
+from pytest_llmeval.metrics.freetext.language_tables import (
     ACCEPTED,
     DEFAULT_ALLOW,
     ENGLISH_WORDS,

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from pytest_llmeval.metrics.numeric_extract import extract_values
-from pytest_llmeval.metrics.numeric_select import _Q_PAREN_RE, _select_concluding
+from pytest_llmeval.metrics.numeric.candidates import extract_values
+from pytest_llmeval.metrics.numeric.selection import _Q_PAREN_RE, _select_concluding
 
 # --------------------------------------------------------------------------- question hints
 

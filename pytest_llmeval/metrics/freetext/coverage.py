@@ -94,7 +94,7 @@ def sentence_coverage(
     your own token weights (e.g. idf over a whole suite's references).
     """
     from pytest_llmeval.judge.offline import split_sentences
-    from pytest_llmeval.metrics.semantic import _model_label, model_key, token_embeddings
+    from pytest_llmeval.metrics.freetext.semantic import _model_label, model_key, token_embeddings
 
     if not 0.0 <= threshold <= 1.0:
         raise GraderError(f"sentence_coverage: threshold must be in [0, 1], got {threshold!r}")

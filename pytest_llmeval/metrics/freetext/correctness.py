@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_llmeval.errors import GraderError
 from pytest_llmeval.metrics.base import MetricResult, enforce
-from pytest_llmeval.metrics.fuzzy import fact_inclusion, swapped_words
-from pytest_llmeval.metrics.refusal import refusal_check
+from pytest_llmeval.metrics.freetext.fuzzy import fact_inclusion, swapped_words
+from pytest_llmeval.metrics.freetext.refusal import refusal_check
 
 if TYPE_CHECKING:
     from pytest_llmeval.models.base import ChatModel
@@ -471,7 +471,7 @@ def _figure_signals(
 ) -> dict[str, Any]:
     """A numeric gold: the numeric engine's verdict on the concluding figure and anywhere. A textual
     gold: how many of its key figures (not those the question states) the response gives or derives."""
-    from pytest_llmeval.metrics.numeric import (
+    from pytest_llmeval.metrics.numeric.match import (
         extract_values,
         looks_numeric,
         numeric_match,

@@ -1,6 +1,6 @@
 """The bounded worker process of the extractive-match metric, and the engine it runs.
 
-The parent (:mod:`pytest_llmeval.metrics.extractive`) starts this module as a
+The parent (:mod:`pytest_llmeval.metrics.extractive.match`) starts this module as a
 separate Python process and talks to it with one JSON object per line on
 stdin/stdout.  All sympy parsing and comparison of untrusted text happens here,
 never under a Python ``SIGALRM`` handler: on POSIX this process is a template that
@@ -30,8 +30,12 @@ from collections.abc import Callable, Iterable
 from itertools import groupby, product
 from typing import Any
 
-from pytest_llmeval.metrics import extractive_patterns as pats
-from pytest_llmeval.metrics.extractive_safe_expr import ExprSyntaxError, parse_plain, to_sympy
+from pytest_llmeval.metrics.extractive import patterns as pats
+from pytest_llmeval.metrics.extractive.safe_expressions import (
+    ExprSyntaxError,
+    parse_plain,
+    to_sympy,
+)
 
 READY = "llmeval-math-worker-ready"
 # No request may hold an evaluator longer than this (seconds); the parent refuses larger timeouts too.

@@ -12,7 +12,7 @@ import bisect
 import re
 from functools import lru_cache
 
-from pytest_llmeval.metrics.numeric_lang import ENGLISH, negative_words
+from pytest_llmeval.metrics.numeric.language import ENGLISH, negative_words
 
 # The English table's scale words, without its bare "t" (as often a tonne as a trillion here),
 # plus the case-sensitive abbreviations and "mio" that English filings write.

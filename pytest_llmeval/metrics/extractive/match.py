@@ -128,7 +128,7 @@ def _options(
     language: str,
     timeout: float,
 ) -> _Options:
-    from pytest_llmeval.metrics.extractive_patterns import resolve_language
+    from pytest_llmeval.metrics.extractive.patterns import resolve_language
 
     if extraction_mode not in EXTRACTION_MODES:
         raise ValueError(
@@ -248,10 +248,11 @@ class _Worker:
         self._generation = 0
 
     def _spawn(self) -> None:
-        package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        # metrics/extractive/match.py -> the directory holding the pytest_llmeval package
+        package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
         code = (
             f"import sys; sys.path.insert(0, {package_root!r}); "
-            "from pytest_llmeval.metrics._math_worker import main; main()"
+            "from pytest_llmeval.metrics.extractive.worker import main; main()"
         )
         # The worker handles untrusted text: give it no secrets (API keys) from our environment.
         env = {
@@ -270,7 +271,7 @@ class _Worker:
         )
         self._proc, self._reader = proc, _LineReader(proc.stdout)
         self.starts += 1
-        from pytest_llmeval.metrics._math_worker import READY
+        from pytest_llmeval.metrics.extractive.worker import READY
 
         line = self._reader.get(WORKER_START_TIMEOUT)
         if not line or line.split()[0] != READY:
@@ -409,7 +410,7 @@ def _in_process(gold: str, prediction: str, opts: _Options) -> ExtractiveMatch |
     """Decide plain numbers and letters here (no sympy, no worker); None when sympy is needed."""
     if len(gold) > MAX_IN_PROCESS_CHARS or len(prediction) > MAX_IN_PROCESS_CHARS:
         return None
-    from pytest_llmeval.metrics import extractive_native
+    from pytest_llmeval.metrics.extractive import reader as extractive_native
 
     reply = extractive_native.evaluate(opts.request(gold, prediction))
     if reply is None:

@@ -265,7 +265,7 @@ def grade(ctx: GradeContext) -> MetricResult:
 
 def _escalate(ctx: GradeContext, result: IdentityMatch) -> MetricResult:
     """A coarser period with ``--llm-judge`` set: the judge decides instead of a person; both are shown."""
-    from pytest_llmeval.metrics.correctness import answer_correctness
+    from pytest_llmeval.metrics.freetext.correctness import answer_correctness
 
     judged = answer_correctness(ctx.response, ctx.expected, question=ctx.question, judge=ctx.judge)
     return IdentityMatch(

@@ -9,7 +9,7 @@ share no n-gram: BLEU 0 beside a correct verdict).
 - ROUGE-1 / ROUGE-L: rouge-score F-measures (0-1, Porter stemming; its tokenizer keeps only
   ``[a-z0-9]``, so æøå words are split: read ROUGE on Norwegian text with care).
 - BERTScore F1: greedy matching of the bundled encoder's contextual token embeddings
-  (:func:`pytest_llmeval.metrics.coverage.pair_f1`), not BERTScore's own model or baseline
+  (:func:`pytest_llmeval.metrics.freetext.coverage.pair_f1`), not BERTScore's own model or baseline
   rescaling, so its absolute values are not comparable with published BERTScore figures.
 
 Each library is imported on first use; a missing one leaves its metric ``None`` and names
@@ -52,8 +52,8 @@ def rouge(response: str, reference: str) -> dict[str, float]:
 
 def bertscore_f1(response: str, reference: str, *, model: str | None = None) -> float:
     """BERTScore-style F1 over the encoder's token embeddings of the two whole texts."""
-    from pytest_llmeval.metrics.coverage import pair_f1
-    from pytest_llmeval.metrics.semantic import token_embeddings
+    from pytest_llmeval.metrics.freetext.coverage import pair_f1
+    from pytest_llmeval.metrics.freetext.semantic import token_embeddings
 
     gen, ref = token_embeddings([response[:MAX_CHARS], reference[:MAX_CHARS]], model=model)
     return pair_f1(gen, ref)

@@ -406,7 +406,7 @@ def _semantic_encoder() -> tuple[Any, str]:
     if importlib.util.find_spec("sentence_transformers") is None:
         return None, "sentence-transformers is not installed"
     try:
-        from pytest_llmeval.metrics.semantic import encode
+        from pytest_llmeval.metrics.freetext.semantic import encode
     except ImportError as exc:
         return None, f"semantic encoder unavailable ({exc})"
     return encode, ""

@@ -277,7 +277,7 @@ def swapped_words(response: str, expected: str, missing: list[str]) -> list[tupl
 
 def _is_refusal(response: str) -> bool:
     # A failed match that is also a refusal is counted apart in the report.
-    from pytest_llmeval.metrics.refusal import is_refusal
+    from pytest_llmeval.metrics.freetext.refusal import is_refusal
 
     return is_refusal(response)
 
