@@ -351,6 +351,41 @@ def install_guards() -> None:
 
     mvg.sympy_expr_eq = _unswallowed(mvg.sympy_expr_eq)
     _patch_numeric_eq()
+    _patch_parse_number()
+
+
+# What latex2sympy's parse_number hands sympy for a written number, read without parse_expr:
+# sympy.Number(str) tokenises, compiles and evals a line of Python (about half of parsing
+# "12" as LaTeX). ASCII only: str.isdigit() also accepts "²" and other scripts' digits.
+_PLAIN_INTEGER = re.compile(r"[0-9]{1,100}")
+_PLAIN_DECIMAL = re.compile(r"[0-9]{1,100}\.[0-9]{1,100}")
+
+
+def _patch_parse_number() -> None:
+    """Build the sympy number latex2sympy would get from ``sympy.Number(text)`` directly.
+
+    For ASCII digits ``sympy.Number`` ends in ``Integer(int(text))`` (latex2sympy strips the
+    leading zeros first, which ``int`` ignores) and for ``digits.digits`` in ``Float(text)``
+    (parse_expr's ``auto_number`` writes exactly that call); anything else takes the
+    original path, guard included.
+    """
+    import latex2sympy2_extended.latex2sympy2 as l2s
+    from sympy import Float, Integer
+
+    original = l2s._Latex2Sympy.parse_number
+    if getattr(original, "_llmeval_patch", False):
+        return
+
+    def parse_number(self: Any, text: str) -> Any:
+        plain = text.replace(",", "")
+        if _PLAIN_INTEGER.fullmatch(plain):
+            return Integer(int(plain))
+        if _PLAIN_DECIMAL.fullmatch(plain):
+            return Float(plain)
+        return original(self, text)
+
+    parse_number._llmeval_patch = True  # type: ignore[attr-defined]
+    l2s._Latex2Sympy.parse_number = parse_number  # type: ignore[method-assign]
 
 
 def _patch_numeric_eq() -> None:
