@@ -73,15 +73,29 @@ def _record_tests(recorder: _Recorder) -> None:
         original_match,
         lambda prediction, gold, **kw: {"prediction": prediction, "gold": gold, "kwargs": kw},
     )
-    extractive_native.evaluate = recorder.wrap("native", original_native, lambda req: {"request": req})
+    extractive_native.evaluate = recorder.wrap(
+        "native", original_native, lambda req: {"request": req}
+    )
     call = recorder.wrap(
-        "worker", original_call, lambda worker, request, timeout: {"request": request, "timeout": timeout}
+        "worker",
+        original_call,
+        lambda worker, request, timeout: {"request": request, "timeout": timeout},
     )
     extractive._Worker.call = call  # type: ignore[method-assign]
     try:
         files = sorted(str(p) for p in (ROOT / "tests").glob("test_extractive*.py"))
-        pytest.main([*files, "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
-                     "-W", "ignore::pytest.PytestAssertRewriteWarning"])
+        pytest.main(
+            [
+                *files,
+                "-q",
+                "-p",
+                "no:randomly",
+                "-p",
+                "no:cacheprovider",
+                "-W",
+                "ignore::pytest.PytestAssertRewriteWarning",
+            ]
+        )
     finally:
         extractive.extractive_match = original_match
         extractive_native.evaluate = original_native
