@@ -491,16 +491,6 @@ def _latex_config(boxed_priority: int) -> Any:
 _latex_configs: dict[int, Any] = {}
 
 
-class _Groups:
-    """The named groups of a match, all that math-verify's ``extract_latex`` reads of it."""
-
-    def __init__(self, groups: tuple[tuple[str, str], ...]) -> None:
-        self._groups = dict(groups)
-
-    def groupdict(self) -> dict[str, str]:
-        return self._groups
-
-
 # Identical LaTeX answers recur (one gold graded against many samples, "\\boxed{5}" in many
 # answers): each is normalised and parsed by ANTLR once per evaluator. Bounded in entries, and
 # only short texts are kept, so the cache stays far below the evaluator's memory cap.
@@ -509,15 +499,17 @@ MAX_CACHED_LATEX = 1000
 _latex_cache: OrderedDict[tuple[Any, ...], tuple[Any, str]] = OrderedDict()
 
 
-def _extract_latex(m: Any, boxed_priority: int) -> tuple[Any, str]:
+def _extract_latex(m: re.Match[str], boxed_priority: int) -> tuple[Any, str]:
     from math_verify.parser import extract_latex
 
     # Past math-verify's own cache, which is keyed on the match object and never hits.
-    return extract_latex.__wrapped__(m, _latex_config(boxed_priority))  # type: ignore[no-any-return]
+    read = getattr(extract_latex, "__wrapped__", extract_latex)
+    return read(m, _latex_config(boxed_priority))  # type: ignore[no-any-return]
 
 
-def read_latex(m: re.Match[str] | Any, boxed_priority: int) -> tuple[Any, str]:
-    """math-verify's reading of a LaTeX match, which depends on its non-empty named groups only."""
+def read_latex(m: re.Match[str], boxed_priority: int) -> tuple[Any, str]:
+    """math-verify's reading of a LaTeX match: a function of its non-empty named groups only
+    (``extract_latex`` reads nothing else of the match), so those groups are the cache key."""
     groups = tuple((name, value) for name, value in m.groupdict().items() if value)
     if sum(len(value) for _, value in groups) > MAX_CACHED_LATEX:
         return _extract_latex(m, boxed_priority)
@@ -526,7 +518,7 @@ def read_latex(m: re.Match[str] | Any, boxed_priority: int) -> tuple[Any, str]:
     if hit is not None:
         _latex_cache.move_to_end(key)
         return hit
-    found = _extract_latex(_Groups(groups), boxed_priority)
+    found = _extract_latex(m, boxed_priority)
     if found[0] is None or _immutable(found[0]):
         # A mutable value (a sympy Matrix) is never shared between evaluations.
         _latex_cache[key] = found
