@@ -12,6 +12,7 @@ are fingerprinted before and after a change (hypothesis draws differ from run to
     .venv/bin/python benchmarks/extractive_fingerprint.py --cases /tmp/extractive_cases.jsonl \\
         > /tmp/extractive_fp_before.jsonl
     # ... change the code, print again, then: diff /tmp/extractive_fp_before.jsonl after.jsonl
+    # (--shuffle SEED evaluates in another order and must print the same lines)
 
 Each line holds the case number and kind and, for ``match``, passed, score, timed_out, the
 extracted and parsed gold/prediction, the comparison label, the explanation and the candidates;
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
 from pathlib import Path
 from typing import Any
@@ -173,6 +175,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--record", type=Path, help="write the cases file here and stop")
     parser.add_argument("--cases", type=Path, help="the cases file to fingerprint")
+    parser.add_argument(
+        "--shuffle",
+        type=int,
+        metavar="SEED",
+        help="evaluate in a shuffled order (caches see other histories); print in case order",
+    )
     args = parser.parse_args()
     if args.record:
         record(args.record)
@@ -183,11 +191,18 @@ def main() -> None:
 
     start_worker()
     with args.cases.open(encoding="utf-8") as fh:
-        for number, line in enumerate(fh, 1):
-            case = json.loads(line)
-            out = {"case": number, "kind": case["kind"], **_fingerprint(case)}
-            print(json.dumps(out, sort_keys=True, ensure_ascii=False), flush=True)
+        cases = [json.loads(line) for line in fh]
+    order = list(range(len(cases)))
+    if args.shuffle is not None:
+        random.Random(args.shuffle).shuffle(order)
+    lines: dict[int, str] = {}
+    for index in order:
+        case = cases[index]
+        out = {"case": index + 1, "kind": case["kind"], **_fingerprint(case)}
+        lines[index] = json.dumps(out, sort_keys=True, ensure_ascii=False)
     shutdown_worker()
+    for index in range(len(cases)):
+        print(lines[index])
 
 
 if __name__ == "__main__":
