@@ -12,7 +12,8 @@ are fingerprinted before and after a change (hypothesis draws differ from run to
     .venv/bin/python benchmarks/extractive_fingerprint.py --cases /tmp/extractive_cases.jsonl \\
         > /tmp/extractive_fp_before.jsonl
     # ... change the code, print again, then: diff /tmp/extractive_fp_before.jsonl after.jsonl
-    # (--shuffle SEED evaluates in another order and must print the same lines)
+    # (--shuffle SEED evaluates in another order and must print the same lines;
+    #  --code DIR fingerprints the pytest_llmeval of another checkout, e.g. the old commit's)
 
 Each line holds the case number and kind and, for ``match``, passed, score, timed_out, the
 extracted and parsed gold/prediction, the comparison label, the explanation and the candidates;
@@ -181,14 +182,21 @@ def main() -> None:
         metavar="SEED",
         help="evaluate in a shuffled order (caches see other histories); print in case order",
     )
+    parser.add_argument(
+        "--code", type=Path, metavar="DIR", help="fingerprint the pytest_llmeval of this checkout"
+    )
     args = parser.parse_args()
     if args.record:
         record(args.record)
         return
     if not args.cases:
         parser.error("give --record PATH or --cases PATH")
+    if args.code:
+        sys.path.insert(0, str(args.code.resolve()))
+    from pytest_llmeval.metrics import extractive
     from pytest_llmeval.metrics.extractive import shutdown_worker, start_worker
 
+    print(f"fingerprinting {extractive.__file__}", file=sys.stderr)
     start_worker()
     with args.cases.open(encoding="utf-8") as fh:
         cases = [json.loads(line) for line in fh]
