@@ -129,7 +129,7 @@ def test_mutable_matrices_are_not_kept(counted: list[str]) -> None:
     assert not engine._latex_cache
 
 
-def test_cache_is_bounded_and_skips_long_answers(
+def test_cache_is_bounded_and_skips_long_or_deep_answers(
     counted: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(engine, "LATEX_CACHE_SIZE", 3)
@@ -142,4 +142,15 @@ def test_cache_is_bounded_and_skips_long_answers(
     engine.read_latex(_latex_match(long_answer), 0)
     engine.read_latex(_latex_match(long_answer), 0)
     assert len(counted) == 7
+    # Deep nesting is read afresh each time: near the recursion limit the caller's stack matters.
+    deep = (
+        "$"
+        + "{" * (engine.MAX_CACHED_NESTING + 1)
+        + "1"
+        + "}" * (engine.MAX_CACHED_NESTING + 1)
+        + "$"
+    )
+    engine.read_latex(_latex_match(deep), 0)
+    engine.read_latex(_latex_match(deep), 0)
+    assert len(counted) == 9
     assert len(engine._latex_cache) == 3

@@ -493,9 +493,12 @@ _latex_configs: dict[int, Any] = {}
 
 # Identical LaTeX answers recur (one gold graded against many samples, "\\boxed{5}" in many
 # answers): each is normalised and parsed by ANTLR once per evaluator. Bounded in entries, and
-# only short texts are kept, so the cache stays far below the evaluator's memory cap.
+# only short texts are kept, so the cache stays far below the evaluator's memory cap. Only
+# shallow ones too: near the recursion limit (about 90 nested groups) whether a parse fails
+# depends on how deep the stack already is, and a cached reading must not depend on its caller.
 LATEX_CACHE_SIZE = 1024
 MAX_CACHED_LATEX = 1000
+MAX_CACHED_NESTING = 30
 _latex_cache: OrderedDict[tuple[Any, ...], tuple[Any, str]] = OrderedDict()
 
 
@@ -511,7 +514,8 @@ def read_latex(m: re.Match[str], boxed_priority: int) -> tuple[Any, str]:
     """math-verify's reading of a LaTeX match: a function of its non-empty named groups only
     (``extract_latex`` reads nothing else of the match), so those groups are the cache key."""
     groups = tuple((name, value) for name, value in m.groupdict().items() if value)
-    if sum(len(value) for _, value in groups) > MAX_CACHED_LATEX:
+    text = "".join(value for _, value in groups)
+    if len(text) > MAX_CACHED_LATEX or sum(map(text.count, "{([^_")) > MAX_CACHED_NESTING:
         return _extract_latex(m, boxed_priority)
     key = (groups, boxed_priority)
     hit = _latex_cache.get(key)
@@ -520,7 +524,7 @@ def read_latex(m: re.Match[str], boxed_priority: int) -> tuple[Any, str]:
         return hit
     found = _extract_latex(m, boxed_priority)
     if found[0] is None or _immutable(found[0]):
-        # A mutable value (a sympy Matrix) is never shared between evaluations.
+        # A mutable value (a sympy Matrix) is not kept: no evaluation sees another's changes.
         _latex_cache[key] = found
         if len(_latex_cache) > LATEX_CACHE_SIZE:
             _latex_cache.popitem(last=False)
