@@ -26,6 +26,7 @@ import json
 import os
 import re
 import sys
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from itertools import groupby, product
 from typing import Any
@@ -355,6 +356,41 @@ def install_guards() -> None:
 
     mvg.sympy_expr_eq = _unswallowed(mvg.sympy_expr_eq)
     _patch_numeric_eq()
+    _patch_parse_number()
+
+
+# What latex2sympy's parse_number hands sympy for a written number, read without parse_expr:
+# sympy.Number(str) tokenises, compiles and evals a line of Python (about half of parsing
+# "12" as LaTeX). ASCII only: str.isdigit() also accepts "²" and other scripts' digits.
+_PLAIN_INTEGER = re.compile(r"[0-9]{1,100}")
+_PLAIN_DECIMAL = re.compile(r"[0-9]{1,100}\.[0-9]{1,100}")
+
+
+def _patch_parse_number() -> None:
+    """Build the sympy number latex2sympy would get from ``sympy.Number(text)`` directly.
+
+    For ASCII digits ``sympy.Number`` ends in ``Integer(int(text))`` (latex2sympy strips the
+    leading zeros first, which ``int`` ignores) and for ``digits.digits`` in ``Float(text)``
+    (parse_expr's ``auto_number`` writes exactly that call); anything else takes the
+    original path, guard included.
+    """
+    import latex2sympy2_extended.latex2sympy2 as l2s
+    from sympy import Float, Integer
+
+    original = l2s._Latex2Sympy.parse_number
+    if getattr(original, "_llmeval_patch", False):
+        return
+
+    def parse_number(self: Any, text: str) -> Any:
+        plain = text.replace(",", "")
+        if _PLAIN_INTEGER.fullmatch(plain):
+            return Integer(int(plain))
+        if _PLAIN_DECIMAL.fullmatch(plain):
+            return Float(plain)
+        return original(self, text)
+
+    parse_number._llmeval_patch = True  # type: ignore[attr-defined]
+    l2s._Latex2Sympy.parse_number = parse_number  # type: ignore[method-assign]
 
 
 def _patch_numeric_eq() -> None:
@@ -459,13 +495,56 @@ def _latex_config(boxed_priority: int) -> Any:
 _latex_configs: dict[int, Any] = {}
 
 
+# Identical LaTeX answers recur (one gold graded against many samples, "\\boxed{5}" in many
+# answers): each is normalised and parsed by ANTLR once per evaluator. Bounded in entries, and
+# only short texts are kept, so the cache stays far below the evaluator's memory cap. Only
+# shallow ones too: near the recursion limit (about 90 nested groups) whether a parse fails
+# depends on how deep the stack already is, and a cached reading must not depend on its caller.
+LATEX_CACHE_SIZE = 1024
+MAX_CACHED_LATEX = 1000
+MAX_CACHED_NESTING = 30
+_latex_cache: OrderedDict[tuple[Any, ...], tuple[Any, str]] = OrderedDict()
+
+
+def _extract_latex(m: re.Match[str], boxed_priority: int) -> tuple[Any, str]:
+    from math_verify.parser import extract_latex
+
+    # Past math-verify's own cache, which is keyed on the match object and never hits.
+    read = getattr(extract_latex, "__wrapped__", extract_latex)
+    return read(m, _latex_config(boxed_priority))  # type: ignore[no-any-return]
+
+
+def read_latex(m: re.Match[str], boxed_priority: int) -> tuple[Any, str]:
+    """math-verify's reading of a LaTeX match: a function of its non-empty named groups only
+    (``extract_latex`` reads nothing else of the match), so those groups are the cache key."""
+    groups = tuple((name, value) for name, value in m.groupdict().items() if value)
+    text = "".join(value for _, value in groups)
+    if len(text) > MAX_CACHED_LATEX or sum(map(text.count, "{([^_")) > MAX_CACHED_NESTING:
+        return _extract_latex(m, boxed_priority)
+    key = (groups, boxed_priority)
+    hit = _latex_cache.get(key)
+    if hit is not None:
+        _latex_cache.move_to_end(key)
+        return hit
+    found = _extract_latex(m, boxed_priority)
+    if found[0] is None or _immutable(found[0]):
+        # A mutable value (a sympy Matrix) is not kept: no evaluation sees another's changes.
+        _latex_cache[key] = found
+        if len(_latex_cache) > LATEX_CACHE_SIZE:
+            _latex_cache.popitem(last=False)
+    return found
+
+
+def _immutable(value: Any) -> bool:
+    from sympy import Basic
+
+    return isinstance(value, Basic)
+
+
 def make_parser(boxed_priority: int) -> Parser:
     def parse(m: re.Match[str], kind: str) -> tuple[Any, str]:
         if kind == "latex":
-            from math_verify.parser import extract_latex
-
-            value, raw = extract_latex(m, _latex_config(boxed_priority))
-            return value, raw
+            return read_latex(m, boxed_priority)
         if kind == "expr":
             from latex2sympy2_extended.latex2sympy2 import convert_to_pct
 
