@@ -66,7 +66,8 @@ class _Recorder:
 def _record_tests(recorder: _Recorder) -> None:
     import pytest
 
-    from pytest_llmeval.metrics import extractive, extractive_native
+    from pytest_llmeval.metrics.extractive import match as extractive
+    from pytest_llmeval.metrics.extractive import reader as extractive_native
 
     original_match = extractive.extractive_match
     original_native = extractive_native.evaluate
@@ -145,7 +146,8 @@ def record(path: Path) -> None:
 
 
 def _fingerprint(case: dict[str, Any]) -> dict[str, Any]:
-    from pytest_llmeval.metrics import extractive, extractive_native
+    from pytest_llmeval.metrics.extractive import match as extractive
+    from pytest_llmeval.metrics.extractive import reader as extractive_native
 
     if case["kind"] == "native":
         return {"reply": _jsonable(extractive_native.evaluate(case["request"]))}
@@ -193,8 +195,8 @@ def main() -> None:
         parser.error("give --record PATH or --cases PATH")
     if args.code:
         sys.path.insert(0, str(args.code.resolve()))
-    from pytest_llmeval.metrics import extractive
-    from pytest_llmeval.metrics.extractive import shutdown_worker, start_worker
+    from pytest_llmeval.metrics.extractive import match as extractive
+    from pytest_llmeval.metrics.extractive.match import shutdown_worker, start_worker
 
     print(f"fingerprinting {extractive.__file__}", file=sys.stderr)
     start_worker()

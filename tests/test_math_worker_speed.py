@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from pytest_llmeval.metrics import _math_worker as engine
-from pytest_llmeval.metrics import extractive_patterns as pats
+from pytest_llmeval.metrics.extractive import patterns as pats
+from pytest_llmeval.metrics.extractive import worker as engine
 
 pytest.importorskip("math_verify")
 

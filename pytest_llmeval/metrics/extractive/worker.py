@@ -390,7 +390,7 @@ def _patch_parse_number() -> None:
         return original(self, text)
 
     parse_number._llmeval_patch = True  # type: ignore[attr-defined]
-    l2s._Latex2Sympy.parse_number = parse_number  # type: ignore[method-assign]
+    l2s._Latex2Sympy.parse_number = parse_number
 
 
 def _patch_numeric_eq() -> None:
