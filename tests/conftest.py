@@ -17,7 +17,10 @@ import numpy  # noqa: F401  isort: skip
 
 # Inner runs have no ini of their own: pin pytest-asyncio's loop scope (else it warns) and keep
 # pytest-randomly (installed by the dev extra) from shuffling them; a test that wants it opts in.
-INNER_ADDOPTS = "-o asyncio_default_fixture_loop_scope=function -p no:randomly"
+# No inner run uses hypothesis (the dev extra's property tests run in the outer session), and its
+# pytest plugin costs about 0.45 s of CPU at each start: half of what a subprocess run or an
+# xdist worker of an inner run spends before collecting.
+INNER_ADDOPTS = "-o asyncio_default_fixture_loop_scope=function -p no:randomly -p no:hypothesispytest"
 
 
 @pytest.fixture
