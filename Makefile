@@ -29,7 +29,7 @@ demo: $(STAMP)
 	if [ $$status -gt 1 ]; then exit $$status; fi
 
 test: $(STAMP)
-	HF_HUB_OFFLINE=1 $(PY) -m pytest tests -n 2 --dist loadgroup -q
+	HF_HUB_OFFLINE=1 $(PY) -m pytest tests -n 2 -q
 
 # Build sdist + wheel, install the wheel (core + [html], no torch) into a fresh venv, run
 # .ci/wheel_smoke/ against the installed package (about 20 s with a warm pip cache).

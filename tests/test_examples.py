@@ -20,10 +20,6 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SUITES = ROOT / "example_suites"
 
-# One worker runs every test of this module (make test: --dist loadgroup), so the demo run of the
-# module-scoped fixture below happens once, not once per xdist worker.
-pytestmark = pytest.mark.xdist_group("example_suites_demo")
-
 # The tier each pre-recorded response was written to land in (see example_suites/README.md).
 EXPECTED_TIERS = {
     "fy22-net-sales": "pass",
