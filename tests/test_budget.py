@@ -26,7 +26,7 @@ def test_budget_stops_requests_at_the_cap_and_the_rest_are_errors(
 ) -> None:
     suite(pytester, 10)
     fake_openai.reply_with(fixed_usage)
-    result = pytester.runpytest_subprocess(*model_args(
+    result = pytester.runpytest(*model_args(
         fake_openai, "--llm-budget-tokens=350", "--llm-concurrency=1", "--llm-record=off",
         "--llm-report=r.json", "--llm-history=hist", "-p", "no:xdist",
     ))
@@ -57,7 +57,7 @@ def test_budget_stops_requests_at_the_cap_and_the_rest_are_errors(
 def test_budget_is_shared_by_xdist_workers(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
     suite(pytester, 12)
     fake_openai.reply_with(fixed_usage)
-    result = pytester.runpytest_subprocess(*model_args(
+    result = pytester.runpytest(*model_args(
         fake_openai, "--llm-budget-tokens=350", "--llm-concurrency=1", "--llm-record=off", "-n", "2",
     ))
     # each worker's one request in flight may finish after the cap: 4 spent the cap, at most 1 more
@@ -78,7 +78,7 @@ def test_usd_budget(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) ->
     suite(pytester, 6)
     fake_openai.reply_with(fixed_usage)
     prices = json.dumps({"gpt-test": [1.0, 1.0]})  # 100 tokens = $0.10 a call
-    result = pytester.runpytest_subprocess(*model_args(
+    result = pytester.runpytest(*model_args(
         fake_openai, "--llm-budget-usd=0.25", f"--llm-prices={prices}", "--llm-concurrency=1",
         "--llm-record=off", "-p", "no:xdist",
     ))

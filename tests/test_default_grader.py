@@ -54,7 +54,7 @@ def test_textual_golds_default_to_answer_correctness_and_min_similarity_asks_for
 
 def test_default_grader_gets_the_plain_cases_right(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
     write_suite(pytester, PLAIN_CASES)
-    result = pytester.runpytest_subprocess(*plugin_args, "-rA", "--llm-report=r.json")
+    result = pytester.runpytest(*plugin_args, "-rA", "--llm-report=r.json")
     assert passed_and_failed(result) == (len(EXPECTED_PASS), len(PLAIN_CASES) - len(EXPECTED_PASS))
     report = json.loads((pytester.path / "r.json").read_text())
     outcomes = {r["sample_id"]: r for r in report["sample_results"]}
@@ -68,15 +68,27 @@ def test_default_grader_gets_the_plain_cases_right(pytester: pytest.Pytester, pl
     assert report["metadata"]["judge"] in ("offline", None)
 
 
-def test_cosine_stays_available_by_name(pytester: pytest.Pytester) -> None:
+@pytest.fixture
+def embedding_model_outside() -> None:
+    """Load torch and the embedding model before pytester's sys.modules snapshot.
+
+    The in-process run then uses them; torch cannot be imported a second time in one process,
+    which it would be if the inner run imported it first and pytester dropped it afterwards.
+    """
     pytest.importorskip("sentence_transformers")
+    from pytest_llmeval.metrics.semantic import semantic_similarity
+
+    semantic_similarity("warm up", "warm up")
+
+
+def test_cosine_stays_available_by_name(embedding_model_outside: None, pytester: pytest.Pytester) -> None:
     write_suite(pytester, [
         {"id": "cos", "question": CAPITAL_Q, "expected": "Paris", "response": "Paris.",
          "eval_criteria": {"accuracy": "semantic_similarity", "min_similarity": 0.5}},
         {"id": "threshold-only", "question": CAPITAL_Q, "expected": "Paris", "response": "Paris.",
          "eval_criteria": {"min_similarity": 0.5}},
     ])
-    result = pytester.runpytest_subprocess("--llm-report=r.json")
+    result = pytester.runpytest("--llm-report=r.json")
     report = json.loads((pytester.path / "r.json").read_text())
     assert {r["accuracy_grader"] for r in report["sample_results"]} == {"semantic_similarity"}
     assert passed_and_failed(result) == (2, 0)
@@ -98,7 +110,7 @@ def test_llm_judge_alone_makes_the_default_grader_ask_the_judge(
                   "response": "$394.3 billion"})
     write_suite(pytester, cases)
     fake_openai.reply_with(_scripted)
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "--llm-judge=openai:judge-model", f"--llm-base-url={fake_openai.url}", "--llm-cache-dir=cache",
         "--llm-report=r.json",
     )

@@ -20,13 +20,13 @@ def test_a_fixed_judge_regrades_samples_its_invalid_replies_errored(
 ) -> None:
     write_suite(pytester, SUITE)
     fake_openai.reply_with(lambda body: "I think it is correct!")  # not JSON: fails validation
-    pytester.runpytest_subprocess(*judge_args(fake_openai)).assert_outcomes(errors=2)
+    pytester.runpytest(*judge_args(fake_openai)).assert_outcomes(errors=2)
     cached = list((pytester.path / "cache").rglob("*.json"))
     assert cached == []  # nothing invalid was written
 
     fake_openai.reset()
     fake_openai.reply_with(scripted_judge)  # the judge is fixed
-    pytester.runpytest_subprocess(*judge_args(fake_openai)).assert_outcomes(passed=1, failed=1)
+    pytester.runpytest(*judge_args(fake_openai)).assert_outcomes(passed=1, failed=1)
     assert len(fake_openai.requests) == 2
 
 
@@ -35,14 +35,14 @@ def test_an_invalid_reply_cached_by_an_older_version_is_asked_again(
 ) -> None:
     write_suite(pytester, SUITE[:1])
     fake_openai.reply_with(scripted_judge)
-    pytester.runpytest_subprocess(*judge_args(fake_openai)).assert_outcomes(passed=1)
+    pytester.runpytest(*judge_args(fake_openai)).assert_outcomes(passed=1)
     (path,) = (pytester.path / "cache").rglob("*.json")
     record = json.loads(path.read_text())
     record["response"]["text"] = "not json at all"  # as an older version would have cached it
     path.write_text(json.dumps(record))
     fake_openai.reset()
     fake_openai.reply_with(scripted_judge)
-    pytester.runpytest_subprocess(*judge_args(fake_openai, "--llm-record=new")).assert_outcomes(passed=1)
+    pytester.runpytest(*judge_args(fake_openai, "--llm-record=new")).assert_outcomes(passed=1)
     assert len(fake_openai.requests) == 1
     assert json.loads(path.read_text())["response"]["text"] != "not json at all"
 
@@ -61,14 +61,14 @@ def test_corrupt_cache_files_are_errors_naming_the_file_and_re_recorded_under_ne
     pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
 ) -> None:
     suite(pytester, n=len(CORRUPTIONS) + 1)
-    pytester.runpytest_subprocess(*model_args(fake_openai)).assert_outcomes(passed=len(CORRUPTIONS) + 1)
+    pytester.runpytest(*model_args(fake_openai)).assert_outcomes(passed=len(CORRUPTIONS) + 1)
     files = {json.loads(p.read_text())["label"]: p for p in (pytester.path / "llm_cache").rglob("*.json")}
     for i, corrupt in enumerate(CORRUPTIONS.values()):
         path = files[f"s{i}"]
         path.write_bytes(corrupt(path.read_text()).encode("utf-8", "surrogateescape"))
 
     fake_openai.reset()
-    result = pytester.runpytest_subprocess(*model_args(fake_openai, "--llm-record=none"), "-rE")
+    result = pytester.runpytest(*model_args(fake_openai, "--llm-record=none"), "-rE")
     outcomes = result.parseoutcomes()
     # junk usage counts as 0 tokens, the reply is fine: 2 samples pass, every other file is named.
     assert outcomes["passed"] == 2
@@ -82,7 +82,7 @@ def test_corrupt_cache_files_are_errors_naming_the_file_and_re_recorded_under_ne
     result.stdout.fnmatch_lines(["*is corrupt: nested more than 64 levels deep*"])
     assert fake_openai.requests == []
 
-    result = pytester.runpytest_subprocess(*model_args(fake_openai, "--llm-record=new"))
+    result = pytester.runpytest(*model_args(fake_openai, "--llm-record=new"))
     result.assert_outcomes(passed=len(CORRUPTIONS) + 1)
     assert len(fake_openai.requests) == len(CORRUPTIONS) - 1
 
@@ -122,6 +122,7 @@ def test_the_api_key_echoed_by_a_server_reaches_no_written_file(
     suite(pytester, n=2)
     monkeypatch.setenv("OPENAI_API_KEY", CANARY)
     fake_openai.echo_authorization = 400  # "Bad request; headers: Authorization: Bearer sk-canary-..."
+    # A process of its own: whatever it writes to its stdout and stderr (fd level included) is read.
     result = pytester.runpytest_subprocess(
         *model_args(fake_openai, "--llm-max-retries=0", "--llm-report=r.json", "--llm-html=r.html"),
         "--junitxml=junit.xml", "-rE",
@@ -139,7 +140,7 @@ def test_credentials_in_the_base_url_are_not_written_into_cache_files(
 ) -> None:
     suite(pytester, n=2)
     url = fake_openai.url.replace("http://", "http://user:hunter2secret@")
-    result = pytester.runpytest_subprocess("--llm-model=gpt-test", f"--llm-base-url={url}", "--llm-cache-dir=llm_cache")
+    result = pytester.runpytest("--llm-model=gpt-test", f"--llm-base-url={url}", "--llm-cache-dir=llm_cache")
     result.assert_outcomes(passed=2)
     assert fake_openai.request_headers[0]["authorization"].startswith("Basic ")  # sent, as asked
     files = list((pytester.path / "llm_cache").rglob("*.json"))
@@ -158,7 +159,7 @@ def test_a_junk_usage_field_is_ignored_and_counted(pytester: pytest.Pytester, fa
                     "choices": [{"index": 0, "message": {"role": "assistant", "content": "What is the capital of Norway?"}, "finish_reason": "stop"}],
                     "usage": {"prompt_tokens": "lots", "completion_tokens": -3}}),
     )
-    result = pytester.runpytest_subprocess(*model_args(fake_openai, "--llm-report=r.json", "--llm-concurrency=1"))
+    result = pytester.runpytest(*model_args(fake_openai, "--llm-report=r.json", "--llm-concurrency=1"))
     outcomes = result.parseoutcomes()
     assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == 2  # the junk reply still answers
     stats = json.loads((pytester.path / "r.json").read_text())["model_stats"]

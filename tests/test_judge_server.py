@@ -88,7 +88,7 @@ def test_model_and_judge_on_two_servers(
         llm_judge_extra_body = {{"cache_prompt": true}}
         """
     )
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "--llm-model=openai:answer-model", f"--llm-base-url={fake_openai.url}", "--llm-temperature=0.7",
         "--llm-max-tokens=64", '--llm-extra-body={"top_k": 5}', "--llm-cache-dir=cache", "-p", "no:xdist",
     )
@@ -112,8 +112,8 @@ def test_judge_temperature_is_its_own_and_zero_by_default(
     judge_server.reply_with(scripted_judge)
     args = ["--llm-model=answer-model", f"--llm-base-url={fake_openai.url}", "--llm-temperature=0.9",
             "--llm-judge=openai:judge-model", f"--llm-judge-base-url={judge_server.url}", "-p", "no:xdist"]
-    pytester.runpytest_subprocess(*args, "--llm-record=off").assert_outcomes(passed=1)
-    pytester.runpytest_subprocess(*args, "--llm-record=off", "--llm-judge-temperature=0.3").assert_outcomes(passed=1)
+    pytester.runpytest(*args, "--llm-record=off").assert_outcomes(passed=1)
+    pytester.runpytest(*args, "--llm-record=off", "--llm-judge-temperature=0.3").assert_outcomes(passed=1)
     assert [r["temperature"] for r in fake_openai.requests] == [0.9, 0.9]
     assert [r["temperature"] for r in judge_server.requests] == [0, 0.3]
 
@@ -122,7 +122,7 @@ def test_a_missing_judge_key_names_the_judge_flag(pytester: pytest.Pytester, mon
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.delenv("MY_JUDGE_KEY", raising=False)
     write_suite(pytester, [{**SUITE[0], "response": "Revenue rose 8%."}])
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "--llm-judge=openai:gpt-judge", "--llm-judge-api-key-env=MY_JUDGE_KEY", "--llm-record=off", "-p", "no:xdist"
     )
     result.assert_outcomes(errors=1)  # refused before any request: no network
@@ -133,7 +133,7 @@ def test_a_missing_judge_key_names_the_judge_flag(pytester: pytest.Pytester, mon
 
 def test_bad_judge_option_names_both_spellings(pytester: pytest.Pytester) -> None:
     write_suite(pytester, SUITE[:1])
-    result = pytester.runpytest_subprocess("--llm-judge-timeout=0", "-p", "no:xdist")
+    result = pytester.runpytest("--llm-judge-timeout=0", "-p", "no:xdist")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--llm-judge-timeout='0' (ini llm_judge_timeout / --llm-judge-timeout)*"])
 
@@ -214,7 +214,7 @@ def test_llama_cpp_python_judge_gets_the_schema_inside_json_object(
     write_suite(pytester, JUDGED)
     fake_openai.play_llama_cpp_python(scripted_judge)
     args = ["--llm-judge=openai:judge-model", f"--llm-judge-base-url={fake_openai.url}", "--llm-cache-dir=cache"]
-    result = pytester.runpytest_subprocess(*args, "-p", "no:xdist")
+    result = pytester.runpytest(*args, "-p", "no:xdist")
     result.assert_outcomes(passed=1, failed=1)
     # one refused json_schema for the endpoint, then the schema inside json_object
     assert wire_forms(fake_openai) == ["json_schema", "json_object+schema", "json_object+schema"]
@@ -243,7 +243,7 @@ def test_error_names_every_form_tried(pytester: pytest.Pytester, fake_openai: Fa
     fake_openai.play_llama_cpp_python(scripted_judge)
     fake_openai.accepted_formats = {"text"}  # refuses json_object too
     fake_openai.refused_fields = {"structured_outputs", "guided_json", "format"}
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "--llm-judge=openai:judge-model", f"--llm-base-url={fake_openai.url}", "--llm-record=off", "-p", "no:xdist"
     )
     result.assert_outcomes(errors=1)

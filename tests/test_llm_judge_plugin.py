@@ -33,7 +33,7 @@ def judge_args(server: FakeOpenAIServer, *extra: str) -> list[str]:
 def test_llm_judge_decides_and_is_cached_and_recorded(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
     write_suite(pytester, SUITE)
     fake_openai.reply_with(scripted_judge)
-    result = pytester.runpytest_subprocess(*judge_args(fake_openai, "--llm-report=r.json"))
+    result = pytester.runpytest(*judge_args(fake_openai, "--llm-report=r.json"))
     result.assert_outcomes(passed=1, failed=1)
     assert len(fake_openai.requests) == 2
     assert all(r["model"] == "judge-model" and r.get("temperature", 0) == 0 for r in fake_openai.requests)
@@ -44,7 +44,7 @@ def test_llm_judge_decides_and_is_cached_and_recorded(pytester: pytest.Pytester,
 
     fake_openai.reset()
     fake_openai.reply_with(lambda body: Reply.error(500, "the replay must not call the judge"))
-    result = pytester.runpytest_subprocess(*judge_args(fake_openai, "--llm-record=none"))
+    result = pytester.runpytest(*judge_args(fake_openai, "--llm-record=none"))
     result.assert_outcomes(passed=1, failed=1)
     assert fake_openai.requests == []
 
@@ -52,7 +52,7 @@ def test_llm_judge_decides_and_is_cached_and_recorded(pytester: pytest.Pytester,
 def test_malformed_judge_reply_is_an_error_item_not_a_fail(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
     write_suite(pytester, SUITE[:1])
     fake_openai.reply_with(lambda body: "I think it is correct!")  # not JSON, twice (repair retry too)
-    result = pytester.runpytest_subprocess(*judge_args(fake_openai, "--llm-report=r.json"))
+    result = pytester.runpytest(*judge_args(fake_openai, "--llm-report=r.json"))
     result.assert_outcomes(errors=1)
     assert len(fake_openai.requests) == 2  # the call and exactly one repair retry
     report = json.loads((pytester.path / "r.json").read_text())
@@ -66,7 +66,7 @@ def test_judge_against_a_server_without_json_schema_grades_with_json_object(
     write_suite(pytester, SUITE)
     fake_openai.accepted_formats = {"text", "json_object"}  # llama-cpp-python's server
     fake_openai.reply_with(scripted_judge)
-    result = pytester.runpytest_subprocess(*judge_args(fake_openai, "--llm-report=r.json", *xdist))
+    result = pytester.runpytest(*judge_args(fake_openai, "--llm-report=r.json", *xdist))
     result.assert_outcomes(passed=1, failed=1)
     kinds = [(r.get("response_format") or {}).get("type") for r in fake_openai.requests]
     assert kinds.count("json_object") == 2  # one graded call per sample
@@ -79,7 +79,7 @@ def test_judge_against_a_server_without_json_schema_grades_with_json_object(
 def test_needs_review_names_the_llm_judge_when_it_disagreed(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
     write_suite(pytester, SUITE[:1])  # the offline verdict says "matching"
     fake_openai.reply_with(lambda body: json.dumps({"reasons": ["no"], "verdict": "factually contradicting"}))
-    result = pytester.runpytest_subprocess(*judge_args(fake_openai, "--llm-report=r.json"))
+    result = pytester.runpytest(*judge_args(fake_openai, "--llm-report=r.json"))
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["needs review (LLM judge (*judge-model*) and offline verdict disagree):", "  qa_eval.jsonl::rev-up"])
     assert "offline judge and fuzzy check" not in result.stdout.str()

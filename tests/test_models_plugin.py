@@ -59,7 +59,7 @@ def test_second_run_in_none_mode_makes_zero_requests_and_gives_the_same_report(
     pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
 ) -> None:
     suite(pytester, n=4)
-    result = pytester.runpytest_subprocess(*model_args(fake_openai, "--llm-report=first.json"))
+    result = pytester.runpytest(*model_args(fake_openai, "--llm-report=first.json"))
     result.assert_outcomes(passed=4)
     assert sorted(b["messages"][-1]["content"] for b in fake_openai.requests) == sorted(
         QUESTIONS[:4]
@@ -69,7 +69,7 @@ def test_second_run_in_none_mode_makes_zero_requests_and_gives_the_same_report(
     suite(pytester, n=5)  # one new sample: not in the cache
     fake_openai.reset()
     fake_openai.reply_with(refuse_all)
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         *model_args(fake_openai, "--llm-record=none", "--llm-report=second.json"), "-rE"
     )
     result.assert_outcomes(passed=4, errors=1)
@@ -87,7 +87,7 @@ def test_xdist_workers_share_the_load_and_each_sample_is_asked_exactly_once(
 ) -> None:
     suite(pytester, n=24)
     fake_openai.latency = 0.05
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         *model_args(fake_openai, "--llm-concurrency=4", "--llm-report=r.json"), "-n", "2"
     )
     result.assert_outcomes(passed=24)
@@ -114,7 +114,7 @@ def test_failed_sample_is_an_error_item_and_the_run_goes_on(
         return asked
 
     fake_openai.reply_with(reply)
-    result = pytester.runpytest_subprocess(*model_args(fake_openai, "--llm-max-retries=1"), "-rE")
+    result = pytester.runpytest(*model_args(fake_openai, "--llm-max-retries=1"), "-rE")
     result.assert_outcomes(passed=3, errors=1)
     result.stdout.fnmatch_lines(["*s2*HTTP 503 after 2 attempt(s): The server is overloaded*"])
     assert len(fake_openai.requests) == 5
@@ -151,7 +151,7 @@ def test_auth_failure_stops_the_run_once(
     suite(pytester, n=6)
     fake_openai.api_key = "sk-the-right-one"
     monkeypatch.setenv("OPENAI_API_KEY", "sk-revoked")
-    result = pytester.runpytest_subprocess(*model_args(fake_openai, "--llm-concurrency=1"), "-rE")
+    result = pytester.runpytest(*model_args(fake_openai, "--llm-concurrency=1"), "-rE")
     outcomes = result.parseoutcomes()
     assert outcomes.get("errors", outcomes.get("error")) == 1
     assert "passed" not in outcomes
@@ -187,7 +187,7 @@ def test_gold_items_and_llm_sample_share_one_answer_per_sample_with_and_without_
     for name, xdist in (("plain", ["-p", "no:xdist"]), ("dist", ["-n", "2"])):
         fake_openai.requests.clear()
         args = model_args(fake_openai, "--llm-max-retries=0", "--llm-record=off", f"--llm-report={name}.json")
-        result = pytester.runpytest_subprocess(*args, *xdist, "-rE")
+        result = pytester.runpytest(*args, *xdist, "-rE")
         # every sample asked once per run, by the gold items and the fixture together
         assert len(fake_openai.requests) == 6, name
         if failing:

@@ -73,7 +73,7 @@ def test_one_request_per_sample_on_record_none_on_replay(
 ) -> None:
     write_suite(pytester, SUITE)
     fake_openai.reply_with(judge)
-    result = pytester.runpytest_subprocess(*judge_args(fake_openai, *xdist))
+    result = pytester.runpytest(*judge_args(fake_openai, *xdist))
     result.assert_outcomes(passed=1, failed=2)
     assert len(fake_openai.requests) == 3  # one reading per sample, nothing else asked
     schema = fake_openai.requests[0]["response_format"]["json_schema"]["schema"]
@@ -86,7 +86,7 @@ def test_one_request_per_sample_on_record_none_on_replay(
 
     fake_openai.reset()
     fake_openai.reply_with(lambda body: Reply.error(500, "the replay must not call the judge"))
-    result = pytester.runpytest_subprocess(*judge_args(fake_openai, "--llm-record=none", *xdist))
+    result = pytester.runpytest(*judge_args(fake_openai, "--llm-record=none", *xdist))
     result.assert_outcomes(passed=1, failed=2)
     assert fake_openai.requests == []
     replayed = results(pytester)
@@ -99,7 +99,7 @@ def test_one_request_per_sample_on_record_none_on_replay(
 def test_agreement_passes_and_says_so(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
     write_suite(pytester, [SUITE[0], sample("loss", "LOSS: the basic net loss per share was $0.28.", "$(0.28)")])
     fake_openai.reply_with(judge)
-    result = pytester.runpytest_subprocess(*judge_args(fake_openai))
+    result = pytester.runpytest(*judge_args(fake_openai))
     result.assert_outcomes(passed=2)
     for record in results(pytester).values():
         assert record["status"] == "pass"
@@ -112,7 +112,7 @@ def test_agreement_passes_and_says_so(pytester: pytest.Pytester, fake_openai: Fa
 def test_disagreement_needs_review_naming_both_readings(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
     write_suite(pytester, [SUITE[2]])
     fake_openai.reply_with(judge)
-    result = pytester.runpytest_subprocess(*judge_args(fake_openai))
+    result = pytester.runpytest(*judge_args(fake_openai))
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["needs review (heuristic and LLM numeric readings disagree):", "  qa_eval.jsonl::disagree"])
     record = results(pytester)["disagree"]
@@ -138,7 +138,7 @@ def test_an_unusable_reading_needs_review_and_never_passes(
 ) -> None:
     write_suite(pytester, [sample(sid, response, "$6.11")])
     fake_openai.reply_with(judge)
-    result = pytester.runpytest_subprocess(*judge_args(fake_openai))
+    result = pytester.runpytest(*judge_args(fake_openai))
     result.assert_outcomes(failed=1)  # even where the heuristic alone would pass
     record = results(pytester)[sid]
     assert (record["status"], record["needs_review"]) == ("fail", True)
@@ -188,7 +188,7 @@ def test_value_that_is_not_one_written_number_is_refused(text: str) -> None:
 def test_malformed_judge_json_is_an_error_outcome(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
     write_suite(pytester, [SUITE[0]])
     fake_openai.reply_with(lambda body: json.dumps({"value": "6.11", "unit": "USD", "scale": "one", "quote": "$6.11", "confidence": 0.9}))
-    result = pytester.runpytest_subprocess(*judge_args(fake_openai))
+    result = pytester.runpytest(*judge_args(fake_openai))
     result.assert_outcomes(errors=1)
     assert len(fake_openai.requests) == 2  # the call and exactly one repair request
     assert "Additional properties are not allowed" in fake_openai.requests[1]["messages"][-1]["content"]
@@ -221,7 +221,7 @@ def test_a_reply_the_schema_or_checks_refuse_twice_is_an_error(
 def test_failing_judge_call_is_an_error_outcome(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
     write_suite(pytester, [SUITE[0]])
     fake_openai.reply_with(lambda body: Reply.error(500, "judge down"))
-    result = pytester.runpytest_subprocess(*judge_args(fake_openai, "--llm-max-retries=0"))
+    result = pytester.runpytest(*judge_args(fake_openai, "--llm-max-retries=0"))
     result.assert_outcomes(errors=1)
     assert results(pytester)["agree-pass"]["status"] == "error"
 
@@ -234,7 +234,7 @@ def test_cli_and_ini_twin_and_per_sample_override(pytester: pytest.Pytester, fak
         sample("kept-heuristic", "DISAGREE: EPS rose from $4.2 billion to $5.0 billion.", "$4.2 billion", heuristic),
     ])
     fake_openai.reply_with(judge)
-    result = pytester.runpytest_subprocess(*judge_args(fake_openai, "--llm-numeric-extractor=llm"))
+    result = pytester.runpytest(*judge_args(fake_openai, "--llm-numeric-extractor=llm"))
     result.assert_outcomes(passed=1, failed=1)
     assert len(fake_openai.requests) == 1  # the sample that says "heuristic" keeps it
     assert results(pytester)["kept-heuristic"]["needs_review"] is False
@@ -242,12 +242,12 @@ def test_cli_and_ini_twin_and_per_sample_override(pytester: pytest.Pytester, fak
     fake_openai.reset()
     fake_openai.reply_with(judge)
     pytester.makeini("[pytest]\nllm_numeric_extractor = llm\n")
-    result = pytester.runpytest_subprocess(*judge_args(fake_openai, "--llm-record=all"))
+    result = pytester.runpytest(*judge_args(fake_openai, "--llm-record=all"))
     result.assert_outcomes(passed=1, failed=1)
     assert len(fake_openai.requests) == 1
 
     fake_openai.reset()
-    result = pytester.runpytest_subprocess(*judge_args(fake_openai, "--llm-numeric-extractor=heuristic", "--llm-record=all"))
+    result = pytester.runpytest(*judge_args(fake_openai, "--llm-numeric-extractor=heuristic", "--llm-record=all"))
     result.assert_outcomes(passed=1, failed=1)
     assert fake_openai.requests == []  # the CLI beats the ini; the default asks nobody
 

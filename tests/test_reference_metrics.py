@@ -88,8 +88,12 @@ def test_off_by_default_and_switchable_in_ini_without_changing_the_score(pyteste
 
 def test_metric_libraries_are_imported_only_when_asked_for(pytester: pytest.Pytester) -> None:
     write_suite(pytester, [dict(DATE_SAMPLE, eval_criteria={"accuracy": "exact", "weights": {"length": 0}})])
+    # The inner process blocks sentence_transformers: BERTScore is then left out (None) and the
+    # run does not load torch and the embedding model (half a minute on a loaded machine) to
+    # show which of the two other libraries it imported.
     pytester.makeconftest(
         "import sys\n"
+        "sys.modules['sentence_transformers'] = None\n"
         "def pytest_unconfigure(config):\n"
         "    print('LOADED', sorted(m for m in ('sacrebleu', 'rouge_score') if m in sys.modules))\n"
     )

@@ -75,7 +75,7 @@ def test_each_repeat_is_its_own_cached_request_and_replays_with_none(
     write_suite(pytester, [{"id": f"q{i}", "question": q, "expected": q, "eval_criteria": EXACT} for i, q in enumerate(questions)])
     args = ["--llm-model=gpt-test", f"--llm-base-url={fake_openai.url}", "--llm-cache-dir=llm_cache", "--llm-repeat=3"]
     asked = _flip_every_other(fake_openai)
-    first = pytester.runpytest_subprocess(*args, "--llm-report=first.json", *xdist)
+    first = pytester.runpytest(*args, "--llm-report=first.json", *xdist)
     assert len(fake_openai.requests) == 15  # 3 per sample
     assert dict(asked) == dict.fromkeys(questions, 3)
     cached = sorted(p.name for p in (pytester.path / "llm_cache").rglob("*.json"))
@@ -85,7 +85,7 @@ def test_each_repeat_is_its_own_cached_request_and_replays_with_none(
     assert report["aggregate_metrics"]["flaky"] == 5
 
     fake_openai.reset()
-    second = pytester.runpytest_subprocess(*args, "--llm-record=none", "--llm-report=second.json", *xdist)
+    second = pytester.runpytest(*args, "--llm-record=none", "--llm-report=second.json", *xdist)
     assert fake_openai.requests == []
     assert second.ret == first.ret
     replayed = load(pytester, "second.json")
@@ -97,13 +97,13 @@ def test_a_single_run_cache_replays_as_repeat_one(pytester: pytest.Pytester, fak
     write_suite(pytester, [{"id": f"q{i}", "question": q, "expected": q, "eval_criteria": EXACT} for i, q in enumerate(questions)])
     args = ["--llm-model=gpt-test", f"--llm-base-url={fake_openai.url}", "--llm-cache-dir=llm_cache"]
     fake_openai.reply_with(lambda body: body["messages"][-1]["content"])
-    assert pytester.runpytest_subprocess(*args).ret == pytest.ExitCode.OK
+    assert pytester.runpytest(*args).ret == pytest.ExitCode.OK
     assert len(fake_openai.requests) == 4
     fake_openai.reset()
-    assert pytester.runpytest_subprocess(*args, "--llm-repeat=2").ret == pytest.ExitCode.OK
+    assert pytester.runpytest(*args, "--llm-repeat=2").ret == pytest.ExitCode.OK
     assert len(fake_openai.requests) == 4  # only the second repeats are new requests
     fake_openai.reset()
-    assert pytester.runpytest_subprocess(*args, "--llm-repeat=2", "--llm-record=none").ret == pytest.ExitCode.OK
+    assert pytester.runpytest(*args, "--llm-repeat=2", "--llm-record=none").ret == pytest.ExitCode.OK
     assert fake_openai.requests == []
 
 

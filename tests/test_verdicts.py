@@ -49,7 +49,7 @@ def _records() -> list[dict[str, Any]]:
 
 def test_issue_cases_graded_right_in_a_default_gold_file_run(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
     write_suite(pytester, _records())
-    result = pytester.runpytest_subprocess(*plugin_args, "--llm-report=r.json", "-p", "no:randomly")
+    result = pytester.runpytest(*plugin_args, "--llm-report=r.json", "-p", "no:randomly")
     report = json.loads((pytester.path / "r.json").read_text())
     by_id = {r["sample_id"]: r for r in report["sample_results"]}
     wrong = {
@@ -66,7 +66,7 @@ def test_issue_cases_graded_right_in_a_default_gold_file_run(pytester: pytest.Py
 
 def test_the_report_names_the_alias_that_matched(pytester: pytest.Pytester) -> None:
     write_suite(pytester, [r for r in _records() if r["id"].startswith("aliases")])
-    pytester.runpytest_subprocess("--llm-report=r.json")
+    pytester.runpytest("--llm-report=r.json")
     by_id = {r["sample_id"]: r for r in json.loads((pytester.path / "r.json").read_text())["sample_results"]}
     assert by_id["aliases"]["matched_expected"] == "San Francisco Giants"
     assert "matched_expected" not in by_id["aliases-wrong"]
@@ -77,7 +77,7 @@ def test_the_report_names_the_alias_that_matched(pytester: pytest.Pytester) -> N
 def test_out_of_tolerance_figure_fails_and_reports_the_difference(pytester: pytest.Pytester) -> None:
     write_suite(pytester, [{"id": "eps", "question": "Diluted EPS?", "expected": "6.11", "response": "Diluted EPS was $6.15.",
                             "eval_criteria": {"numeric": {"tolerance": 0}}}])
-    result = pytester.runpytest_subprocess("--llm-report=r.json")
+    result = pytester.runpytest("--llm-report=r.json")
     row = json.loads((pytester.path / "r.json").read_text())["sample_results"][0]
     assert row["status"] == "fail"
     assert row["scores"]["accuracy"] == 0.0
@@ -88,7 +88,7 @@ def test_out_of_tolerance_figure_fails_and_reports_the_difference(pytester: pyte
 def test_partial_credit_is_opt_in_per_gold(pytester: pytest.Pytester) -> None:
     write_suite(pytester, [{"id": "eps", "question": "Diluted EPS?", "expected": "6.11", "response": "Diluted EPS was $6.12.",
                             "eval_criteria": {"numeric": {"partial_credit": True}}}])
-    pytester.runpytest_subprocess("--llm-report=r.json")
+    pytester.runpytest("--llm-report=r.json")
     row = json.loads((pytester.path / "r.json").read_text())["sample_results"][0]
     assert 0.75 < row["scores"]["accuracy"] < 0.9  # near miss: credit because the gold asks for it
 
@@ -104,11 +104,11 @@ def test_needs_review_pass_is_not_counted_by_the_gate_unless_asked(pytester: pyt
     verdict = answer_correctness(thin["response"], thin["expected"], question=thin["question"], judge="offline")
     assert verdict.correct
     assert verdict.needs_review
-    strict = pytester.runpytest_subprocess("--llm-min-pass-rate=0.75", "--llm-tiers=0.5,0.4")
+    strict = pytester.runpytest("--llm-min-pass-rate=0.75", "--llm-tiers=0.5,0.4")
     strict.stdout.fnmatch_lines(["*needs review (offline judge (thin evidence))*", "*::thin*",
                                  "*gate FAILED*1 pass-tier sample(s) needing review not counted*"])
     assert strict.ret == 1
-    lenient = pytester.runpytest_subprocess("--llm-min-pass-rate=0.75", "--llm-tiers=0.5,0.4", "--llm-review-passes")
+    lenient = pytester.runpytest("--llm-min-pass-rate=0.75", "--llm-tiers=0.5,0.4", "--llm-review-passes")
     lenient.stdout.fnmatch_lines(["*gate passed*"])
     assert lenient.ret == 0
 
@@ -154,14 +154,14 @@ def test_a_coarser_period_is_escalated_to_the_judge(pytester: pytest.Pytester) -
         {"id": "exact", "question": "When did the flag code become law?", "expected": "June 22, 1942", "response": "On 22 June 1942."},
     ]
     write_suite(pytester, records)
-    offline = pytester.runpytest_subprocess("--llm-report=r.json")
+    offline = pytester.runpytest("--llm-report=r.json")
     rows = {r["sample_id"]: r for r in json.loads((pytester.path / "r.json").read_text())["sample_results"]}
     assert rows["coarse"]["needs_review"]
     assert rows["coarse"]["status"] == "fail"
     assert offline.ret == 1
     with FakeOpenAIServer() as server:
         server.reply_with(lambda body: json.dumps({"reasons": ["1942 is the year asked about"], "verdict": "factually matching"}))
-        judged = pytester.runpytest_subprocess(
+        judged = pytester.runpytest(
             "--llm-judge=openai:judge", f"--llm-base-url={server.url}", "--llm-cache-dir=c", "--llm-report=j.json"
         )
         # only the coarser answer goes to the judge (a call, and its second verification against the fuzzy check)

@@ -43,7 +43,7 @@ def test_disagreement_makes_exactly_one_verification_request_recorded_and_counte
 ) -> None:
     write_suite(pytester, SUITE)
     fake_openai.reply_with(lenient_then_strict)
-    result = pytester.runpytest_subprocess(*judge_args(fake_openai, "--llm-report=r.json"))
+    result = pytester.runpytest(*judge_args(fake_openai, "--llm-report=r.json"))
     result.assert_outcomes(passed=1, failed=1)  # the verification overturned 'vague'
     systems = [r["messages"][0]["content"] for r in fake_openai.requests]
     assert len(systems) == 3  # one grading per sample + one verification
@@ -75,7 +75,7 @@ def test_disagreement_makes_exactly_one_verification_request_recorded_and_counte
     # Replay: both judge calls come from the cache, nothing reaches the server.
     fake_openai.reset()
     fake_openai.reply_with(lambda body: Reply.error(500, "the replay must not call the judge"))
-    result = pytester.runpytest_subprocess(*judge_args(fake_openai, "--llm-record=none"))
+    result = pytester.runpytest(*judge_args(fake_openai, "--llm-record=none"))
     result.assert_outcomes(passed=1, failed=1)
     assert fake_openai.requests == []
     result.stdout.fnmatch_lines(["second verification: 1 sample(s) re-asked*"])
