@@ -76,7 +76,7 @@ def embedding_model_outside() -> None:
     which it would be if the inner run imported it first and pytester dropped it afterwards.
     """
     pytest.importorskip("sentence_transformers")
-    from pytest_llmeval.metrics.semantic import semantic_similarity
+    from pytest_llmeval.metrics.freetext.semantic import semantic_similarity
 
     semantic_similarity("warm up", "warm up")
 
