@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_llmeval.bounded_json import nesting
+
 MAX_JSON_CHARS = 1_000_000  # a 10 MB reply is cut here before any parse
 MAX_NESTING = 64
 MAX_CANDIDATES = 8  # balanced-value starts tried before giving up (bounds the scan's time)
@@ -28,18 +30,6 @@ class Extracted:
     reason: str = ""
 
 
-def _nesting(value: Any) -> int:
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, dict | list):
-            deepest = max(deepest, depth)
-            if depth > MAX_NESTING:
-                return depth
-            stack.extend((c, depth + 1) for c in (node.values() if isinstance(node, dict) else node))
-    return deepest
-
-
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
@@ -54,7 +44,7 @@ def parse_bounded(text: str) -> tuple[Any, str | None]:
         return None, f"JSON nested more than {MAX_NESTING} levels deep"
     except ValueError as exc:
         return None, f"not JSON ({str(exc).split(':')[0][:80]})"
-    if _nesting(value) > MAX_NESTING:
+    if nesting(value, MAX_NESTING) > MAX_NESTING:  # the gold reader's bounded walk
         return None, f"JSON nested more than {MAX_NESTING} levels deep"
     return value, None
 
