@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_llmeval.errors import GraderError
 from pytest_llmeval.metrics.base import MetricResult, enforce
 from pytest_llmeval.metrics.freetext.fuzzy import fact_inclusion, swapped_words
+from pytest_llmeval.metrics.freetext.identity import MONTH_ALTERNATION, MONTHS
 from pytest_llmeval.metrics.freetext.refusal import refusal_check
 
 if TYPE_CHECKING:
@@ -90,28 +91,7 @@ _SUMMARY_RE = re.compile(
 )
 
 
-_MONTHS = {
-    m: i
-    for i, names in enumerate(
-        [
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ],
-        1,
-    )
-    for m in names
-}
-_MONTH_ALT = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_MONTHS, _MONTH_ALT = MONTHS, MONTH_ALTERNATION  # one calendar table (identity.py)
 _DATE_RES = (
     (re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"), "ymd"),
     (

@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 COARSER_POLICIES = ("pass", "review", "fail")
 DEFAULT_COARSER = "review"
 
-_MONTHS = {
+# Month names and abbreviations -> number; the offline judge's date reader uses the same table.
+MONTHS = {
     name: number
     for number, names in enumerate(
         [
@@ -39,7 +40,7 @@ _MONTHS = {
     )
     for name in names
 }
-_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+MONTH_ALTERNATION = "|".join(sorted(MONTHS, key=len, reverse=True))
 _NUMBER_WORDS = {
     w: n
     for n, w in enumerate(
@@ -60,10 +61,10 @@ _YEAR = r"(?<![\d$€£.,])(1[0-9]{3}|20[0-9]{2}|21[0-9]{2})(?![\d%]|[.,]\d|\s*(
 # Longest forms first: a full date is one identity, not a day, a month and a year.
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("ymd", re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")),
-    ("mdy", re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s*(\d{{4}})\b")),
-    ("dmy", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\.?\s+(?:of\s+)?({_MONTH})\.?\s*,?\s*(\d{{4}})\b")),
+    ("mdy", re.compile(rf"\b({MONTH_ALTERNATION})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s*(\d{{4}})\b")),
+    ("dmy", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\.?\s+(?:of\s+)?({MONTH_ALTERNATION})\.?\s*,?\s*(\d{{4}})\b")),
     ("m/d/y", re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b")),
-    ("my", re.compile(rf"\b({_MONTH})\.?\s*,?\s+(\d{{4}})\b")),
+    ("my", re.compile(rf"\b({MONTH_ALTERNATION})\.?\s*,?\s+(\d{{4}})\b")),
     ("fiscal", re.compile(r"\b(?:fy|fiscal(?:\s+year)?)\s*'?(\d{4}|\d{2})\b")),
     ("quarter", re.compile(rf"\b(?:q([1-4])|({_ORDINAL})\s+quarter)\b")),
     ("century", re.compile(rf"\b({_ORDINAL})[\s-]+century(?:\s+(bce|bc|ce|ad))?\b")),
@@ -111,13 +112,13 @@ def _read(kind: str, m: re.Match[str]) -> Identity | None:
     if kind == "ymd":
         return _date(int(g[0]), int(g[1]), int(g[2]), raw)
     if kind == "mdy":
-        return _date(int(g[2]), _MONTHS[g[0]], int(g[1]), raw)
+        return _date(int(g[2]), MONTHS[g[0]], int(g[1]), raw)
     if kind == "dmy":
-        return _date(int(g[2]), _MONTHS[g[1]], int(g[0]), raw)
+        return _date(int(g[2]), MONTHS[g[1]], int(g[0]), raw)
     if kind == "m/d/y":
         return _date(int(g[2]), int(g[0]), int(g[1]), raw)
     if kind == "my":
-        return Identity("date", (int(g[1]), _MONTHS[g[0]], 0), raw)
+        return Identity("date", (int(g[1]), MONTHS[g[0]], 0), raw)
     if kind == "year":
         return Identity("date", (int(g[0]), 0, 0), raw)
     if kind == "fiscal":
