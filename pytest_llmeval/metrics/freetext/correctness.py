@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_llmeval.errors import GraderError
 from pytest_llmeval.metrics.base import MetricResult, enforce
+from pytest_llmeval.metrics.freetext.calendar import MONTH_ALTERNATION, MONTHS
 from pytest_llmeval.metrics.freetext.fuzzy import fact_inclusion, swapped_words
-from pytest_llmeval.metrics.freetext.identity import MONTH_ALTERNATION, MONTHS
 from pytest_llmeval.metrics.freetext.refusal import refusal_check
 
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ _SUMMARY_RE = re.compile(
 )
 
 
-_MONTHS, _MONTH_ALT = MONTHS, MONTH_ALTERNATION  # one calendar table (identity.py)
+_MONTHS, _MONTH_ALT = MONTHS, MONTH_ALTERNATION  # one calendar table (calendar.py)
 _DATE_RES = (
     (re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"), "ymd"),
     (

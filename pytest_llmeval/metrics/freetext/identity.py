@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from pytest_llmeval.errors import GraderError
 from pytest_llmeval.metrics.base import MetricResult
+from pytest_llmeval.metrics.freetext.calendar import MONTH_ALTERNATION, MONTHS
 
 if TYPE_CHECKING:
     from pytest_llmeval.registry import GradeContext
@@ -27,20 +28,6 @@ if TYPE_CHECKING:
 COARSER_POLICIES = ("pass", "review", "fail")
 DEFAULT_COARSER = "review"
 
-# Month names and abbreviations -> number; the offline judge's date reader uses the same table.
-MONTHS = {
-    name: number
-    for number, names in enumerate(
-        [
-            ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
-            ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"),
-            ("october", "oct"), ("november", "nov"), ("december", "dec"),
-        ],
-        1,
-    )
-    for name in names
-}
-MONTH_ALTERNATION = "|".join(sorted(MONTHS, key=len, reverse=True))
 _NUMBER_WORDS = {
     w: n
     for n, w in enumerate(
