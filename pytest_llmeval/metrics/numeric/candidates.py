@@ -341,9 +341,9 @@ def extract_values(
     out: list[Candidate] = []
     q_tokens = _question_alnum_tokens(question)
     n = len(text)
-    lang = language_for_locale(locale) or detect_language(text)
     letter_runs: set[str] = set()
     kw = _keyword_index(text, letter_runs)
+    lang = language_for_locale(locale) or detect_language(text, letter_runs=letter_runs)
     matches = list(_NUM_RE.finditer(text))
     if len(matches) > MAX_FIGURES:
         # Number soup (tables pasted whole, hostile input): the opening figures and the

@@ -562,11 +562,24 @@ def _other_language_words() -> frozenset[str]:
     return frozenset(w for w, codes in _marker_owner().items() if any(c != "en" for c in codes))
 
 
-def detect_language(text: str, limit: int = 4000) -> NumberLanguage:
+def detect_language(
+    text: str, limit: int = 4000, letter_runs: set[str] | None = None
+) -> NumberLanguage:
     """The table whose function words the text uses most (English on a tie or no evidence).
 
-    Looks at the first ``limit`` characters only, so the cost is bounded.
+    Looks at the first ``limit`` characters only, so the cost is bounded. ``letter_runs``: the
+    lower-case runs of letters of the whole text, when already collected; without an apostrophe
+    in a text within ``limit`` they are this function's words, so no other language's word among
+    them answers English without a second tokenisation.
     """
+    if (
+        letter_runs is not None
+        and len(text) <= limit
+        and "'" not in text
+        and "’" not in text
+        and _other_language_words().isdisjoint(letter_runs)
+    ):
+        return ENGLISH
     owner = _marker_owner()
     words = _WORD_TOKEN_RE.findall(text[:limit].lower())
     if _other_language_words().isdisjoint(words):
