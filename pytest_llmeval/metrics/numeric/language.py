@@ -562,6 +562,23 @@ def _other_language_words() -> frozenset[str]:
     return frozenset(w for w, codes in _marker_owner().items() if any(c != "en" for c in codes))
 
 
+@lru_cache(maxsize=1)
+def _run_gate() -> frozenset[str]:
+    """Runs of letters one of which a text holds whenever one of its words is evidence for
+    another language: the plain words themselves, and the last run of a word with an apostrophe
+    ("s'est" is a word only where "est" is a run). Words with spaces or symbols are never words."""
+    out: set[str] = set()
+    for w in _other_language_words():
+        if _PLAIN_RUN_RE.fullmatch(w):
+            out.add(w)
+        elif _WORD_TOKEN_RE.fullmatch(w):
+            out.add(re.split(r"['’]", w)[-1])
+    return frozenset(out)
+
+
+_PLAIN_RUN_RE = re.compile(r"[^\W\d_]+")
+
+
 def detect_language(
     text: str, limit: int = 4000, letter_runs: set[str] | None = None
 ) -> NumberLanguage:
@@ -572,13 +589,7 @@ def detect_language(
     in a text within ``limit`` they are this function's words, so no other language's word among
     them answers English without a second tokenisation.
     """
-    if (
-        letter_runs is not None
-        and len(text) <= limit
-        and "'" not in text
-        and "’" not in text
-        and _other_language_words().isdisjoint(letter_runs)
-    ):
+    if letter_runs is not None and len(text) <= limit and _run_gate().isdisjoint(letter_runs):
         return ENGLISH
     owner = _marker_owner()
     words = _WORD_TOKEN_RE.findall(text[:limit].lower())

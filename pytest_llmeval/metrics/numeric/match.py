@@ -369,7 +369,13 @@ def _not_numeric(cands: list[Candidate], exp_repr: Any) -> NumericMatch:
 
 def _response_scale(response: str) -> float | None:
     """The scale the answer declares for its figures ("(in millions)", "amounts are in thousands")."""
-    rs = _RESPONSE_SCALE_RE.search(response[:20000])
+    head = response[:20000]
+    if head.isascii():
+        # Both branches end in one of these words; in ASCII text no case folding can hide one.
+        low = head.lower()
+        if "thousands" not in low and "millions" not in low and "billions" not in low:
+            return None
+    rs = _RESPONSE_SCALE_RE.search(head)
     if rs:
         return _SCALE_NAMES.get((rs.group(1) or rs.group(2)).lower())
     return None
