@@ -566,11 +566,15 @@ def _other_language_words() -> frozenset[str]:
 def _run_gate() -> frozenset[str]:
     """Runs of letters one of which a text holds whenever one of its words is evidence for
     another language: the plain words themselves, and the last run of a word with an apostrophe
-    ("s'est" is a word only where "est" is a run). Words with spaces or symbols are never words."""
+    ("s'est" is a word only where "est" is a run). Words with spaces or symbols are never words.
+    A plain word English also owns ("for") is left out: it adds to English as much as to any other
+    language, so English still wins (ties go to English) when no other word is there."""
+    owner = _marker_owner()
     out: set[str] = set()
     for w in _other_language_words():
         if _PLAIN_RUN_RE.fullmatch(w):
-            out.add(w)
+            if "en" not in owner[w]:
+                out.add(w)
         elif _WORD_TOKEN_RE.fullmatch(w):
             out.add(re.split(r"['’]", w)[-1])
     return frozenset(out)
