@@ -36,7 +36,12 @@ _NUMBER_FORMS = str.maketrans({
 
 def fold_number_forms(text: str) -> str:
     """Digits and number separators of other scripts as ASCII (same length, same offsets)."""
+    if text.isascii() or _NUMBER_FORM_RE.search(text) is None:
+        return text  # every character the table maps is outside ASCII; none is here
     return text.translate(_NUMBER_FORMS)
+
+
+_NUMBER_FORM_RE = re.compile("[" + "".join(re.escape(chr(c)) for c in sorted(_NUMBER_FORMS)) + "]")
 
 
 _CURRENCY_CODES = {
