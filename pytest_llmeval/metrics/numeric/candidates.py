@@ -765,7 +765,8 @@ def _read_suffix(
 ) -> tuple[str, str | None, str | None, int, bool, bool]:
     """Percent, scale and currency words after the number ("%", " million", "bn", " mrd. kr"):
     (percent text, scale word, currency, where the suffix ends, ")" closes, ")" after a scale)."""
-    if not sm:
+    if not sm or not sm.end():
+        # Every group needs a character: an empty match read nothing after the number.
         return "", None, currency, 0, False, False
     close_g, pct, pct2, scale, lscale, letter, scale2, scur, cur_word, close2_g = sm.group(
         *_SUFFIX_GROUPS
@@ -863,16 +864,17 @@ def _word_signed(
 ) -> bool:
     """Do the words around the figure state it as a loss or decrease ("a loss of", "fell by",
     "tapte", "Nettoverlust ... belief sich auf", "... decrease")?"""
-    ctx = before.rsplit("\n", 1)[-1][-60:]
-    if _near(kw["neg"], s - 60, s) and (
-        _NEG_WORD_BEFORE_RE.search(ctx[-48:])
-        or _NEG_NOUN_BEFORE_RE.search(ctx)
-        or _NEG_CHANGE_SUBJECT_RE.search(ctx)
-        or _NEG_VERB_BY_RE.search(ctx)
-        or negative_before_pattern().search(ctx[-48:])
-        or loss_subject_pattern().search(ctx)
-    ):
-        return True
+    if _near(kw["neg"], s - 60, s):
+        ctx = before.rsplit("\n", 1)[-1][-60:]
+        if (
+            _NEG_WORD_BEFORE_RE.search(ctx[-48:])
+            or _NEG_NOUN_BEFORE_RE.search(ctx)
+            or _NEG_CHANGE_SUBJECT_RE.search(ctx)
+            or _NEG_VERB_BY_RE.search(ctx)
+            or negative_before_pattern().search(ctx[-48:])
+            or loss_subject_pattern().search(ctx)
+        ):
+            return True
     tail = after[suffix_end : suffix_end + 30]
     if not _may_start(tail.lstrip()[:1], _negative_after_first()):
         return False
