@@ -376,8 +376,10 @@ def _score_segment(seg_text: str, q_stems: frozenset[str], flags: set[str] | Non
 
 
 _CLAUSE_CUE_RE = re.compile(
-    r"(?=[,sthwgrio])(?:,\s*so\b|\bso\s+(?:the|its|this)\b|\btherefore\b|\bthus\b|\bhence\b|\bwhich\s+(?:gives|yields|results\s+in|equals|comes\s+to)|"
-    r"\bgiving\b|\bresulting\s+in\b|\bthis\s+(?:gives|yields|means)\b|\bin\s+total\b|\boverall\b)",
+    # Every word branch starts at a word boundary: testing it once, before the branches, rejects
+    # the letters inside words without trying each branch (the matches are the same).
+    r",\s*so\b|\b(?=[sthwgrio])(?:so\s+(?:the|its|this)\b|therefore\b|thus\b|hence\b|which\s+(?:gives|yields|results\s+in|equals|comes\s+to)|"
+    r"giving\b|resulting\s+in\b|this\s+(?:gives|yields|means)\b|in\s+total\b|overall\b)",
     re.IGNORECASE,
 )
 
