@@ -110,6 +110,9 @@ _CUR_SUFFIX = (
 # A number as written: plain digits, grouped digits (",", ".", "'", thin/nbsp spaces) with an optional
 # decimal part, or a leading-dot decimal. Groups are fixed-width, so no backtracking blow-up.
 _NUM_RE = re.compile(
+    # Every branch starts with a digit or ".": that one test rejects most positions before the
+    # two lookbehinds run (the matches are the same).
+    r"(?=[\d.])"
     r"(?<![\w.,'’])(?<![\w][-–])"
     r"(?:\d{1,3}(?:(?P<sep>[,.'’\u00a0\u202f\u2009])\d{3})(?:(?P=sep)\d{3})*(?![\d])(?:[.,]\d+)?"
     r"|\d{1,3}(?: \d{3})+(?![\d])(?:,\d+)?"  # "1 500,5", "12 429": plain-space grouping
