@@ -340,13 +340,15 @@ _DERIVE_GATE = frozenset(
         "rounds",
     ]
 )
-_TOKEN_RE = re.compile(r"[a-z][a-z&'.-]*")
+# A token of letters, "&", "'", "." and "-" without its trailing dots ("e.g." is "e.g"): the
+# tokens the gates compare, read in one pass with no per-token strip.
+_TOKEN_RE = re.compile(r"[a-z](?:[a-z&'.-]*[a-z&'-])?")
 
 
 def _segment_flags(text: str, seg: tuple[int, int]) -> set[str]:
     """Which cue families occur in the sentence; a token check gates each regex."""
     seg_text = text[seg[0] : seg[1]]
-    toks = {t.rstrip(".,") for t in _TOKEN_RE.findall(seg_text.lower())}
+    toks = set(_TOKEN_RE.findall(seg_text.lower()))
     flags: set[str] = set()
     if not toks.isdisjoint(_STRONG_GATE) and _STRONG_CUE_RE.search(seg_text):
         flags.add("strong")
