@@ -719,11 +719,12 @@ def _read_prefix(
     open_paren = False
     if not pm:
         return currency, negative, sign_source, open_paren
-    cur = pm.group("cur")
+    cur, sign2, sign1 = pm.group("cur", "sign2", "sign1")
     if cur:
         currency = _CURRENCY_CODES.get(cur, _CURRENCY_CODES.get(cur.rstrip(".")))
-    for g in ("sign2", "sign1"):
-        sg = pm.group(g)
+    if not sign1 and not sign2:
+        return currency, negative, sign_source, open_paren
+    for g, sg in (("sign2", sign2), ("sign1", sign1)):
         if not sg:
             continue
         if sg == "(":
