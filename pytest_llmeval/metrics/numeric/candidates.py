@@ -462,12 +462,12 @@ def _has_word_number_hint(text: str, n: int, letter_runs: set[str] | None = None
     # Cheap token check first: the phrase regex is only worth running when a number word is
     # followed closely by a scale, "point" or a unit.
     # Hyphens split too: "ninety-four cents", "four-fifths", "Thirty-six percent".
-    low = text.lower()
     # A number-word token is a whole run of letters (its neighbours are spaces, hyphens or the
     # punctuation stripped below), so no run of letters being one means no hint.
-    if _WORD_NUM_SET.isdisjoint(
-        _LETTER_RUN_RE.findall(low) if letter_runs is None else letter_runs
-    ):
+    if letter_runs is not None and _WORD_NUM_SET.isdisjoint(letter_runs):
+        return False
+    low = text.lower()
+    if letter_runs is None and _WORD_NUM_SET.isdisjoint(_LETTER_RUN_RE.findall(low)):
         return False
     toks = [t.strip(".,;:()*\"'") for t in _HINT_SPLIT_RE.split(low)]
     for i, t in enumerate(toks):
