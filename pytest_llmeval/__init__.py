@@ -6,8 +6,7 @@ unrelated pytest run imports nothing but this module's few lines.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from pytest_llmeval.lazy import lazy_exports
 
 __version__ = "0.1.0"
 # The PyPI distribution (``pip install`` name). ``pytest-llmeval`` on PyPI is an unrelated plugin
@@ -65,15 +64,4 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = ["DIST_NAME", "__version__", *sorted(_EXPORTS)]
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'pytest_llmeval' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

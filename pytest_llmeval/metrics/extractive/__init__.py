@@ -8,27 +8,15 @@ LaTeX with sympy under time and memory limits). :mod:`.match` chooses the path a
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from pytest_llmeval.lazy import lazy_exports
 
 # public name -> the stage module that defines it
 _EXPORTS: dict[str, str] = {
-    "extractive_match": "match",
-    "assert_extractive_match": "match",
-    "ExtractiveMatch": "match",
-    "grade": "match",
+    "extractive_match": ".match",
+    "assert_extractive_match": ".match",
+    "ExtractiveMatch": ".match",
+    "grade": ".match",
 }
 
 __all__ = sorted(_EXPORTS)
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
