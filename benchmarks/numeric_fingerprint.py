@@ -5,8 +5,11 @@
 Grades every row of ``numeric_dev.jsonl`` (gold, response, category, tolerance,
 require_currency), every FinanceBench dev row whose gold ``looks_numeric`` (with its question),
 and every row of ``tests/data/numeric_cases*.jsonl``, and prints passed, score, found_value,
-expected_value, percentage_difference, unit_match, explanation, details and the candidates read. Run it before and
-after a change to the grader: ``diff`` of the two outputs is empty when no verdict changed.
+expected_value, percentage_difference, unit_match, explanation, details and the candidates read.
+Then, since the text graders read figures too, the candidates ``extract_values`` reads (with and
+without ``count_words``) from every answer and gold of ``financebench_dev.jsonl`` and
+``openqa_dev.jsonl``. Run it before and after a change to the grader: ``diff`` of the two
+outputs is empty when no verdict and no reading changed.
 """
 
 from __future__ import annotations
@@ -21,7 +24,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pytest_llmeval.metrics.numeric.match import looks_numeric, numeric_match  # noqa: E402
+from pytest_llmeval.metrics.numeric.match import (  # noqa: E402
+    extract_values,
+    looks_numeric,
+    numeric_match,
+)
 
 _OPTION_KEYS = ("tolerance", "tolerance_mode", "require_currency", "percent", "match")
 
@@ -82,12 +89,37 @@ def fingerprint(case_id: str, args: tuple[str, Any], opts: dict[str, Any]) -> st
     )
 
 
+def texts(data_dir: Path) -> Iterator[tuple[str, str]]:
+    """Every answer and gold text of the FinanceBench and NQ-open dev sets, with an id."""
+    for name in ("financebench_dev.jsonl", "openqa_dev.jsonl"):
+        for row in _rows(data_dir / name):
+            golds = row.get("golds") or [row.get("gold")]
+            for i, text in enumerate([row.get("response"), *golds]):
+                if isinstance(text, str):
+                    yield f"{name}:{row.get('id')}:{i}", text
+
+
+def reading(text_id: str, text: str) -> str:
+    """One JSON line with the figures read from ``text`` (plain, then counting number words)."""
+    return json.dumps(
+        {
+            "id": text_id,
+            "plain": [repr(c) for c in extract_values(text)],
+            "counting": [repr(c) for c in extract_values(text, count_words=True, padding=False)],
+        },
+        sort_keys=True,
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=None, help="folder of numeric_dev.jsonl etc.")
     args = ap.parse_args()
-    for case_id, call, opts in cases(args.data or default_data_dir()):
+    data_dir = args.data or default_data_dir()
+    for case_id, call, opts in cases(data_dir):
         print(fingerprint(case_id, call, opts))
+    for text_id, text in texts(data_dir):
+        print(reading(text_id, text))
 
 
 if __name__ == "__main__":
