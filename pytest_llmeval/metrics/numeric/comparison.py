@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from pytest_llmeval.metrics.numeric.candidates import Candidate
 from pytest_llmeval.metrics.numeric.explanation import _fmt
@@ -93,8 +93,10 @@ def _rounds_to(coarse: float, fine: float, diff: float, half: float) -> bool:
     return diff <= half * (1 + 1e-9) and abs(coarse) > abs(fine) and coarse * fine >= 0
 
 
-@dataclass(frozen=True)
-class _Interp:
+class _Interp(NamedTuple):
+    """One reading of a figure: its value, rounding unit and percent flag in some frame, and
+    the note saying which frame (a tuple: several are built for every figure compared)."""
+
     value: float
     ulp: float
     percent: bool
@@ -137,7 +139,7 @@ def _cand_interps(
             # such as FinanceBench's "$1577.00" (asked in millions) vs "$1.6 billion". A plain
             # integer ("3456789") or an amount written out with thousands separators ("$64,000":
             # it states its own scale) is a full amount.
-            whole_with_separators = re.search(r"\d,\d{3}(?!\d)", g.raw) is not None and "." not in g.raw
+            whole_with_separators = _GROUPED_RE.search(g.raw) is not None and "." not in g.raw
             table_units = (g.currency is not None or "." in g.raw) and not whole_with_separators
             for unit, name in ((1e3, "thousands"), (1e6, "millions"), (1e9, "billions")):
                 if table_units:
@@ -171,6 +173,9 @@ def _cand_interps(
     return out
 
 
+_GROUPED_RE = re.compile(r"\d,\d{3}(?!\d)")
+
+
 def _percent_ok(g: _Gold, c: Candidate, gi: _Interp, ci: _Interp, percent_mode: str) -> bool:
     if percent_mode == "strict":
         return gi.percent == ci.percent
@@ -186,11 +191,14 @@ def _match_candidate(
     tol: float,
     mode: str,
     percent_mode: str,
+    gis: list[_Interp] | None = None,
 ) -> tuple[bool, float, str]:
-    """(agrees, signed value used, note). Applies the sign conventions."""
+    """(agrees, signed value used, note). Applies the sign conventions. ``gis``: the gold's
+    readings when the caller already has them (they depend on the gold and question only)."""
     best_val = c.value
     best_note = ""
-    gis = _gold_interps(g, hints, percent_mode)
+    if gis is None:
+        gis = _gold_interps(g, hints, percent_mode)
     cis = _cand_interps(c, hints, resp_scale, percent_mode, g)
     signs: list[tuple[float, str]] = []
     if c.sign_source == "word" and c.value > 0:

@@ -21,6 +21,7 @@ from pytest_llmeval.metrics.numeric.candidates import Candidate, extract_values,
 from pytest_llmeval.metrics.numeric.comparison import (
     _currency_as_expected,
     _gold_interps,
+    _Interp,
     _match_candidate,
     values_agree,
 )
@@ -303,7 +304,8 @@ def _numeric_match(
     hints = _question_hints(question)
     resp_scale = _response_scale(response)
     exp_currency = gold.currency or hints.currency
-    exp_desc = _expected_description(gold, hints, percent_mode, exp_repr)
+    gold_interps = _gold_interps(gold, hints, percent_mode)
+    exp_desc = _expected_description(gold, gold_interps[0], exp_repr)
     chosen, extras, how = _select_figures(response, cands, gold, hints, category, question, match)
     if not chosen and not extras:
         return NumericMatch(
@@ -316,7 +318,7 @@ def _numeric_match(
         )
 
     def compare(c: Candidate) -> tuple[bool, float, str]:
-        return _match_candidate(gold, c, hints, resp_scale, tol, mode, percent_mode)
+        return _match_candidate(gold, c, hints, resp_scale, tol, mode, percent_mode, gold_interps)
 
     ok, found, found_val, note, how = _compare_selected(compare, chosen, extras, how)
     found_currency = _currency_as_expected(found, exp_currency)
@@ -425,12 +427,10 @@ def _read_figures(
     return cands
 
 
-def _expected_description(
-    gold: _Gold, hints: _QuestionHints, percent_mode: str, exp_repr: Any
-) -> str:
-    """'expected 0.66 (from "0.66")', with the reading of the gold when it is not literal."""
+def _expected_description(gold: _Gold, first: _Interp, exp_repr: Any) -> str:
+    """'expected 0.66 (from "0.66")', with the gold's first reading (``first``) when it is not
+    literal."""
     exp_desc = f'expected {_fmt_val(gold.value, gold.percent, gold.currency)} (from "{str(exp_repr)[:60]}")'
-    first = _gold_interps(gold, hints, percent_mode)[0]
     if first.note:
         exp_desc += (
             f", i.e. {_fmt_val(first.value, first.percent, gold.currency)} with {first.note}"
