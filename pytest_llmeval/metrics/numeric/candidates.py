@@ -41,10 +41,10 @@ from pytest_llmeval.metrics.numeric.tokens import (
     _WORD_SCALES,
     _WORDNUM_RE,
     SCALE_WORDS,
-    _keyword_index,
     _near,
     _parse_number_text,
     _parse_word_number,
+    _read_words,
     _ulp,
     fold_number_forms,
 )
@@ -341,8 +341,7 @@ def extract_values(
     out: list[Candidate] = []
     q_tokens = _question_alnum_tokens(question)
     n = len(text)
-    letter_runs: set[str] = set()
-    kw = _keyword_index(text, letter_runs)
+    letter_runs, kw = _read_words(text)
     lang = language_for_locale(locale) or detect_language(text, letter_runs=letter_runs)
     matches = list(_NUM_RE.finditer(text))
     if len(matches) > MAX_FIGURES:
