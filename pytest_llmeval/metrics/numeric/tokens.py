@@ -12,7 +12,12 @@ import bisect
 import re
 from functools import lru_cache
 
-from pytest_llmeval.metrics.numeric.language import ENGLISH, negative_words
+from pytest_llmeval.metrics.numeric.language import (
+    ENGLISH,
+    NON_LETTER_BYTES_TO_SPACE,
+    ascii_letter_runs,
+    negative_words,
+)
 
 # The English table's scale words, without its bare "t" (as often a tonne as a trillion here),
 # plus the case-sensitive abbreviations and "mio" that English filings write.
@@ -258,18 +263,15 @@ _KW_FAMILY_CACHE_MAX = 50_000
 # (which would make the cost grow with words x length).
 _KW_SEARCH_MAX = 16
 
-# ASCII bytes that are not letters, as spaces: in an ASCII text the runs of letters are then
-# what split() returns.
-_NON_LETTER_TO_SPACE = bytes(c if chr(c).isalpha() or c > 127 else 0x20 for c in range(256))
 _LETTER_RUN_RE = re.compile(r"[^\W\d_]+")
 
 
 def _letter_runs(low: str) -> set[str]:
     """The distinct runs of letters of ``low`` (what ``_LETTER_RUN_RE`` finds), split in C."""
     if low.isascii():
-        return set(low.encode("ascii").translate(_NON_LETTER_TO_SPACE).decode("ascii").split())
+        return set(ascii_letter_runs(low))
     # Only the tokens with a non-ASCII character (letters or not) need the letter pattern.
-    raw = low.encode("utf-8", "surrogatepass").translate(_NON_LETTER_TO_SPACE)
+    raw = low.encode("utf-8", "surrogatepass").translate(NON_LETTER_BYTES_TO_SPACE)
     runs = set(raw.decode("utf-8", "surrogatepass").split())
     mixed = {t for t in runs if not t.isascii()}
     if mixed:
