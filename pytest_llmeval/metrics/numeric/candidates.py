@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -26,7 +27,7 @@ from pytest_llmeval.metrics.numeric.language import (
     detect_language,
     first_char_gate,
     language_for_locale,
-    loss_subject_pattern,
+    names_a_loss_subject,
     negative_after_pattern,
     negative_before_pattern,
     percent_suffix_pattern,
@@ -41,10 +42,10 @@ from pytest_llmeval.metrics.numeric.tokens import (
     _WORD_SCALES,
     _WORDNUM_RE,
     SCALE_WORDS,
-    _keyword_index,
     _near,
     _parse_number_text,
     _parse_word_number,
+    _read_words,
     _ulp,
     fold_number_forms,
 )
@@ -77,6 +78,12 @@ def _other_scale_words() -> str:
     return "|".join(re.escape(w) for w in _other_scale_word_list())
 
 
+def _exact_gate(words: Iterable[str]) -> str:
+    """A lookahead on the first characters of ``words`` (case-sensitive), placed before their
+    alternation so most positions fail on one character test; it never changes what matches."""
+    return "(?=[" + "".join(sorted({re.escape(w[0]) for w in words if w})) + "])"
+
+
 def _scaled_currency_words() -> str:
     words = all_scaled_currencies()
     return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
@@ -84,18 +91,20 @@ def _scaled_currency_words() -> str:
 
 _SUFFIX_RE = re.compile(
     r"(?P<close>\))?"
-    r"(?P<pct>[ \u00a0]?(?:%|percent(?:age)?\s+points?|per\s*cent|percent|pct\.?|pp\b|p\.p\.|bps\b|basis\s+points?"
+    r"(?P<pct>[ \u00a0]?(?=%|(?i:[bpv]))(?:%|percent(?:age)?\s+points?|per\s*cent|percent|pct\.?|pp\b|p\.p\.|bps\b|basis\s+points?"
     rf"|{first_char_gate(percent_suffix_words())}(?i:{percent_suffix_pattern()})(?![^\W\d_])))?"
-    r"(?:[ \u00a0]?(?P<scale>"
+    r"(?:[ \u00a0]?"
+    + _exact_gate(_ENGLISH_SCALE_RE.split("|"))
+    + r"(?P<scale>"
     + _ENGLISH_SCALE_RE
     + r")(?![\w])"
     + rf"|[ \u00a0]?{first_char_gate(all_scaled_currencies())}(?P<scur>(?i:{_scaled_currency_words()}))(?![^\W\d_])"
     + rf"|[ \u00a0]?{first_char_gate(_other_scale_word_list())}(?P<lscale>(?i:{_other_scale_words()}))(?:\.|(?![^\W\d_]))"
     r"|(?P<letter>[kKmMbBT])(?![\w]))?"
     r"(?P<close2>\))?"
-    rf"(?:[ \u00a0]?(?P<cur>{_CUR_SUFFIX})(?![\w])"
+    rf"(?:[ \u00a0]?{_exact_gate(_CUR_SUFFIX.split('|'))}(?P<cur>{_CUR_SUFFIX})(?![\w])"
     r"(?:[ \u00a0]?(?P<scale2>thousands?|millions?|billions?|trillions?|mn|bn)(?![\w]))?)?"
-    r"(?P<pct2>[ \u00a0]?(?:%|percent|per\s*cent))?"
+    r"(?P<pct2>[ \u00a0]?(?=[%p])(?:%|percent|per\s*cent))?"
 )
 _MONTH_AFTER_RE = re.compile(rf"^(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b", re.IGNORECASE)
 _DESCRIPTOR_AFTER_RE = re.compile(
@@ -103,8 +112,10 @@ _DESCRIPTOR_AFTER_RE = re.compile(
     re.IGNORECASE,
 )
 _ORDINAL_AFTER_RE = re.compile(r"^(?:st|nd|rd|th)\b", re.IGNORECASE)
+# Each "\b(?=[...])" below is the class of the first letters of the alternation after it: the
+# search fails at most positions on that one test (it never changes what matches).
 _NEG_NOUN_BEFORE_RE = re.compile(
-    r"\b(?:net\s+)?(?:loss(?:es)?(?!\s+(?:ratio|rate|reserves?|provisions?|allowance|adjustment))|deficit|outflows?)\b"
+    r"\b(?=[nldo])(?:net\s+)?(?:loss(?:es)?(?!\s+(?:ratio|rate|reserves?|provisions?|allowance|adjustment))|deficit|outflows?)\b"
     r"[^.;\d$€£¥]{0,40}?\b(?:was|were|is|are|of|totall?ed|amounted\s+to|came\s+to|stood\s+at|at|reached)\s*:?\s*"
     r"(?:(?:approximately|about|around|roughly|nearly|some|almost|an?|the|just)\s+)*"
     r"(?:" + _CUR_PREFIX + r")?\s*$",
@@ -113,21 +124,21 @@ _NEG_NOUN_BEFORE_RE = re.compile(
 # "The decline in operating cash flow was $213 million": the subject names a change downwards; the
 # value is the first one its verb states (not "the drop in sales was offset by savings of $5 million").
 _NEG_CHANGE_SUBJECT_RE = re.compile(
-    r"\b(?:decrease|decline|reduction|drop|fall)\s+in\s+(?:(?!(?:was|were|is|are|of|by)\b)[\w'&-]+\s+){1,8}?"
+    r"\b(?=[drf])(?:decrease|decline|reduction|drop|fall)\s+in\s+(?:(?!(?:was|were|is|are|of|by)\b)[\w'&-]+\s+){1,8}?"
     r"(?:was|were|is|are|amounted\s+to|totall?ed|came\s+to)\s*:?\s*"
     r"(?:(?:approximately|about|around|roughly|nearly|some|almost|an?|the|just)\s+)*"
     r"(?:" + _CUR_PREFIX + r")?\s*$",
     re.IGNORECASE,
 )
 _NEG_WORD_BEFORE_RE = re.compile(
-    r"\b(?:net\s+loss(?:es)?|loss(?:es)?\s+of|deficit\s+of|outflows?\s+of|decrease[sd]?|decline[sd]?|fell|falls?|drop(?:ped|s)?|down"
+    r"\b(?=[nldofrscm])(?:net\s+loss(?:es)?|loss(?:es)?\s+of|deficit\s+of|outflows?\s+of|decrease[sd]?|decline[sd]?|fell|falls?|drop(?:ped|s)?|down"
     r"|reduc(?:ed|tion)|shr[au]nk|contract(?:ed|ion)|lower|negative|minus)"
     r"(?:\s+(?:of|by|approximately|about|around|roughly|nearly|some|almost|an?|the|just|over|only|\w+ly)\b)*"
     r"[\s:]*(?:" + _CUR_PREFIX + r")?\s*$",
     re.IGNORECASE,
 )
 _NEG_VERB_BY_RE = re.compile(
-    r"\b(?:decreas\w*|declin\w*|fell|drop\w*|reduc\w*|lowered|cut|shr[aiu]nk\w*|contract\w*)"
+    r"\b(?=[dfrlcs])(?:decreas\w*|declin\w*|fell|drop\w*|reduc\w*|lowered|cut|shr[aiu]nk\w*|contract\w*)"
     r"(?:\s+[\w'’]+){0,4}?\s+by\s+(?:(?:approximately|about|around|roughly|nearly|some|almost|just|over|only)\s+)*"
     r"(?:" + _CUR_PREFIX + r")?\s*$",
     re.IGNORECASE,
@@ -175,6 +186,7 @@ _PREFIX_CHARS = frozenset("$€£¥₹₩-−–+(ABCDEFGHIJKLMNOPQRSTUVWXYZkrs.
 # Every character _PREFIX_RE can consume (signs, brackets, spaces, currency symbols and codes),
 # and "\n", since "$" also matches before a final newline.
 _PREFIX_RUN_CHARS = "".join(sorted(_PREFIX_CHARS)) + " \u00a0\n"
+_ONE_CHAR_PREFIXES = frozenset("$€£¥₹₩-−–+(")
 _RESULT_CHARS = frozenset("=≈≅→>{x")
 _OP_CHARS = frozenset("+*/×÷^-−–")
 _REF_WORDS = frozenset(
@@ -273,7 +285,7 @@ _NEG_LEAD_RE = re.compile(
 )
 
 
-@dataclass(kw_only=True, eq=False)
+@dataclass(eq=False, slots=True)
 class Candidate:
     """One value found in a text.
 
@@ -341,8 +353,7 @@ def extract_values(
     out: list[Candidate] = []
     q_tokens = _question_alnum_tokens(question)
     n = len(text)
-    letter_runs: set[str] = set()
-    kw = _keyword_index(text, letter_runs)
+    letter_runs, kw = _read_words(text)
     lang = language_for_locale(locale) or detect_language(text, letter_runs=letter_runs)
     matches = list(_NUM_RE.finditer(text))
     if len(matches) > MAX_FIGURES:
@@ -446,9 +457,6 @@ def _share_range_units(text: str, cands: list[Candidate]) -> None:
             a.currency = b.currency
 
 
-_HINT_SPLIT_RE = re.compile(r"[\s\-–]+")
-
-
 _LETTER_RUN_RE = re.compile(r"[a-z]+")
 
 
@@ -469,13 +477,25 @@ def _has_word_number_hint(text: str, n: int, letter_runs: set[str] | None = None
     low = text.lower()
     if letter_runs is None and _WORD_NUM_SET.isdisjoint(_LETTER_RUN_RE.findall(low)):
         return False
-    toks = [t.strip(".,;:()*\"'") for t in _HINT_SPLIT_RE.split(low)]
-    for i, t in enumerate(toks):
-        if t in _WORD_NUM_SET:
-            for u in toks[i + 1 : i + 6]:
-                if u in _WORD_UNIT_SET or u.startswith("percent"):
-                    return True
+    # A unit token below is a whole run of letters too, or starts with "percent": without
+    # either, no number word can be followed by one.
+    if letter_runs is not None and _WORD_UNIT_SET.isdisjoint(letter_runs) and "percent" not in low:
+        return False
+    toks = _hint_tokens(low)
+    # The positions of number words, found in C (most tokens are not one).
+    for i in itertools.compress(range(len(toks)), map(_WORD_NUM_SET.__contains__, toks)):
+        for u in toks[i + 1 : i + 6]:
+            if u in _WORD_UNIT_SET or u.startswith("percent"):
+                return True
     return False
+
+
+def _hint_tokens(low: str) -> list[str]:
+    """``low`` split at runs of spaces and hyphens, each token stripped of the punctuation around
+    it, all in C. (str.split() splits at the characters regex ``\\s`` matches; it drops the
+    empty token a leading or trailing separator gives, which is neither a number nor a unit.)"""
+    words = low.replace("-", " ").replace("–", " ").split()
+    return list(map(str.strip, words, itertools.repeat(".,;:()*\"'")))
 
 
 _AND_A_HALF_RE = re.compile(r"[ \t]+and[ \t]+a[ \t]+half\b", re.IGNORECASE)
@@ -610,11 +630,22 @@ def _build_candidate(
     currency/sign/bracket before, units after, brackets, value, a sign in words, then its role."""
     before = text[max(0, s - 60) : s]
     after = text[e : e + 60]
-    role = _identifier_role(after, raw_num, q_tokens)
+    # Each stage below is skipped where the characters around the figure rule it out: most
+    # figures have no glued word, no currency or sign before and no unit after.
+    first = after[:1]
+    glued = first.isalpha() or first == "-" or first == "–"
+    role = _identifier_role(after, raw_num, q_tokens) if glued else "value"
     pm = _prefix_match(before[-8:])
-    currency, negative, sign_source, open_paren = _read_prefix(before, pm)
-    sm = _SUFFIX_RE.match(after)
-    pct_text, scale_word, currency, suffix_end, close, close2 = _read_suffix(sm, currency, lang)
+    currency, negative, sign_source, open_paren = _read_prefix(before, pm) if pm else _NO_PREFIX
+    sm = _suffix_match(after)
+    if sm:
+        pct_text, scale_word, currency, suffix_end, close, close2 = _read_suffix(sm, currency, lang)
+    else:
+        pct_text, scale_word, suffix_end, close, close2 = "", None, 0, False, False
+    # What follows the figure and its units, spaces skipped: every pattern that reads it
+    # (footnote bracket, sign noun, operator, comparison, range) can only start with its head.
+    rest = after[suffix_end:].lstrip()
+    head = rest[:1]
     outflow_line = decrease_verb = False
     if open_paren and (close or close2) and not negative:
         role, negative, outflow_line = _bracket_reading(
@@ -622,58 +653,47 @@ def _build_candidate(
         )
         if negative:
             sign_source = "parentheses"
-    if role == "value" and before.rstrip().endswith("[") and after[suffix_end:].lstrip()[:1] == "]":
+    if head == "]" and role == "value" and before.rstrip().endswith("["):
         role = "marker"  # footnote "[2]"
     value, ulp, scale, percent, bps = _magnitude(number, decimals, sig, pct_text, scale_word, lang)
     # Word-implied sign ("a loss of $5 million", "revenue decreased by 3%"): soft, see numeric.py.
-    if not negative and _word_signed(before, after, s, suffix_end, kw):
+    if not negative and _word_signed(before, after, s, suffix_end, rest, kw["neg"]):
         sign_source = "word"
-        ctx48 = before.rsplit("\n", 1)[-1][-60:][-48:]
-        decrease_verb = bool(_DECREASE_VERB_RE.search(ctx48) and not _LOSS_NOUN_RE.search(ctx48))
+        decrease_verb = _names_a_decrease(before)
     if negative:
         value = -value
     # Roles: things that are not stated values.
     if role == "value":
-        role = _classify(
-            text,
-            s,
-            e,
-            before,
-            after,
-            number,
-            decimals,
-            raw_num,
-            currency,
-            scale_word,
-            percent,
-            suffix_end,
-            kw,
-        )
-    approximate = _near(kw["apx"], s - 20, s) and bool(_APPROX_RE.search(before[-20:].lower()))
+        bare = currency is None and scale_word is None and not percent
+        role = _classify(before, after, s, number, raw_num, bare, suffix_end, head, kw)
+    approximate = _approximate(before, s, kw["apx"])
     start = max(0, s - len(pm.group(0).lstrip())) if pm and pm.group(0) else s
     end = e + suffix_end
+    # Positional, in field order: keyword arguments cost more here than the rest of the figure.
     return Candidate(
-        span=(start, end),
-        raw=text[start:end].strip(),
-        value=value,
-        number=number,
-        scale=scale,
-        scale_word=scale_word,
-        currency=currency,
-        percent=percent,
-        basis_points=bps,
-        negative=negative,
-        sign_source=sign_source,
-        role=role,
-        decimals=decimals,
-        ulp=ulp,
-        sig_digits=sig,
-        approximate=approximate,
-        decrease_verb=decrease_verb,
-        outflow_line=outflow_line,
+        (start, end),
+        text[start:end].strip(),
+        value,
+        number,
+        scale,
+        scale_word,
+        currency,
+        percent,
+        bps,
+        negative,
+        sign_source,
+        role,
+        decimals,
+        ulp,
+        sig,
+        approximate,
+        decrease_verb,
+        outflow_line,
     )
 
 
+# _read_prefix of no prefix: (currency, negative, sign source, bracket opened).
+_NO_PREFIX: tuple[str | None, bool, str | None, bool] = (None, False, None, False)
 _UNIT_ABBREVIATIONS = frozenset(["x", "pct", "bps", "pp", "mn", "bn", "mm", "tn", "mln", "bln"])
 
 
@@ -701,11 +721,18 @@ def _identifier_role(after: str, raw_num: str, q_tokens: frozenset[str]) -> str:
 
 
 def _prefix_match(b8: str) -> re.Match[str] | None:
-    """The currency and sign characters that end ``b8`` (the 8 characters before a number)."""
-    if _PREFIX_CHARS.isdisjoint(b8):
-        return None
+    """The currency and sign characters that end ``b8`` (the 8 characters before a number), or
+    None when there are none (a match that reads no currency and no sign reads nothing, as None
+    does)."""
     # A prefix match consumes only prefix characters: start the search after the last other one.
-    return _PREFIX_RE.search(b8, len(b8.rstrip(_PREFIX_RUN_CHARS)))
+    start = len(b8.rstrip(_PREFIX_RUN_CHARS))
+    # gate: what the match could read, spaces aside. One character reads something only when
+    # it is a sign or a currency symbol (every currency code or abbreviation has two or more):
+    # "was 5" ends in the run "s ", which reads nothing.
+    core = b8[start:].strip(" \u00a0\n")
+    if len(core) < 2 and core not in _ONE_CHAR_PREFIXES:
+        return None
+    return _PREFIX_RE.search(b8, start)
 
 
 def _read_prefix(
@@ -713,15 +740,15 @@ def _read_prefix(
 ) -> tuple[str | None, bool, str | None, bool]:
     """Currency, minus sign and opening bracket just before the number: (currency, negative,
     sign source, bracket opened). A hyphen inside "2020-2022" or "a - b" is not a sign."""
+    if not pm:
+        return None, False, None, False
     currency = None
     negative = False
     sign_source: str | None = None
     open_paren = False
-    if not pm:
-        return currency, negative, sign_source, open_paren
-    cur, sign2, sign1 = pm.group("cur", "sign2", "sign1")
+    sign1, cur, sign2 = pm.groups()  # in pattern order; by position, not by name (cheaper)
     if cur:
-        currency = _CURRENCY_CODES.get(cur, _CURRENCY_CODES.get(cur.rstrip(".")))
+        currency = _CURRENCY_CODES.get(cur) or _CURRENCY_CODES.get(cur.rstrip("."))
     if not sign1 and not sign2:
         return currency, negative, sign_source, open_paren
     for g, sg in (("sign2", sign2), ("sign1", sign1)):
@@ -747,18 +774,34 @@ def _read_prefix(
     return currency, negative, sign_source, open_paren
 
 
-_SUFFIX_GROUPS = (
-    "close",
-    "pct",
-    "pct2",
-    "scale",
-    "lscale",
-    "letter",
-    "scale2",
-    "scur",
-    "cur",
-    "close2",
-)
+def _suffix_starts() -> frozenset[str]:
+    """ASCII characters a non-empty _SUFFIX_RE match can begin with after its optional space:
+    ")", "%" and the first letters of its words (the case-insensitive ones in both cases)."""
+    exact = [
+        *"%)kKmMbBT",
+        *["percent", "per", "pct", "pp", "p.p.", "bps", "basis"],
+        *_ENGLISH_SCALE_RE.split("|"),
+        *_CUR_SUFFIX.split("|"),
+    ]
+    folded = [*percent_suffix_words(), *all_scaled_currencies(), *_other_scale_word_list()]
+    firsts = {w[0] for w in exact} | {c for w in folded for c in (w[0].lower(), w[0].upper())}
+    return frozenset(c for c in firsts if c.isascii())
+
+
+_SUFFIX_STARTS = _suffix_starts()
+
+
+def _suffix_match(after: str) -> re.Match[str] | None:
+    """Percent, scale and currency words right after a number (:data:`_SUFFIX_RE`), or None when
+    none can start there (an empty match reads nothing, as None does)."""
+    first = after[:1]
+    if first == " " or first == "\u00a0":
+        first = after[1:2]
+    # gate: most figures are followed by punctuation or a plain word. Any non-ASCII character
+    # may be a currency sign or fold to a letter of a case-insensitive word, so it always may.
+    if first not in _SUFFIX_STARTS and (not first or first.isascii()):
+        return None
+    return _SUFFIX_RE.match(after)
 
 
 def _read_suffix(
@@ -769,9 +812,8 @@ def _read_suffix(
     if not sm or not sm.end():
         # Every group needs a character: an empty match read nothing after the number.
         return "", None, currency, 0, False, False
-    close_g, pct, pct2, scale, lscale, letter, scale2, scur, cur_word, close2_g = sm.group(
-        *_SUFFIX_GROUPS
-    )
+    # In pattern order; by position, not by name (ten name lookups cost more than the rest).
+    close_g, pct, scale, scur, lscale, letter, close2_g, cur_word, scale2, pct2 = sm.groups()
     close = bool(close_g)
     pct_text = pct or pct2 or ""
     scale_word = scale or lscale or letter or scale2
@@ -843,6 +885,8 @@ def _magnitude(
 ) -> tuple[float, float, float, bool, bool]:
     """The value with scale and percent applied, and one unit in its last written digit:
     (value, ulp, scale, percent, basis points)."""
+    if not pct_text and not scale_word:
+        return number, _ulp(decimals, number, sig), 1.0, False, False  # most figures
     percent = False
     bps = False
     if pct_text:
@@ -861,11 +905,12 @@ def _magnitude(
 
 
 def _word_signed(
-    before: str, after: str, s: int, suffix_end: int, kw: dict[str, list[int]]
+    before: str, after: str, s: int, suffix_end: int, rest: str, neg: list[int]
 ) -> bool:
     """Do the words around the figure state it as a loss or decrease ("a loss of", "fell by",
-    "tapte", "Nettoverlust ... belief sich auf", "... decrease")?"""
-    if _near(kw["neg"], s - 60, s):
+    "tapte", "Nettoverlust ... belief sich auf", "... decrease")? ``rest``: what follows the
+    figure and its units, spaces skipped; ``neg``: where sign keywords end in the text."""
+    if neg and _near(neg, s - 60, s):
         ctx = before.rsplit("\n", 1)[-1][-60:]
         if (
             _NEG_WORD_BEFORE_RE.search(ctx[-48:])
@@ -873,13 +918,31 @@ def _word_signed(
             or _NEG_CHANGE_SUBJECT_RE.search(ctx)
             or _NEG_VERB_BY_RE.search(ctx)
             or negative_before_pattern().search(ctx[-48:])
-            or loss_subject_pattern().search(ctx)
+            or names_a_loss_subject(ctx)
         ):
             return True
-    tail = after[suffix_end : suffix_end + 30]
-    if not _may_start(tail.lstrip()[:1], _negative_after_first()):
+    # gates on the first character, then the first two letters of the word after the units (the
+    # patterns skip spaces and commas first; a tail of only spaces fails them whatever follows).
+    if not _may_start(rest[:1], _NEGATIVE_AFTER_FIRST):
         return False
-    return bool(_NEG_WORD_AFTER_RE.match(tail) or negative_after_pattern().match(tail))
+    while rest[:1] == ",":
+        rest = rest[1:].lstrip()
+    start = rest[:2]
+    if start.isascii() and start.lower() not in _NEG_AFTER_STARTS:
+        return False
+    return _NEG_AFTER_RE.match(after[suffix_end : suffix_end + 30]) is not None
+
+
+def _names_a_decrease(before: str) -> bool:
+    """Does the sign word before a figure name a decrease ("shrank by") rather than a loss?"""
+    ctx48 = before.rsplit("\n", 1)[-1][-60:][-48:]
+    return bool(_DECREASE_VERB_RE.search(ctx48) and not _LOSS_NOUN_RE.search(ctx48))
+
+
+def _approximate(before: str, s: int, apx: list[int]) -> bool:
+    """Is the figure at ``s`` stated as approximate ("about", "~")? ``apx``: where the
+    approximation keywords end in the text."""
+    return bool(apx) and _near(apx, s - 20, s) and bool(_APPROX_RE.search(before[-20:].lower()))
 
 
 @lru_cache(maxsize=1)
@@ -889,6 +952,24 @@ def _negative_after_first() -> frozenset[str]:
     words = [w for t in LANGUAGES.values() if t.code != "en" for w in t.negative_after]
     firsts = {w[0] for w in words if w} | set("nldrco")
     return frozenset({",", *firsts, *(c.lower() for c in firsts), *(c.upper() for c in firsts)})
+
+
+_NEGATIVE_AFTER_FIRST = _negative_after_first()
+# The first two letters (lower case) of every sign word after a figure: _NEG_WORD_AFTER_RE's and
+# every table's negative_after words. In ASCII text the case-insensitive patterns can only start
+# with one of them.
+_NEG_AFTER_STARTS = frozenset(
+    w[:2]
+    for w in (
+        *("net", "loss", "decrease", "decline", "drop", "reduction", "contraction", "deficit"),
+        *("lower", "outflow"),
+        *(w for t in LANGUAGES.values() if t.code != "en" for w in t.negative_after),
+    )
+)
+# A sign noun after the figure, English or any table's ("3,5 % tap"): one match for both.
+_NEG_AFTER_RE = re.compile(
+    f"(?:{_NEG_WORD_AFTER_RE.pattern})|(?:{negative_after_pattern().pattern})", re.IGNORECASE
+)
 
 
 _BASIS_POINT_WORDS = frozenset(
@@ -934,26 +1015,44 @@ def _looks_like_expression_before(before: str) -> bool:
 
 
 def _classify(
-    text: str,
-    s: int,
-    e: int,
     before: str,
     after: str,
+    s: int,
     number: float,
-    decimals: int,
     raw_num: str,
-    currency: str | None,
-    scale_word: str | None,
-    percent: bool,
+    bare: bool,
     suffix_end: int,
+    head: str,
     kw: dict[str, list[int]],
 ) -> str:
-    plain_int = raw_num.isdigit()
-    bare = currency is None and scale_word is None and not percent
+    """The role of a figure read as a value: a year, date, reference or list marker (a bare
+    number: no currency, scale or percent), an operand or result of a calculation, a
+    comparison, a range, or a value. ``head``: the first character after the figure and its
+    units."""
+    if bare:
+        role = _bare_role(before, after, number, raw_num)
+        if role is not None:
+            return role
+    if "\\" in before[-12:] and _LATEX_OPERAND_BEFORE_RE.search(before[-12:]):
+        return "operand"  # \frac{a}{b}
+    if (
+        bare
+        and raw_num.isdigit()
+        and after.lstrip(" ")[:1] == ":"
+        and _LINE_START_RE.search(before[-16:])
+    ):
+        return "marker"
+    return _structure_role(before, after, s, suffix_end, head, kw)
+
+
+def _bare_role(before: str, after: str, number: float, raw_num: str) -> str | None:
+    """A number without unit that is a reference ("Note 12"), a date, a year, a descriptor
+    ("3-year") or a list marker ("1. Revenue"), or None."""
     # Identifiers glued before: "Q3", "FY2022", "H1" are excluded by the regex lookbehind; a letter
     # plus hyphen ("S-1", "COVID-19") too. References by keyword: "Note 12", "Item 7".
-    toks = before[-24:].split() if bare else []
-    if bare and (before[-1:].isspace() or before[-1:] == "#"):
+    last_char = before[-1:]
+    if last_char.isspace() or last_char == "#":
+        toks = before[-24:].split()
         last = toks[-1].strip("([{*.#:").lower() if toks else ""
         if last in _REF_WORDS or (toks and toks[-1].endswith("#")):
             return "reference"
@@ -963,33 +1062,43 @@ def _classify(
             and toks[-2].strip("(.").lower() in _MONTH_WORDS
         ):
             return "date"
-    if bare and plain_int and number <= 31 and _MONTH_AFTER_RE.match(after):
+    plain_int = raw_num.isdigit()
+    if plain_int and number <= 31 and _MONTH_AFTER_RE.match(after):
         return "date"
-    if bare and (_DIGIT_SLASH_RE.match(after) or (before[-1:] == "/" and before[-2:-1].isdigit())):
+    first = after[:1]
+    # gate: the slash pattern starts with "/".
+    if (first == "/" and _DIGIT_SLASH_RE.match(after)) or (
+        last_char == "/" and before[-2:-1].isdigit()
+    ):
         return "date"
-    if bare and plain_int and len(raw_num) == 4 and 1900 <= number <= 2100:
+    if not plain_int:
+        return None
+    if len(raw_num) == 4 and 1900 <= number <= 2100:
         if _ISO_DATE_AFTER_RE.match(after):
             return "date"
         return "year"
-    if bare and plain_int and len(raw_num) == 2 and _FY_SHORT_RE.search(before[-4:]):
+    if len(raw_num) == 2 and _FY_SHORT_RE.search(before[-4:]):
         return "year"
-    if bare and plain_int and _DESCRIPTOR_AFTER_RE.match(after):
+    # gate: the descriptor pattern starts with "-" or one space-like character.
+    if (first == "-" or first.isspace() or not first.isascii()) and _DESCRIPTOR_AFTER_RE.match(
+        after
+    ):
         return "descriptor"
     if (
-        bare
-        and plain_int
-        and len(raw_num) <= 2
+        len(raw_num) <= 2
         and _LIST_MARKER_AFTER_RE.match(after[:3])
         and _LINE_START_RE.search(before[-12:])
     ):
         return "marker"  # "1. Revenue ...", "2) ..."
-    if "\\" in before[-12:] and _LATEX_OPERAND_BEFORE_RE.search(before[-12:]):
-        return "operand"  # \frac{a}{b}
-    if bare and plain_int and after.lstrip(" ")[:1] == ":" and _LINE_START_RE.search(before[-16:]):
-        return "marker"
-    # Calculation structure.
+    return None
+
+
+def _structure_role(
+    before: str, after: str, s: int, suffix_end: int, head: str, kw: dict[str, list[int]]
+) -> str:
+    """Calculation structure and context around a figure: "result" after "=", "operand" beside
+    an operator, "comparison" after "from"/"compared to", "range" before "- 5", else "value"."""
     tail = after[suffix_end:]
-    head = tail.lstrip()[:1]  # the first character the patterns after the figure can start with
     op_after = _may_start(head, _OP_AFTER_FIRST) and _OPERATOR_AFTER_RE.match(tail) is not None
     b8 = before[-8:]
     if not _RESULT_CHARS.isdisjoint(b8) and _RESULT_BEFORE_RE.search(b8) and not op_after:
@@ -997,12 +1106,15 @@ def _classify(
     if op_after:
         return "operand"
     b16 = before[-16:]
-    if (not _OP_CHARS.isdisjoint(b16) or _near(kw["op"], s - 16, s)) and _OPERATOR_BEFORE_RE.search(
-        b16
+    op = kw["op"]
+    if (
+        (not _OP_CHARS.isdisjoint(b16) or (op and _near(op, s - 16, s)))
+        and _may_end_operator(b16)
+        and _OPERATOR_BEFORE_RE.search(b16)
     ):
         return "operand"
-    b48 = before[-48:]
-    if (_near(kw["cmp"], s - 48, s) and _COMPARE_BEFORE_RE.search(b48)) or (
+    cmp = kw["cmp"]
+    if (cmp and _near(cmp, s - 48, s) and _COMPARE_BEFORE_RE.search(before[-48:])) or (
         _may_start(head, _CMP_AFTER_FIRST) and _COMPARE_AFTER_RE.match(tail)
     ):
         return "comparison"
@@ -1013,6 +1125,19 @@ def _classify(
     ):
         return "range" if _DASH_RANGE_AFTER_RE.match(tail) else "value"
     return "value"
+
+
+# Last characters of an operator _OPERATOR_BEFORE_RE reads: a symbol, a dash, "by", "times",
+# "minus", "plus", "of" (and any non-ASCII character, which may fold to a letter).
+_OP_BEFORE_LAST = frozenset("+/×÷^*-−–ysfYSF")
+
+
+def _may_end_operator(b16: str) -> bool:
+    """Can _OPERATOR_BEFORE_RE match at the end of ``b16``? Its operator may only be followed by
+    spaces, one run of currency signs and brackets, and spaces: strip those, and the operator's
+    last character must be what is left last."""
+    last = b16.rstrip().rstrip("$€£¥([").rstrip()[-1:]
+    return last in _OP_BEFORE_LAST or not last.isascii()
 
 
 # First non-space characters _OPERATOR_AFTER_RE, _COMPARE_AFTER_RE and _RANGE_AFTER_RE can meet.

@@ -536,6 +536,23 @@ def language_for_locale(locale: str | None) -> NumberLanguage | None:
 
 
 _WORD_TOKEN_RE = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+# ASCII bytes that are not letters, as spaces: in an ASCII text the runs of letters are then
+# what split() returns.
+NON_LETTER_BYTES_TO_SPACE = bytes(c if chr(c).isalpha() or c > 127 else 0x20 for c in range(256))
+
+
+def ascii_letter_runs(text: str) -> list[str]:
+    """The runs of letters of an ASCII ``text`` in order (what ``[^\\W\\d_]+`` finds), split
+    in C."""
+    return text.encode("ascii").translate(NON_LETTER_BYTES_TO_SPACE).decode("ascii").split()
+
+
+def _word_tokens(low: str) -> list[str]:
+    """The words of a lower-case text as detect_language counts them (:data:`_WORD_TOKEN_RE`):
+    in an ASCII text without an apostrophe, its runs of letters."""
+    if low.isascii() and "'" not in low:
+        return ascii_letter_runs(low)
+    return _WORD_TOKEN_RE.findall(low)
 
 
 @lru_cache(maxsize=1)
@@ -596,15 +613,15 @@ def detect_language(
     if letter_runs is not None and len(text) <= limit and _run_gate().isdisjoint(letter_runs):
         return ENGLISH
     owner = _marker_owner()
-    words = _WORD_TOKEN_RE.findall(text[:limit].lower())
+    words = _word_tokens(text[:limit].lower())
     if _other_language_words().isdisjoint(words):
         return ENGLISH  # only English evidence, or none: the count below could only say English
     score: dict[str, float] = {}
-    for word in words:
-        codes = owner.get(word)
-        if codes:
-            for c in codes:
-                score[c] = score.get(c, 0.0) + 1.0 / len(codes)
+    # In text order (the sums are of floats), over the marker words only (filtered in C).
+    for word in filter(owner.__contains__, words):
+        codes = owner[word]
+        for c in codes:
+            score[c] = score.get(c, 0.0) + 1.0 / len(codes)
     if not score:
         return ENGLISH
     best = max(score.items(), key=lambda kv: (kv[1], kv[0] == "en"))
@@ -728,3 +745,18 @@ def loss_subject_pattern() -> re.Pattern[str]:
         r"(?:[$€£¥]|(?:USD|EUR|NOK|SEK|DKK|GBP)\s*)?\s*$",
         re.IGNORECASE,
     )
+
+
+# Every loss noun of loss_subject_pattern() that ASCII text can hold: in ASCII text the
+# case-insensitive pattern can only meet them as written ("förlust" never).
+_ASCII_LOSS_NOUNS = ("loss", "tap", "verlust", "underskud", "perte")
+
+
+def names_a_loss_subject(text: str) -> bool:
+    """Does :func:`loss_subject_pattern` find a loss named as the subject in ``text``? An ASCII
+    text without any of its loss nouns is answered without running the pattern."""
+    if text.isascii():
+        low = text.lower()
+        if not any(noun in low for noun in _ASCII_LOSS_NOUNS):
+            return False
+    return loss_subject_pattern().search(text) is not None

@@ -12,7 +12,12 @@ import bisect
 import re
 from functools import lru_cache
 
-from pytest_llmeval.metrics.numeric.language import ENGLISH, negative_words
+from pytest_llmeval.metrics.numeric.language import (
+    ENGLISH,
+    NON_LETTER_BYTES_TO_SPACE,
+    ascii_letter_runs,
+    negative_words,
+)
 
 # The English table's scale words, without its bare "t" (as often a tonne as a trillion here),
 # plus the case-sensitive abbreviations and "mio" that English filings write.
@@ -27,11 +32,22 @@ SCALE_WORDS: dict[str, float] = {
 
 # Fullwidth (CJK) and Arabic-Indic digits with their separators, one character for one so that
 # offsets into the text stay valid: "１２．５％" and "١٢٫٥٪" read as "12.5%", "1٬500" as "1,500".
-_NUMBER_FORMS = str.maketrans({
-    **{chr(base + i): str(i) for base in (0xFF10, 0x0660, 0x06F0) for i in range(10)},
-    "．": ".", "，": ",", "％": "%", "＄": "$", "－": "-", "＋": "+", "（": "(", "）": ")",
-    "\u066b": ".", "\u066c": ",", "\u066a": "%",  # Arabic decimal separator, thousands separator, percent
-})
+_NUMBER_FORMS = str.maketrans(
+    {
+        **{chr(base + i): str(i) for base in (0xFF10, 0x0660, 0x06F0) for i in range(10)},
+        "．": ".",
+        "，": ",",
+        "％": "%",
+        "＄": "$",
+        "－": "-",
+        "＋": "+",
+        "（": "(",
+        "）": ")",
+        "\u066b": ".",
+        "\u066c": ",",
+        "\u066a": "%",  # Arabic decimal separator, thousands separator, percent
+    }
+)
 
 
 def fold_number_forms(text: str) -> str:
@@ -110,14 +126,18 @@ _CUR_SUFFIX = (
 # A number as written: plain digits, grouped digits (",", ".", "'", thin/nbsp spaces) with an optional
 # decimal part, or a leading-dot decimal. Groups are fixed-width, so no backtracking blow-up.
 _NUM_RE = re.compile(
-    # Every branch starts with a digit or ".": that one test rejects most positions before the
-    # two lookbehinds run (the matches are the same).
-    r"(?=[\d.])"
-    r"(?<![\w.,'’])(?<![\w][-–])"
-    r"(?:\d{1,3}(?:(?P<sep>[,.'’\u00a0\u202f\u2009])\d{3})(?:(?P=sep)\d{3})*(?![\d])(?:[.,]\d+)?"
-    r"|\d{1,3}(?: \d{3})+(?![\d])(?:,\d+)?"  # "1 500,5", "12 429": plain-space grouping
-    r"|\d+(?:[.,]\d+)?"
-    r"|\.\d+)"
+    # The pattern opens with the character class of its first character (a digit or "."), so
+    # the engine skips to candidate positions in C before trying anything. The two lookbehinds
+    # then test the character before that first one (hence the "." they end with: it is the
+    # first character itself), and the alternatives continue after it: "."-led decimals, or
+    # the digit-led forms with one digit fewer at their start. The matches are those of
+    # (?<![\w.,'’])(?<![\w][-–])(?:A|B|C|\.\d+) with A, B, C the three digit-led forms.
+    r"[\d.]"
+    r"(?<![\w.,'’].)(?<![\w][-–].)"
+    r"(?:(?<=\.)\d+"  # ".5"
+    r"|(?<!\.)(?:\d{0,2}(?:(?P<sep>[,.'’\u00a0\u202f\u2009])\d{3})(?:(?P=sep)\d{3})*(?![\d])(?:[.,]\d+)?"
+    r"|\d{0,2}(?: \d{3})+(?![\d])(?:,\d+)?"  # "1 500,5", "12 429": plain-space grouping
+    r"|\d*(?:[.,]\d+)?))"
 )
 
 _WORD_NUMS: dict[str, int] = {
@@ -233,30 +253,104 @@ def _keyword_families(word: str) -> tuple[str, ...]:
     return ()
 
 
-# Families of the tokens seen so far: a pure function of the token, so one dict lookup per
-# token replaces three; cleared when it grows past a bound (hostile texts of unique words).
+# Families of the words seen so far: a pure function of the word, so a word met before costs
+# nothing (set operations in C skip it); cleared when it grows past a bound (hostile texts of
+# unique words). _KW_WORDS holds the cached words that belong to some family.
 _KW_FAMILY_CACHE: dict[str, tuple[str, ...]] = {}
+_KW_WORDS: set[str] = set()
 _KW_FAMILY_CACHE_MAX = 50_000
+# More distinct keywords than this in one text: one pass over its tokens beats a search per word
+# (which would make the cost grow with words x length).
+_KW_SEARCH_MAX = 16
+
+_LETTER_RUN_RE = re.compile(r"[^\W\d_]+")
 
 
-def _keyword_index(text: str, words: set[str] | None = None) -> dict[str, list[int]]:
-    """End positions of context keywords, found in one linear pass (checked per value by bisect).
+def _letter_runs(low: str) -> set[str]:
+    """The distinct runs of letters of ``low`` (what ``_LETTER_RUN_RE`` finds), split in C."""
+    if low.isascii():
+        return set(ascii_letter_runs(low))
+    # Only the tokens with a non-ASCII character (letters or not) need the letter pattern.
+    raw = low.encode("utf-8", "surrogatepass").translate(NON_LETTER_BYTES_TO_SPACE)
+    runs = set(raw.decode("utf-8", "surrogatepass").split())
+    mixed = {t for t in runs if not t.isascii()}
+    if mixed:
+        runs -= mixed
+        runs.update(_LETTER_RUN_RE.findall(" ".join(mixed)))
+    return runs
 
-    ``words``, when given, receives every lower-case run of letters of the text (the same pass
-    then answers "is any number word written here?" for the word-number stage).
-    """
-    idx: dict[str, list[int]] = {"neg": [], "op": [], "cmp": [], "apx": []}
+
+def _keyword_words(runs: set[str]) -> set[str]:
+    """The runs that belong to a keyword family; words never seen before are classified once."""
     cache = _KW_FAMILY_CACHE
-    add = words.add if words is not None else None
-    for m in _KW_TOKEN_RE.finditer(text.lower()):
-        w = m.group(0)
-        if add is not None:
-            add(w)
-        fams = cache.get(w)
-        if fams is None:
-            if len(cache) >= _KW_FAMILY_CACHE_MAX:
-                cache.clear()
+    new = runs.difference(cache)
+    if new:
+        if len(cache) + len(new) > _KW_FAMILY_CACHE_MAX:
+            cache.clear()
+            _KW_WORDS.clear()
+            new = runs  # the words met before are forgotten too
+        for w in new:
             fams = cache[w] = _keyword_families(w)
+            if fams:
+                _KW_WORDS.add(w)
+    return runs & _KW_WORDS
+
+
+def _is_letter(ch: str) -> bool:
+    """Is ``ch`` a letter as ``_LETTER_RUN_RE`` sees it (alphanumeric, not a decimal digit)?"""
+    return ch.isalnum() and not ch.isdecimal()
+
+
+def _run_ends(low: str, word: str) -> list[int]:
+    """End offsets of ``word`` (letters only) where it stands as a whole run of letters."""
+    ends: list[int] = []
+    n = len(low)
+    i = low.find(word)
+    while i >= 0:
+        j = i + len(word)
+        if (i == 0 or not _is_letter(low[i - 1])) and (j == n or not _is_letter(low[j])):
+            ends.append(j)
+        # A whole run cannot start inside this occurrence (its letters would precede it).
+        i = low.find(word, j)
+    return ends
+
+
+def _read_words(text: str) -> tuple[set[str], dict[str, list[int]]]:
+    """The lower-case runs of letters of ``text`` and the end positions of its context keywords
+    (checked per value by bisect), both from one lower-casing.
+
+    The runs answer "is any number word / other-language word written here?" for later stages.
+    Keywords are few: each one found among the runs is searched for (in C) instead of walking
+    every token of the text in Python.
+    """
+    low = text.lower()
+    runs = _letter_runs(low)
+    hits = _keyword_words(runs)
+    if len(hits) > _KW_SEARCH_MAX:
+        return runs, _keyword_scan(low)
+    idx: dict[str, list[int]] = {"neg": [], "op": [], "cmp": [], "apx": []}
+    for w in hits:
+        ends = _run_ends(low, w)
+        for fam in _KW_FAMILY_CACHE[w]:
+            idx[fam].extend(ends)
+    for sym in ("~", "≈"):  # tokens of their own, whatever stands around them
+        i = low.find(sym)
+        while i >= 0:
+            idx["apx"].append(i + 1)
+            i = low.find(sym, i + 1)
+    for positions in idx.values():
+        positions.sort()
+    return runs, idx
+
+
+def _keyword_scan(low: str) -> dict[str, list[int]]:
+    """:func:`_read_words`' keyword index by one pass over every token of ``low``."""
+    idx: dict[str, list[int]] = {"neg": [], "op": [], "cmp": [], "apx": []}
+    for m in _KW_TOKEN_RE.finditer(low):
+        w = m.group(0)
+        fams = _KW_FAMILY_CACHE.get(w)
+        if fams is None:
+            fams = _keyword_families(w)
         if fams:
             end = m.end()
             for fam in fams:
