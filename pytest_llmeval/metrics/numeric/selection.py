@@ -114,7 +114,10 @@ _Q_PAREN_RE = re.compile(r"\([^()]{0,300}\)")
 
 # Each gate "(?=[...])" names the characters a match can start with: most positions fail there
 # at once, before the branches are tried (same matches, a fraction of the work).
-_SEG_RE = re.compile(r"(?=[\"”')\]*\s])(?:\n+|(?<=[.!?])[\"”')\]*]*\s+)")
+# A sentence break: newlines, or the space (after closing quotes) that follows ".", "!" or "?".
+# The match starts at the mark or newline, a class the engine scans for in C; the break itself
+# starts at group 1 after a mark (the mark stays in its sentence).
+_SEG_RE = re.compile(r"[.!?\n](?:(?<=\n)\n*|(\n+|[\"”')\]*]*\s+))")
 _STRONG_CUE_RE = re.compile(
     r"\b(?=[thcisfaTHCISFA])(?:therefore|thus|hence|consequently|in\s+conclusion|in\s+summary|to\s+summari[sz]e|so,?\s+(?:the|\w+'s)|"
     r"the\s+(?:final\s+)?answer|final\s+answer|answer\s*:|as\s+a\s+result|in\s+total)\b",
@@ -236,30 +239,42 @@ def _segments_cached(text: str) -> tuple[tuple[int, int], ...]:
 
 
 def _split_segments(text: str) -> list[tuple[int, int]]:
-    segs: list[tuple[int, int]] = []
+    merged: list[tuple[int, int]] = []
     pos = 0
     for m in _SEG_RE.finditer(text):
-        if m.start() > pos:
-            segs.append((pos, m.start()))
+        start = m.start(1)
+        if start < 0:
+            start = m.start()  # a run of newlines
+        if start > pos:
+            _add_segment(text, merged, pos, start)
         pos = m.end()
     if pos < len(text):
-        segs.append((pos, len(text)))
-    # A lead-in ending with ":" belongs to what follows ("... is:\n\n$1,577 million").
-    merged: list[tuple[int, int]] = []
-    for seg in segs:
-        prev_end = merged[-1][1] if merged else 0
+        _add_segment(text, merged, pos, len(text))
+    return merged
+
+
+def _add_segment(text: str, merged: list[tuple[int, int]], start: int, end: int) -> None:
+    """Append a sentence, or join it to the previous one."""
+    if merged:
+        prev_start, prev_end = merged[-1]
         if (
-            merged
-            and text[merged[-1][0] : merged[-1][1]].rstrip(" *").endswith(":")
-            and (seg[1] - seg[0]) < 200
+            # A lead-in ending with ":" belongs to what follows ("... is:\n\n$1,577 million").
+            end - start < 200 and _ends_with_colon(text, prev_start, prev_end)
         ) or (
             # "10 088 mrd. kroner", "ca. 5", "e.g. the": a sentence does not start in lower case.
-            merged and text[seg[0] : seg[0] + 1].islower() and "\n" not in text[prev_end : seg[0]]
+            text[start : start + 1].islower() and "\n" not in text[prev_end:start]
         ):
-            merged[-1] = (merged[-1][0], seg[1])
-        else:
-            merged.append(seg)
-    return merged
+            merged[-1] = (prev_start, end)
+            return
+    merged.append((start, end))
+
+
+def _ends_with_colon(text: str, start: int, end: int) -> bool:
+    """``text[start:end].rstrip(" *").endswith(":")`` without copying the sentence."""
+    i = end - 1
+    while i >= start and text[i] in " *":
+        i -= 1
+    return i >= start and text[i] == ":"
 
 
 def _question_stems(question: str | None) -> frozenset[str]:
@@ -491,7 +506,10 @@ def _clause_evidence(
     question word occurs (a word found in every clause says little; in a single one, a lot)."""
     bounds = _clause_bounds(text, seg)
     clauses = [_clause_around(text, bounds, c) for c in values]
-    clause_words = [{w[:5] for w in _WORD_RE.findall(cl.lower())} & q_stems for cl in clauses]
+    if q_stems:
+        clause_words = [{w[:5] for w in _WORD_RE.findall(cl.lower())} & q_stems for cl in clauses]
+    else:
+        clause_words = [set() for _ in clauses]  # no question words to find
     clause_years = [set(_YEAR_RE.findall(cl)) for cl in clauses]
     df: dict[str, int] = {}
     for ws in clause_words:
@@ -510,6 +528,8 @@ def _label_score(
 ) -> float:
     """Tie-break: how well the label right before the figure ("net income of $99.8 billion")
     names what was asked; the nearest of its last three content words weighs most."""
+    if not wanted:
+        return 0.0  # no question words: no label can score
     c = values[i]
     # The label runs back to the previous value, not to the previous digit: a year inside
     # it ("operating income for fiscal 2022 was $119.4 billion") is part of the label.
