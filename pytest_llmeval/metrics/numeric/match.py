@@ -8,11 +8,13 @@ Conventions are documented in the README section "Numeric answers".
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from pytest_llmeval.errors import GraderError
@@ -237,6 +239,34 @@ def _select_year(
     return primary, how
 
 
+def _segment_of(response: str, c: Candidate) -> tuple[int, int]:
+    """The sentence holding a figure (the whole answer when none does)."""
+    segs = _segments(response)
+    # Sentences are sorted and disjoint: only the last one starting at or before it can hold it.
+    i = bisect.bisect_right(segs, c.span[0], key=itemgetter(0)) - 1
+    if i >= 0 and c.span[0] < segs[i][1]:
+        return segs[i]
+    return (0, len(response))
+
+
+def _role_may_decide(
+    seg: tuple[int, int],
+    cands: list[Candidate],
+    primary: Candidate,
+    extras: list[Asserted],
+    asks_change: bool | None,
+) -> bool:
+    """Whether the concluding figure's role can change the selection: as a whole only beside a
+    stated part in its sentence, as an endpoint only beside a stated change that may answer.
+    Otherwise its role need not be read."""
+    if asks_change is not False and any(a.role in ("change", "difference") for a in extras):
+        return True
+    return any(
+        c is not primary and c.role in ("value", "result") and seg[0] <= c.span[0] < seg[1]
+        for c in cands
+    )
+
+
 def _select_by_roles(
     response: str,
     cands: list[Candidate],
@@ -255,13 +285,12 @@ def _select_by_roles(
         return [], [], None
     chosen = [primary, *alts]
     how = (f"no value tied to category {category!r}; " if category else "") + how2
-    seg = next(
-        (sg for sg in _segments(response) if sg[0] <= primary.span[0] < sg[1]),
-        (0, len(response)),
-    )
+    seg = _segment_of(response, primary)
     asks_change = bool(_Q_CHANGE_RE.search(question[:2000])) if question else None
     extras = co_asserted(response, seg, cands, chosen, asks_change)
-    primary_role = role_in_sentence(response, seg, cands, primary)
+    primary_role = None
+    if _role_may_decide(seg, cands, primary, extras, asks_change):
+        primary_role = role_in_sentence(response, seg, cands, primary)
     if primary_role == "whole":
         # "$206.7 million of the $1,344.1 million", "Of the $5.0 billion facility,
         # $1.8 billion was drawn": the part is the answer.

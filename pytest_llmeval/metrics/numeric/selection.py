@@ -228,13 +228,17 @@ def _is_stated(text: str, seg_start: int, c: Candidate) -> bool:
     return last in _STATED_WORDS or toks[-1].endswith(":")
 
 
-def _segments(text: str) -> list[tuple[int, int]]:
-    """Sentences of ``text`` as (start, end); the selection and role stages share one split."""
-    return list(_segments_cached(text))
+_Segments = tuple[tuple[int, int], ...]
+
+
+def _segments(text: str) -> _Segments:
+    """Sentences of ``text`` as (start, end); the selection and role stages share one split
+    (a tuple: the callers read it, none may change the shared copy)."""
+    return _segments_cached(text)
 
 
 @lru_cache(maxsize=8)
-def _segments_cached(text: str) -> tuple[tuple[int, int], ...]:
+def _segments_cached(text: str) -> _Segments:
     return tuple(_split_segments(text))
 
 
@@ -414,7 +418,8 @@ def _pick_in_segment(
 ) -> Candidate | None:
     """The answer among the figures of one sentence: what follows its last "so"/"therefore", a
     result ("= 0.66") first, else the stated value whose clause speaks of what was asked."""
-    cands = _after_last_cue(text, seg, cands)
+    if len(cands) > 1:  # a single figure is what follows any cue
+        cands = _after_last_cue(text, seg, cands)
     results = [c for c in cands if c.role == "result"]
     if results:
         if gold_kind:
@@ -675,21 +680,11 @@ def _select_concluding(
     q_stems = _question_stems(question)
     by_seg = _group_by_segment(eligible, segs)
     q_change = bool(question and _Q_CHANGE_RE.search(question[:2000]))
-    cues = _QuestionCues(question, q_stems, q_years, q_change, gold_kind)
-    last_idx, first_idx = max(by_seg), min(by_seg)
-    best: tuple[float, int] | None = None
-    for idx, group in by_seg.items():
-        seg = segs[idx] if idx < len(segs) else (0, len(text))
-        sc = _segment_score(text, seg, group, cues)
-        if idx == last_idx:
-            sc += 1.5
-        if idx == first_idx and len(by_seg) > 1:
-            sc += 0.5
-        key = (sc, idx)
-        if best is None or key > best:
-            best = key
-    assert best is not None
-    idx = best[1]
+    if len(by_seg) == 1:
+        idx = next(iter(by_seg))  # one sentence states figures: no ranking to do
+    else:
+        cues = _QuestionCues(question, q_stems, q_years, q_change, gold_kind)
+        idx = _best_segment(text, segs, by_seg, cues)
     seg = segs[idx] if idx < len(segs) else (0, len(text))
     group = by_seg[idx]
     # What the question asks about, without its parenthesised definition or unit.
@@ -708,6 +703,30 @@ def _select_concluding(
     return primary, alts, f'the concluding figure, in "{snippet}"'
 
 
+def _best_segment(
+    text: str,
+    segs: _Segments,
+    by_seg: dict[int, list[Candidate]],
+    cues: _QuestionCues,
+) -> int:
+    """The index of the sentence that reads most as the answer; the last one wins ties and
+    gets a bonus, as does the first when several sentences state figures."""
+    last_idx, first_idx = max(by_seg), min(by_seg)
+    best: tuple[float, int] | None = None
+    for idx, group in by_seg.items():
+        seg = segs[idx] if idx < len(segs) else (0, len(text))
+        sc = _segment_score(text, seg, group, cues)
+        if idx == last_idx:
+            sc += 1.5
+        if idx == first_idx and len(by_seg) > 1:
+            sc += 0.5
+        key = (sc, idx)
+        if best is None or key > best:
+            best = key
+    assert best is not None
+    return best[1]
+
+
 @dataclass(frozen=True)
 class _QuestionCues:
     """What the question tells the sentence scorer: its words, years, whether it asks a change."""
@@ -719,9 +738,7 @@ class _QuestionCues:
     gold_kind: str | None
 
 
-def _group_by_segment(
-    eligible: list[Candidate], segs: list[tuple[int, int]]
-) -> dict[int, list[Candidate]]:
+def _group_by_segment(eligible: list[Candidate], segs: _Segments) -> dict[int, list[Candidate]]:
     """The eligible figures of each sentence, keyed by the sentence's index."""
     by_seg: dict[int, list[Candidate]] = {}
     si = 0
