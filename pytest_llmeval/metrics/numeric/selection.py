@@ -710,21 +710,29 @@ def _best_segment(
     cues: _QuestionCues,
 ) -> int:
     """The index of the sentence that reads most as the answer; the last one wins ties and
-    gets a bonus, as does the first when several sentences state figures."""
+    gets a bonus, as does the first when several sentences state figures.
+
+    Sentences are read from the last: one whose figures leave it no chance to beat a later
+    sentence, even with every cue of its text, is not read (the scores are sums of halves,
+    exact in any order, so the pick is the same)."""
     last_idx, first_idx = max(by_seg), min(by_seg)
-    best: tuple[float, int] | None = None
-    for idx, group in by_seg.items():
-        seg = segs[idx] if idx < len(segs) else (0, len(text))
-        sc = _segment_score(text, seg, group, cues)
+    text_most = _text_score_most(cues)
+    best_sc = 0.0
+    best_idx = -1
+    for idx in sorted(by_seg, reverse=True):
+        group = by_seg[idx]
+        sc = _figures_score(group, cues)
         if idx == last_idx:
             sc += 1.5
         if idx == first_idx and len(by_seg) > 1:
             sc += 0.5
-        key = (sc, idx)
-        if best is None or key > best:
-            best = key
-    assert best is not None
-    return best[1]
+        if best_idx >= 0 and sc + text_most <= best_sc:
+            continue  # an earlier sentence wins only with a higher score
+        seg = segs[idx] if idx < len(segs) else (0, len(text))
+        sc += _text_score(text, seg, group, cues)
+        if best_idx < 0 or sc > best_sc:
+            best_sc, best_idx = sc, idx
+    return best_idx
 
 
 @dataclass(frozen=True)
@@ -749,31 +757,47 @@ def _group_by_segment(eligible: list[Candidate], segs: _Segments) -> dict[int, l
     return by_seg
 
 
-def _segment_score(
-    text: str, seg: tuple[int, int], group: list[Candidate], cues: _QuestionCues
-) -> float:
-    """How much a sentence reads as the answer: conclusion cues, the question's words and year,
-    a figure of the expected kind, a result or a stated value; refusals and asides count against."""
-    seg_text = text[seg[0] : seg[1]]
-    sc = _score_segment(seg_text, cues.q_stems, _segment_flags(text, seg))
-    if cues.question and all(_is_change_value(text, seg[0], c) for c in group):
-        # Only changes stated here ("an increase of 5%"): the answer when a change was asked.
-        sc += 1.0 if cues.q_change else -2.0
+def _figures_score(group: list[Candidate], cues: _QuestionCues) -> float:
+    """What a sentence's figures say of it: one of the expected kind, a result."""
+    sc = 0.0
     if cues.gold_kind:
         kinds = {_kind(c) for c in group}
         if cues.gold_kind in kinds or (cues.gold_kind == "money" and "money-unscaled" in kinds):
             sc += 1.0
         elif not kinds & _COMPATIBLE_KINDS[cues.gold_kind]:
             sc -= 1.0
+    if any(c.role == "result" for c in group):
+        sc += 2.0
+    return sc
+
+
+def _text_score(
+    text: str, seg: tuple[int, int], group: list[Candidate], cues: _QuestionCues
+) -> float:
+    """What a sentence's words say of it: conclusion cues, the question's words and year, a
+    figure stated ("is $5 million"); refusals, asides and changes not asked for count against."""
+    seg_text = text[seg[0] : seg[1]]
+    sc = _score_segment(seg_text, cues.q_stems, _segment_flags(text, seg))
+    if cues.question and all(_is_change_value(text, seg[0], c) for c in group):
+        # Only changes stated here ("an increase of 5%"): the answer when a change was asked.
+        sc += 1.0 if cues.q_change else -2.0
     if len(cues.q_years) == 1:
         years = set(_YEAR_RE.findall(seg_text))
         if years:
             sc += 1.0 if years & cues.q_years else -0.5
-    if any(c.role == "result" for c in group):
-        sc += 2.0
     if any(_is_stated(text, seg[0], c) for c in group):
         sc += 1.0
     return sc
+
+
+def _text_score_most(cues: _QuestionCues) -> float:
+    """The highest :func:`_text_score` any sentence can reach with these question cues."""
+    most = 3.0 + min(len(cues.q_stems), 4) * 0.5 + 1.0  # a strong cue, question words, stated
+    if cues.question and cues.q_change:
+        most += 1.0
+    if len(cues.q_years) == 1:
+        most += 1.0
+    return most
 
 
 def _restatement_in_asked_kind(
