@@ -463,7 +463,7 @@ def _best_stated_value(
     ("... in 2022", "a change of ..."), then the first one stated with "is/was/of"."""
     asks_change = bool(q_change)
     best: tuple[float, float, int] | None = None
-    clauses, clause_words, clause_years, df = _clause_evidence(text, seg, values, q_stems)
+    clauses, clause_words, clause_years, df = _clause_evidence(text, seg, values, q_stems, q_years)
     # Years only discriminate when some clause names a year other than the question's.
     years_discriminate = len(q_years) == 1 and any(ys and not ys & q_years for ys in clause_years)
     wanted = q_stems if label_stems is None else label_stems
@@ -505,17 +505,25 @@ def _best_stated_value(
 
 
 def _clause_evidence(
-    text: str, seg: tuple[int, int], values: list[Candidate], q_stems: frozenset[str]
+    text: str,
+    seg: tuple[int, int],
+    values: list[Candidate],
+    q_stems: frozenset[str],
+    q_years: frozenset[str],
 ) -> tuple[list[str], list[set[str]], list[set[str]], dict[str, int]]:
     """Each value's clause, the question words and years in it, and in how many clauses each
-    question word occurs (a word found in every clause says little; in a single one, a lot)."""
+    question word occurs (a word found in every clause says little; in a single one, a lot).
+    The years are read only when the question names one year (the only case they count)."""
     bounds = _clause_bounds(text, seg)
     clauses = [_clause_around(text, bounds, c) for c in values]
     if q_stems:
         clause_words = [{w[:5] for w in _WORD_RE.findall(cl.lower())} & q_stems for cl in clauses]
     else:
         clause_words = [set() for _ in clauses]  # no question words to find
-    clause_years = [set(_YEAR_RE.findall(cl)) for cl in clauses]
+    if len(q_years) == 1:
+        clause_years = [set(_YEAR_RE.findall(cl)) for cl in clauses]
+    else:
+        clause_years = [set() for _ in clauses]
     df: dict[str, int] = {}
     for ws in clause_words:
         for w in ws:
@@ -556,15 +564,17 @@ def _label_score(
 # The words between the previous number and this one (its label).
 _LABEL_TAIL_RE = re.compile(r"(?:[^\d]|(?<![\d.,])(?:19|20)\d\d(?![\d.,]))+$")
 _HYPOTHETICAL_RE = re.compile(
-    r"\b(?:assum\w*|suppos\w*|hypothetical\w*|if\s+(?:we|you|the|it|payables|revenue)|for\s+example|e\.g\.|such\s+as|would\s+be)\b",
+    r"\b(?=[ashifew])(?:assum\w*|suppos\w*|hypothetical\w*|if\s+(?:we|you|the|it|payables|revenue)|for\s+example|e\.g\.|such\s+as|would\s+be)\b",
     re.IGNORECASE,
 )
 _CLAUSE_SPLIT_RE = re.compile(
     r"(?=[,;\s])(?:[,;]\s|\s(?:and|while|whereas|but|compared)\s)", re.IGNORECASE
 )
 _YEAR_RE = re.compile(r"\b(?:19|20)\d{2}\b")
+# Searched backwards over the 40 characters before a figure: the gate lets a word start fail on
+# one character test before the branches are tried (the class ignores case as the words do).
 _CHANGE_BEFORE_RE = re.compile(
-    r"\b(?:change|increase|decrease|difference|decline|growth|rise|drop|fall|gain|up|down|grew|rose|fell|"
+    r"\b(?=[cdefgijrsuv])(?:change|increase|decrease|difference|decline|growth|rise|drop|fall|gain|up|down|grew|rose|fell|"
     r"increased|decreased|declined|dropped|improved|expanded|contracted|reduction|reduced|cut|jump|jumped|"
     r"surged?|climbed|slipped|variance)"
     r"(?:\s+(?:of|by|approximately|about|around|roughly|nearly|some|an?|the|just|only))*\s*[$€£¥]?\s*[-−]?\s*$",
@@ -748,6 +758,8 @@ class _QuestionCues:
 
 def _group_by_segment(eligible: list[Candidate], segs: _Segments) -> dict[int, list[Candidate]]:
     """The eligible figures of each sentence, keyed by the sentence's index."""
+    if len(segs) <= 1:
+        return {0: eligible}  # one sentence (or none: the whole text) holds them all
     by_seg: dict[int, list[Candidate]] = {}
     si = 0
     for c in eligible:
@@ -805,7 +817,7 @@ def _restatement_in_asked_kind(
 ) -> tuple[Candidate, int]:
     """ "$612 million (25%)" asked as a percentage: the restatement in the asked kind answers.
     Returns the figure and its index in ``cands`` (-1 when not found)."""
-    pos = next((i for i, c in enumerate(cands) if c is primary), -1)
+    pos = _index_of(cands, primary)
     if (
         gold_kind
         and 0 <= pos < len(cands) - 1
@@ -825,6 +837,19 @@ def _restatement_in_asked_kind(
         ):
             return nxt, pos + 1
     return primary, pos
+
+
+def _index_of(cands: list[Candidate], c: Candidate) -> int:
+    """Where ``c`` is in ``cands`` (-1 when absent). The figures come in text order: a binary
+    search by start finds it; a scan covers a list in another order or starts shared."""
+    i = bisect.bisect_left(cands, c.span[0], key=_span_start)
+    if i < len(cands) and cands[i] is c:
+        return i
+    return next((i for i, x in enumerate(cands) if x is c), -1)
+
+
+def _span_start(c: Candidate) -> int:
+    return c.span[0]
 
 
 def _restatements(
