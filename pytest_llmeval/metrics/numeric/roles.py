@@ -161,13 +161,23 @@ _NOT_LEVEL_RE = re.compile(
     r"(?:[$€£¥]|(?:USD|EUR|NOK|SEK|DKK|GBP)\s*)?\s*$",
     re.IGNORECASE,
 )
+_CHANGE_VERB_WORDS = (
+    "rose|grew|increased|climbed|gained|jumped|fell|dropped|declined|decreased|slipped|slid|sank|"
+    "shrank|improved|expanded|contracted|moved|went|reduced|cut|raised|lifted|lowered|widened|"
+    "narrowed|softened|strengthened|weakened|edged|ticked|surged|soared|plunged|tumbled|slumped|"
+    "advanced|retreated|eased|dipped|"
+    "økte|steg|falt|sank|vokste|gikk|auka|ökade|minskade|sjönk|föll|faldt|stieg|fiel|wuchs|"
+    "erhöhte|verringerte|a augmenté|a diminué|a progressé|a reculé"
+)
+_CHANGE_VERBS = set(_CHANGE_VERB_WORDS.split("|"))
+# Searched over the 120 characters before a figure: the gate and the prefix tree let most word
+# starts fail on a character or two (a yes/no test: the tree accepts the same texts).
 _CHANGE_VERB_RE = re.compile(
-    r"(?<![^\W\d_])(?:rose|grew|increased|climbed|gained|jumped|fell|dropped|declined|decreased|"
-    r"slipped|slid|sank|shrank|improved|expanded|contracted|moved|went|reduced|cut|raised|lifted|"
-    r"lowered|widened|narrowed|softened|strengthened|weakened|edged|ticked|surged|soared|plunged|"
-    r"tumbled|slumped|advanced|retreated|eased|dipped|"
-    r"økte|steg|falt|sank|vokste|gikk|auka|ökade|minskade|sjönk|föll|faldt|stieg|sank|fiel|"
-    r"wuchs|erhöhte|verringerte|a\s+augmenté|a\s+diminué|a\s+progressé|a\s+reculé)(?![^\W\d_])",
+    r"(?<![^\W\d_])"
+    + first_char_gate(_CHANGE_VERBS)
+    + "(?:"
+    + _trie(_CHANGE_VERBS)
+    + r")(?![^\W\d_])",
     re.IGNORECASE,
 )
 _CLAUSE_SPLIT_RE = re.compile(r"[;]|,\s(?!from\b)|\s(?:while|whereas|but|and)\s", re.IGNORECASE)
@@ -220,6 +230,7 @@ def figure_role(text: str, seg_start: int, cands: list[Candidate], i: int) -> st
     prev_end = cands[i - 1].span[1] if i > 0 and cands[i - 1].span[1] > seg_start else seg_start
     before = text[max(prev_end, c.span[0] - 60) : c.span[0]]
     after = text[c.span[1] : c.span[1] + 40]
+    tail = _tail_start(before)
     # Inside "(A to B)" after a change: an endpoint.
     lo = max(seg_start, c.span[0] - 60)
     for m in _PAREN_RANGE_RE.finditer(text, lo, min(len(text), c.span[1] + 60)):
@@ -229,15 +240,21 @@ def figure_role(text: str, seg_start: int, cands: list[Candidate], i: int) -> st
         return "whole"
     if _OF_WHICH_AFTER_RE.match(after) or _OF_THE_LEAD_RE.fullmatch(text, seg_start, c.span[0]):
         return "whole"  # "$2.5 billion buyback, of which ...", "Of the $5.0 billion facility, ..."
-    if _BY_BEFORE_RE.search(text[max(seg_start, c.span[0] - 100) : c.span[0]]):
+    by_window = text[max(seg_start, c.span[0] - 100) : c.span[0]]
+    if _may_hold(by_window, ("by",)) and _BY_BEFORE_RE.search(by_window):
         return "difference"
+    # The anchored tests first: they fail at once, the searches read the whole window.
     if (
-        _CHANGE_BEFORE_RE.search(before)
-        or _CHANGE_AFTER_RE.match(after)
-        or (_BY_END_RE.search(before) and _FROM_AFTER_RE.match(after))
+        _CHANGE_AFTER_RE.match(after)
+        or (_FROM_AFTER_RE.match(after) and _BY_END_RE.search(before, tail))
+        or _CHANGE_BEFORE_RE.search(before, tail)
     ):
         return "change"
-    if _TO_BEFORE_RE.search(before) and not _NOT_LEVEL_RE.search(before):
+    if (
+        _may_hold(before, ("to", "til", "auf"))
+        and _TO_BEFORE_RE.search(before, tail)
+        and not _NOT_LEVEL_RE.search(before, tail)
+    ):
         # "to X" after "from Y" is an endpoint; after a change it is the level reached.
         clause = text[max(seg_start, c.span[0] - 120) : c.span[0]]
         own = _CLAUSE_SPLIT_RE.split(clause)[-1]
@@ -249,9 +266,36 @@ def figure_role(text: str, seg_start: int, cands: list[Candidate], i: int) -> st
         j > i and cands[j].span[0] - c.span[1] < 200 for j in range(i + 1, len(cands))
     ):
         return "total"
-    if _TOTAL_BEFORE_RE.search(before):
+    if _may_hold(before, _TOTAL_WORDS) and _TOTAL_BEFORE_RE.search(before):
         return "total"
     return None
+
+
+# No phrase that _BY_END_RE, _CHANGE_BEFORE_RE, _TO_BEFORE_RE or _NOT_LEVEL_RE finds at the end
+# of the text before a figure holds a digit or one of these characters.
+_LAST_STOP_RE = re.compile(r".*[\d,;()%/'\"]", re.DOTALL)
+
+
+def _tail_start(before: str) -> int:
+    """Where a phrase ending ``before`` can start at the earliest: after its last digit, comma,
+    bracket... Searching from there finds the same phrases (the lookbehinds still see the text
+    before it) without trying every earlier position."""
+    m = _LAST_STOP_RE.match(before)
+    return m.end() if m else 0
+
+
+# A word each phrase of _TOTAL_BEFORE_RE holds.
+_TOTAL_WORDS = ("total", "insgesamt", "combined", "altogether", "overall", "sum")
+
+
+def _may_hold(window: str, words: tuple[str, ...]) -> bool:
+    """False only when none of ``words`` (lower case) occurs in ``window`` in any case: a gate
+    before a search that needs one of them. ASCII text is lower-cased and looked through; other
+    text goes to the search, whose case rules are wider ("ſ" matches "s")."""
+    if not window.isascii():
+        return True
+    low = window.lower()
+    return any(w in low for w in words)
 
 
 def co_asserted(
