@@ -250,21 +250,17 @@ def _segment_of(response: str, c: Candidate) -> tuple[int, int]:
 
 
 def _role_may_decide(
-    seg: tuple[int, int],
-    cands: list[Candidate],
+    in_seg: list[Candidate],
     primary: Candidate,
     extras: list[Asserted],
     asks_change: bool | None,
 ) -> bool:
     """Whether the concluding figure's role can change the selection: as a whole only beside a
-    stated part in its sentence, as an endpoint only beside a stated change that may answer.
-    Otherwise its role need not be read."""
+    stated part in its sentence (``in_seg``), as an endpoint only beside a stated change that
+    may answer. Otherwise its role need not be read."""
     if asks_change is not False and any(a.role in ("change", "difference") for a in extras):
         return True
-    return any(
-        c is not primary and c.role in ("value", "result") and seg[0] <= c.span[0] < seg[1]
-        for c in cands
-    )
+    return any(c is not primary and c.role in ("value", "result") for c in in_seg)
 
 
 def _select_by_roles(
@@ -287,10 +283,12 @@ def _select_by_roles(
     how = (f"no value tied to category {category!r}; " if category else "") + how2
     seg = _segment_of(response, primary)
     asks_change = bool(_Q_CHANGE_RE.search(question[:2000])) if question else None
-    extras = co_asserted(response, seg, cands, chosen, asks_change)
+    # The figures of the answer sentence, read once for the role stage.
+    in_seg = [c for c in cands if seg[0] <= c.span[0] < seg[1]]
+    extras = co_asserted(response, seg, in_seg, chosen, asks_change)
     primary_role = None
-    if _role_may_decide(seg, cands, primary, extras, asks_change):
-        primary_role = role_in_sentence(response, seg, cands, primary)
+    if _role_may_decide(in_seg, primary, extras, asks_change):
+        primary_role = role_in_sentence(response, seg, in_seg, primary)
     if primary_role == "whole":
         # "$206.7 million of the $1,344.1 million", "Of the $5.0 billion facility,
         # $1.8 billion was drawn": the part is the answer.

@@ -266,7 +266,7 @@ def _add_segment(text: str, merged: list[tuple[int, int]], start: int, end: int)
             end - start < 200 and _ends_with_colon(text, prev_start, prev_end)
         ) or (
             # "10 088 mrd. kroner", "ca. 5", "e.g. the": a sentence does not start in lower case.
-            text[start : start + 1].islower() and "\n" not in text[prev_end:start]
+            text[start].islower() and text.find("\n", prev_end, start) < 0
         ):
             merged[-1] = (prev_start, end)
             return
@@ -275,6 +275,8 @@ def _add_segment(text: str, merged: list[tuple[int, int]], start: int, end: int)
 
 def _ends_with_colon(text: str, start: int, end: int) -> bool:
     """``text[start:end].rstrip(" *").endswith(":")`` without copying the sentence."""
+    if text[end - 1] not in " *:":
+        return False  # most sentences end on their mark
     i = end - 1
     while i >= start and text[i] in " *":
         i -= 1
@@ -292,9 +294,16 @@ _BULLET_RE = re.compile(r"\s*(?:[-*•]|\d+[.)])\s")
 
 
 def _is_change_value(text: str, seg_start: int, c: Candidate) -> bool:
-    if _CHANGE_BEFORE_RE.search(text[max(seg_start, c.span[0] - 40) : c.span[0]]):
-        return True
-    return bool(_CHANGE_AFTER_RE.match(text, c.span[1]))
+    if _CHANGE_AFTER_RE.match(text, c.span[1]):
+        return True  # the anchored test first: it fails at once
+    before = text[max(seg_start, c.span[0] - 40) : c.span[0]]
+    # No change phrase holds a digit or one of these marks: one ends the text before the figure
+    # only after the last of them (the search still sees the text before for its "\b").
+    stop = _LAST_STOP_RE.match(before)
+    return bool(_CHANGE_BEFORE_RE.search(before, stop.end() if stop else 0))
+
+
+_LAST_STOP_RE = re.compile(r".*[\d,;:.()%/'\"]", re.DOTALL)
 
 
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z&'-]{2,}")
@@ -567,8 +576,10 @@ _HYPOTHETICAL_RE = re.compile(
     r"\b(?=[ashifew])(?:assum\w*|suppos\w*|hypothetical\w*|if\s+(?:we|you|the|it|payables|revenue)|for\s+example|e\.g\.|such\s+as|would\s+be)\b",
     re.IGNORECASE,
 )
+# Starts with the class of its first character, which the engine scans for in C; the
+# lookbehinds then tell a comma's break from a word's.
 _CLAUSE_SPLIT_RE = re.compile(
-    r"(?=[,;\s])(?:[,;]\s|\s(?:and|while|whereas|but|compared)\s)", re.IGNORECASE
+    r"[,;\s](?:(?<=[,;])\s|(?<=\s)(?:and|while|whereas|but|compared)\s)", re.IGNORECASE
 )
 _YEAR_RE = re.compile(r"\b(?:19|20)\d{2}\b")
 # Searched backwards over the 40 characters before a figure: the gate lets a word start fail on
