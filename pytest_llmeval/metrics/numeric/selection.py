@@ -105,6 +105,7 @@ def register_category(name: str, synonyms: list[str]) -> None:
     for s in synonyms:
         if s.lower() not in existing:
             existing.append(s.lower())
+    _category_phrases.cache_clear()
     _category_regex.cache_clear()
 
 
@@ -971,6 +972,7 @@ def _select_by_label_words(
     seg_starts = [sg[0] for sg in segs]
     best: tuple[int, float, int] | None = None
     pick: Candidate | None = None
+    seg_scores: dict[int, float] = {}  # each sentence is scored once
     for i, c in enumerate(eligible):
         si = max(0, bisect.bisect_right(seg_starts, c.span[0]) - 1)
         seg = segs[si] if segs else (0, len(text))
@@ -994,7 +996,9 @@ def _select_by_label_words(
         if cat_years:
             years = set(_ANY_YEAR_RE.findall(text[seg[0] : seg[1]]))
             year_sc = 1.0 if years & cat_years else (-1.0 if years else 0.0)
-        key_t = (score, year_sc + _score_segment(text[seg[0] : seg[1]], frozenset()), c.span[0])
+        if si not in seg_scores:
+            seg_scores[si] = _score_segment(text[seg[0] : seg[1]], frozenset())
+        key_t = (score, year_sc + seg_scores[si], c.span[0])
         if best is None or key_t > best:
             best, pick = key_t, c
     if pick is None:
@@ -1003,7 +1007,8 @@ def _select_by_label_words(
 
 
 @lru_cache(maxsize=256)
-def _category_regex(category: str) -> re.Pattern[str]:
+def _category_phrases(category: str) -> tuple[str, ...]:
+    """The phrases that name a category in prose, longest first."""
     key = category.strip().lower().replace("_", " ")
     phrases = list(CATEGORY_SYNONYMS.get(key, []))
     if not phrases:
@@ -1014,10 +1019,24 @@ def _category_regex(category: str) -> re.Pattern[str]:
                 phrases.extend([k, *syns])
     if key not in phrases:
         phrases.append(key)
-    phrases = sorted({p for p in phrases if p}, key=len, reverse=True)
+    return tuple(sorted({p for p in phrases if p}, key=len, reverse=True))
+
+
+@lru_cache(maxsize=256)
+def _category_regex(category: str) -> re.Pattern[str]:
+    phrases = _category_phrases(category)
     return re.compile(
         r"(?<![\w])(?:" + "|".join(re.escape(p) for p in phrases) + r")(?![\w])", re.IGNORECASE
     )
+
+
+def _may_occur(low: str | None, phrases: tuple[str, ...]) -> bool:
+    """False only when no phrase occurs in the text in any case: a gate before a case-blind
+    search of the whole answer. ``low`` is the lower-cased answer when it is ASCII, else None:
+    outside ASCII the search's case rules are wider than lower-casing ("ſ" matches "s")."""
+    if low is None:
+        return True
+    return any(not p.isascii() or p.lower() in low for p in phrases)
 
 
 def _select_category(
@@ -1032,9 +1051,10 @@ def _select_category(
     if cat_years:
         key = " ".join(_CAT_YEAR_RE.sub(" ", key).split()) or key
     hits: list[re.Match[str]] = []
-    if key not in CATEGORY_SYNONYMS:
+    low = text.lower() if text.isascii() else None
+    if key not in CATEGORY_SYNONYMS and _may_occur(low, (key,)):
         hits = list(re.finditer(r"(?<![\w])" + re.escape(key) + r"(?![\w])", text, re.IGNORECASE))
-    if not hits:
+    if not hits and _may_occur(low, _category_phrases(key)):
         hits = list(_category_regex(key).finditer(text))
     eligible = [c for c in cands if c.role in ("value", "result", "range")]
     if not eligible:
