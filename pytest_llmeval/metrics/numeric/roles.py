@@ -230,19 +230,15 @@ def figure_role(text: str, seg_start: int, cands: list[Candidate], i: int) -> st
     prev_end = cands[i - 1].span[1] if i > 0 and cands[i - 1].span[1] > seg_start else seg_start
     before = text[max(prev_end, c.span[0] - 60) : c.span[0]]
     after = text[c.span[1] : c.span[1] + 40]
-    tail = _tail_start(before)
-    # Inside "(A to B)" after a change: an endpoint.
-    lo = max(seg_start, c.span[0] - 60)
-    for m in _PAREN_RANGE_RE.finditer(text, lo, min(len(text), c.span[1] + 60)):
-        if m.start() <= c.span[0] and c.span[1] <= m.end():
-            return "endpoint"
-    if i > 0 and _WHOLE_GAP_RE.fullmatch(text, cands[i - 1].span[1], c.span[0]):
-        return "whole"
-    if _OF_WHICH_AFTER_RE.match(after) or _OF_THE_LEAD_RE.fullmatch(text, seg_start, c.span[0]):
-        return "whole"  # "$2.5 billion buyback, of which ...", "Of the $5.0 billion facility, ..."
+    role = _range_or_whole(text, seg_start, cands, i, after)
+    if role is not None:
+        return role
     by_window = text[max(seg_start, c.span[0] - 100) : c.span[0]]
-    if _may_hold(by_window, ("by",)) and _BY_BEFORE_RE.search(by_window):
+    # "b" and "y" match no other letter in any case: without "by" the pattern cannot match.
+    if "by" in by_window.lower() and _BY_BEFORE_RE.search(by_window):
         return "difference"
+    low = gate_lower(before)  # for the word gates below
+    tail = _tail_start(before)
     # The anchored tests first: they fail at once, the searches read the whole window.
     if (
         _CHANGE_AFTER_RE.match(after)
@@ -251,7 +247,7 @@ def figure_role(text: str, seg_start: int, cands: list[Candidate], i: int) -> st
     ):
         return "change"
     if (
-        _may_hold(before, ("to", "til", "auf"))
+        may_hold(low, ("to", "til", "auf", "à"))
         and _TO_BEFORE_RE.search(before, tail)
         and not _NOT_LEVEL_RE.search(before, tail)
     ):
@@ -266,8 +262,26 @@ def figure_role(text: str, seg_start: int, cands: list[Candidate], i: int) -> st
         j > i and cands[j].span[0] - c.span[1] < 200 for j in range(i + 1, len(cands))
     ):
         return "total"
-    if _may_hold(before, _TOTAL_WORDS) and _TOTAL_BEFORE_RE.search(before):
+    if may_hold(low, _TOTAL_WORDS) and _TOTAL_BEFORE_RE.search(before):
         return "total"
+    return None
+
+
+def _range_or_whole(
+    text: str, seg_start: int, cands: list[Candidate], i: int, after: str
+) -> str | None:
+    """The roles read first: an endpoint inside "(A to B)", the whole a part is taken of."""
+    c = cands[i]
+    lo = max(seg_start, c.span[0] - 60)
+    hi = min(len(text), c.span[1] + 60)
+    if text.find("(", lo, hi) >= 0:  # gate: the range opens with a bracket
+        for m in _PAREN_RANGE_RE.finditer(text, lo, hi):
+            if m.start() <= c.span[0] and c.span[1] <= m.end():
+                return "endpoint"
+    if i > 0 and _WHOLE_GAP_RE.fullmatch(text, cands[i - 1].span[1], c.span[0]):
+        return "whole"
+    if _OF_WHICH_AFTER_RE.match(after) or _OF_THE_LEAD_RE.fullmatch(text, seg_start, c.span[0]):
+        return "whole"  # "$2.5 billion buyback, of which ...", "Of the $5.0 billion facility, ..."
     return None
 
 
@@ -288,14 +302,26 @@ def _tail_start(before: str) -> int:
 _TOTAL_WORDS = ("total", "insgesamt", "combined", "altogether", "overall", "sum")
 
 
-def _may_hold(window: str, words: tuple[str, ...]) -> bool:
-    """False only when none of ``words`` (lower case) occurs in ``window`` in any case: a gate
-    before a search that needs one of them. ASCII text is lower-cased and looked through; other
-    text goes to the search, whose case rules are wider ("ſ" matches "s")."""
-    if not window.isascii():
-        return True
-    low = window.lower()
-    return any(w in low for w in words)
+# The only characters outside ASCII that match an ASCII letter when case is ignored: "ſ" an
+# "s", "ı" and "İ" an "i", the Kelvin sign a "k".
+_CASE_TWINS = ("\u017f", "\u0131", "\u0130", "\u212a")
+
+
+def gate_lower(text: str) -> str | None:
+    """``text`` lower-cased for word gates: a case-blind search for a word matches only where
+    the lower-cased text shows it. None when ``text`` holds a character that matches an ASCII
+    letter without lower-casing to it: then no gate applies."""
+    if not text.isascii():
+        for ch in _CASE_TWINS:
+            if ch in text:
+                return None
+    return text.lower()
+
+
+def may_hold(low: str | None, words: tuple[str, ...]) -> bool:
+    """False only when none of ``words`` (lower case) occurs in ``low`` (from :func:`gate_lower`):
+    a gate before a case-blind search that needs one of them. Always True when ``low`` is None."""
+    return low is None or any(w in low for w in words)
 
 
 def co_asserted(

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from pytest_llmeval.metrics.numeric.candidates import Candidate
+from pytest_llmeval.metrics.numeric.roles import gate_lower, may_hold
 
 # Category -> phrases that name it in prose. Extend with register_category().
 CATEGORY_SYNONYMS: dict[str, list[str]] = {
@@ -487,7 +488,9 @@ def _best_stated_value(
                 sc -= 1.0
             elif years_discriminate:
                 sc += 1.0
-        if _HYPOTHETICAL_RE.search(clauses[i]):
+        if may_hold(gate_lower(clauses[i]), _HYPOTHETICAL_WORDS) and _HYPOTHETICAL_RE.search(
+            clauses[i]
+        ):
             sc -= 1.0
         if _is_change_value(text, seg[0], c):
             sc += 1.5 if asks_change else -1.5
@@ -573,6 +576,8 @@ def _label_score(
 
 # The words between the previous number and this one (its label).
 _LABEL_TAIL_RE = re.compile(r"(?:[^\d]|(?<![\d.,])(?:19|20)\d\d(?![\d.,]))+$")
+# A word each phrase of _HYPOTHETICAL_RE holds.
+_HYPOTHETICAL_WORDS = ("assum", "suppos", "hypothetical", "if", "example", "e.g.", "such", "would")
 _HYPOTHETICAL_RE = re.compile(
     r"\b(?=[ashifew])(?:assum\w*|suppos\w*|hypothetical\w*|if\s+(?:we|you|the|it|payables|revenue)|for\s+example|e\.g\.|such\s+as|would\s+be)\b",
     re.IGNORECASE,
@@ -1030,15 +1035,6 @@ def _category_regex(category: str) -> re.Pattern[str]:
     )
 
 
-def _may_occur(low: str | None, phrases: tuple[str, ...]) -> bool:
-    """False only when no phrase occurs in the text in any case: a gate before a case-blind
-    search of the whole answer. ``low`` is the lower-cased answer when it is ASCII, else None:
-    outside ASCII the search's case rules are wider than lower-casing ("ſ" matches "s")."""
-    if low is None:
-        return True
-    return any(not p.isascii() or p.lower() in low for p in phrases)
-
-
 def _select_category(
     text: str,
     cands: list[Candidate],
@@ -1051,10 +1047,10 @@ def _select_category(
     if cat_years:
         key = " ".join(_CAT_YEAR_RE.sub(" ", key).split()) or key
     hits: list[re.Match[str]] = []
-    low = text.lower() if text.isascii() else None
-    if key not in CATEGORY_SYNONYMS and _may_occur(low, (key,)):
+    low = gate_lower(text)  # gates the case-blind searches of the whole answer
+    if key not in CATEGORY_SYNONYMS and may_hold(low, (key,)):
         hits = list(re.finditer(r"(?<![\w])" + re.escape(key) + r"(?![\w])", text, re.IGNORECASE))
-    if not hits and _may_occur(low, _category_phrases(key)):
+    if not hits and may_hold(low, _category_phrases(key)):
         hits = list(_category_regex(key).finditer(text))
     eligible = [c for c in cands if c.role in ("value", "result", "range")]
     if not eligible:
