@@ -249,18 +249,22 @@ def _segment_of(response: str, c: Candidate) -> tuple[int, int]:
     return (0, len(response))
 
 
-def _role_may_decide(
+def _primary_role(
+    response: str,
+    seg: tuple[int, int],
     in_seg: list[Candidate],
     primary: Candidate,
     extras: list[Asserted],
     asks_change: bool | None,
-) -> bool:
-    """Whether the concluding figure's role can change the selection: as a whole only beside a
-    stated part in its sentence (``in_seg``), as an endpoint only beside a stated change that
-    may answer. Otherwise its role need not be read."""
+) -> str | None:
+    """The role of the concluding figure, read only as far as it can change the selection: an
+    endpoint matters beside a stated change that may answer, a whole beside a stated part in
+    its sentence (``in_seg``); None when neither can."""
     if asks_change is not False and any(a.role in ("change", "difference") for a in extras):
-        return True
-    return any(c is not primary and c.role in ("value", "result") for c in in_seg)
+        return role_in_sentence(response, seg, in_seg, primary)
+    if any(c is not primary and c.role in ("value", "result") for c in in_seg):
+        return role_in_sentence(response, seg, in_seg, primary, whole_only=True)
+    return None
 
 
 def _select_by_roles(
@@ -286,9 +290,7 @@ def _select_by_roles(
     # The figures of the answer sentence, read once for the role stage.
     in_seg = [c for c in cands if seg[0] <= c.span[0] < seg[1]]
     extras = co_asserted(response, seg, in_seg, chosen, asks_change)
-    primary_role = None
-    if _role_may_decide(in_seg, primary, extras, asks_change):
-        primary_role = role_in_sentence(response, seg, in_seg, primary)
+    primary_role = _primary_role(response, seg, in_seg, primary, extras, asks_change)
     if primary_role == "whole":
         # "$206.7 million of the $1,344.1 million", "Of the $5.0 billion facility,
         # $1.8 billion was drawn": the part is the answer.

@@ -358,11 +358,22 @@ def co_asserted(
 
 
 def role_in_sentence(
-    text: str, seg: tuple[int, int], cands: list[Candidate], c: Candidate
+    text: str,
+    seg: tuple[int, int],
+    cands: list[Candidate],
+    c: Candidate,
+    *,
+    whole_only: bool = False,
 ) -> str | None:
-    """The role of ``c`` among the figures of its sentence ``seg``."""
+    """The role of ``c`` among the figures of its sentence ``seg``. ``whole_only``: read only the
+    roles tested before "whole" (the answer is "whole" exactly when the full reading's is)."""
     in_seg = [x for x in cands if seg[0] <= x.span[0] < seg[1]]
     for i, x in enumerate(in_seg):
         if x is c:
+            if whole_only:
+                if c.role in ("operand", "comparison") or c.ignored:
+                    return None
+                after = text[c.span[1] : c.span[1] + 40]
+                return _range_or_whole(text, seg[0], in_seg, i, after)
             return figure_role(text, seg[0], in_seg, i)
     return None
