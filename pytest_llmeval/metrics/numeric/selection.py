@@ -474,7 +474,9 @@ def _best_stated_value(
     ("... in 2022", "a change of ..."), then the first one stated with "is/was/of"."""
     asks_change = bool(q_change)
     best: tuple[float, float, int] | None = None
-    clauses, clause_words, clause_years, df = _clause_evidence(text, seg, values, q_stems, q_years)
+    hypothetical, clause_words, clause_years, df = _clause_evidence(
+        text, seg, values, q_stems, q_years
+    )
     # Years only discriminate when some clause names a year other than the question's.
     years_discriminate = len(q_years) == 1 and any(ys and not ys & q_years for ys in clause_years)
     wanted = q_stems if label_stems is None else label_stems
@@ -488,9 +490,7 @@ def _best_stated_value(
                 sc -= 1.0
             elif years_discriminate:
                 sc += 1.0
-        if may_hold(gate_lower(clauses[i]), _HYPOTHETICAL_WORDS) and _HYPOTHETICAL_RE.search(
-            clauses[i]
-        ):
+        if hypothetical[i]:
             sc -= 1.0
         if _is_change_value(text, seg[0], c):
             sc += 1.5 if asks_change else -1.5
@@ -523,12 +523,19 @@ def _clause_evidence(
     values: list[Candidate],
     q_stems: frozenset[str],
     q_years: frozenset[str],
-) -> tuple[list[str], list[set[str]], list[set[str]], dict[str, int]]:
-    """Each value's clause, the question words and years in it, and in how many clauses each
-    question word occurs (a word found in every clause says little; in a single one, a lot).
-    The years are read only when the question names one year (the only case they count)."""
+) -> tuple[list[bool], list[set[str]], list[set[str]], dict[str, int]]:
+    """Of each value's clause: whether it is hypothetical, the question words and years in it;
+    and in how many clauses each question word occurs (a word found in every clause says
+    little; in a single one, a lot). Years count only when the question names one year."""
+    # Every clause lies in this stretch: when it holds no hypothetical word and the question
+    # asks nothing of the clauses, they need not be cut out.
+    stretch = text[seg[0] : max(seg[1], max(c.span[1] for c in values))]
+    may_hypothesise = may_hold(gate_lower(stretch), _HYPOTHETICAL_WORDS)
+    if not (may_hypothesise or q_stems or len(q_years) == 1):
+        return [False] * len(values), [set() for _ in values], [set() for _ in values], {}
     bounds = _clause_bounds(text, seg)
     clauses = [_clause_around(text, bounds, c) for c in values]
+    hypothetical = [may_hypothesise and bool(_HYPOTHETICAL_RE.search(cl)) for cl in clauses]
     if q_stems:
         clause_words = [{w[:5] for w in _WORD_RE.findall(cl.lower())} & q_stems for cl in clauses]
     else:
@@ -541,7 +548,7 @@ def _clause_evidence(
     for ws in clause_words:
         for w in ws:
             df[w] = df.get(w, 0) + 1
-    return clauses, clause_words, clause_years, df
+    return hypothetical, clause_words, clause_years, df
 
 
 def _label_score(
