@@ -723,12 +723,15 @@ def _select_concluding(
     group = by_seg[idx]
     # What the question asks about, without its parenthesised definition or unit.
     label_stems = _question_stems(_Q_PAREN_RE.sub(" ", question[:2000])) if question else q_stems
-    primary = (
-        _pick_in_segment(
-            text, seg, group, q_stems, q_years, q_change, gold_kind, promoted, label_stems
+    if len(group) == 1:
+        primary = group[0]  # whatever its role, the sentence's one figure is the pick
+    else:
+        primary = (
+            _pick_in_segment(
+                text, seg, group, q_stems, q_years, q_change, gold_kind, promoted, label_stems
+            )
+            or group[0]
         )
-        or group[0]
-    )
     primary, pos = _restatement_in_asked_kind(text, cands, primary, gold_kind)
     alts = _restatements(text, cands, primary, pos)
     snippet = " ".join(text[seg[0] : seg[1]].split())
@@ -864,16 +867,15 @@ def _restatement_in_asked_kind(
 
 
 def _index_of(cands: list[Candidate], c: Candidate) -> int:
-    """Where ``c`` is in ``cands`` (-1 when absent). The figures come in text order: a binary
-    search by start finds it; a scan covers a list in another order or starts shared."""
-    i = bisect.bisect_left(cands, c.span[0], key=_span_start)
-    if i < len(cands) and cands[i] is c:
+    """Where ``c`` is in ``cands`` (-1 when absent). Candidates compare by identity, so
+    ``list.index`` finds this very figure (a scan covers an equality that is not identity)."""
+    try:
+        i = cands.index(c)
+    except ValueError:
+        return -1
+    if cands[i] is c:
         return i
     return next((i for i, x in enumerate(cands) if x is c), -1)
-
-
-def _span_start(c: Candidate) -> int:
-    return c.span[0]
 
 
 def _restatements(
