@@ -125,6 +125,10 @@ _STRONG_CUE_RE = re.compile(
     r"the\s+(?:final\s+)?answer|final\s+answer|answer\s*:|as\s+a\s+result|in\s+total)\b",
     re.IGNORECASE,
 )
+# A word each phrase of _STRONG_CUE_RE holds, and of _DERIVE_CUE_RE.
+_STRONG_TEXT = "therefore thus hence consequently conclusion summary summari answer result total so"
+_STRONG_WORDS = tuple(_STRONG_TEXT.split())
+_DERIVE_WORDS = ("this", "come", "work", "total", "round")
 # Derivation cues: a computed figure, but not necessarily the one asked for.
 _DERIVE_CUE_RE = re.compile(
     r"\b(?=[tcwrTCWR])(?:this\s+(?:gives|means|results|represents|amounts)|"
@@ -766,6 +770,8 @@ def _best_segment(
         if best_idx >= 0 and sc + text_most <= best_sc:
             continue  # an earlier sentence wins only with a higher score
         seg = segs[idx] if idx < len(segs) else (0, len(text))
+        if best_idx >= 0 and sc + text_most - 3.0 + _cue_most(text, seg) <= best_sc:
+            continue  # nor without the words a conclusion cue needs
         sc += _text_score(text, seg, group, cues)
         if best_idx < 0 or sc > best_sc:
             best_sc, best_idx = sc, idx
@@ -827,6 +833,17 @@ def _text_score(
     if any(_is_stated(text, seg[0], c) for c in group):
         sc += 1.0
     return sc
+
+
+def _cue_most(text: str, seg: tuple[int, int]) -> float:
+    """The most the conclusion cues can add to a sentence's score: 3 for a strong cue, 1.5 for
+    a derivation, nothing when the sentence holds no word either kind of cue needs."""
+    low = gate_lower(text[seg[0] : seg[1]])
+    if may_hold(low, _STRONG_WORDS):
+        return 3.0
+    if may_hold(low, _DERIVE_WORDS):
+        return 1.5
+    return 0.0
 
 
 def _text_score_most(cues: _QuestionCues) -> float:
