@@ -954,23 +954,30 @@ def _figure_of_year(
     pick: Candidate,
     seg: tuple[int, int],
     years: frozenset[str],
+    memo: dict[tuple[int, int], Candidate | None] | None = None,
 ) -> Candidate:
     """Among the figures of the sentence, the one written with the category's year
-    ("Capex was $1,210 million in 2021 and $1,480 million in 2022" for "2022 capex")."""
+    ("Capex was $1,210 million in 2021 and $1,480 million in 2022" for "2022 capex").
+    ``memo`` keeps, per sentence, the one figure written with the year (None: not one)."""
     if len(eligible) > 2000:
         return pick
-    idx = {id(c): i for i, c in enumerate(eligible)}
-    i = idx.get(id(pick))
-    if i is None:
+    i = _index_of(eligible, pick)
+    if i < 0:
         return pick
     if _years_near(text, eligible, i, seg) & years:
         return pick
-    same = [
-        c
-        for j, c in enumerate(eligible)
-        if seg[0] <= c.span[0] < seg[1] and _years_near(text, eligible, j, seg) & years
-    ]
-    return same[0] if len(same) == 1 else pick
+    if memo is not None and seg in memo:
+        only = memo[seg]
+    else:
+        same = [
+            c
+            for j, c in enumerate(eligible)
+            if seg[0] <= c.span[0] < seg[1] and _years_near(text, eligible, j, seg) & years
+        ]
+        only = same[0] if len(same) == 1 else None
+        if memo is not None:
+            memo[seg] = only
+    return pick if only is None else only
 
 
 def _gap_split(text: str, lo: int, hi: int) -> int:
@@ -1021,8 +1028,8 @@ def _select_by_label_words(
         if "chang" in wanted and words & _CHANGE_STEMS:
             words.add("chang")
         score = len(words & wanted)
-        if score < need:
-            continue
+        if score < need or (best is not None and score < best[0]):
+            continue  # fewer shared words never win: the sentence need not be scored
         year_sc = 0.0
         if cat_years:
             years = set(_ANY_YEAR_RE.findall(text[seg[0] : seg[1]]))
@@ -1061,6 +1068,33 @@ def _category_regex(category: str) -> re.Pattern[str]:
     )
 
 
+def _case_blind_hits(
+    pattern: re.Pattern[str], text: str, low: str | None, phrases: tuple[str, ...]
+) -> list[re.Match[str]]:
+    """``list(pattern.finditer(text))`` for a case-blind pattern of these phrases, tried only
+    where the lower-cased text (``low``, from :func:`gate_lower`) shows one of them: no match
+    can start elsewhere, and a match tried at a place is the one the scan finds there."""
+    if (
+        low is None
+        or len(low) != len(text)
+        or not all(p and p.isascii() for p in phrases)  # an empty phrase matches anywhere
+    ):
+        return list(pattern.finditer(text))
+    words = [p.lower() for p in phrases]
+    hits: list[re.Match[str]] = []
+    pos = 0
+    while True:
+        at = min((i for i in (low.find(w, pos) for w in words) if i >= 0), default=-1)
+        if at < 0:
+            return hits
+        m = pattern.match(text, at)
+        if m is None:
+            pos = at + 1
+        else:
+            hits.append(m)
+            pos = m.end()
+
+
 def _select_category(
     text: str,
     cands: list[Candidate],
@@ -1073,11 +1107,12 @@ def _select_category(
     if cat_years:
         key = " ".join(_CAT_YEAR_RE.sub(" ", key).split()) or key
     hits: list[re.Match[str]] = []
-    low = gate_lower(text)  # gates the case-blind searches of the whole answer
-    if key not in CATEGORY_SYNONYMS and may_hold(low, (key,)):
-        hits = list(re.finditer(r"(?<![\w])" + re.escape(key) + r"(?![\w])", text, re.IGNORECASE))
-    if not hits and may_hold(low, _category_phrases(key)):
-        hits = list(_category_regex(key).finditer(text))
+    low = gate_lower(text)  # guides the case-blind searches of the whole answer
+    if key not in CATEGORY_SYNONYMS:
+        exact = re.compile(r"(?<![\w])" + re.escape(key) + r"(?![\w])", re.IGNORECASE)
+        hits = _case_blind_hits(exact, text, low, (key,))
+    if not hits:
+        hits = _case_blind_hits(_category_regex(key), text, low, _category_phrases(key))
     eligible = [c for c in cands if c.role in ("value", "result", "range")]
     if not eligible:
         return None, ""
@@ -1090,6 +1125,7 @@ def _select_category(
     q_stems = _question_stems(question)
     best: tuple[float, int, Candidate, str] | None = None
     seg_scores: dict[int, float] = {}
+    of_year: dict[tuple[int, int], Candidate | None] = {}  # _figure_of_year's reading per sentence
     for m in hits:
         si = max(0, bisect.bisect_right(seg_starts, m.start()) - 1)
         seg = segs[si] if segs else (0, len(text))
@@ -1117,15 +1153,14 @@ def _select_category(
         if pick is None:
             continue
         if cat_years:
-            pick = _figure_of_year(text, eligible, pick, seg, cat_years)
+            pick = _figure_of_year(text, eligible, pick, seg, cat_years, of_year)
         if si not in seg_scores:
-            seg_scores[si] = _score_segment(
-                text[seg[0] : seg[1]], q_stems, _segment_flags(text, seg)
-            )
+            sc = _score_segment(text[seg[0] : seg[1]], q_stems, _segment_flags(text, seg))
+            if cat_years:
+                years = set(_ANY_YEAR_RE.findall(text[seg[0] : seg[1]]))
+                sc += 2.0 if years & cat_years else (-2.0 if years else 0.0)
+            seg_scores[si] = sc
         sc = seg_scores[si]
-        if cat_years:
-            years = set(_ANY_YEAR_RE.findall(text[seg[0] : seg[1]]))
-            sc += 2.0 if years & cat_years else (-2.0 if years else 0.0)
         dist = abs(pick.span[0] - m.end())
         rank = (sc - dist / 200.0, seg[0])
         if best is None or rank > (best[0], best[1]):
