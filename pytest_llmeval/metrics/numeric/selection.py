@@ -411,6 +411,9 @@ def _score_segment(seg_text: str, q_stems: frozenset[str], flags: set[str] | Non
     return score
 
 
+# A word each phrase of _CLAUSE_CUE_RE holds.
+_CLAUSE_CUE_TEXT = "so therefore thus hence which giving resulting this total overall"
+_CLAUSE_CUE_WORDS = tuple(_CLAUSE_CUE_TEXT.split())
 _CLAUSE_CUE_RE = re.compile(
     # Every word branch starts at a word boundary: testing it once, before the branches, rejects
     # the letters inside words without trying each branch (the matches are the same).
@@ -455,8 +458,9 @@ def _pick_in_segment(
 def _after_last_cue(text: str, seg: tuple[int, int], cands: list[Candidate]) -> list[Candidate]:
     """Within a sentence, what follows the last "so"/"therefore"/"which gives" is the conclusion."""
     cue_pos = -1
-    for m in _CLAUSE_CUE_RE.finditer(text, seg[0], seg[1]):
-        cue_pos = m.end()
+    if may_hold(gate_lower(text[seg[0] : seg[1]]), _CLAUSE_CUE_WORDS):
+        for m in _CLAUSE_CUE_RE.finditer(text, seg[0], seg[1]):
+            cue_pos = m.end()
     if cue_pos >= 0:
         after = [c for c in cands if c.span[0] >= cue_pos]
         if after:
@@ -487,7 +491,7 @@ def _best_stated_value(
     base: list[float] = []
     for i, c in enumerate(values):
         sc = 0.5 * sum(1.0 / df[w] for w in clause_words[i])
-        label_sc = _label_score(text, seg, values, i, wanted, df)
+        label_sc = _label_score(text, seg, values, i, wanted, df) if wanted else 0.0
         years = clause_years[i]
         if len(q_years) == 1 and years:
             if not years & q_years:
