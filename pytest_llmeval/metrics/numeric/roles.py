@@ -116,10 +116,17 @@ _CHANGE_BEFORE_RE = re.compile(
     re.IGNORECASE,
 )
 # "a 150.18% increase", "a 3.5% loss", "3,5 % tap".
+_CHANGE_NOUNS = (
+    "increase|decrease|decline|growth|rise|drop|gain|jump|fall|reduction|loss|improvement|"
+    "økning|nedgang|tap|ökning|minskning|förlust|anstieg|rückgang|verlust|zuwachs|hausse|baisse|"
+    "perte"
+)
 _CHANGE_AFTER_RE = re.compile(
-    r"^\s*(?:\)\s*)?(?:year[- ]over[- ]year\s+|yoy\s+)?(?:increase|decrease|decline|growth|rise|drop|"
-    r"gain|jump|fall|reduction|loss|improvement|økning|nedgang|tap|ökning|minskning|förlust|"
-    r"anstieg|rückgang|verlust|zuwachs|hausse|baisse|perte)(?![^\W\d_])",
+    r"^\s*(?:\)\s*)?(?:year[- ]over[- ]year\s+|yoy\s+)?"
+    + first_char_gate(_CHANGE_NOUNS.split("|"))
+    + "(?:"
+    + _CHANGE_NOUNS
+    + r")(?![^\W\d_])",
     re.IGNORECASE,
 )
 # "exceeded X by $5 million", "higher by 2%": the difference.
@@ -274,13 +281,18 @@ def _range_or_whole(
     c = cands[i]
     lo = max(seg_start, c.span[0] - 60)
     hi = min(len(text), c.span[1] + 60)
-    if text.find("(", lo, hi) >= 0:  # gate: the range opens with a bracket
+    window = text[lo:hi]
+    # gate: the range (a case-sensitive pattern) needs a bracket and one of its words
+    if "(" in window and ("to" in window or "til" in window or "bis" in window or "à" in window):
         for m in _PAREN_RANGE_RE.finditer(text, lo, hi):
             if m.start() <= c.span[0] and c.span[1] <= m.end():
                 return "endpoint"
     if i > 0 and _WHOLE_GAP_RE.fullmatch(text, cands[i - 1].span[1], c.span[0]):
         return "whole"
-    if _OF_WHICH_AFTER_RE.match(after) or _OF_THE_LEAD_RE.fullmatch(text, seg_start, c.span[0]):
+    # "w" and "h" match no other letter in any case: without "wh" there is no "which".
+    if ("wh" in after.lower() and _OF_WHICH_AFTER_RE.match(after)) or _OF_THE_LEAD_RE.fullmatch(
+        text, seg_start, c.span[0]
+    ):
         return "whole"  # "$2.5 billion buyback, of which ...", "Of the $5.0 billion facility, ..."
     return None
 
@@ -321,7 +333,7 @@ def gate_lower(text: str) -> str | None:
 def may_hold(low: str | None, words: tuple[str, ...]) -> bool:
     """False only when none of ``words`` (lower case) occurs in ``low`` (from :func:`gate_lower`):
     a gate before a case-blind search that needs one of them. Always True when ``low`` is None."""
-    return low is None or any(w in low for w in words)
+    return low is None or any(map(low.__contains__, words))
 
 
 def co_asserted(
