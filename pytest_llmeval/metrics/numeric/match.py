@@ -260,9 +260,13 @@ def _primary_role(
     """The role of the concluding figure, read only as far as it can change the selection: an
     endpoint matters beside a stated change that may answer, a whole beside a stated part in
     its sentence (``in_seg``); None when neither can."""
-    if asks_change is not False and any(a.role in ("change", "difference") for a in extras):
+    if (
+        extras
+        and asks_change is not False
+        and any(a.role in ("change", "difference") for a in extras)
+    ):
         return role_in_sentence(response, seg, in_seg, primary)
-    if any(c is not primary and c.role in ("value", "result") for c in in_seg):
+    if len(in_seg) > 1 and any(c is not primary and c.role in ("value", "result") for c in in_seg):
         return role_in_sentence(response, seg, in_seg, primary, whole_only=True)
     return None
 
@@ -299,9 +303,9 @@ def _select_by_roles(
             chosen = [part]
             how = f"the part stated beside its whole ({how2})"
     elif (
-        asks_change is not False
+        primary_role == "endpoint"
+        and asks_change is not False
         and any(a.role in ("change", "difference") for a in extras)
-        and primary_role == "endpoint"
     ):
         # "rose by $59 million, from $3,475 million to $3,534 million": the change
         # is asserted; the endpoint the sentence ends on is an input.

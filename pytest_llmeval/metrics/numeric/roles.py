@@ -349,15 +349,15 @@ def co_asserted(
     asks for a change (changes and differences answer, levels do not); False otherwise (levels
     and totals answer, changes do not).
     """
+    in_seg = [c for c in cands if seg[0] <= c.span[0] < seg[1]]
+    if len(in_seg) < 2 or len(in_seg) > 40:
+        return []
     if asks_change is None:
         allowed: tuple[str, ...] = ("change", "level", "total", "difference")
     elif asks_change:
         allowed = ("change", "difference", "total")
     else:
         allowed = ("level", "total")
-    in_seg = [c for c in cands if seg[0] <= c.span[0] < seg[1]]
-    if len(in_seg) < 2 or len(in_seg) > 40:
-        return []
     chosen_ids = {id(c) for c in chosen}
     out: list[Asserted] = []
     for i, c in enumerate(in_seg):

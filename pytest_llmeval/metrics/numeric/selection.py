@@ -710,7 +710,7 @@ def _select_concluding(
     as the expected answer: a payout ratio is not the dollar amount next to it.
     """
     q_years = frozenset(_YEAR_RE.findall(question[:2000])) if question else frozenset()
-    promoted = _promoted_comparisons(text, cands, q_years, question)
+    promoted = _promoted_comparisons(text, cands, q_years, question) if q_years else frozenset()
     eligible = [
         c
         for c in cands
