@@ -762,6 +762,7 @@ def _best_segment(
     exact in any order, so the pick is the same)."""
     last_idx, first_idx = max(by_seg), min(by_seg)
     text_most = _text_score_most(cues)
+    low = gate_lower(text)  # for the cue bound
     best_sc = 0.0
     best_idx = -1
     for idx in sorted(by_seg, reverse=True):
@@ -774,7 +775,7 @@ def _best_segment(
         if best_idx >= 0 and sc + text_most <= best_sc:
             continue  # an earlier sentence wins only with a higher score
         seg = segs[idx] if idx < len(segs) else (0, len(text))
-        if best_idx >= 0 and sc + text_most - 3.0 + _cue_most(text, seg) <= best_sc:
+        if best_idx >= 0 and sc + text_most - 3.0 + _cue_most(low, seg) <= best_sc:
             continue  # nor without the words a conclusion cue needs
         sc += _text_score(text, seg, group, cues)
         if best_idx < 0 or sc > best_sc:
@@ -809,14 +810,24 @@ def _group_by_segment(eligible: list[Candidate], segs: _Segments) -> dict[int, l
 def _figures_score(group: list[Candidate], cues: _QuestionCues) -> float:
     """What a sentence's figures say of it: one of the expected kind, a result."""
     sc = 0.0
-    if cues.gold_kind:
-        kinds = {_kind(c) for c in group}
-        if cues.gold_kind in kinds or (cues.gold_kind == "money" and "money-unscaled" in kinds):
+    gold_kind = cues.gold_kind
+    if gold_kind:
+        compatible = _COMPATIBLE_KINDS[gold_kind]
+        same = fits = False
+        for c in group:
+            k = _kind(c)
+            if k == gold_kind or (gold_kind == "money" and k == "money-unscaled"):
+                same = True
+                break
+            fits = fits or k in compatible
+        if same:
             sc += 1.0
-        elif not kinds & _COMPATIBLE_KINDS[cues.gold_kind]:
+        elif not fits:
             sc -= 1.0
-    if any(c.role == "result" for c in group):
-        sc += 2.0
+    for c in group:
+        if c.role == "result":
+            sc += 2.0
+            break
     return sc
 
 
@@ -839,13 +850,16 @@ def _text_score(
     return sc
 
 
-def _cue_most(text: str, seg: tuple[int, int]) -> float:
+def _cue_most(low: str | None, seg: tuple[int, int]) -> float:
     """The most the conclusion cues can add to a sentence's score: 3 for a strong cue, 1.5 for
-    a derivation, nothing when the sentence holds no word either kind of cue needs."""
-    low = gate_lower(text[seg[0] : seg[1]])
-    if may_hold(low, _STRONG_WORDS):
+    a derivation, nothing when the sentence holds no word either kind of cue needs. ``low`` is
+    the answer from :func:`gate_lower` (None: no gate)."""
+    if low is None:
         return 3.0
-    if may_hold(low, _DERIVE_WORDS):
+    part = low[seg[0] : seg[1]]
+    if may_hold(part, _STRONG_WORDS):
+        return 3.0
+    if may_hold(part, _DERIVE_WORDS):
         return 1.5
     return 0.0
 
