@@ -381,21 +381,30 @@ _TOKEN_RE = re.compile(r"[a-z](?:[a-z&'.-]*[a-z&'-])?")
 
 def _segment_flags(text: str, seg: tuple[int, int]) -> set[str]:
     """Which cue families occur in the sentence; a token check gates each regex."""
-    seg_text = text[seg[0] : seg[1]]
+    return _flags_of(text[seg[0] : seg[1]])
+
+
+def _flags_of(seg_text: str) -> set[str]:
+    """:func:`_segment_flags` of a sentence's text. A derivation is looked for only without a
+    strong cue: the score counts it only then."""
     toks = set(_TOKEN_RE.findall(seg_text.lower()))
     flags: set[str] = set()
     if not toks.isdisjoint(_STRONG_GATE) and _STRONG_CUE_RE.search(seg_text):
         flags.add("strong")
     if not toks.isdisjoint(_REFUSAL_GATE) and _REFUSAL_RE.search(seg_text):
         flags.add("refusal")
-    if not toks.isdisjoint(_DERIVE_GATE) and _DERIVE_CUE_RE.search(seg_text):
+    if (
+        "strong" not in flags
+        and not toks.isdisjoint(_DERIVE_GATE)
+        and _DERIVE_CUE_RE.search(seg_text)
+    ):
         flags.add("derive")
     return flags
 
 
 def _score_segment(seg_text: str, q_stems: frozenset[str], flags: set[str] | None = None) -> float:
     if flags is None:
-        flags = _segment_flags(seg_text, (0, len(seg_text)))
+        flags = _flags_of(seg_text)
     score = 0.0
     if "strong" in flags:
         score += 3.0
@@ -837,7 +846,7 @@ def _text_score(
     """What a sentence's words say of it: conclusion cues, the question's words and year, a
     figure stated ("is $5 million"); refusals, asides and changes not asked for count against."""
     seg_text = text[seg[0] : seg[1]]
-    sc = _score_segment(seg_text, cues.q_stems, _segment_flags(text, seg))
+    sc = _score_segment(seg_text, cues.q_stems, _flags_of(seg_text))
     if cues.question and all(_is_change_value(text, seg[0], c) for c in group):
         # Only changes stated here ("an increase of 5%"): the answer when a change was asked.
         sc += 1.0 if cues.q_change else -2.0
