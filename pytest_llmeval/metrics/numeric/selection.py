@@ -622,7 +622,8 @@ _CHANGE_BEFORE_RE = re.compile(
     re.IGNORECASE,
 )
 _CHANGE_AFTER_RE = re.compile(
-    r"\s*(?:\)\s*)?(?:year[- ]over[- ]year\s+|yoy\s+)?(?:increase|decrease|decline|growth|rise|drop|gain|jump|fall|reduction|higher|lower)\b",
+    r"\s*(?:\)\s*)?(?:year[- ]over[- ]year\s+|yoy\s+)?(?=[idgrjfhl])"
+    r"(?:increase|decrease|decline|growth|rise|drop|gain|jump|fall|reduction|higher|lower)\b",
     re.IGNORECASE,
 )
 _Q_YEAR_RE = re.compile(
