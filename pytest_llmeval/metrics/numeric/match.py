@@ -8,13 +8,11 @@ Conventions are documented in the README section "Numeric answers".
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
 import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from pytest_llmeval.errors import GraderError
@@ -42,7 +40,7 @@ from pytest_llmeval.metrics.numeric.selection import (
     _Q_CHANGE_RE,
     _Q_YEAR_RE,
     CATEGORY_SYNONYMS,
-    _segments,
+    _segment_of,
     _select_category,
     _select_concluding,
     register_category,
@@ -237,16 +235,6 @@ def _select_year(
     if primary is not None:
         how = how.replace("the concluding figure", "the concluding year")
     return primary, how
-
-
-def _segment_of(response: str, c: Candidate) -> tuple[int, int]:
-    """The sentence holding a figure (the whole answer when none does)."""
-    segs = _segments(response)
-    # Sentences are sorted and disjoint: only the last one starting at or before it can hold it.
-    i = bisect.bisect_right(segs, c.span[0], key=itemgetter(0)) - 1
-    if i >= 0 and c.span[0] < segs[i][1]:
-        return segs[i]
-    return (0, len(response))
 
 
 def _primary_role(

@@ -12,6 +12,7 @@ import bisect
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 
 from pytest_llmeval.metrics.numeric.candidates import Candidate
 from pytest_llmeval.metrics.numeric.roles import gate_lower, may_hold
@@ -246,6 +247,16 @@ def _segments(text: str) -> _Segments:
 @lru_cache(maxsize=8)
 def _segments_cached(text: str) -> _Segments:
     return tuple(_split_segments(text))
+
+
+def _segment_of(text: str, c: Candidate) -> tuple[int, int]:
+    """The sentence holding a figure (the whole text when none does)."""
+    segs = _segments(text)
+    # Sentences are sorted and disjoint: only the last one starting at or before it can hold it.
+    i = bisect.bisect_right(segs, c.span[0], key=itemgetter(0)) - 1
+    if i >= 0 and c.span[0] < segs[i][1]:
+        return segs[i]
+    return (0, len(text))
 
 
 def _split_segments(text: str) -> list[tuple[int, int]]:
