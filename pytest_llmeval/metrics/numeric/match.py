@@ -217,7 +217,9 @@ def _select_year(
     response: str, cands: list[Candidate], gold: _Gold, question: str | None
 ) -> tuple[Candidate | None, str]:
     """ "In which year ...?": the answer is a year; the one stated, not one it is compared with."""
-    years = [c for c in cands if c.role == "year"] if gold.yearish else []
+    if not gold.yearish:
+        return None, ""
+    years = [c for c in cands if c.role == "year"]
     asks_year = bool(question and _Q_YEAR_RE.search(question[:2000]))
     if years and not asks_year and any(c.role in ("value", "result") for c in cands):
         years = []  # "1950" may be an amount ("$1,950 million in 2019"): use the stated figures

@@ -226,7 +226,8 @@ _STATED_FILLERS = frozenset(
 
 def _is_stated(text: str, seg_start: int, c: Candidate) -> bool:
     """Is the value introduced as a statement ("... was $5 million", "= 0.66", "a total of 12")?"""
-    toks = text[max(seg_start, c.span[0] - 40) : c.span[0]].lower().split()[-5:]
+    # The last five words (rsplit stops after them; the rest stays one piece, dropped).
+    toks = text[max(seg_start, c.span[0] - 40) : c.span[0]].lower().rsplit(None, 5)[-5:]
     while toks and (toks[-1].strip("*:~(") in _STATED_FILLERS or not toks[-1].strip("*:~($€£¥")):
         toks.pop()
     if not toks:
@@ -510,7 +511,7 @@ def _best_stated_value(
     wanted = q_stems if label_stems is None else label_stems
     base: list[float] = []
     for i, c in enumerate(values):
-        sc = 0.5 * sum(1.0 / df[w] for w in clause_words[i])
+        sc = 0.5 * sum(1.0 / df[w] for w in clause_words[i]) if clause_words[i] else 0.0
         label_sc = _label_score(text, seg, values, i, wanted, df) if wanted else 0.0
         years = clause_years[i]
         if len(q_years) == 1 and years:
