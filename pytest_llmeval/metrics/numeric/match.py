@@ -41,7 +41,7 @@ from pytest_llmeval.metrics.numeric.selection import (
     _Q_CHANGE_RE,
     _Q_YEAR_RE,
     CATEGORY_SYNONYMS,
-    _segments,
+    _segment_of,
     _select_category,
     _select_concluding,
     register_category,
@@ -218,7 +218,9 @@ def _select_year(
     response: str, cands: list[Candidate], gold: _Gold, question: str | None
 ) -> tuple[Candidate | None, str]:
     """ "In which year ...?": the answer is a year; the one stated, not one it is compared with."""
-    years = [c for c in cands if c.role == "year"] if gold.yearish else []
+    if not gold.yearish:
+        return None, ""
+    years = [c for c in cands if c.role == "year"]
     asks_year = bool(question and _Q_YEAR_RE.search(question[:2000]))
     if years and not asks_year and any(c.role in ("value", "result") for c in cands):
         years = []  # "1950" may be an amount ("$1,950 million in 2019"): use the stated figures
@@ -236,6 +238,28 @@ def _select_year(
     if primary is not None:
         how = how.replace("the concluding figure", "the concluding year")
     return primary, how
+
+
+def _primary_role(
+    response: str,
+    seg: tuple[int, int],
+    in_seg: list[Candidate],
+    primary: Candidate,
+    extras: list[Asserted],
+    asks_change: bool | None,
+) -> str | None:
+    """The role of the concluding figure, read only as far as it can change the selection: an
+    endpoint matters beside a stated change that may answer, a whole beside a stated part in
+    its sentence (``in_seg``); None when neither can."""
+    if (
+        extras
+        and asks_change is not False
+        and any(a.role in ("change", "difference") for a in extras)
+    ):
+        return role_in_sentence(response, seg, in_seg, primary)
+    if len(in_seg) > 1 and any(c is not primary and c.role in ("value", "result") for c in in_seg):
+        return role_in_sentence(response, seg, in_seg, primary, whole_only=True)
+    return None
 
 
 def _select_by_roles(
@@ -256,13 +280,12 @@ def _select_by_roles(
         return [], [], None
     chosen = [primary, *alts]
     how = (f"no value tied to category {category!r}; " if category else "") + how2
-    seg = next(
-        (sg for sg in _segments(response) if sg[0] <= primary.span[0] < sg[1]),
-        (0, len(response)),
-    )
+    seg = _segment_of(response, primary)
     asks_change = bool(_Q_CHANGE_RE.search(question[:2000])) if question else None
-    extras = co_asserted(response, seg, cands, chosen, asks_change)
-    primary_role = role_in_sentence(response, seg, cands, primary)
+    # The figures of the answer sentence, read once for the role stage.
+    in_seg = [c for c in cands if seg[0] <= c.span[0] < seg[1]]
+    extras = co_asserted(response, seg, in_seg, chosen, asks_change)
+    primary_role = _primary_role(response, seg, in_seg, primary, extras, asks_change)
     if primary_role == "whole":
         # "$206.7 million of the $1,344.1 million", "Of the $5.0 billion facility,
         # $1.8 billion was drawn": the part is the answer.
@@ -271,9 +294,9 @@ def _select_by_roles(
             chosen = [part]
             how = f"the part stated beside its whole ({how2})"
     elif (
-        asks_change is not False
+        primary_role == "endpoint"
+        and asks_change is not False
         and any(a.role in ("change", "difference") for a in extras)
-        and primary_role == "endpoint"
     ):
         # "rose by $59 million, from $3,475 million to $3,534 million": the change
         # is asserted; the endpoint the sentence ends on is an input.

@@ -116,10 +116,17 @@ _CHANGE_BEFORE_RE = re.compile(
     re.IGNORECASE,
 )
 # "a 150.18% increase", "a 3.5% loss", "3,5 % tap".
+_CHANGE_NOUNS = (
+    "increase|decrease|decline|growth|rise|drop|gain|jump|fall|reduction|loss|improvement|"
+    "økning|nedgang|tap|ökning|minskning|förlust|anstieg|rückgang|verlust|zuwachs|hausse|baisse|"
+    "perte"
+)
 _CHANGE_AFTER_RE = re.compile(
-    r"^\s*(?:\)\s*)?(?:year[- ]over[- ]year\s+|yoy\s+)?(?:increase|decrease|decline|growth|rise|drop|"
-    r"gain|jump|fall|reduction|loss|improvement|økning|nedgang|tap|ökning|minskning|förlust|"
-    r"anstieg|rückgang|verlust|zuwachs|hausse|baisse|perte)(?![^\W\d_])",
+    r"^\s*(?:\)\s*)?(?:year[- ]over[- ]year\s+|yoy\s+)?"
+    + first_char_gate(_CHANGE_NOUNS.split("|"))
+    + "(?:"
+    + _CHANGE_NOUNS
+    + r")(?![^\W\d_])",
     re.IGNORECASE,
 )
 # "exceeded X by $5 million", "higher by 2%": the difference.
@@ -161,13 +168,23 @@ _NOT_LEVEL_RE = re.compile(
     r"(?:[$€£¥]|(?:USD|EUR|NOK|SEK|DKK|GBP)\s*)?\s*$",
     re.IGNORECASE,
 )
+_CHANGE_VERB_WORDS = (
+    "rose|grew|increased|climbed|gained|jumped|fell|dropped|declined|decreased|slipped|slid|sank|"
+    "shrank|improved|expanded|contracted|moved|went|reduced|cut|raised|lifted|lowered|widened|"
+    "narrowed|softened|strengthened|weakened|edged|ticked|surged|soared|plunged|tumbled|slumped|"
+    "advanced|retreated|eased|dipped|"
+    "økte|steg|falt|sank|vokste|gikk|auka|ökade|minskade|sjönk|föll|faldt|stieg|fiel|wuchs|"
+    "erhöhte|verringerte|a augmenté|a diminué|a progressé|a reculé"
+)
+_CHANGE_VERBS = set(_CHANGE_VERB_WORDS.split("|"))
+# Searched over the 120 characters before a figure: the gate and the prefix tree let most word
+# starts fail on a character or two (a yes/no test: the tree accepts the same texts).
 _CHANGE_VERB_RE = re.compile(
-    r"(?<![^\W\d_])(?:rose|grew|increased|climbed|gained|jumped|fell|dropped|declined|decreased|"
-    r"slipped|slid|sank|shrank|improved|expanded|contracted|moved|went|reduced|cut|raised|lifted|"
-    r"lowered|widened|narrowed|softened|strengthened|weakened|edged|ticked|surged|soared|plunged|"
-    r"tumbled|slumped|advanced|retreated|eased|dipped|"
-    r"økte|steg|falt|sank|vokste|gikk|auka|ökade|minskade|sjönk|föll|faldt|stieg|sank|fiel|"
-    r"wuchs|erhöhte|verringerte|a\s+augmenté|a\s+diminué|a\s+progressé|a\s+reculé)(?![^\W\d_])",
+    r"(?<![^\W\d_])"
+    + first_char_gate(_CHANGE_VERBS)
+    + "(?:"
+    + _trie(_CHANGE_VERBS)
+    + r")(?![^\W\d_])",
     re.IGNORECASE,
 )
 _CLAUSE_SPLIT_RE = re.compile(r"[;]|,\s(?!from\b)|\s(?:while|whereas|but|and)\s", re.IGNORECASE)
@@ -220,24 +237,27 @@ def figure_role(text: str, seg_start: int, cands: list[Candidate], i: int) -> st
     prev_end = cands[i - 1].span[1] if i > 0 and cands[i - 1].span[1] > seg_start else seg_start
     before = text[max(prev_end, c.span[0] - 60) : c.span[0]]
     after = text[c.span[1] : c.span[1] + 40]
-    # Inside "(A to B)" after a change: an endpoint.
-    lo = max(seg_start, c.span[0] - 60)
-    for m in _PAREN_RANGE_RE.finditer(text, lo, min(len(text), c.span[1] + 60)):
-        if m.start() <= c.span[0] and c.span[1] <= m.end():
-            return "endpoint"
-    if i > 0 and _WHOLE_GAP_RE.fullmatch(text, cands[i - 1].span[1], c.span[0]):
-        return "whole"
-    if _OF_WHICH_AFTER_RE.match(after) or _OF_THE_LEAD_RE.fullmatch(text, seg_start, c.span[0]):
-        return "whole"  # "$2.5 billion buyback, of which ...", "Of the $5.0 billion facility, ..."
-    if _BY_BEFORE_RE.search(text[max(seg_start, c.span[0] - 100) : c.span[0]]):
+    role = _range_or_whole(text, seg_start, cands, i, after)
+    if role is not None:
+        return role
+    by_window = text[max(seg_start, c.span[0] - 100) : c.span[0]]
+    # "b" and "y" match no other letter in any case: without "by" the pattern cannot match.
+    if "by" in by_window.lower() and _BY_BEFORE_RE.search(by_window):
         return "difference"
+    low = gate_lower(before)  # for the word gates below
+    tail = _tail_start(before)
+    # The anchored tests first: they fail at once, the searches read the whole window.
     if (
-        _CHANGE_BEFORE_RE.search(before)
-        or _CHANGE_AFTER_RE.match(after)
-        or (_BY_END_RE.search(before) and _FROM_AFTER_RE.match(after))
+        _CHANGE_AFTER_RE.match(after)
+        or (_FROM_AFTER_RE.match(after) and _BY_END_RE.search(before, tail))
+        or _CHANGE_BEFORE_RE.search(before, tail)
     ):
         return "change"
-    if _TO_BEFORE_RE.search(before) and not _NOT_LEVEL_RE.search(before):
+    if (
+        may_hold(low, ("to", "til", "auf", "à"))
+        and _TO_BEFORE_RE.search(before, tail)
+        and not _NOT_LEVEL_RE.search(before, tail)
+    ):
         # "to X" after "from Y" is an endpoint; after a change it is the level reached.
         clause = text[max(seg_start, c.span[0] - 120) : c.span[0]]
         own = _CLAUSE_SPLIT_RE.split(clause)[-1]
@@ -249,9 +269,71 @@ def figure_role(text: str, seg_start: int, cands: list[Candidate], i: int) -> st
         j > i and cands[j].span[0] - c.span[1] < 200 for j in range(i + 1, len(cands))
     ):
         return "total"
-    if _TOTAL_BEFORE_RE.search(before):
+    if may_hold(low, _TOTAL_WORDS) and _TOTAL_BEFORE_RE.search(before):
         return "total"
     return None
+
+
+def _range_or_whole(
+    text: str, seg_start: int, cands: list[Candidate], i: int, after: str
+) -> str | None:
+    """The roles read first: an endpoint inside "(A to B)", the whole a part is taken of."""
+    c = cands[i]
+    lo = max(seg_start, c.span[0] - 60)
+    hi = min(len(text), c.span[1] + 60)
+    window = text[lo:hi]
+    # gate: the range (a case-sensitive pattern) needs a bracket and one of its words
+    if "(" in window and ("to" in window or "til" in window or "bis" in window or "à" in window):
+        for m in _PAREN_RANGE_RE.finditer(text, lo, hi):
+            if m.start() <= c.span[0] and c.span[1] <= m.end():
+                return "endpoint"
+    if i > 0 and _WHOLE_GAP_RE.fullmatch(text, cands[i - 1].span[1], c.span[0]):
+        return "whole"
+    # "w" and "h" match no other letter in any case: without "wh" there is no "which".
+    if ("wh" in after.lower() and _OF_WHICH_AFTER_RE.match(after)) or _OF_THE_LEAD_RE.fullmatch(
+        text, seg_start, c.span[0]
+    ):
+        return "whole"  # "$2.5 billion buyback, of which ...", "Of the $5.0 billion facility, ..."
+    return None
+
+
+# No phrase that _BY_END_RE, _CHANGE_BEFORE_RE, _TO_BEFORE_RE or _NOT_LEVEL_RE finds at the end
+# of the text before a figure holds a digit or one of these characters.
+_LAST_STOP_RE = re.compile(r".*[\d,;()%/'\"]", re.DOTALL)
+
+
+def _tail_start(before: str) -> int:
+    """Where a phrase ending ``before`` can start at the earliest: after its last digit, comma,
+    bracket... Searching from there finds the same phrases (the lookbehinds still see the text
+    before it) without trying every earlier position."""
+    m = _LAST_STOP_RE.match(before)
+    return m.end() if m else 0
+
+
+# A word each phrase of _TOTAL_BEFORE_RE holds.
+_TOTAL_WORDS = ("total", "insgesamt", "combined", "altogether", "overall", "sum")
+
+
+# The only characters outside ASCII that match an ASCII letter when case is ignored: "ſ" an
+# "s", "ı" and "İ" an "i", the Kelvin sign a "k".
+_CASE_TWINS = ("\u017f", "\u0131", "\u0130", "\u212a")
+
+
+def gate_lower(text: str) -> str | None:
+    """``text`` lower-cased for word gates: a case-blind search for a word matches only where
+    the lower-cased text shows it. None when ``text`` holds a character that matches an ASCII
+    letter without lower-casing to it: then no gate applies."""
+    if not text.isascii():
+        for ch in _CASE_TWINS:
+            if ch in text:
+                return None
+    return text.lower()
+
+
+def may_hold(low: str | None, words: tuple[str, ...]) -> bool:
+    """False only when none of ``words`` (lower case) occurs in ``low`` (from :func:`gate_lower`):
+    a gate before a case-blind search that needs one of them. Always True when ``low`` is None."""
+    return low is None or any(map(low.__contains__, words))
 
 
 def co_asserted(
@@ -267,15 +349,15 @@ def co_asserted(
     asks for a change (changes and differences answer, levels do not); False otherwise (levels
     and totals answer, changes do not).
     """
+    in_seg = [c for c in cands if seg[0] <= c.span[0] < seg[1]]
+    if len(in_seg) < 2 or len(in_seg) > 40:
+        return []
     if asks_change is None:
         allowed: tuple[str, ...] = ("change", "level", "total", "difference")
     elif asks_change:
         allowed = ("change", "difference", "total")
     else:
         allowed = ("level", "total")
-    in_seg = [c for c in cands if seg[0] <= c.span[0] < seg[1]]
-    if len(in_seg) < 2 or len(in_seg) > 40:
-        return []
     chosen_ids = {id(c) for c in chosen}
     out: list[Asserted] = []
     for i, c in enumerate(in_seg):
@@ -288,11 +370,22 @@ def co_asserted(
 
 
 def role_in_sentence(
-    text: str, seg: tuple[int, int], cands: list[Candidate], c: Candidate
+    text: str,
+    seg: tuple[int, int],
+    cands: list[Candidate],
+    c: Candidate,
+    *,
+    whole_only: bool = False,
 ) -> str | None:
-    """The role of ``c`` among the figures of its sentence ``seg``."""
+    """The role of ``c`` among the figures of its sentence ``seg``. ``whole_only``: read only the
+    roles tested before "whole" (the answer is "whole" exactly when the full reading's is)."""
     in_seg = [x for x in cands if seg[0] <= x.span[0] < seg[1]]
     for i, x in enumerate(in_seg):
         if x is c:
+            if whole_only:
+                if c.role in ("operand", "comparison") or c.ignored:
+                    return None
+                after = text[c.span[1] : c.span[1] + 40]
+                return _range_or_whole(text, seg[0], in_seg, i, after)
             return figure_role(text, seg[0], in_seg, i)
     return None

@@ -12,8 +12,10 @@ import bisect
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 
 from pytest_llmeval.metrics.numeric.candidates import Candidate
+from pytest_llmeval.metrics.numeric.roles import gate_lower, may_hold
 
 # Category -> phrases that name it in prose. Extend with register_category().
 CATEGORY_SYNONYMS: dict[str, list[str]] = {
@@ -105,6 +107,7 @@ def register_category(name: str, synonyms: list[str]) -> None:
     for s in synonyms:
         if s.lower() not in existing:
             existing.append(s.lower())
+    _category_phrases.cache_clear()
     _category_regex.cache_clear()
 
 
@@ -114,12 +117,19 @@ _Q_PAREN_RE = re.compile(r"\([^()]{0,300}\)")
 
 # Each gate "(?=[...])" names the characters a match can start with: most positions fail there
 # at once, before the branches are tried (same matches, a fraction of the work).
-_SEG_RE = re.compile(r"(?=[\"”')\]*\s])(?:\n+|(?<=[.!?])[\"”')\]*]*\s+)")
+# A sentence break: newlines, or the space (after closing quotes) that follows ".", "!" or "?".
+# The match starts at the mark or newline, a class the engine scans for in C; the break itself
+# starts at group 1 after a mark (the mark stays in its sentence).
+_SEG_RE = re.compile(r"[.!?\n](?:(?<=\n)\n*|(\n+|[\"”')\]*]*\s+))")
 _STRONG_CUE_RE = re.compile(
     r"\b(?=[thcisfaTHCISFA])(?:therefore|thus|hence|consequently|in\s+conclusion|in\s+summary|to\s+summari[sz]e|so,?\s+(?:the|\w+'s)|"
     r"the\s+(?:final\s+)?answer|final\s+answer|answer\s*:|as\s+a\s+result|in\s+total)\b",
     re.IGNORECASE,
 )
+# A word each phrase of _STRONG_CUE_RE holds, and of _DERIVE_CUE_RE.
+_STRONG_TEXT = "therefore thus hence consequently conclusion summary summari answer result total so"
+_STRONG_WORDS = tuple(_STRONG_TEXT.split())
+_DERIVE_WORDS = ("this", "come", "work", "total", "round")
 # Derivation cues: a computed figure, but not necessarily the one asked for.
 _DERIVE_CUE_RE = re.compile(
     r"\b(?=[tcwrTCWR])(?:this\s+(?:gives|means|results|represents|amounts)|"
@@ -216,7 +226,8 @@ _STATED_FILLERS = frozenset(
 
 def _is_stated(text: str, seg_start: int, c: Candidate) -> bool:
     """Is the value introduced as a statement ("... was $5 million", "= 0.66", "a total of 12")?"""
-    toks = text[max(seg_start, c.span[0] - 40) : c.span[0]].lower().split()[-5:]
+    # The last five words (rsplit stops after them; the rest stays one piece, dropped).
+    toks = text[max(seg_start, c.span[0] - 40) : c.span[0]].lower().rsplit(None, 5)[-5:]
     while toks and (toks[-1].strip("*:~(") in _STATED_FILLERS or not toks[-1].strip("*:~($€£¥")):
         toks.pop()
     if not toks:
@@ -225,41 +236,69 @@ def _is_stated(text: str, seg_start: int, c: Candidate) -> bool:
     return last in _STATED_WORDS or toks[-1].endswith(":")
 
 
-def _segments(text: str) -> list[tuple[int, int]]:
-    """Sentences of ``text`` as (start, end); the selection and role stages share one split."""
-    return list(_segments_cached(text))
+_Segments = tuple[tuple[int, int], ...]
+
+
+def _segments(text: str) -> _Segments:
+    """Sentences of ``text`` as (start, end); the selection and role stages share one split
+    (a tuple: the callers read it, none may change the shared copy)."""
+    return _segments_cached(text)
 
 
 @lru_cache(maxsize=8)
-def _segments_cached(text: str) -> tuple[tuple[int, int], ...]:
+def _segments_cached(text: str) -> _Segments:
     return tuple(_split_segments(text))
 
 
+def _segment_of(text: str, c: Candidate) -> tuple[int, int]:
+    """The sentence holding a figure (the whole text when none does)."""
+    segs = _segments(text)
+    # Sentences are sorted and disjoint: only the last one starting at or before it can hold it.
+    i = bisect.bisect_right(segs, c.span[0], key=itemgetter(0)) - 1
+    if i >= 0 and c.span[0] < segs[i][1]:
+        return segs[i]
+    return (0, len(text))
+
+
 def _split_segments(text: str) -> list[tuple[int, int]]:
-    segs: list[tuple[int, int]] = []
+    merged: list[tuple[int, int]] = []
     pos = 0
     for m in _SEG_RE.finditer(text):
-        if m.start() > pos:
-            segs.append((pos, m.start()))
+        start = m.start(1)
+        if start < 0:
+            start = m.start()  # a run of newlines
+        if start > pos:
+            _add_segment(text, merged, pos, start)
         pos = m.end()
     if pos < len(text):
-        segs.append((pos, len(text)))
-    # A lead-in ending with ":" belongs to what follows ("... is:\n\n$1,577 million").
-    merged: list[tuple[int, int]] = []
-    for seg in segs:
-        prev_end = merged[-1][1] if merged else 0
+        _add_segment(text, merged, pos, len(text))
+    return merged
+
+
+def _add_segment(text: str, merged: list[tuple[int, int]], start: int, end: int) -> None:
+    """Append a sentence, or join it to the previous one."""
+    if merged:
+        prev_start, prev_end = merged[-1]
         if (
-            merged
-            and text[merged[-1][0] : merged[-1][1]].rstrip(" *").endswith(":")
-            and (seg[1] - seg[0]) < 200
+            # A lead-in ending with ":" belongs to what follows ("... is:\n\n$1,577 million").
+            end - start < 200 and _ends_with_colon(text, prev_start, prev_end)
         ) or (
             # "10 088 mrd. kroner", "ca. 5", "e.g. the": a sentence does not start in lower case.
-            merged and text[seg[0] : seg[0] + 1].islower() and "\n" not in text[prev_end : seg[0]]
+            text[start].islower() and text.find("\n", prev_end, start) < 0
         ):
-            merged[-1] = (merged[-1][0], seg[1])
-        else:
-            merged.append(seg)
-    return merged
+            merged[-1] = (prev_start, end)
+            return
+    merged.append((start, end))
+
+
+def _ends_with_colon(text: str, start: int, end: int) -> bool:
+    """``text[start:end].rstrip(" *").endswith(":")`` without copying the sentence."""
+    if text[end - 1] not in " *:":
+        return False  # most sentences end on their mark
+    i = end - 1
+    while i >= start and text[i] in " *":
+        i -= 1
+    return i >= start and text[i] == ":"
 
 
 def _question_stems(question: str | None) -> frozenset[str]:
@@ -273,9 +312,16 @@ _BULLET_RE = re.compile(r"\s*(?:[-*•]|\d+[.)])\s")
 
 
 def _is_change_value(text: str, seg_start: int, c: Candidate) -> bool:
-    if _CHANGE_BEFORE_RE.search(text[max(seg_start, c.span[0] - 40) : c.span[0]]):
-        return True
-    return bool(_CHANGE_AFTER_RE.match(text, c.span[1]))
+    if _CHANGE_AFTER_RE.match(text, c.span[1]):
+        return True  # the anchored test first: it fails at once
+    before = text[max(seg_start, c.span[0] - 40) : c.span[0]]
+    # No change phrase holds a digit or one of these marks: one ends the text before the figure
+    # only after the last of them (the search still sees the text before for its "\b").
+    stop = _LAST_STOP_RE.match(before)
+    return bool(_CHANGE_BEFORE_RE.search(before, stop.end() if stop else 0))
+
+
+_LAST_STOP_RE = re.compile(r".*[\d,;:.()%/'\"]", re.DOTALL)
 
 
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z&'-]{2,}")
@@ -347,21 +393,30 @@ _TOKEN_RE = re.compile(r"[a-z](?:[a-z&'.-]*[a-z&'-])?")
 
 def _segment_flags(text: str, seg: tuple[int, int]) -> set[str]:
     """Which cue families occur in the sentence; a token check gates each regex."""
-    seg_text = text[seg[0] : seg[1]]
+    return _flags_of(text[seg[0] : seg[1]])
+
+
+def _flags_of(seg_text: str) -> set[str]:
+    """:func:`_segment_flags` of a sentence's text. A derivation is looked for only without a
+    strong cue: the score counts it only then."""
     toks = set(_TOKEN_RE.findall(seg_text.lower()))
     flags: set[str] = set()
     if not toks.isdisjoint(_STRONG_GATE) and _STRONG_CUE_RE.search(seg_text):
         flags.add("strong")
     if not toks.isdisjoint(_REFUSAL_GATE) and _REFUSAL_RE.search(seg_text):
         flags.add("refusal")
-    if not toks.isdisjoint(_DERIVE_GATE) and _DERIVE_CUE_RE.search(seg_text):
+    if (
+        "strong" not in flags
+        and not toks.isdisjoint(_DERIVE_GATE)
+        and _DERIVE_CUE_RE.search(seg_text)
+    ):
         flags.add("derive")
     return flags
 
 
 def _score_segment(seg_text: str, q_stems: frozenset[str], flags: set[str] | None = None) -> float:
     if flags is None:
-        flags = _segment_flags(seg_text, (0, len(seg_text)))
+        flags = _flags_of(seg_text)
     score = 0.0
     if "strong" in flags:
         score += 3.0
@@ -377,6 +432,9 @@ def _score_segment(seg_text: str, q_stems: frozenset[str], flags: set[str] | Non
     return score
 
 
+# A word each phrase of _CLAUSE_CUE_RE holds.
+_CLAUSE_CUE_TEXT = "so therefore thus hence which giving resulting this total overall"
+_CLAUSE_CUE_WORDS = tuple(_CLAUSE_CUE_TEXT.split())
 _CLAUSE_CUE_RE = re.compile(
     # Every word branch starts at a word boundary: testing it once, before the branches, rejects
     # the letters inside words without trying each branch (the matches are the same).
@@ -399,7 +457,8 @@ def _pick_in_segment(
 ) -> Candidate | None:
     """The answer among the figures of one sentence: what follows its last "so"/"therefore", a
     result ("= 0.66") first, else the stated value whose clause speaks of what was asked."""
-    cands = _after_last_cue(text, seg, cands)
+    if len(cands) > 1:  # a single figure is what follows any cue
+        cands = _after_last_cue(text, seg, cands)
     results = [c for c in cands if c.role == "result"]
     if results:
         if gold_kind:
@@ -420,8 +479,9 @@ def _pick_in_segment(
 def _after_last_cue(text: str, seg: tuple[int, int], cands: list[Candidate]) -> list[Candidate]:
     """Within a sentence, what follows the last "so"/"therefore"/"which gives" is the conclusion."""
     cue_pos = -1
-    for m in _CLAUSE_CUE_RE.finditer(text, seg[0], seg[1]):
-        cue_pos = m.end()
+    if may_hold(gate_lower(text[seg[0] : seg[1]]), _CLAUSE_CUE_WORDS):
+        for m in _CLAUSE_CUE_RE.finditer(text, seg[0], seg[1]):
+            cue_pos = m.end()
     if cue_pos >= 0:
         after = [c for c in cands if c.span[0] >= cue_pos]
         if after:
@@ -443,21 +503,23 @@ def _best_stated_value(
     ("... in 2022", "a change of ..."), then the first one stated with "is/was/of"."""
     asks_change = bool(q_change)
     best: tuple[float, float, int] | None = None
-    clauses, clause_words, clause_years, df = _clause_evidence(text, seg, values, q_stems)
+    hypothetical, clause_words, clause_years, df = _clause_evidence(
+        text, seg, values, q_stems, q_years
+    )
     # Years only discriminate when some clause names a year other than the question's.
     years_discriminate = len(q_years) == 1 and any(ys and not ys & q_years for ys in clause_years)
     wanted = q_stems if label_stems is None else label_stems
     base: list[float] = []
     for i, c in enumerate(values):
-        sc = 0.5 * sum(1.0 / df[w] for w in clause_words[i])
-        label_sc = _label_score(text, seg, values, i, wanted, df)
+        sc = 0.5 * sum(1.0 / df[w] for w in clause_words[i]) if clause_words[i] else 0.0
+        label_sc = _label_score(text, seg, values, i, wanted, df) if wanted else 0.0
         years = clause_years[i]
         if len(q_years) == 1 and years:
             if not years & q_years:
                 sc -= 1.0
             elif years_discriminate:
                 sc += 1.0
-        if _HYPOTHETICAL_RE.search(clauses[i]):
+        if hypothetical[i]:
             sc -= 1.0
         if _is_change_value(text, seg[0], c):
             sc += 1.5 if asks_change else -1.5
@@ -485,19 +547,37 @@ def _best_stated_value(
 
 
 def _clause_evidence(
-    text: str, seg: tuple[int, int], values: list[Candidate], q_stems: frozenset[str]
-) -> tuple[list[str], list[set[str]], list[set[str]], dict[str, int]]:
-    """Each value's clause, the question words and years in it, and in how many clauses each
-    question word occurs (a word found in every clause says little; in a single one, a lot)."""
+    text: str,
+    seg: tuple[int, int],
+    values: list[Candidate],
+    q_stems: frozenset[str],
+    q_years: frozenset[str],
+) -> tuple[list[bool], list[set[str]], list[set[str]], dict[str, int]]:
+    """Of each value's clause: whether it is hypothetical, the question words and years in it;
+    and in how many clauses each question word occurs (a word found in every clause says
+    little; in a single one, a lot). Years count only when the question names one year."""
+    # Every clause lies in this stretch: when it holds no hypothetical word and the question
+    # asks nothing of the clauses, they need not be cut out.
+    stretch = text[seg[0] : max(seg[1], max(c.span[1] for c in values))]
+    may_hypothesise = may_hold(gate_lower(stretch), _HYPOTHETICAL_WORDS)
+    if not (may_hypothesise or q_stems or len(q_years) == 1):
+        return [False] * len(values), [set() for _ in values], [set() for _ in values], {}
     bounds = _clause_bounds(text, seg)
     clauses = [_clause_around(text, bounds, c) for c in values]
-    clause_words = [{w[:5] for w in _WORD_RE.findall(cl.lower())} & q_stems for cl in clauses]
-    clause_years = [set(_YEAR_RE.findall(cl)) for cl in clauses]
+    hypothetical = [may_hypothesise and bool(_HYPOTHETICAL_RE.search(cl)) for cl in clauses]
+    if q_stems:
+        clause_words = [{w[:5] for w in _WORD_RE.findall(cl.lower())} & q_stems for cl in clauses]
+    else:
+        clause_words = [set() for _ in clauses]  # no question words to find
+    if len(q_years) == 1:
+        clause_years = [set(_YEAR_RE.findall(cl)) for cl in clauses]
+    else:
+        clause_years = [set() for _ in clauses]
     df: dict[str, int] = {}
     for ws in clause_words:
         for w in ws:
             df[w] = df.get(w, 0) + 1
-    return clauses, clause_words, clause_years, df
+    return hypothetical, clause_words, clause_years, df
 
 
 def _label_score(
@@ -510,6 +590,8 @@ def _label_score(
 ) -> float:
     """Tie-break: how well the label right before the figure ("net income of $99.8 billion")
     names what was asked; the nearest of its last three content words weighs most."""
+    if not wanted:
+        return 0.0  # no question words: no label can score
     c = values[i]
     # The label runs back to the previous value, not to the previous digit: a year inside
     # it ("operating income for fiscal 2022 was $119.4 billion") is part of the label.
@@ -530,23 +612,30 @@ def _label_score(
 
 # The words between the previous number and this one (its label).
 _LABEL_TAIL_RE = re.compile(r"(?:[^\d]|(?<![\d.,])(?:19|20)\d\d(?![\d.,]))+$")
+# A word each phrase of _HYPOTHETICAL_RE holds.
+_HYPOTHETICAL_WORDS = ("assum", "suppos", "hypothetical", "if", "example", "e.g.", "such", "would")
 _HYPOTHETICAL_RE = re.compile(
-    r"\b(?:assum\w*|suppos\w*|hypothetical\w*|if\s+(?:we|you|the|it|payables|revenue)|for\s+example|e\.g\.|such\s+as|would\s+be)\b",
+    r"\b(?=[ashifew])(?:assum\w*|suppos\w*|hypothetical\w*|if\s+(?:we|you|the|it|payables|revenue)|for\s+example|e\.g\.|such\s+as|would\s+be)\b",
     re.IGNORECASE,
 )
+# Starts with the class of its first character, which the engine scans for in C; the
+# lookbehinds then tell a comma's break from a word's.
 _CLAUSE_SPLIT_RE = re.compile(
-    r"(?=[,;\s])(?:[,;]\s|\s(?:and|while|whereas|but|compared)\s)", re.IGNORECASE
+    r"[,;\s](?:(?<=[,;])\s|(?<=\s)(?:and|while|whereas|but|compared)\s)", re.IGNORECASE
 )
 _YEAR_RE = re.compile(r"\b(?:19|20)\d{2}\b")
+# Searched backwards over the 40 characters before a figure: the gate lets a word start fail on
+# one character test before the branches are tried (the class ignores case as the words do).
 _CHANGE_BEFORE_RE = re.compile(
-    r"\b(?:change|increase|decrease|difference|decline|growth|rise|drop|fall|gain|up|down|grew|rose|fell|"
+    r"\b(?=[cdefgijrsuv])(?:change|increase|decrease|difference|decline|growth|rise|drop|fall|gain|up|down|grew|rose|fell|"
     r"increased|decreased|declined|dropped|improved|expanded|contracted|reduction|reduced|cut|jump|jumped|"
     r"surged?|climbed|slipped|variance)"
     r"(?:\s+(?:of|by|approximately|about|around|roughly|nearly|some|an?|the|just|only))*\s*[$€£¥]?\s*[-−]?\s*$",
     re.IGNORECASE,
 )
 _CHANGE_AFTER_RE = re.compile(
-    r"\s*(?:\)\s*)?(?:year[- ]over[- ]year\s+|yoy\s+)?(?:increase|decrease|decline|growth|rise|drop|gain|jump|fall|reduction|higher|lower)\b",
+    r"\s*(?:\)\s*)?(?:year[- ]over[- ]year\s+|yoy\s+)?(?=[idgrjfhl])"
+    r"(?:increase|decrease|decline|growth|rise|drop|gain|jump|fall|reduction|higher|lower)\b",
     re.IGNORECASE,
 )
 _Q_YEAR_RE = re.compile(
@@ -643,7 +732,7 @@ def _select_concluding(
     as the expected answer: a payout ratio is not the dollar amount next to it.
     """
     q_years = frozenset(_YEAR_RE.findall(question[:2000])) if question else frozenset()
-    promoted = _promoted_comparisons(text, cands, q_years, question)
+    promoted = _promoted_comparisons(text, cands, q_years, question) if q_years else frozenset()
     eligible = [
         c
         for c in cands
@@ -655,37 +744,65 @@ def _select_concluding(
     q_stems = _question_stems(question)
     by_seg = _group_by_segment(eligible, segs)
     q_change = bool(question and _Q_CHANGE_RE.search(question[:2000]))
-    cues = _QuestionCues(question, q_stems, q_years, q_change, gold_kind)
-    last_idx, first_idx = max(by_seg), min(by_seg)
-    best: tuple[float, int] | None = None
-    for idx, group in by_seg.items():
-        seg = segs[idx] if idx < len(segs) else (0, len(text))
-        sc = _segment_score(text, seg, group, cues)
-        if idx == last_idx:
-            sc += 1.5
-        if idx == first_idx and len(by_seg) > 1:
-            sc += 0.5
-        key = (sc, idx)
-        if best is None or key > best:
-            best = key
-    assert best is not None
-    idx = best[1]
+    if len(by_seg) == 1:
+        idx = next(iter(by_seg))  # one sentence states figures: no ranking to do
+    else:
+        cues = _QuestionCues(question, q_stems, q_years, q_change, gold_kind)
+        idx = _best_segment(text, segs, by_seg, cues)
     seg = segs[idx] if idx < len(segs) else (0, len(text))
     group = by_seg[idx]
     # What the question asks about, without its parenthesised definition or unit.
     label_stems = _question_stems(_Q_PAREN_RE.sub(" ", question[:2000])) if question else q_stems
-    primary = (
-        _pick_in_segment(
-            text, seg, group, q_stems, q_years, q_change, gold_kind, promoted, label_stems
+    if len(group) == 1:
+        primary = group[0]  # whatever its role, the sentence's one figure is the pick
+    else:
+        primary = (
+            _pick_in_segment(
+                text, seg, group, q_stems, q_years, q_change, gold_kind, promoted, label_stems
+            )
+            or group[0]
         )
-        or group[0]
-    )
     primary, pos = _restatement_in_asked_kind(text, cands, primary, gold_kind)
     alts = _restatements(text, cands, primary, pos)
     snippet = " ".join(text[seg[0] : seg[1]].split())
     if len(snippet) > 120:
         snippet = snippet[:117] + "..."
     return primary, alts, f'the concluding figure, in "{snippet}"'
+
+
+def _best_segment(
+    text: str,
+    segs: _Segments,
+    by_seg: dict[int, list[Candidate]],
+    cues: _QuestionCues,
+) -> int:
+    """The index of the sentence that reads most as the answer; the last one wins ties and
+    gets a bonus, as does the first when several sentences state figures.
+
+    Sentences are read from the last: one whose figures leave it no chance to beat a later
+    sentence, even with every cue of its text, is not read (the scores are sums of halves,
+    exact in any order, so the pick is the same)."""
+    last_idx, first_idx = max(by_seg), min(by_seg)
+    text_most = _text_score_most(cues)
+    low = gate_lower(text)  # for the cue bound
+    best_sc = 0.0
+    best_idx = -1
+    for idx in sorted(by_seg, reverse=True):
+        group = by_seg[idx]
+        sc = _figures_score(group, cues)
+        if idx == last_idx:
+            sc += 1.5
+        if idx == first_idx and len(by_seg) > 1:
+            sc += 0.5
+        if best_idx >= 0 and sc + text_most <= best_sc:
+            continue  # an earlier sentence wins only with a higher score
+        seg = segs[idx] if idx < len(segs) else (0, len(text))
+        if best_idx >= 0 and sc + text_most - 3.0 + _cue_most(low, seg) <= best_sc:
+            continue  # nor without the words a conclusion cue needs
+        sc += _text_score(text, seg, group, cues)
+        if best_idx < 0 or sc > best_sc:
+            best_sc, best_idx = sc, idx
+    return best_idx
 
 
 @dataclass(frozen=True)
@@ -699,10 +816,10 @@ class _QuestionCues:
     gold_kind: str | None
 
 
-def _group_by_segment(
-    eligible: list[Candidate], segs: list[tuple[int, int]]
-) -> dict[int, list[Candidate]]:
+def _group_by_segment(eligible: list[Candidate], segs: _Segments) -> dict[int, list[Candidate]]:
     """The eligible figures of each sentence, keyed by the sentence's index."""
+    if len(segs) <= 1:
+        return {0: eligible}  # one sentence (or none: the whole text) holds them all
     by_seg: dict[int, list[Candidate]] = {}
     si = 0
     for c in eligible:
@@ -712,31 +829,71 @@ def _group_by_segment(
     return by_seg
 
 
-def _segment_score(
+def _figures_score(group: list[Candidate], cues: _QuestionCues) -> float:
+    """What a sentence's figures say of it: one of the expected kind, a result."""
+    sc = 0.0
+    gold_kind = cues.gold_kind
+    if gold_kind:
+        compatible = _COMPATIBLE_KINDS[gold_kind]
+        same = fits = False
+        for c in group:
+            k = _kind(c)
+            if k == gold_kind or (gold_kind == "money" and k == "money-unscaled"):
+                same = True
+                break
+            fits = fits or k in compatible
+        if same:
+            sc += 1.0
+        elif not fits:
+            sc -= 1.0
+    for c in group:
+        if c.role == "result":
+            sc += 2.0
+            break
+    return sc
+
+
+def _text_score(
     text: str, seg: tuple[int, int], group: list[Candidate], cues: _QuestionCues
 ) -> float:
-    """How much a sentence reads as the answer: conclusion cues, the question's words and year,
-    a figure of the expected kind, a result or a stated value; refusals and asides count against."""
+    """What a sentence's words say of it: conclusion cues, the question's words and year, a
+    figure stated ("is $5 million"); refusals, asides and changes not asked for count against."""
     seg_text = text[seg[0] : seg[1]]
-    sc = _score_segment(seg_text, cues.q_stems, _segment_flags(text, seg))
+    sc = _score_segment(seg_text, cues.q_stems, _flags_of(seg_text))
     if cues.question and all(_is_change_value(text, seg[0], c) for c in group):
         # Only changes stated here ("an increase of 5%"): the answer when a change was asked.
         sc += 1.0 if cues.q_change else -2.0
-    if cues.gold_kind:
-        kinds = {_kind(c) for c in group}
-        if cues.gold_kind in kinds or (cues.gold_kind == "money" and "money-unscaled" in kinds):
-            sc += 1.0
-        elif not kinds & _COMPATIBLE_KINDS[cues.gold_kind]:
-            sc -= 1.0
     if len(cues.q_years) == 1:
         years = set(_YEAR_RE.findall(seg_text))
         if years:
             sc += 1.0 if years & cues.q_years else -0.5
-    if any(c.role == "result" for c in group):
-        sc += 2.0
     if any(_is_stated(text, seg[0], c) for c in group):
         sc += 1.0
     return sc
+
+
+def _cue_most(low: str | None, seg: tuple[int, int]) -> float:
+    """The most the conclusion cues can add to a sentence's score: 3 for a strong cue, 1.5 for
+    a derivation, nothing when the sentence holds no word either kind of cue needs. ``low`` is
+    the answer from :func:`gate_lower` (None: no gate)."""
+    if low is None:
+        return 3.0
+    part = low[seg[0] : seg[1]]
+    if may_hold(part, _STRONG_WORDS):
+        return 3.0
+    if may_hold(part, _DERIVE_WORDS):
+        return 1.5
+    return 0.0
+
+
+def _text_score_most(cues: _QuestionCues) -> float:
+    """The highest :func:`_text_score` any sentence can reach with these question cues."""
+    most = 3.0 + min(len(cues.q_stems), 4) * 0.5 + 1.0  # a strong cue, question words, stated
+    if cues.question and cues.q_change:
+        most += 1.0
+    if len(cues.q_years) == 1:
+        most += 1.0
+    return most
 
 
 def _restatement_in_asked_kind(
@@ -744,7 +901,7 @@ def _restatement_in_asked_kind(
 ) -> tuple[Candidate, int]:
     """ "$612 million (25%)" asked as a percentage: the restatement in the asked kind answers.
     Returns the figure and its index in ``cands`` (-1 when not found)."""
-    pos = next((i for i, c in enumerate(cands) if c is primary), -1)
+    pos = _index_of(cands, primary)
     if (
         gold_kind
         and 0 <= pos < len(cands) - 1
@@ -764,6 +921,18 @@ def _restatement_in_asked_kind(
         ):
             return nxt, pos + 1
     return primary, pos
+
+
+def _index_of(cands: list[Candidate], c: Candidate) -> int:
+    """Where ``c`` is in ``cands`` (-1 when absent). Candidates compare by identity, so
+    ``list.index`` finds this very figure (a scan covers an equality that is not identity)."""
+    try:
+        i = cands.index(c)
+    except ValueError:
+        return -1
+    if cands[i] is c:
+        return i
+    return next((i for i, x in enumerate(cands) if x is c), -1)
 
 
 def _restatements(
@@ -825,23 +994,30 @@ def _figure_of_year(
     pick: Candidate,
     seg: tuple[int, int],
     years: frozenset[str],
+    memo: dict[tuple[int, int], Candidate | None] | None = None,
 ) -> Candidate:
     """Among the figures of the sentence, the one written with the category's year
-    ("Capex was $1,210 million in 2021 and $1,480 million in 2022" for "2022 capex")."""
+    ("Capex was $1,210 million in 2021 and $1,480 million in 2022" for "2022 capex").
+    ``memo`` keeps, per sentence, the one figure written with the year (None: not one)."""
     if len(eligible) > 2000:
         return pick
-    idx = {id(c): i for i, c in enumerate(eligible)}
-    i = idx.get(id(pick))
-    if i is None:
+    i = _index_of(eligible, pick)
+    if i < 0:
         return pick
     if _years_near(text, eligible, i, seg) & years:
         return pick
-    same = [
-        c
-        for j, c in enumerate(eligible)
-        if seg[0] <= c.span[0] < seg[1] and _years_near(text, eligible, j, seg) & years
-    ]
-    return same[0] if len(same) == 1 else pick
+    if memo is not None and seg in memo:
+        only = memo[seg]
+    else:
+        same = [
+            c
+            for j, c in enumerate(eligible)
+            if seg[0] <= c.span[0] < seg[1] and _years_near(text, eligible, j, seg) & years
+        ]
+        only = same[0] if len(same) == 1 else None
+        if memo is not None:
+            memo[seg] = only
+    return pick if only is None else only
 
 
 def _gap_split(text: str, lo: int, hi: int) -> int:
@@ -874,6 +1050,7 @@ def _select_by_label_words(
     seg_starts = [sg[0] for sg in segs]
     best: tuple[int, float, int] | None = None
     pick: Candidate | None = None
+    seg_scores: dict[int, float] = {}  # each sentence is scored once
     for i, c in enumerate(eligible):
         si = max(0, bisect.bisect_right(seg_starts, c.span[0]) - 1)
         seg = segs[si] if segs else (0, len(text))
@@ -891,13 +1068,15 @@ def _select_by_label_words(
         if "chang" in wanted and words & _CHANGE_STEMS:
             words.add("chang")
         score = len(words & wanted)
-        if score < need:
-            continue
+        if score < need or (best is not None and score < best[0]):
+            continue  # fewer shared words never win: the sentence need not be scored
         year_sc = 0.0
         if cat_years:
             years = set(_ANY_YEAR_RE.findall(text[seg[0] : seg[1]]))
             year_sc = 1.0 if years & cat_years else (-1.0 if years else 0.0)
-        key_t = (score, year_sc + _score_segment(text[seg[0] : seg[1]], frozenset()), c.span[0])
+        if si not in seg_scores:
+            seg_scores[si] = _score_segment(text[seg[0] : seg[1]], frozenset())
+        key_t = (score, year_sc + seg_scores[si], c.span[0])
         if best is None or key_t > best:
             best, pick = key_t, c
     if pick is None:
@@ -906,7 +1085,8 @@ def _select_by_label_words(
 
 
 @lru_cache(maxsize=256)
-def _category_regex(category: str) -> re.Pattern[str]:
+def _category_phrases(category: str) -> tuple[str, ...]:
+    """The phrases that name a category in prose, longest first."""
     key = category.strip().lower().replace("_", " ")
     phrases = list(CATEGORY_SYNONYMS.get(key, []))
     if not phrases:
@@ -917,10 +1097,42 @@ def _category_regex(category: str) -> re.Pattern[str]:
                 phrases.extend([k, *syns])
     if key not in phrases:
         phrases.append(key)
-    phrases = sorted({p for p in phrases if p}, key=len, reverse=True)
+    return tuple(sorted({p for p in phrases if p}, key=len, reverse=True))
+
+
+@lru_cache(maxsize=256)
+def _category_regex(category: str) -> re.Pattern[str]:
+    phrases = _category_phrases(category)
     return re.compile(
         r"(?<![\w])(?:" + "|".join(re.escape(p) for p in phrases) + r")(?![\w])", re.IGNORECASE
     )
+
+
+def _case_blind_hits(
+    pattern: re.Pattern[str], text: str, low: str | None, phrases: tuple[str, ...]
+) -> list[re.Match[str]]:
+    """``list(pattern.finditer(text))`` for a case-blind pattern of these phrases, tried only
+    where the lower-cased text (``low``, from :func:`gate_lower`) shows one of them: no match
+    can start elsewhere, and a match tried at a place is the one the scan finds there."""
+    if (
+        low is None
+        or len(low) != len(text)
+        or not all(p and p.isascii() for p in phrases)  # an empty phrase matches anywhere
+    ):
+        return list(pattern.finditer(text))
+    words = [p.lower() for p in phrases]
+    hits: list[re.Match[str]] = []
+    pos = 0
+    while True:
+        at = min((i for i in (low.find(w, pos) for w in words) if i >= 0), default=-1)
+        if at < 0:
+            return hits
+        m = pattern.match(text, at)
+        if m is None:
+            pos = at + 1
+        else:
+            hits.append(m)
+            pos = m.end()
 
 
 def _select_category(
@@ -935,10 +1147,12 @@ def _select_category(
     if cat_years:
         key = " ".join(_CAT_YEAR_RE.sub(" ", key).split()) or key
     hits: list[re.Match[str]] = []
+    low = gate_lower(text)  # guides the case-blind searches of the whole answer
     if key not in CATEGORY_SYNONYMS:
-        hits = list(re.finditer(r"(?<![\w])" + re.escape(key) + r"(?![\w])", text, re.IGNORECASE))
+        exact = re.compile(r"(?<![\w])" + re.escape(key) + r"(?![\w])", re.IGNORECASE)
+        hits = _case_blind_hits(exact, text, low, (key,))
     if not hits:
-        hits = list(_category_regex(key).finditer(text))
+        hits = _case_blind_hits(_category_regex(key), text, low, _category_phrases(key))
     eligible = [c for c in cands if c.role in ("value", "result", "range")]
     if not eligible:
         return None, ""
@@ -951,6 +1165,7 @@ def _select_category(
     q_stems = _question_stems(question)
     best: tuple[float, int, Candidate, str] | None = None
     seg_scores: dict[int, float] = {}
+    of_year: dict[tuple[int, int], Candidate | None] = {}  # _figure_of_year's reading per sentence
     for m in hits:
         si = max(0, bisect.bisect_right(seg_starts, m.start()) - 1)
         seg = segs[si] if segs else (0, len(text))
@@ -978,15 +1193,14 @@ def _select_category(
         if pick is None:
             continue
         if cat_years:
-            pick = _figure_of_year(text, eligible, pick, seg, cat_years)
+            pick = _figure_of_year(text, eligible, pick, seg, cat_years, of_year)
         if si not in seg_scores:
-            seg_scores[si] = _score_segment(
-                text[seg[0] : seg[1]], q_stems, _segment_flags(text, seg)
-            )
+            sc = _score_segment(text[seg[0] : seg[1]], q_stems, _segment_flags(text, seg))
+            if cat_years:
+                years = set(_ANY_YEAR_RE.findall(text[seg[0] : seg[1]]))
+                sc += 2.0 if years & cat_years else (-2.0 if years else 0.0)
+            seg_scores[si] = sc
         sc = seg_scores[si]
-        if cat_years:
-            years = set(_ANY_YEAR_RE.findall(text[seg[0] : seg[1]]))
-            sc += 2.0 if years & cat_years else (-2.0 if years else 0.0)
         dist = abs(pick.span[0] - m.end())
         rank = (sc - dist / 200.0, seg[0])
         if best is None or rank > (best[0], best[1]):
