@@ -69,6 +69,76 @@ _SCALE_NAMES = {
 }
 
 
+# A match of _RESPONSE_SCALE_RE holds one scale word; before it only letters of its lead words,
+# white space (as \s reads it), "(", "$" and "€"; after it only white space, the letters of
+# "of dollars"/"of usd" and ")". Neither side can hold a scale word. (Under IGNORECASE four
+# characters outside ASCII also match an ASCII letter; texts holding one are searched whole.)
+_SCALE_WORDS = ("thousands", "millions", "billions")
+# Every character str.isspace() accepts, which is what \s matches in a str pattern.
+_UNICODE_SPACES = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
+    "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+_LEAD_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz($€" + _UNICODE_SPACES
+_TAIL_RUN_RE = re.compile(r"[A-Za-z\s)]*")
+_FOLDS_TO_ASCII = ("\u017f", "\u0131", "\u0130", "\u212a")  # ſ ı İ and the Kelvin sign
+
+
+def _response_scale(response: str) -> float | None:
+    """The scale the answer declares for its figures ("(in millions)", "amounts are in thousands")."""
+    head = response[:20000]
+    if head.isascii() or not any(c in head for c in _FOLDS_TO_ASCII):
+        rs = _scale_statement_near_words(head)
+    else:
+        rs = _RESPONSE_SCALE_RE.search(head)
+    return _SCALE_NAMES.get((rs.group(1) or rs.group(2)).lower()) if rs else None
+
+
+def _lead_start(head: str, floor: int, at: int) -> int:
+    """Where the run of lead characters that ends at ``at`` starts, not before ``floor``."""
+    near = max(floor, at - 200)
+    kept = head[near:at].rstrip(_LEAD_CHARS)
+    if kept or near == floor:
+        return near + len(kept)
+    return floor + len(head[floor:at].rstrip(_LEAD_CHARS))
+
+
+def _scale_statement_near_words(head: str) -> re.Match[str] | None:
+    """``_RESPONSE_SCALE_RE.search(head)``, read only around the scale words of a text in which
+    only ASCII letters match ASCII letters (so lower-casing keeps every offset).
+
+    A match holding the scale word at ``at`` starts after the last character before it that no
+    lead can hold and after the previous scale word, and ends before the first character after
+    it that no tail can hold and before the next scale word. Each word is tried in that window
+    alone, in text order; the first word with a match has the leftmost one. The windows do not
+    overlap, so the work stays linear; long answers that mention "millions" without declaring a
+    scale are no longer searched from top to bottom.
+    """
+    spans = _scale_word_spans(head.lower())
+    floor = 0
+    for k, (at, end) in enumerate(spans):
+        lo = _lead_start(head, floor, at)
+        ceiling = spans[k + 1][0] + 1 if k + 1 < len(spans) else len(head)
+        tail_end = _TAIL_RUN_RE.match(head, end, ceiling).end()  # type: ignore[union-attr]
+        rs = _RESPONSE_SCALE_RE.search(head, lo, min(ceiling, tail_end + 1))
+        if rs is not None and rs.start() <= at:
+            return rs
+        floor = end
+    return None
+
+
+def _scale_word_spans(low: str) -> list[tuple[int, int]]:
+    """Where "thousands", "millions" and "billions" occur in ``low``, in text order (found with
+    str.find, which outruns a regex scan several times over on long non-ASCII text)."""
+    spans = []
+    for word in _SCALE_WORDS:
+        at = low.find(word)
+        while at >= 0:
+            spans.append((at, at + len(word)))
+            at = low.find(word, at + 1)
+    return sorted(spans)
+
+
 @dataclass(frozen=True)
 class _QuestionHints:
     scale: float | None

@@ -23,11 +23,10 @@ from pytest_llmeval.metrics.numeric.candidates import Candidate, extract_values
 from pytest_llmeval.metrics.numeric.comparison import _match_candidate
 from pytest_llmeval.metrics.numeric.explanation import _fmt_val, _tol_text, _unit_match
 from pytest_llmeval.metrics.numeric.gold import (
-    _RESPONSE_SCALE_RE,
-    _SCALE_NAMES,
     _Gold,
     _parse_gold,
     _question_hints,
+    _response_scale,
 )
 from pytest_llmeval.metrics.numeric.language import detect_language, language_for_locale
 from pytest_llmeval.metrics.numeric.tokens import (
@@ -294,8 +293,7 @@ def _compare(
     mode = str(opts.get("tolerance_mode", "relative"))
     percent_mode = str(opts.get("percent", "ratio-or-percent"))
     hints = _question_hints(question)
-    rs = _RESPONSE_SCALE_RE.search(response[:20000])
-    resp_scale = _SCALE_NAMES.get((rs.group(1) or rs.group(2)).lower()) if rs else None
+    resp_scale = _response_scale(response)
     ok, val, note = _match_candidate(gold, cand, hints, resp_scale, tol, mode, percent_mode)
     exp_currency = gold.currency or hints.currency
     found_currency = _currency_as_expected(cand, exp_currency)

@@ -27,13 +27,12 @@ from pytest_llmeval.metrics.numeric.comparison import (
 )
 from pytest_llmeval.metrics.numeric.explanation import _fmt_val, _tol_text, _unit_match
 from pytest_llmeval.metrics.numeric.gold import (
-    _RESPONSE_SCALE_RE,
-    _SCALE_NAMES,
     _Gold,
     _gold_kind,
     _parse_gold,
     _question_hints,
     _QuestionHints,
+    _response_scale,
 )
 from pytest_llmeval.metrics.numeric.roles import Asserted, co_asserted, role_in_sentence
 from pytest_llmeval.metrics.numeric.selection import (
@@ -390,20 +389,6 @@ def _not_numeric(cands: list[Candidate], exp_repr: Any) -> NumericMatch:
         "use a text grader for non-numeric golds",
         details={"error": "expected_not_numeric"},
     )
-
-
-def _response_scale(response: str) -> float | None:
-    """The scale the answer declares for its figures ("(in millions)", "amounts are in thousands")."""
-    head = response[:20000]
-    if head.isascii():
-        # Both branches end in one of these words; in ASCII text no case folding can hide one.
-        low = head.lower()
-        if "thousands" not in low and "millions" not in low and "billions" not in low:
-            return None
-    rs = _RESPONSE_SCALE_RE.search(head)
-    if rs:
-        return _SCALE_NAMES.get((rs.group(1) or rs.group(2)).lower())
-    return None
 
 
 def _score(ok: bool, pdiff: float, partial_credit: bool) -> float:
