@@ -176,13 +176,6 @@ def _cand_interps(
 _GROUPED_RE = re.compile(r"\d,\d{3}(?!\d)")
 
 
-def _percent_ok(g: _Gold, c: Candidate, gi: _Interp, ci: _Interp, percent_mode: str) -> bool:
-    if percent_mode == "strict":
-        return gi.percent == ci.percent
-    # A money amount never matches a percentage ("$0.40" vs "40%"), in either direction.
-    return not ((g.currency and ci.percent) or (gi.percent and c.currency))
-
-
 def _match_candidate(
     g: _Gold,
     c: Candidate,
@@ -195,35 +188,28 @@ def _match_candidate(
 ) -> tuple[bool, float, str]:
     """(agrees, signed value used, note). Applies the sign conventions. ``gis``: the gold's
     readings when the caller already has them (they depend on the gold and question only)."""
-    best_val = c.value
-    best_note = ""
     if gis is None:
         gis = _gold_interps(g, hints, percent_mode)
     cis = _cand_interps(c, hints, resp_scale, percent_mode, g)
-    signs: list[tuple[float, str]] = []
-    if c.sign_source == "word" and c.value > 0:
-        signs.append((-1.0, "negative from wording"))
-        if hints.magnitude_ok:
-            signs.append((1.0, ""))
-        elif c.decrease_verb and g.value > 0 and not g.word_sign and not hints.asked:
-            # Without a question, a positive gold may be the size of an asked decrease
-            # ("shrank by 39,185"); a question that asks for a change decides otherwise.
-            signs.append((1.0, "the expected is the size of the worded decrease"))
-    else:
-        signs.append((1.0, ""))
+    signs = _sign_readings(g, c, hints)
     magnitude = hints.magnitude_ok or g.word_sign
     if c.sign_source == "parentheses" and c.outflow_line and g.value >= 0:
         # Brackets that only mark an expense or outflow line: its positive size matches.
         magnitude = True
+    strict = percent_mode == "strict"
     for gi in gis:
+        unit = g.display_unit * (gi.ulp / g.ulp) if g.ulp > 0 else g.display_unit
         for ci in cis:
-            if not _percent_ok(g, c, gi, ci, percent_mode):
+            # Percent against money never agrees ('$0.40' vs '40%'); strict mode wants the same kind.
+            if strict:
+                if gi.percent != ci.percent:
+                    continue
+            elif (g.currency and ci.percent) or (gi.percent and c.currency):
                 continue
+            # A percentage rounded to whole points ("down 3%" for -2.8%) is a normal display.
+            csig = max(c.sig_digits, 2) if ci.percent else c.sig_digits
             for sgn, snote in signs:
                 cv = sgn * ci.value
-                unit = g.display_unit * (gi.ulp / g.ulp) if g.ulp > 0 else g.display_unit
-                # A percentage rounded to whole points ("down 3%" for -2.8%) is a normal display.
-                csig = max(c.sig_digits, 2) if ci.percent else c.sig_digits
                 ok = _agree(unit, gi.value, gi.ulp, cv, ci.ulp, csig, tol, mode)
                 if not ok and magnitude:
                     ok = _agree(unit, abs(gi.value), gi.ulp, abs(cv), ci.ulp, csig, tol, mode)
@@ -232,17 +218,41 @@ def _match_candidate(
                 if ok:
                     notes = [n for n in (gi.note, ci.note, snote) if n]
                     return True, cv, "; ".join(notes)
-    # Not agreeing: report the value in the gold's most likely frame (first interpretation pair).
-    gi0 = gis[0]
+    return False, _nearest_reading(gis[0], cis, signs, c.value), ""
+
+
+# The sign as written: the only reading of a figure whose sign no word states.
+_AS_WRITTEN: tuple[tuple[float, str], ...] = ((1.0, ""),)
+
+
+def _sign_readings(g: _Gold, c: Candidate, hints: _QuestionHints) -> tuple[tuple[float, str], ...]:
+    """The signs a figure may be read with, each with its note: as written, or negative when
+    words state a loss or decrease (and then positive too where the question or gold allows)."""
+    if not (c.sign_source == "word" and c.value > 0):
+        return _AS_WRITTEN
+    if hints.magnitude_ok:
+        return ((-1.0, "negative from wording"), (1.0, ""))
+    if c.decrease_verb and g.value > 0 and not g.word_sign and not hints.asked:
+        # Without a question, a positive gold may be the size of an asked decrease
+        # ("shrank by 39,185"); a question that asks for a change decides otherwise.
+        return (
+            (-1.0, "negative from wording"),
+            (1.0, "the expected is the size of the worded decrease"),
+        )
+    return ((-1.0, "negative from wording"),)
+
+
+def _nearest_reading(
+    gi0: _Interp, cis: list[_Interp], signs: tuple[tuple[float, str], ...], default: float
+) -> float:
+    """Not agreeing: the figure's value in the gold's most likely frame (its first reading)."""
     best = None
     for ci in cis:
         for sgn, _ in signs:
             d = abs(gi0.value - sgn * ci.value)
             if best is None or d < best[0]:
                 best = (d, sgn * ci.value)
-    if best is not None:
-        best_val = best[1]
-    return False, best_val, best_note
+    return default if best is None else best[1]
 
 
 _KRONER = frozenset({"NOK", "SEK", "DKK"})
