@@ -122,3 +122,82 @@ def test_hint_tokens_are_the_split_and_stripped_tokens(seed: int) -> None:
             raw = raw[:-1]
         plain = [t.strip(".,;:()*\"'") for t in raw]
         assert ex._hint_tokens(low) == plain, text
+
+
+# Characters and words around the commonest prefix ("$") and suffixes ("%", " million").
+AROUND = [
+    *"$$$%%% \u00a0,.;:!?\n\t)(-−–+USACKRrsk.pPmMbBtTdDeEyYwWlLcCoOiIaA0159€£",
+    " million", " billion", "million", " millions", " dollars", " USD", " percent", " mrd",
+    " kr", "US$", "U.S.$", "HK$", "C$", "Rs.", "(", "( ", "- ", " of", " in", " to", " mn",
+]  # fmt: skip
+
+
+def _around(seed: int, count: int) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(AROUND) for _ in range(rng.randint(0, 6))) for _ in range(count)]
+
+
+def test_common_prefix_is_read_as_the_pattern_reads_it() -> None:
+    for before in _around(8, 20000):
+        pm = ex._prefix_match(before[-8:])
+        reading = ex._read_prefix(before, pm) if pm else ex._NO_PREFIX
+        taken = len(pm.group(0).lstrip()) if pm else 0
+        _pm, got_taken, got = ex._prefix_reading(before)
+        assert (got_taken, got) == (taken, reading), before
+
+
+def test_common_suffix_is_read_as_the_pattern_reads_it() -> None:
+    for after in _around(9, 20000) + [lit + tail for lit in ex._COMMON_SUFFIX for tail in ALPHABET]:
+        for lang in (language.ENGLISH, language.LANGUAGES["nb"]):
+            sm = ex._suffix_match(after)
+            if sm:
+                expected = ex._read_suffix(sm, "EUR", lang)
+            else:
+                expected = ("", None, "EUR", 0, False, False)
+            got_sm, got = ex._suffix_reading(after, "EUR", lang)
+            assert got == expected, after
+            # Without the pattern's match, the bracket reading must not need its groups.
+            assert got_sm is not None or sm is None or sm.group("close") is None, after
+
+
+def test_sign_words_before_are_searched_in_the_last_run_of_their_characters() -> None:
+    plain = [
+        lambda c: ex._NEG_WORD_BEFORE_RE.search(c[-48:]),
+        lambda c: ex._NEG_NOUN_BEFORE_RE.search(c),
+        lambda c: ex._NEG_CHANGE_SUBJECT_RE.search(c),
+        lambda c: ex._NEG_VERB_BY_RE.search(c),
+        lambda c: language.negative_before_pattern().search(c[-48:]),
+        lambda c: language.names_a_loss_subject(c),
+    ]
+    ascii_alphabet = [c for c in ALPHABET if c.isascii()] + list("_&;'=*x")
+    phrases = [
+        *WORDS, "decrease in ", "revenue ", " was ", "net loss ", " narrowed to ", "Nettoverlust",
+        " belief sich auf ", " amounted to ", " is ", "fiel ", "the ", "5ly ", "cut ", "tapte ",
+        "US$", "kr. ", "ca. ", "operating loss ", "drop in net sales was ", "fall in cash is ",
+    ]  # fmt: skip
+    rng = random.Random(10)
+    for i in range(12000):
+        # Mostly ASCII contexts (where the gate applies), ending like the context of a figure.
+        pool = ascii_alphabet if i % 4 else ALPHABET
+        parts = [rng.choice(phrases) if rng.random() < 0.5 else rng.choice(pool) for _ in range(16)]
+        ctx = ("".join(parts) + rng.choice(["", " ", " $", ": ", " by ", " of ", " to "]))[-60:]
+        expected = [bool(f(ctx)) for f in plain]
+        assert ex._signed_before(ctx) == any(expected), ctx
+        if ctx.isascii():
+            for (search, width, allowed), want in zip(ex._SIGN_BEFORE, expected, strict=True):
+                window = ctx[-width:]
+                k = len(window.rstrip(allowed))
+                assert bool(search(window[k - 1 :] if k > 1 else window)) == want, ctx
+
+
+def test_head_flags_are_the_first_character_sets() -> None:
+    sets = [
+        (ex._HEAD_NEG, ex._NEGATIVE_AFTER_FIRST),
+        (ex._HEAD_OP, ex._OP_AFTER_FIRST),
+        (ex._HEAD_CMP, ex._CMP_AFTER_FIRST),
+        (ex._HEAD_RANGE, ex._RANGE_AFTER_FIRST),
+    ]
+    for head in ["", *map(chr, range(128)), "€", "\u2003", "ſ", "K"]:
+        flags = ex._HEAD_BITS.get(head, 0) if head.isascii() else ex._HEAD_ALL
+        for flag, first in sets:
+            assert bool(flags & flag) == ex._may_start(head, first), head

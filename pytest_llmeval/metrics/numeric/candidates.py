@@ -635,17 +635,16 @@ def _build_candidate(
     first = after[:1]
     glued = first.isalpha() or first == "-" or first == "–"
     role = _identifier_role(after, raw_num, q_tokens) if glued else "value"
-    pm = _prefix_match(before[-8:])
-    currency, negative, sign_source, open_paren = _read_prefix(before, pm) if pm else _NO_PREFIX
-    sm = _suffix_match(after)
-    if sm:
-        pct_text, scale_word, currency, suffix_end, close, close2 = _read_suffix(sm, currency, lang)
-    else:
-        pct_text, scale_word, suffix_end, close, close2 = "", None, 0, False, False
+    pm, pre_len, (currency, negative, sign_source, open_paren) = _prefix_reading(before)
+    sm, (pct_text, scale_word, currency, suffix_end, close, close2) = _suffix_reading(
+        after, currency, lang
+    )
     # What follows the figure and its units, spaces skipped: every pattern that reads it
     # (footnote bracket, sign noun, operator, comparison, range) can only start with its head.
     rest = after[suffix_end:].lstrip()
     head = rest[:1]
+    # Which of those patterns can start at the head: one look-up instead of a test per pattern.
+    hb = _HEAD_BITS.get(head, 0) if head.isascii() else _HEAD_ALL
     outflow_line = decrease_verb = False
     if open_paren and (close or close2) and not negative:
         role, negative, outflow_line = _bracket_reading(
@@ -665,9 +664,10 @@ def _build_candidate(
     # Roles: things that are not stated values.
     if role == "value":
         bare = currency is None and scale_word is None and not percent
-        role = _classify(before, after, s, number, raw_num, bare, suffix_end, head, kw)
-    approximate = _approximate(before, s, kw["apx"])
-    start = max(0, s - len(pm.group(0).lstrip())) if pm and pm.group(0) else s
+        role = _classify(before, after, s, number, raw_num, bare, suffix_end, hb, kw)
+    apx = kw["apx"]
+    approximate = bool(apx) and _approximate(before, s, apx)
+    start = s - pre_len
     end = e + suffix_end
     # Positional, in field order: keyword arguments cost more here than the rest of the figure.
     return Candidate(
@@ -718,6 +718,35 @@ def _identifier_role(after: str, raw_num: str, q_tokens: frozenset[str]) -> str:
     if role == "value" and after[:1] in "-–" and after[1:2].isalpha():
         role = "descriptor"  # "10-K", "3-year", "5-day"
     return role
+
+
+# Characters that can stand right before a final "$" inside a _PREFIX_RE match: the end of a
+# longer code ("US$", "U.S.$", "HK$", "CA$", "C$", "A$", "S$", "R$"), the optional space, a sign
+# or an opening bracket.
+_BEFORE_DOLLAR = frozenset(".SAKCR \u00a0-−–+(")
+_SIGN_OPENERS = frozenset("-−–+(")
+# The reading of a lone "$" (no code, no sign, no bracket): _read_prefix of its match.
+_DOLLAR_ONLY: tuple[str | None, bool, str | None, bool] = ("USD", False, None, False)
+
+
+def _prefix_reading(
+    before: str,
+) -> tuple[re.Match[str] | None, int, tuple[str | None, bool, str | None, bool]]:
+    """Currency and sign before a figure: (the _PREFIX_RE match or None, how many characters of
+    ``before`` the figure's raw text takes, the _read_prefix reading)."""
+    if before[-1:] == "$":
+        # fast path: the commonest prefix, "$" alone or after one space ("was $5"), where the
+        # match can only be "$" (or " $", its space not part of the raw text): _read_prefix of
+        # it is _DOLLAR_ONLY.
+        c2 = before[-2:-1]
+        if c2 not in _BEFORE_DOLLAR or (
+            (c2 == " " or c2 == "\u00a0") and before[-3:-2] not in _SIGN_OPENERS
+        ):
+            return None, 1, _DOLLAR_ONLY
+    pm = _prefix_match(before[-8:])
+    if pm is None:
+        return None, 0, _NO_PREFIX
+    return pm, len(pm.group(0).lstrip()), _read_prefix(before, pm)
 
 
 def _prefix_match(b8: str) -> re.Match[str] | None:
@@ -802,6 +831,66 @@ def _suffix_match(after: str) -> re.Match[str] | None:
     if first not in _SUFFIX_STARTS and (not first or first.isascii()):
         return None
     return _SUFFIX_RE.match(after)
+
+
+def _common_suffix_readings() -> dict[str, tuple[str, str | None, int]]:
+    """The commonest suffixes ("%", " million", " billion") as _SUFFIX_RE reads them alone:
+    (percent text, scale word, end). Each reads no currency and no bracket."""
+    out: dict[str, tuple[str, str | None, int]] = {}
+    for lit in ("%", " million", " billion"):
+        m = _SUFFIX_RE.match(lit)
+        if m is not None:  # always (tests/test_numeric_reading_gates.py checks the readings)
+            out[lit] = (m.group("pct") or "", m.group("scale"), m.end())
+    return out
+
+
+_COMMON_SUFFIX = _common_suffix_readings()
+# After a common suffix, a character that no later part of _SUFFIX_RE (a scale or currency word,
+# a letter, ")", "%", "percent", or the word boundary after a scale) can start or continue ...
+_SUFFIX_END_SAFE = frozenset(["", ",", ".", ";", ":", "!", "?", "\n", "\t", "\r"])
+
+
+def _after_space_safe(lit: str) -> frozenset[str]:
+    """... and after one space or no-break space, the ASCII characters that none of the parts
+    left after ``lit`` can start with (their first-character gates: a scale word for "%", a
+    currency word, "%" or "percent"), or the end of the window."""
+    exact = [*_CUR_SUFFIX.split("|"), "%", "p"]
+    folded: list[str] = []
+    if lit == "%":
+        exact += _ENGLISH_SCALE_RE.split("|")
+        folded += [*all_scaled_currencies(), *_other_scale_word_list()]
+    starts = {w[0] for w in exact} | {c for w in folded for c in (w[0].lower(), w[0].upper())}
+    return frozenset({""} | {chr(c) for c in range(128)} - starts)
+
+
+_AFTER_SPACE_SAFE = {lit: _after_space_safe(lit) for lit in _COMMON_SUFFIX}
+
+
+def _suffix_reading(
+    after: str, currency: str | None, lang: NumberLanguage
+) -> tuple[re.Match[str] | None, tuple[str, str | None, str | None, int, bool, bool]]:
+    """Units after a figure: (the _SUFFIX_RE match, or None when none was needed, and the
+    _read_suffix reading)."""
+    first = after[:1]
+    if first == "%":
+        lit = "%"
+    elif first == " " and (after[1:8] == "million" or after[1:8] == "billion"):
+        lit = after[:8]
+    else:
+        lit = ""
+    if lit:
+        # fast path: a common suffix followed by punctuation, or by a space and a character
+        # nothing more can start with, is read as the pattern reads it alone.
+        nxt = after[len(lit) : len(lit) + 2]
+        if nxt[:1] in _SUFFIX_END_SAFE or (
+            (nxt[:1] == " " or nxt[:1] == "\u00a0") and nxt[1:] in _AFTER_SPACE_SAFE[lit]
+        ):
+            pct_text, scale_word, end = _COMMON_SUFFIX[lit]
+            return None, (pct_text, scale_word, currency, end, False, False)
+    sm = _suffix_match(after)
+    if sm:
+        return sm, _read_suffix(sm, currency, lang)
+    return None, ("", None, currency, 0, False, False)
 
 
 def _read_suffix(
@@ -910,17 +999,8 @@ def _word_signed(
     """Do the words around the figure state it as a loss or decrease ("a loss of", "fell by",
     "tapte", "Nettoverlust ... belief sich auf", "... decrease")? ``rest``: what follows the
     figure and its units, spaces skipped; ``neg``: where sign keywords end in the text."""
-    if neg and _near(neg, s - 60, s):
-        ctx = before.rsplit("\n", 1)[-1][-60:]
-        if (
-            _NEG_WORD_BEFORE_RE.search(ctx[-48:])
-            or _NEG_NOUN_BEFORE_RE.search(ctx)
-            or _NEG_CHANGE_SUBJECT_RE.search(ctx)
-            or _NEG_VERB_BY_RE.search(ctx)
-            or negative_before_pattern().search(ctx[-48:])
-            or names_a_loss_subject(ctx)
-        ):
-            return True
+    if neg and _near(neg, s - 60, s) and _signed_before(before.rsplit("\n", 1)[-1][-60:]):
+        return True
     # gates on the first character, then the first two letters of the word after the units (the
     # patterns skip spaces and commas first; a tail of only spaces fails them whatever follows).
     if not _may_start(rest[:1], _NEGATIVE_AFTER_FIRST):
@@ -931,6 +1011,48 @@ def _word_signed(
     if start.isascii() and start.lower() not in _NEG_AFTER_STARTS:
         return False
     return _NEG_AFTER_RE.match(after[suffix_end : suffix_end + 30]) is not None
+
+
+_ASCII_SPACE = "".join(c for c in map(chr, range(128)) if c.isspace())
+_ASCII_WORD = "".join(c for c in map(chr, range(128)) if c.isalnum()) + "_"
+# Each sign pattern before a figure, the width of context it reads, and the ASCII characters a
+# match of it can hold (its words, spaces, colons, currency signs and codes such as "U.S.$",
+# "kr."). _NEG_NOUN_BEFORE_RE's gap takes any character but a digit, ";" or a currency sign.
+_SIGN_BEFORE = (
+    (_NEG_WORD_BEFORE_RE.search, 48, _ASCII_WORD + _ASCII_SPACE + ":.$"),
+    (
+        _NEG_NOUN_BEFORE_RE.search,
+        60,
+        "".join(c for c in map(chr, range(128)) if c not in "0123456789;"),
+    ),
+    (_NEG_CHANGE_SUBJECT_RE.search, 60, _ASCII_WORD + _ASCII_SPACE + "'&-:.$"),
+    (_NEG_VERB_BY_RE.search, 60, _ASCII_WORD + _ASCII_SPACE + "'.$"),
+    (
+        negative_before_pattern().search,
+        48,
+        "".join(c for c in _ASCII_WORD if c.isalpha()) + _ASCII_SPACE + ":.$",
+    ),
+    (names_a_loss_subject, 60, _ASCII_WORD + _ASCII_SPACE + "'.$"),
+)
+
+
+def _signed_before(ctx: str) -> bool:
+    """Do the words before a figure (``ctx``: its line's last 60 characters) state it as a loss
+    or decrease ("a loss of", "fell by", "tapte", "Nettoverlust ... belief sich auf")?"""
+    is_ascii = ctx.isascii()
+    for search, width, allowed in _SIGN_BEFORE:
+        window = ctx[-width:]
+        if is_ascii:
+            # gate: every match ends at the window's end and holds only ``allowed`` characters,
+            # so it lies within the window's last run of them. Searched from the character before
+            # that run, the first character of a match sees the same neighbour (the word boundary
+            # and letter lookbehind every pattern opens with): same answer, fewer positions.
+            k = len(window.rstrip(allowed))
+            if k > 1:
+                window = window[k - 1 :]
+        if search(window):
+            return True
+    return False
 
 
 def _names_a_decrease(before: str) -> bool:
@@ -1022,13 +1144,13 @@ def _classify(
     raw_num: str,
     bare: bool,
     suffix_end: int,
-    head: str,
+    hb: int,
     kw: dict[str, list[int]],
 ) -> str:
     """The role of a figure read as a value: a year, date, reference or list marker (a bare
     number: no currency, scale or percent), an operand or result of a calculation, a
-    comparison, a range, or a value. ``head``: the first character after the figure and its
-    units."""
+    comparison, a range, or a value. ``hb``: the _HEAD_* flags of the first character after
+    the figure and its units."""
     if bare:
         role = _bare_role(before, after, number, raw_num)
         if role is not None:
@@ -1042,7 +1164,7 @@ def _classify(
         and _LINE_START_RE.search(before[-16:])
     ):
         return "marker"
-    return _structure_role(before, after, s, suffix_end, head, kw)
+    return _structure_role(before, after, s, suffix_end, hb, kw)
 
 
 def _bare_role(before: str, after: str, number: float, raw_num: str) -> str | None:
@@ -1094,12 +1216,12 @@ def _bare_role(before: str, after: str, number: float, raw_num: str) -> str | No
 
 
 def _structure_role(
-    before: str, after: str, s: int, suffix_end: int, head: str, kw: dict[str, list[int]]
+    before: str, after: str, s: int, suffix_end: int, hb: int, kw: dict[str, list[int]]
 ) -> str:
     """Calculation structure and context around a figure: "result" after "=", "operand" beside
     an operator, "comparison" after "from"/"compared to", "range" before "- 5", else "value"."""
     tail = after[suffix_end:]
-    op_after = _may_start(head, _OP_AFTER_FIRST) and _OPERATOR_AFTER_RE.match(tail) is not None
+    op_after = bool(hb & _HEAD_OP) and _OPERATOR_AFTER_RE.match(tail) is not None
     b8 = before[-8:]
     if not _RESULT_CHARS.isdisjoint(b8) and _RESULT_BEFORE_RE.search(b8) and not op_after:
         return "result"
@@ -1115,14 +1237,10 @@ def _structure_role(
         return "operand"
     cmp = kw["cmp"]
     if (cmp and _near(cmp, s - 48, s) and _COMPARE_BEFORE_RE.search(before[-48:])) or (
-        _may_start(head, _CMP_AFTER_FIRST) and _COMPARE_AFTER_RE.match(tail)
+        hb & _HEAD_CMP and _COMPARE_AFTER_RE.match(tail)
     ):
         return "comparison"
-    if (
-        _may_start(head, _RANGE_AFTER_FIRST)
-        and _RANGE_AFTER_RE.match(tail)
-        and "from" not in before[-12:].lower()
-    ):
+    if hb & _HEAD_RANGE and _RANGE_AFTER_RE.match(tail) and "from" not in before[-12:].lower():
         return "range" if _DASH_RANGE_AFTER_RE.match(tail) else "value"
     return "value"
 
@@ -1144,6 +1262,24 @@ def _may_end_operator(b16: str) -> bool:
 _OP_AFTER_FIRST = frozenset("+/×÷^=*-−–dDmMxXtTpP")
 _CMP_AFTER_FIRST = frozenset(",iIaAlLpP")
 _RANGE_AFTER_FIRST = frozenset("-–t")
+
+
+# _HEAD_BITS: for each ASCII head, the flags of the patterns above (and the sign word after a
+# figure) that can start there; _may_start(head, F) is `head's flags & F's flag`. A non-ASCII head
+# may fold to an ASCII letter, so every pattern may start there (_HEAD_ALL); no head, none.
+_HEAD_NEG, _HEAD_OP, _HEAD_CMP, _HEAD_RANGE = 1, 2, 4, 8
+_HEAD_ALL = _HEAD_NEG | _HEAD_OP | _HEAD_CMP | _HEAD_RANGE
+_HEAD_SETS = (
+    (_HEAD_NEG, _NEGATIVE_AFTER_FIRST),
+    (_HEAD_OP, _OP_AFTER_FIRST),
+    (_HEAD_CMP, _CMP_AFTER_FIRST),
+    (_HEAD_RANGE, _RANGE_AFTER_FIRST),
+)
+_HEAD_BITS = {
+    c: sum(flag for flag, chars in _HEAD_SETS if c in chars)
+    for c in set().union(*(chars for _flag, chars in _HEAD_SETS))
+    if c.isascii()
+}
 
 
 def _may_start(head: str, first: frozenset[str]) -> bool:
