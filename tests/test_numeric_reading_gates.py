@@ -102,7 +102,8 @@ def test_operator_and_sign_word_gates_only_skip_impossible_matches() -> None:
             assert ex._may_end_operator(text[-16:]), text
         rest = text.lstrip()
         if ex._NEG_AFTER_RE.match(text[:30]):
-            assert ex._word_signed("", text, 0, 0, rest, []), text
+            hb = ex._HEAD_BITS.get(rest[:1], ex._HEAD_ALL)
+            assert ex._word_signed("", text, 0, 0, rest, [], hb), text
         assert language.names_a_loss_subject(text) == bool(
             language.loss_subject_pattern().search(text)
         )
@@ -198,6 +199,47 @@ def test_head_flags_are_the_first_character_sets() -> None:
         (ex._HEAD_RANGE, ex._RANGE_AFTER_FIRST),
     ]
     for head in ["", *map(chr, range(128)), "€", "\u2003", "ſ", "K"]:
-        flags = ex._HEAD_BITS.get(head, 0) if head.isascii() else ex._HEAD_ALL
+        flags = ex._HEAD_BITS.get(head, ex._HEAD_ALL)
         for flag, first in sets:
             assert bool(flags & flag) == ex._may_start(head, first), head
+
+
+def test_ascii_number_pattern_finds_what_the_pattern_finds_in_ascii_text() -> None:
+    rng = random.Random(11)
+    digits = [*"0123456789" * 4, *".,' -a_\n\x1c", "’", "\u00a0"]
+    for _ in range(20000):
+        text = "".join(rng.choice(digits) for _ in range(rng.randint(0, 30)))
+        expected = [(m.span(), m.group("sep")) for m in tokens._NUM_RE.finditer(text)]
+        assert [(m.span(), m.group("sep")) for m in tokens.number_matches(text)] == expected
+        if text.isascii():
+            found = [(m.span(), m.group("sep")) for m in tokens._NUM_RE_ASCII.finditer(text)]
+            assert found == expected, text
+
+
+def test_word_gates_after_a_figure_only_skip_impossible_matches() -> None:
+    words = [*WORDS, " March", "th of June", "st ", " of Dec", "-05", "/12", "x 3", " times 2"]
+    rng = random.Random(12)
+    for _ in range(20000):
+        parts = [
+            rng.choice(words) if rng.random() < 0.4 else rng.choice(ALPHABET) for _ in range(6)
+        ]
+        after = "".join(parts)
+        first = after[:1]
+        rest = after.lstrip()
+        if ex._MONTH_AFTER_RE.match(after):
+            assert first in ex._ORDINAL_FIRST or first.isspace() or not first.isascii(), after
+        if ex._ISO_DATE_AFTER_RE.match(after):
+            assert first in ("-", "/"), after
+        if ex._OPERATOR_AFTER_RE.match(after):
+            assert ex._may_be_operator_after(rest), after
+        if ex._COMPARE_AFTER_RE.match(after):
+            assert ex._may_be_comparison_after(rest), after
+        if first in ex._NOT_GLUED:
+            assert not first.isalpha(), after
+            assert first not in ("-", "–"), after
+
+
+def test_word_before_roles_are_the_word_lists() -> None:
+    for word in [*ex._REF_WORDS, *ex._MONTH_WORDS, "revenue", ""]:
+        role = "reference" if word in ex._REF_WORDS else "date" if word in ex._MONTH_WORDS else None
+        assert ex._ROLE_OF_WORD_BEFORE.get(word) == role, word

@@ -37,17 +37,18 @@ from pytest_llmeval.metrics.numeric.tokens import (
     _CUR_PREFIX,
     _CUR_SUFFIX,
     _CURRENCY_CODES,
-    _NUM_RE,
     _WORD_NUMS,
     _WORD_SCALES,
     _WORDNUM_RE,
     SCALE_WORDS,
     _near,
     _parse_number_text,
+    _parse_short_number,
     _parse_word_number,
     _read_words,
     _ulp,
     fold_number_forms,
+    number_matches,
 )
 
 # Roles that never count as a stated value.
@@ -276,6 +277,13 @@ _MONTH_WORDS = frozenset(
         "december",
     ]
 )
+# The role the word right before a bare number gives it ("Note 12", "March 5").
+_ROLE_OF_WORD_BEFORE = {
+    **dict.fromkeys(_MONTH_WORDS, "date"),
+    **dict.fromkeys(_REF_WORDS, "reference"),  # a reference word wins, as it is tested first
+}
+# First characters of an ordinal suffix ("5th of March"), in both cases.
+_ORDINAL_FIRST = frozenset("sSnNrRtT")
 # Parenthesised amount right after a noun is an aside; after a verb, "=", ":" or in a table it is a negative.
 _ASIDE_LEAD_RE = re.compile(r"[A-Za-z][\w'’.-]*\s*$")
 _NEG_LEAD_RE = re.compile(
@@ -355,17 +363,22 @@ def extract_values(
     n = len(text)
     letter_runs, kw = _read_words(text)
     lang = language_for_locale(locale) or detect_language(text, letter_runs=letter_runs)
-    matches = list(_NUM_RE.finditer(text))
+    matches = number_matches(text)
     if len(matches) > MAX_FIGURES:
         # Number soup (tables pasted whole, hostile input): the opening figures and the
         # closing ones, where conclusions are, keep the work bounded.
         matches = matches[: MAX_FIGURES // 4] + matches[-(MAX_FIGURES - MAX_FIGURES // 4) :]
+    decimal_comma = lang.decimal_comma
     for m in matches:
-        s, e = m.span()
         raw_num = m.group(0)
-        parsed = _parse_number_text(raw_num, lang.decimal_comma, padding)
+        # Short figures (nearly all) go to the remembered parse directly: one call fewer.
+        if len(raw_num) <= 32:
+            parsed = _parse_short_number(raw_num, decimal_comma, padding)
+        else:
+            parsed = _parse_number_text(raw_num, decimal_comma, padding)
         if parsed is None:
             continue
+        s, e = m.span()
         number, decimals, sig = parsed
         cand = _build_candidate(text, s, e, number, decimals, sig, raw_num, q_tokens, kw, lang)
         if cand is not None:
@@ -435,10 +448,11 @@ _BETWEEN_BEFORE_RE = re.compile(
 def _share_range_units(text: str, cands: list[Candidate]) -> None:
     """'$1.7 to $1.9 billion', '5 to 10%': the first figure takes the unit written after the second."""
     for a, b in itertools.pairwise(cands):
-        if a.ignored or b.ignored:
+        # gate: most neighbours are further apart than a link can be (tests cost nothing here).
+        if b.span[0] - a.span[1] > 8 or a.role in IGNORED_ROLES or b.role in IGNORED_ROLES:
             continue
         link = text[a.span[1] : b.span[0]]
-        if len(link) > 8 or not _RANGE_LINK_RE.fullmatch(link):
+        if not _RANGE_LINK_RE.fullmatch(link):
             continue
         if _BETWEEN_BEFORE_RE.search(text, max(0, a.span[0] - 30), a.span[0]):
             a.role = b.role = "range"
@@ -628,13 +642,17 @@ def _build_candidate(
 ) -> Candidate | None:
     """The figure at ``text[s:e]`` read with its words, in stages: a glued identifier ("3M's"),
     currency/sign/bracket before, units after, brackets, value, a sign in words, then its role."""
-    before = text[max(0, s - 60) : s]
+    before = text[s - 60 if s > 60 else 0 : s]
     after = text[e : e + 60]
     # Each stage below is skipped where the characters around the figure rule it out: most
     # figures have no glued word, no currency or sign before and no unit after.
     first = after[:1]
-    glued = first.isalpha() or first == "-" or first == "–"
-    role = _identifier_role(after, raw_num, q_tokens) if glued else "value"
+    if first in _NOT_GLUED:  # gate: the commonest characters after a figure glue nothing
+        role = "value"
+    elif first.isalpha() or first == "-" or first == "–":
+        role = _identifier_role(after, raw_num, q_tokens)
+    else:
+        role = "value"
     pm, pre_len, (currency, negative, sign_source, open_paren) = _prefix_reading(before)
     sm, (pct_text, scale_word, currency, suffix_end, close, close2) = _suffix_reading(
         after, currency, lang
@@ -644,7 +662,7 @@ def _build_candidate(
     rest = after[suffix_end:].lstrip()
     head = rest[:1]
     # Which of those patterns can start at the head: one look-up instead of a test per pattern.
-    hb = _HEAD_BITS.get(head, 0) if head.isascii() else _HEAD_ALL
+    hb = _HEAD_BITS.get(head, _HEAD_ALL)
     outflow_line = decrease_verb = False
     if open_paren and (close or close2) and not negative:
         role, negative, outflow_line = _bracket_reading(
@@ -654,9 +672,20 @@ def _build_candidate(
             sign_source = "parentheses"
     if head == "]" and role == "value" and before.rstrip().endswith("["):
         role = "marker"  # footnote "[2]"
-    value, ulp, scale, percent, bps = _magnitude(number, decimals, sig, pct_text, scale_word, lang)
+    if pct_text or scale_word:
+        value, ulp, scale, percent, bps = _magnitude(
+            number, decimals, sig, pct_text, scale_word, lang
+        )
+    else:  # most figures: the number as written (_magnitude's first case, without the call)
+        value, ulp, scale, percent, bps = number, _ulp(decimals, number, sig), 1.0, False, False
     # Word-implied sign ("a loss of $5 million", "revenue decreased by 3%"): soft, see numeric.py.
-    if not negative and _word_signed(before, after, s, suffix_end, rest, kw["neg"]):
+    # gate: a sign keyword near, or a head a sign word after the figure can start with.
+    neg = kw["neg"]
+    if (
+        not negative
+        and (hb & _HEAD_NEG or (neg and _near(neg, s - 60, s)))
+        and _word_signed(before, after, s, suffix_end, rest, neg, hb)
+    ):
         sign_source = "word"
         decrease_verb = _names_a_decrease(before)
     if negative:
@@ -664,36 +693,28 @@ def _build_candidate(
     # Roles: things that are not stated values.
     if role == "value":
         bare = currency is None and scale_word is None and not percent
-        role = _classify(before, after, s, number, raw_num, bare, suffix_end, hb, kw)
+        role = _classify(before, after, s, number, raw_num, bare, suffix_end, rest, hb, kw)
     apx = kw["apx"]
-    approximate = bool(apx) and _approximate(before, s, apx)
+    approximate = _approximate(before, s, apx) if apx else False
     start = s - pre_len
     end = e + suffix_end
+    raw = text[start:end].strip() if pre_len or suffix_end else raw_num
     # Positional, in field order: keyword arguments cost more here than the rest of the figure.
     return Candidate(
-        (start, end),
-        text[start:end].strip(),
-        value,
-        number,
-        scale,
-        scale_word,
-        currency,
-        percent,
-        bps,
-        negative,
-        sign_source,
-        role,
-        decimals,
-        ulp,
-        sig,
-        approximate,
-        decrease_verb,
-        outflow_line,
-    )
+        (start, end), raw, value, number, scale, scale_word, currency, percent, bps, negative,
+        sign_source, role, decimals, ulp, sig, approximate, decrease_verb, outflow_line,
+    )  # fmt: skip
 
 
+# Characters after a figure that glue no identifier to it (no letter, no dash).
+_NOT_GLUED = frozenset(" \n%.,/):;")
 # _read_prefix of no prefix: (currency, negative, sign source, bracket opened).
 _NO_PREFIX: tuple[str | None, bool, str | None, bool] = (None, False, None, False)
+_NO_PREFIX_READING: tuple[None, int, tuple[str | None, bool, str | None, bool]] = (
+    None,
+    0,
+    _NO_PREFIX,
+)
 _UNIT_ABBREVIATIONS = frozenset(["x", "pct", "bps", "pp", "mn", "bn", "mm", "tn", "mln", "bln"])
 
 
@@ -725,6 +746,7 @@ def _identifier_role(after: str, raw_num: str, q_tokens: frozenset[str]) -> str:
 # or an opening bracket.
 _BEFORE_DOLLAR = frozenset(".SAKCR \u00a0-−–+(")
 _SIGN_OPENERS = frozenset("-−–+(")
+_PREFIX_RUN_SET = frozenset(_PREFIX_RUN_CHARS)
 # The reading of a lone "$" (no code, no sign, no bracket): _read_prefix of its match.
 _DOLLAR_ONLY: tuple[str | None, bool, str | None, bool] = ("USD", False, None, False)
 
@@ -734,7 +756,8 @@ def _prefix_reading(
 ) -> tuple[re.Match[str] | None, int, tuple[str | None, bool, str | None, bool]]:
     """Currency and sign before a figure: (the _PREFIX_RE match or None, how many characters of
     ``before`` the figure's raw text takes, the _read_prefix reading)."""
-    if before[-1:] == "$":
+    c1 = before[-1:]
+    if c1 == "$":
         # fast path: the commonest prefix, "$" alone or after one space ("was $5"), where the
         # match can only be "$" (or " $", its space not part of the raw text): _read_prefix of
         # it is _DOLLAR_ONLY.
@@ -743,9 +766,16 @@ def _prefix_reading(
             (c2 == " " or c2 == "\u00a0") and before[-3:-2] not in _SIGN_OPENERS
         ):
             return None, 1, _DOLLAR_ONLY
+    # gate: a match reads only the last run of prefix characters (see _prefix_match); no run, or
+    # a run of one space or line break, reads nothing.
+    if c1 == " " or c1 == "\n" or c1 == "\u00a0":
+        if before[-2:-1] not in _PREFIX_RUN_SET:
+            return _NO_PREFIX_READING
+    elif c1 not in _PREFIX_RUN_SET:
+        return _NO_PREFIX_READING
     pm = _prefix_match(before[-8:])
     if pm is None:
-        return None, 0, _NO_PREFIX
+        return _NO_PREFIX_READING
     return pm, len(pm.group(0).lstrip()), _read_prefix(before, pm)
 
 
@@ -872,6 +902,10 @@ def _suffix_reading(
     """Units after a figure: (the _SUFFIX_RE match, or None when none was needed, and the
     _read_suffix reading)."""
     first = after[:1]
+    # gate: _suffix_match's test, first (most figures have no unit after them).
+    start = after[1:2] if first == " " or first == "\u00a0" else first
+    if start not in _SUFFIX_STARTS and start.isascii():
+        return None, ("", None, currency, 0, False, False)
     if first == "%":
         lit = "%"
     elif first == " " and (after[1:8] == "million" or after[1:8] == "billion"):
@@ -994,16 +1028,17 @@ def _magnitude(
 
 
 def _word_signed(
-    before: str, after: str, s: int, suffix_end: int, rest: str, neg: list[int]
+    before: str, after: str, s: int, suffix_end: int, rest: str, neg: list[int], hb: int
 ) -> bool:
     """Do the words around the figure state it as a loss or decrease ("a loss of", "fell by",
     "tapte", "Nettoverlust ... belief sich auf", "... decrease")? ``rest``: what follows the
-    figure and its units, spaces skipped; ``neg``: where sign keywords end in the text."""
+    figure and its units, spaces skipped, ``hb`` its head's _HEAD_* flags; ``neg``: where sign
+    keywords end in the text."""
     if neg and _near(neg, s - 60, s) and _signed_before(before.rsplit("\n", 1)[-1][-60:]):
         return True
     # gates on the first character, then the first two letters of the word after the units (the
     # patterns skip spaces and commas first; a tail of only spaces fails them whatever follows).
-    if not _may_start(rest[:1], _NEGATIVE_AFTER_FIRST):
+    if not hb & _HEAD_NEG:
         return False
     while rest[:1] == ",":
         rest = rest[1:].lstrip()
@@ -1144,13 +1179,14 @@ def _classify(
     raw_num: str,
     bare: bool,
     suffix_end: int,
+    rest: str,
     hb: int,
     kw: dict[str, list[int]],
 ) -> str:
     """The role of a figure read as a value: a year, date, reference or list marker (a bare
     number: no currency, scale or percent), an operand or result of a calculation, a
-    comparison, a range, or a value. ``hb``: the _HEAD_* flags of the first character after
-    the figure and its units."""
+    comparison, a range, or a value. ``rest``: what follows the figure and its units, spaces
+    skipped; ``hb``: the _HEAD_* flags of its first character."""
     if bare:
         role = _bare_role(before, after, number, raw_num)
         if role is not None:
@@ -1164,7 +1200,7 @@ def _classify(
         and _LINE_START_RE.search(before[-16:])
     ):
         return "marker"
-    return _structure_role(before, after, s, suffix_end, hb, kw)
+    return _structure_role(before, after, s, suffix_end, rest, hb, kw)
 
 
 def _bare_role(before: str, after: str, number: float, raw_num: str) -> str | None:
@@ -1175,19 +1211,28 @@ def _bare_role(before: str, after: str, number: float, raw_num: str) -> str | No
     last_char = before[-1:]
     if last_char.isspace() or last_char == "#":
         toks = before[-24:].split()
-        last = toks[-1].strip("([{*.#:").lower() if toks else ""
-        if last in _REF_WORDS or (toks and toks[-1].endswith("#")):
-            return "reference"
-        if last in _MONTH_WORDS or (
-            len(toks) >= 2
-            and toks[-1].rstrip(",").isdigit()
-            and toks[-2].strip("(.").lower() in _MONTH_WORDS
-        ):
-            return "date"
+        if toks:  # the word before: "Note", "Item", "March" (one look-up for both lists)
+            tok = toks[-1]
+            named = _ROLE_OF_WORD_BEFORE.get(tok.strip("([{*.#:").lower())
+            if named == "reference" or tok.endswith("#"):
+                return "reference"
+            if named == "date" or (
+                len(toks) >= 2
+                and tok.rstrip(",").isdigit()
+                and toks[-2].strip("(.").lower() in _MONTH_WORDS
+            ):
+                return "date"
     plain_int = raw_num.isdigit()
-    if plain_int and number <= 31 and _MONTH_AFTER_RE.match(after):
-        return "date"
     first = after[:1]
+    # gate: the month pattern starts with an ordinal suffix or a space (a non-ASCII character
+    # may be a space or fold to a letter).
+    if (
+        plain_int
+        and number <= 31
+        and (first in _ORDINAL_FIRST or first.isspace() or not first.isascii())
+        and _MONTH_AFTER_RE.match(after)
+    ):
+        return "date"
     # gate: the slash pattern starts with "/".
     if (first == "/" and _DIGIT_SLASH_RE.match(after)) or (
         last_char == "/" and before[-2:-1].isdigit()
@@ -1196,7 +1241,8 @@ def _bare_role(before: str, after: str, number: float, raw_num: str) -> str | No
     if not plain_int:
         return None
     if len(raw_num) == 4 and 1900 <= number <= 2100:
-        if _ISO_DATE_AFTER_RE.match(after):
+        # gate: the ISO date pattern starts with "-" or "/".
+        if (first == "-" or first == "/") and _ISO_DATE_AFTER_RE.match(after):
             return "date"
         return "year"
     if len(raw_num) == 2 and _FY_SHORT_RE.search(before[-4:]):
@@ -1216,12 +1262,22 @@ def _bare_role(before: str, after: str, number: float, raw_num: str) -> str | No
 
 
 def _structure_role(
-    before: str, after: str, s: int, suffix_end: int, hb: int, kw: dict[str, list[int]]
+    before: str,
+    after: str,
+    s: int,
+    suffix_end: int,
+    rest: str,
+    hb: int,
+    kw: dict[str, list[int]],
 ) -> str:
     """Calculation structure and context around a figure: "result" after "=", "operand" beside
     an operator, "comparison" after "from"/"compared to", "range" before "- 5", else "value"."""
     tail = after[suffix_end:]
-    op_after = bool(hb & _HEAD_OP) and _OPERATOR_AFTER_RE.match(tail) is not None
+    op_after = (
+        bool(hb & _HEAD_OP)
+        and _may_be_operator_after(rest)
+        and _OPERATOR_AFTER_RE.match(tail) is not None
+    )
     b8 = before[-8:]
     if not _RESULT_CHARS.isdisjoint(b8) and _RESULT_BEFORE_RE.search(b8) and not op_after:
         return "result"
@@ -1237,7 +1293,7 @@ def _structure_role(
         return "operand"
     cmp = kw["cmp"]
     if (cmp and _near(cmp, s - 48, s) and _COMPARE_BEFORE_RE.search(before[-48:])) or (
-        hb & _HEAD_CMP and _COMPARE_AFTER_RE.match(tail)
+        hb & _HEAD_CMP and _may_be_comparison_after(rest) and _COMPARE_AFTER_RE.match(tail)
     ):
         return "comparison"
     if hb & _HEAD_RANGE and _RANGE_AFTER_RE.match(tail) and "from" not in before[-12:].lower():
@@ -1264,9 +1320,9 @@ _CMP_AFTER_FIRST = frozenset(",iIaAlLpP")
 _RANGE_AFTER_FIRST = frozenset("-–t")
 
 
-# _HEAD_BITS: for each ASCII head, the flags of the patterns above (and the sign word after a
-# figure) that can start there; _may_start(head, F) is `head's flags & F's flag`. A non-ASCII head
-# may fold to an ASCII letter, so every pattern may start there (_HEAD_ALL); no head, none.
+# _HEAD_BITS: for each ASCII head (and no head), the flags of the patterns above (and the sign
+# word after a figure) that can start there; _may_start(head, F) is `head's flags & F's flag`. A
+# non-ASCII head may fold to an ASCII letter, so every pattern may start there (_HEAD_ALL).
 _HEAD_NEG, _HEAD_OP, _HEAD_CMP, _HEAD_RANGE = 1, 2, 4, 8
 _HEAD_ALL = _HEAD_NEG | _HEAD_OP | _HEAD_CMP | _HEAD_RANGE
 _HEAD_SETS = (
@@ -1276,10 +1332,36 @@ _HEAD_SETS = (
     (_HEAD_RANGE, _RANGE_AFTER_FIRST),
 )
 _HEAD_BITS = {
-    c: sum(flag for flag, chars in _HEAD_SETS if c in chars)
-    for c in set().union(*(chars for _flag, chars in _HEAD_SETS))
-    if c.isascii()
+    c: sum(flag for flag, chars in _HEAD_SETS if c in chars) for c in ["", *map(chr, range(128))]
 }
+
+
+# The second letters (lower case) of the word operators after a figure, by their first letter:
+# "divided", "multiplied", "minus", "times", "plus".
+_OP_AFTER_SECOND = {"d": "i", "m": "ui", "t": "i", "p": "l"}
+# The same for the comparison words after a figure: "in the prior year", "last year",
+# "previously" ("a year earlier" needs a space after its "a").
+_CMP_AFTER_SECOND = {"i": "n", "l": "a", "p": "r"}
+
+
+def _may_be_operator_after(rest: str) -> bool:
+    """Can _OPERATOR_AFTER_RE match where ``rest`` (spaces skipped) follows? A word operator
+    needs its second letter too; a non-ASCII one may fold to it."""
+    second = _OP_AFTER_SECOND.get(rest[:1].lower())
+    return second is None or rest[1:2].lower() in second or not rest[1:2].isascii()
+
+
+def _may_be_comparison_after(rest: str) -> bool:
+    """Can _COMPARE_AFTER_RE match where ``rest`` (spaces skipped) follows? Its words need their
+    second character too ("in", "la", "pr", "a" and a space); a non-ASCII one may fold to it."""
+    head = rest[:1].lower()
+    second = rest[1:2]
+    if not second.isascii():
+        return True
+    if head == "a":
+        return second.isspace()
+    want = _CMP_AFTER_SECOND.get(head)
+    return want is None or second.lower() == want
 
 
 def _may_start(head: str, first: frozenset[str]) -> bool:
