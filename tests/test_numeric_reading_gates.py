@@ -46,7 +46,8 @@ def test_letter_runs_are_the_pattern_runs() -> None:
 
 def test_keyword_index_is_the_token_pass() -> None:
     for text in _strings(2, 4000, size=40):
-        _runs, idx = tokens._read_words(text)
+        low, _runs, idx = tokens._read_words(text)
+        assert low == text.lower()
         assert idx == tokens._keyword_scan(text.lower()), text
 
 

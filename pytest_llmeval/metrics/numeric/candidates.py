@@ -361,8 +361,8 @@ def extract_values(
     out: list[Candidate] = []
     q_tokens = _question_alnum_tokens(question)
     n = len(text)
-    letter_runs, kw = _read_words(text)
-    lang = language_for_locale(locale) or detect_language(text, letter_runs=letter_runs)
+    low, letter_runs, kw = _read_words(text)
+    lang = language_for_locale(locale) or detect_language(text, letter_runs=letter_runs, low=low)
     matches = number_matches(text)
     if len(matches) > MAX_FIGURES:
         # Number soup (tables pasted whole, hostile input): the opening figures and the
@@ -384,7 +384,7 @@ def extract_values(
         if cand is not None:
             out.append(cand)
     _share_range_units(text, out)
-    if (count_words and n < 200_000) or _has_word_number_hint(text, n, letter_runs):
+    if (count_words and n < 200_000) or _has_word_number_hint(text, n, letter_runs, low):
         out.extend(_word_candidates(text, count_words))
         out.sort(key=lambda c: c.span[0])
     if lang.numbers and n < 200_000:
@@ -474,10 +474,13 @@ def _share_range_units(text: str, cands: list[Candidate]) -> None:
 _LETTER_RUN_RE = re.compile(r"[a-z]+")
 
 
-def _has_word_number_hint(text: str, n: int, letter_runs: set[str] | None = None) -> bool:
+def _has_word_number_hint(
+    text: str, n: int, letter_runs: set[str] | None = None, low: str | None = None
+) -> bool:
     """Is a number word followed closely by a scale, "point" or a unit ("two point five billion")?
 
-    ``letter_runs``: the text's lower-case runs of letters, when already collected.
+    ``letter_runs``: the text's lower-case runs of letters, and ``low`` the text lower-cased,
+    when already known.
     """
     if n >= 200_000:
         return _WORD_HINT_RE.search(text) is not None
@@ -488,7 +491,8 @@ def _has_word_number_hint(text: str, n: int, letter_runs: set[str] | None = None
     # punctuation stripped below), so no run of letters being one means no hint.
     if letter_runs is not None and _WORD_NUM_SET.isdisjoint(letter_runs):
         return False
-    low = text.lower()
+    if low is None:
+        low = text.lower()
     if letter_runs is None and _WORD_NUM_SET.isdisjoint(_LETTER_RUN_RE.findall(low)):
         return False
     # A unit token below is a whole run of letters too, or starts with "percent": without

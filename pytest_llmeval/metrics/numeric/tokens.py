@@ -333,9 +333,9 @@ def _run_ends(low: str, word: str) -> list[int]:
     return ends
 
 
-def _read_words(text: str) -> tuple[set[str], dict[str, list[int]]]:
-    """The lower-case runs of letters of ``text`` and the end positions of its context keywords
-    (checked per value by bisect), both from one lower-casing.
+def _read_words(text: str) -> tuple[str, set[str], dict[str, list[int]]]:
+    """``text`` lower-cased, its runs of letters and the end positions of its context keywords
+    (checked per value by bisect), all from one lower-casing.
 
     The runs answer "is any number word / other-language word written here?" for later stages.
     Keywords are few: each one found among the runs is searched for (in C) instead of walking
@@ -345,7 +345,7 @@ def _read_words(text: str) -> tuple[set[str], dict[str, list[int]]]:
     runs = _letter_runs(low)
     hits = _keyword_words(runs)
     if len(hits) > _KW_SEARCH_MAX:
-        return runs, _keyword_scan(low)
+        return low, runs, _keyword_scan(low)
     idx: dict[str, list[int]] = {"neg": [], "op": [], "cmp": [], "apx": []}
     for w in hits:
         ends = _run_ends(low, w)
@@ -358,7 +358,7 @@ def _read_words(text: str) -> tuple[set[str], dict[str, list[int]]]:
             i = low.find(sym, i + 1)
     for positions in idx.values():
         positions.sort()
-    return runs, idx
+    return low, runs, idx
 
 
 def _keyword_scan(low: str) -> dict[str, list[int]]:
