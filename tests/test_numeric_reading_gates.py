@@ -244,3 +244,24 @@ def test_word_before_roles_are_the_word_lists() -> None:
     for word in [*ex._REF_WORDS, *ex._MONTH_WORDS, "revenue", ""]:
         role = "reference" if word in ex._REF_WORDS else "date" if word in ex._MONTH_WORDS else None
         assert ex._ROLE_OF_WORD_BEFORE.get(word) == role, word
+
+
+def test_unit_word_gate_after_a_figure_only_skips_empty_matches() -> None:
+    units = [
+        *language.percent_suffix_words(),
+        *language.all_scaled_currencies(),
+        *ex._other_scale_word_list(),
+        *ex._CUR_SUFFIX.replace("\\", "").split("|"),
+        *["million", "billion", "thousand", "percent", "per cent", "pct", "pp", "bps", "basis"],
+    ]
+    pool = [*ALPHABET, *"abcdefghijklmnopqrstuvwxyzTMBKCR\u2003ſK", " to", " was", " in", " the"]
+    rng = random.Random(14)
+    for _ in range(30000):
+        parts = [
+            rng.choice(units) if rng.random() < 0.25 else rng.choice(pool)
+            for _ in range(rng.randint(0, 5))
+        ]
+        after = rng.choice(["", " ", "\u00a0", ")", "%"]) + "".join(parts)
+        if ex._suffix_match(after) is None:
+            m = ex._SUFFIX_RE.match(after)
+            assert m is None or m.end() == 0, after

@@ -369,6 +369,7 @@ def extract_values(
         # closing ones, where conclusions are, keep the work bounded.
         matches = matches[: MAX_FIGURES // 4] + matches[-(MAX_FIGURES - MAX_FIGURES // 4) :]
     decimal_comma = lang.decimal_comma
+    append = out.append
     for m in matches:
         raw_num = m.group(0)
         # Short figures (nearly all) go to the remembered parse directly: one call fewer.
@@ -380,9 +381,7 @@ def extract_values(
             continue
         s, e = m.span()
         number, decimals, sig = parsed
-        cand = _build_candidate(text, s, e, number, decimals, sig, raw_num, q_tokens, kw, lang)
-        if cand is not None:
-            out.append(cand)
+        append(_build_candidate(text, s, e, number, decimals, sig, raw_num, q_tokens, kw, lang))
     _share_range_units(text, out)
     if (count_words and n < 200_000) or _has_word_number_hint(text, n, letter_runs, low):
         out.extend(_word_candidates(text, count_words))
@@ -643,7 +642,7 @@ def _build_candidate(
     q_tokens: frozenset[str],
     kw: dict[str, list[int]],
     lang: NumberLanguage = ENGLISH,
-) -> Candidate | None:
+) -> Candidate:
     """The figure at ``text[s:e]`` read with its words, in stages: a glued identifier ("3M's"),
     currency/sign/bracket before, units after, brackets, value, a sign in words, then its role."""
     before = text[s - 60 if s > 60 else 0 : s]
@@ -680,8 +679,9 @@ def _build_candidate(
         value, ulp, scale, percent, bps = _magnitude(
             number, decimals, sig, pct_text, scale_word, lang
         )
-    else:  # most figures: the number as written (_magnitude's first case, without the call)
-        value, ulp, scale, percent, bps = number, _ulp(decimals, number, sig), 1.0, False, False
+    else:  # most figures: the number as written (_magnitude's first case, _ulp inline)
+        value, scale, percent, bps = number, 1.0, False, False
+        ulp = 10.0**-decimals if decimals > 0 else 1.0
     # Word-implied sign ("a loss of $5 million", "revenue decreased by 3%"): soft, see numeric.py.
     # gate: a sign keyword near, or a head a sign word after the figure can start with.
     neg = kw["neg"]
@@ -857,14 +857,52 @@ _SUFFIX_STARTS = _suffix_starts()
 def _suffix_match(after: str) -> re.Match[str] | None:
     """Percent, scale and currency words right after a number (:data:`_SUFFIX_RE`), or None when
     none can start there (an empty match reads nothing, as None does)."""
-    first = after[:1]
-    if first == " " or first == "\u00a0":
-        first = after[1:2]
+    spaced = after[:1] == " " or after[:1] == "\u00a0"
+    pair = after[1:3] if spaced else after[:2]
+    first = pair[:1]
     # gate: most figures are followed by punctuation or a plain word. Any non-ASCII character
     # may be a currency sign or fold to a letter of a case-insensitive word, so it always may.
     if first not in _SUFFIX_STARTS and (not first or first.isascii()):
         return None
+    # gate: ... and a plain word ("to", "was") rarely starts like a unit word ("th", "mi", "pe").
+    low = pair.lower()
+    if (
+        low not in _SUFFIX_PAIRS
+        and low[:1] not in (_SUFFIX_ANY_SPACED if spaced else _SUFFIX_ANY_DIRECT)
+        and pair.isascii()
+    ):
+        return None
     return _SUFFIX_RE.match(after)
+
+
+def _suffix_pairs() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """The first two characters (lower case) of every word _SUFFIX_RE can read after its
+    optional space; the first characters that may be followed by anything there: a
+    one-character unit ("%", "€"), or a word whose second character is a space (any space
+    matches there) or is not ASCII (it may fold to an ASCII letter); and those first characters
+    with the ones that only follow the number directly, without a space (")", the letters of
+    "5M", "10k")."""
+    words = [
+        "%",
+        *["percent", "per", "pct", "pp", "p.p.", "bps", "basis"],
+        *_ENGLISH_SCALE_RE.split("|"),
+        *_CUR_SUFFIX.split("|"),
+        *percent_suffix_words(),
+        *all_scaled_currencies(),
+        *_other_scale_word_list(),
+    ]
+    pairs: set[str] = set()
+    any_second: set[str] = set()
+    for word in (w.lower() for w in words):
+        if len(word) < 2 or word[1].isspace() or not word[1].isascii():
+            any_second.add(word[0])
+        else:
+            pairs.add(word[:2])
+    direct = any_second | {")", *"kmbt"}
+    return frozenset(pairs), frozenset(any_second), frozenset(direct)
+
+
+_SUFFIX_PAIRS, _SUFFIX_ANY_SPACED, _SUFFIX_ANY_DIRECT = _suffix_pairs()
 
 
 def _common_suffix_readings() -> dict[str, tuple[str, str | None, int]]:
