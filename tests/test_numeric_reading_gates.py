@@ -265,3 +265,12 @@ def test_unit_word_gate_after_a_figure_only_skips_empty_matches() -> None:
         if ex._suffix_match(after) is None:
             m = ex._SUFFIX_RE.match(after)
             assert m is None or m.end() == 0, after
+
+
+def test_result_marker_gate_only_skips_impossible_matches() -> None:
+    marks = ["=", "≈", "≅", "~=", "->", "→", "\\approx", "\\boxed{", "\\", "$", "-", "(", " ", "x"]
+    rng = random.Random(15)
+    for _ in range(20000):
+        b8 = "".join(rng.choice(marks + ALPHABET) for _ in range(rng.randint(0, 6)))[-8:]
+        if ex._RESULT_BEFORE_RE.search(b8):
+            assert not ex._RESULT_CHARS.isdisjoint(b8), b8

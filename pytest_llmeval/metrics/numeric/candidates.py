@@ -188,7 +188,9 @@ _PREFIX_CHARS = frozenset("$€£¥₹₩-−–+(ABCDEFGHIJKLMNOPQRSTUVWXYZkrs.
 # and "\n", since "$" also matches before a final newline.
 _PREFIX_RUN_CHARS = "".join(sorted(_PREFIX_CHARS)) + " \u00a0\n"
 _ONE_CHAR_PREFIXES = frozenset("$€£¥₹₩-−–+(")
-_RESULT_CHARS = frozenset("=≈≅→>{x")
+# A character every result marker _RESULT_BEFORE_RE reads holds: "=", "≈", "≅", "→", the ">" of
+# "->", the backslash of "\\approx" and "\\boxed{".
+_RESULT_CHARS = frozenset("=≈≅→>\\")
 _OP_CHARS = frozenset("+*/×÷^-−–")
 _REF_WORDS = frozenset(
     [
@@ -1427,11 +1429,14 @@ def _lang_word_regex(code: str) -> re.Pattern[str]:
     )
 
 
+_PERCENT_AFTER_WORDS_RE = re.compile(rf"[ \t]*(?:%|(?i:{percent_suffix_pattern()}))(?![^\W\d_])")
+
+
 def _other_word_candidates(
     text: str, lang: NumberLanguage, existing: list[Candidate]
 ) -> list[Candidate]:
     """Number words of the text's language followed by a unit ("fjorten komma fem prosent")."""
-    pct_re = re.compile(rf"[ \t]*(?:%|(?i:{percent_suffix_pattern()}))(?![^\W\d_])")
+    pct_re = _PERCENT_AFTER_WORDS_RE
     taken = [c.span for c in existing]
     out: list[Candidate] = []
     for m in _lang_word_regex(lang.code).finditer(text):
