@@ -1212,7 +1212,12 @@ _LOSS_NOUN_RE = re.compile(
 
 def _looks_like_expression_before(before: str) -> bool:
     tail = before.rstrip()[-12:]
-    return bool(re.search(r"[\d)%]\s*(?:[a-zA-Z]+)?$", tail)) and not re.search(r"[=:]\s*$", tail)
+    return bool(_OPERAND_END_RE.search(tail)) and not _ASSIGN_END_RE.search(tail)
+
+
+# Compiled once (the module-level re functions look each pattern up in their cache per call).
+_OPERAND_END_RE = re.compile(r"[\d)%]\s*(?:[a-zA-Z]+)?$")
+_ASSIGN_END_RE = re.compile(r"[=:]\s*$")
 
 
 def _classify(
