@@ -141,8 +141,6 @@ def numeric_match(
 
 
 _SENTENCE_END_RE = re.compile(r"[.!?]\s|\n")
-
-
 def _part_of_whole(
     text: str, seg: tuple[int, int], cands: list[Candidate], whole: Candidate
 ) -> Candidate | None:
