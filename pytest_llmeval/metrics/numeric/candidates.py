@@ -37,17 +37,18 @@ from pytest_llmeval.metrics.numeric.tokens import (
     _CUR_PREFIX,
     _CUR_SUFFIX,
     _CURRENCY_CODES,
-    _NUM_RE,
     _WORD_NUMS,
     _WORD_SCALES,
     _WORDNUM_RE,
     SCALE_WORDS,
     _near,
     _parse_number_text,
+    _parse_short_number,
     _parse_word_number,
     _read_words,
     _ulp,
     fold_number_forms,
+    number_matches,
 )
 
 # Roles that never count as a stated value.
@@ -187,7 +188,9 @@ _PREFIX_CHARS = frozenset("$€£¥₹₩-−–+(ABCDEFGHIJKLMNOPQRSTUVWXYZkrs.
 # and "\n", since "$" also matches before a final newline.
 _PREFIX_RUN_CHARS = "".join(sorted(_PREFIX_CHARS)) + " \u00a0\n"
 _ONE_CHAR_PREFIXES = frozenset("$€£¥₹₩-−–+(")
-_RESULT_CHARS = frozenset("=≈≅→>{x")
+# A character every result marker _RESULT_BEFORE_RE reads holds: "=", "≈", "≅", "→", the ">" of
+# "->", the backslash of "\\approx" and "\\boxed{".
+_RESULT_CHARS = frozenset("=≈≅→>\\")
 _OP_CHARS = frozenset("+*/×÷^-−–")
 _REF_WORDS = frozenset(
     [
@@ -276,6 +279,13 @@ _MONTH_WORDS = frozenset(
         "december",
     ]
 )
+# The role the word right before a bare number gives it ("Note 12", "March 5").
+_ROLE_OF_WORD_BEFORE = {
+    **dict.fromkeys(_MONTH_WORDS, "date"),
+    **dict.fromkeys(_REF_WORDS, "reference"),  # a reference word wins, as it is tested first
+}
+# First characters of an ordinal suffix ("5th of March"), in both cases.
+_ORDINAL_FIRST = frozenset("sSnNrRtT")
 # Parenthesised amount right after a noun is an aside; after a verb, "=", ":" or in a table it is a negative.
 _ASIDE_LEAD_RE = re.compile(r"[A-Za-z][\w'’.-]*\s*$")
 _NEG_LEAD_RE = re.compile(
@@ -353,25 +363,29 @@ def extract_values(
     out: list[Candidate] = []
     q_tokens = _question_alnum_tokens(question)
     n = len(text)
-    letter_runs, kw = _read_words(text)
-    lang = language_for_locale(locale) or detect_language(text, letter_runs=letter_runs)
-    matches = list(_NUM_RE.finditer(text))
+    low, letter_runs, kw = _read_words(text)
+    lang = language_for_locale(locale) or detect_language(text, letter_runs=letter_runs, low=low)
+    matches = number_matches(text)
     if len(matches) > MAX_FIGURES:
         # Number soup (tables pasted whole, hostile input): the opening figures and the
         # closing ones, where conclusions are, keep the work bounded.
         matches = matches[: MAX_FIGURES // 4] + matches[-(MAX_FIGURES - MAX_FIGURES // 4) :]
+    decimal_comma = lang.decimal_comma
+    append = out.append
     for m in matches:
-        s, e = m.span()
         raw_num = m.group(0)
-        parsed = _parse_number_text(raw_num, lang.decimal_comma, padding)
+        # Short figures (nearly all) go to the remembered parse directly: one call fewer.
+        if len(raw_num) <= 32:
+            parsed = _parse_short_number(raw_num, decimal_comma, padding)
+        else:
+            parsed = _parse_number_text(raw_num, decimal_comma, padding)
         if parsed is None:
             continue
+        s, e = m.span()
         number, decimals, sig = parsed
-        cand = _build_candidate(text, s, e, number, decimals, sig, raw_num, q_tokens, kw, lang)
-        if cand is not None:
-            out.append(cand)
+        append(_build_candidate(text, s, e, number, decimals, sig, raw_num, q_tokens, kw, lang))
     _share_range_units(text, out)
-    if (count_words and n < 200_000) or _has_word_number_hint(text, n, letter_runs):
+    if (count_words and n < 200_000) or _has_word_number_hint(text, n, letter_runs, low):
         out.extend(_word_candidates(text, count_words))
         out.sort(key=lambda c: c.span[0])
     if lang.numbers and n < 200_000:
@@ -435,10 +449,11 @@ _BETWEEN_BEFORE_RE = re.compile(
 def _share_range_units(text: str, cands: list[Candidate]) -> None:
     """'$1.7 to $1.9 billion', '5 to 10%': the first figure takes the unit written after the second."""
     for a, b in itertools.pairwise(cands):
-        if a.ignored or b.ignored:
+        # gate: most neighbours are further apart than a link can be (tests cost nothing here).
+        if b.span[0] - a.span[1] > 8 or a.role in IGNORED_ROLES or b.role in IGNORED_ROLES:
             continue
         link = text[a.span[1] : b.span[0]]
-        if len(link) > 8 or not _RANGE_LINK_RE.fullmatch(link):
+        if not _RANGE_LINK_RE.fullmatch(link):
             continue
         if _BETWEEN_BEFORE_RE.search(text, max(0, a.span[0] - 30), a.span[0]):
             a.role = b.role = "range"
@@ -460,10 +475,13 @@ def _share_range_units(text: str, cands: list[Candidate]) -> None:
 _LETTER_RUN_RE = re.compile(r"[a-z]+")
 
 
-def _has_word_number_hint(text: str, n: int, letter_runs: set[str] | None = None) -> bool:
+def _has_word_number_hint(
+    text: str, n: int, letter_runs: set[str] | None = None, low: str | None = None
+) -> bool:
     """Is a number word followed closely by a scale, "point" or a unit ("two point five billion")?
 
-    ``letter_runs``: the text's lower-case runs of letters, when already collected.
+    ``letter_runs``: the text's lower-case runs of letters, and ``low`` the text lower-cased,
+    when already known.
     """
     if n >= 200_000:
         return _WORD_HINT_RE.search(text) is not None
@@ -474,7 +492,8 @@ def _has_word_number_hint(text: str, n: int, letter_runs: set[str] | None = None
     # punctuation stripped below), so no run of letters being one means no hint.
     if letter_runs is not None and _WORD_NUM_SET.isdisjoint(letter_runs):
         return False
-    low = text.lower()
+    if low is None:
+        low = text.lower()
     if letter_runs is None and _WORD_NUM_SET.isdisjoint(_LETTER_RUN_RE.findall(low)):
         return False
     # A unit token below is a whole run of letters too, or starts with "percent": without
@@ -625,27 +644,30 @@ def _build_candidate(
     q_tokens: frozenset[str],
     kw: dict[str, list[int]],
     lang: NumberLanguage = ENGLISH,
-) -> Candidate | None:
+) -> Candidate:
     """The figure at ``text[s:e]`` read with its words, in stages: a glued identifier ("3M's"),
     currency/sign/bracket before, units after, brackets, value, a sign in words, then its role."""
-    before = text[max(0, s - 60) : s]
+    before = text[s - 60 if s > 60 else 0 : s]
     after = text[e : e + 60]
     # Each stage below is skipped where the characters around the figure rule it out: most
     # figures have no glued word, no currency or sign before and no unit after.
     first = after[:1]
-    glued = first.isalpha() or first == "-" or first == "–"
-    role = _identifier_role(after, raw_num, q_tokens) if glued else "value"
-    pm = _prefix_match(before[-8:])
-    currency, negative, sign_source, open_paren = _read_prefix(before, pm) if pm else _NO_PREFIX
-    sm = _suffix_match(after)
-    if sm:
-        pct_text, scale_word, currency, suffix_end, close, close2 = _read_suffix(sm, currency, lang)
+    if first in _NOT_GLUED:  # gate: the commonest characters after a figure glue nothing
+        role = "value"
+    elif first.isalpha() or first == "-" or first == "–":
+        role = _identifier_role(after, raw_num, q_tokens)
     else:
-        pct_text, scale_word, suffix_end, close, close2 = "", None, 0, False, False
+        role = "value"
+    pm, pre_len, (currency, negative, sign_source, open_paren) = _prefix_reading(before)
+    sm, (pct_text, scale_word, currency, suffix_end, close, close2) = _suffix_reading(
+        after, currency, lang
+    )
     # What follows the figure and its units, spaces skipped: every pattern that reads it
     # (footnote bracket, sign noun, operator, comparison, range) can only start with its head.
     rest = after[suffix_end:].lstrip()
     head = rest[:1]
+    # Which of those patterns can start at the head: one look-up instead of a test per pattern.
+    hb = _HEAD_BITS.get(head, _HEAD_ALL)
     outflow_line = decrease_verb = False
     if open_paren and (close or close2) and not negative:
         role, negative, outflow_line = _bracket_reading(
@@ -655,9 +677,21 @@ def _build_candidate(
             sign_source = "parentheses"
     if head == "]" and role == "value" and before.rstrip().endswith("["):
         role = "marker"  # footnote "[2]"
-    value, ulp, scale, percent, bps = _magnitude(number, decimals, sig, pct_text, scale_word, lang)
+    if pct_text or scale_word:
+        value, ulp, scale, percent, bps = _magnitude(
+            number, decimals, sig, pct_text, scale_word, lang
+        )
+    else:  # most figures: the number as written (_magnitude's first case, _ulp inline)
+        value, scale, percent, bps = number, 1.0, False, False
+        ulp = 10.0**-decimals if decimals > 0 else 1.0
     # Word-implied sign ("a loss of $5 million", "revenue decreased by 3%"): soft, see numeric.py.
-    if not negative and _word_signed(before, after, s, suffix_end, rest, kw["neg"]):
+    # gate: a sign keyword near, or a head a sign word after the figure can start with.
+    neg = kw["neg"]
+    if (
+        not negative
+        and (hb & _HEAD_NEG or (neg and _near(neg, s - 60, s)))
+        and _word_signed(before, after, s, suffix_end, rest, neg, hb)
+    ):
         sign_source = "word"
         decrease_verb = _names_a_decrease(before)
     if negative:
@@ -665,35 +699,28 @@ def _build_candidate(
     # Roles: things that are not stated values.
     if role == "value":
         bare = currency is None and scale_word is None and not percent
-        role = _classify(before, after, s, number, raw_num, bare, suffix_end, head, kw)
-    approximate = _approximate(before, s, kw["apx"])
-    start = max(0, s - len(pm.group(0).lstrip())) if pm and pm.group(0) else s
+        role = _classify(before, after, s, number, raw_num, bare, suffix_end, rest, hb, kw)
+    apx = kw["apx"]
+    approximate = _approximate(before, s, apx) if apx else False
+    start = s - pre_len
     end = e + suffix_end
+    raw = text[start:end].strip() if pre_len or suffix_end else raw_num
     # Positional, in field order: keyword arguments cost more here than the rest of the figure.
     return Candidate(
-        (start, end),
-        text[start:end].strip(),
-        value,
-        number,
-        scale,
-        scale_word,
-        currency,
-        percent,
-        bps,
-        negative,
-        sign_source,
-        role,
-        decimals,
-        ulp,
-        sig,
-        approximate,
-        decrease_verb,
-        outflow_line,
-    )
+        (start, end), raw, value, number, scale, scale_word, currency, percent, bps, negative,
+        sign_source, role, decimals, ulp, sig, approximate, decrease_verb, outflow_line,
+    )  # fmt: skip
 
 
+# Characters after a figure that glue no identifier to it (no letter, no dash).
+_NOT_GLUED = frozenset(" \n%.,/):;")
 # _read_prefix of no prefix: (currency, negative, sign source, bracket opened).
 _NO_PREFIX: tuple[str | None, bool, str | None, bool] = (None, False, None, False)
+_NO_PREFIX_READING: tuple[None, int, tuple[str | None, bool, str | None, bool]] = (
+    None,
+    0,
+    _NO_PREFIX,
+)
 _UNIT_ABBREVIATIONS = frozenset(["x", "pct", "bps", "pp", "mn", "bn", "mm", "tn", "mln", "bln"])
 
 
@@ -718,6 +745,44 @@ def _identifier_role(after: str, raw_num: str, q_tokens: frozenset[str]) -> str:
     if role == "value" and after[:1] in "-–" and after[1:2].isalpha():
         role = "descriptor"  # "10-K", "3-year", "5-day"
     return role
+
+
+# Characters that can stand right before a final "$" inside a _PREFIX_RE match: the end of a
+# longer code ("US$", "U.S.$", "HK$", "CA$", "C$", "A$", "S$", "R$"), the optional space, a sign
+# or an opening bracket.
+_BEFORE_DOLLAR = frozenset(".SAKCR \u00a0-−–+(")
+_SIGN_OPENERS = frozenset("-−–+(")
+_PREFIX_RUN_SET = frozenset(_PREFIX_RUN_CHARS)
+# The reading of a lone "$" (no code, no sign, no bracket): _read_prefix of its match.
+_DOLLAR_ONLY: tuple[str | None, bool, str | None, bool] = ("USD", False, None, False)
+
+
+def _prefix_reading(
+    before: str,
+) -> tuple[re.Match[str] | None, int, tuple[str | None, bool, str | None, bool]]:
+    """Currency and sign before a figure: (the _PREFIX_RE match or None, how many characters of
+    ``before`` the figure's raw text takes, the _read_prefix reading)."""
+    c1 = before[-1:]
+    if c1 == "$":
+        # fast path: the commonest prefix, "$" alone or after one space ("was $5"), where the
+        # match can only be "$" (or " $", its space not part of the raw text): _read_prefix of
+        # it is _DOLLAR_ONLY.
+        c2 = before[-2:-1]
+        if c2 not in _BEFORE_DOLLAR or (
+            (c2 == " " or c2 == "\u00a0") and before[-3:-2] not in _SIGN_OPENERS
+        ):
+            return None, 1, _DOLLAR_ONLY
+    # gate: a match reads only the last run of prefix characters (see _prefix_match); no run, or
+    # a run of one space or line break, reads nothing.
+    if c1 == " " or c1 == "\n" or c1 == "\u00a0":
+        if before[-2:-1] not in _PREFIX_RUN_SET:
+            return _NO_PREFIX_READING
+    elif c1 not in _PREFIX_RUN_SET:
+        return _NO_PREFIX_READING
+    pm = _prefix_match(before[-8:])
+    if pm is None:
+        return _NO_PREFIX_READING
+    return pm, len(pm.group(0).lstrip()), _read_prefix(before, pm)
 
 
 def _prefix_match(b8: str) -> re.Match[str] | None:
@@ -794,14 +859,116 @@ _SUFFIX_STARTS = _suffix_starts()
 def _suffix_match(after: str) -> re.Match[str] | None:
     """Percent, scale and currency words right after a number (:data:`_SUFFIX_RE`), or None when
     none can start there (an empty match reads nothing, as None does)."""
-    first = after[:1]
-    if first == " " or first == "\u00a0":
-        first = after[1:2]
+    spaced = after[:1] == " " or after[:1] == "\u00a0"
+    pair = after[1:3] if spaced else after[:2]
+    first = pair[:1]
     # gate: most figures are followed by punctuation or a plain word. Any non-ASCII character
     # may be a currency sign or fold to a letter of a case-insensitive word, so it always may.
     if first not in _SUFFIX_STARTS and (not first or first.isascii()):
         return None
+    # gate: ... and a plain word ("to", "was") rarely starts like a unit word ("th", "mi", "pe").
+    low = pair.lower()
+    if (
+        low not in _SUFFIX_PAIRS
+        and low[:1] not in (_SUFFIX_ANY_SPACED if spaced else _SUFFIX_ANY_DIRECT)
+        and pair.isascii()
+    ):
+        return None
     return _SUFFIX_RE.match(after)
+
+
+def _suffix_pairs() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """The first two characters (lower case) of every word _SUFFIX_RE can read after its
+    optional space; the first characters that may be followed by anything there: a
+    one-character unit ("%", "€"), or a word whose second character is a space (any space
+    matches there) or is not ASCII (it may fold to an ASCII letter); and those first characters
+    with the ones that only follow the number directly, without a space (")", the letters of
+    "5M", "10k")."""
+    words = [
+        "%",
+        *["percent", "per", "pct", "pp", "p.p.", "bps", "basis"],
+        *_ENGLISH_SCALE_RE.split("|"),
+        *_CUR_SUFFIX.split("|"),
+        *percent_suffix_words(),
+        *all_scaled_currencies(),
+        *_other_scale_word_list(),
+    ]
+    pairs: set[str] = set()
+    any_second: set[str] = set()
+    for word in (w.lower() for w in words):
+        if len(word) < 2 or word[1].isspace() or not word[1].isascii():
+            any_second.add(word[0])
+        else:
+            pairs.add(word[:2])
+    direct = any_second | {")", *"kmbt"}
+    return frozenset(pairs), frozenset(any_second), frozenset(direct)
+
+
+_SUFFIX_PAIRS, _SUFFIX_ANY_SPACED, _SUFFIX_ANY_DIRECT = _suffix_pairs()
+
+
+def _common_suffix_readings() -> dict[str, tuple[str, str | None, int]]:
+    """The commonest suffixes ("%", " million", " billion") as _SUFFIX_RE reads them alone:
+    (percent text, scale word, end). Each reads no currency and no bracket."""
+    out: dict[str, tuple[str, str | None, int]] = {}
+    for lit in ("%", " million", " billion"):
+        m = _SUFFIX_RE.match(lit)
+        if m is not None:  # always (tests/test_numeric_reading_gates.py checks the readings)
+            out[lit] = (m.group("pct") or "", m.group("scale"), m.end())
+    return out
+
+
+_COMMON_SUFFIX = _common_suffix_readings()
+# After a common suffix, a character that no later part of _SUFFIX_RE (a scale or currency word,
+# a letter, ")", "%", "percent", or the word boundary after a scale) can start or continue ...
+_SUFFIX_END_SAFE = frozenset(["", ",", ".", ";", ":", "!", "?", "\n", "\t", "\r"])
+
+
+def _after_space_safe(lit: str) -> frozenset[str]:
+    """... and after one space or no-break space, the ASCII characters that none of the parts
+    left after ``lit`` can start with (their first-character gates: a scale word for "%", a
+    currency word, "%" or "percent"), or the end of the window."""
+    exact = [*_CUR_SUFFIX.split("|"), "%", "p"]
+    folded: list[str] = []
+    if lit == "%":
+        exact += _ENGLISH_SCALE_RE.split("|")
+        folded += [*all_scaled_currencies(), *_other_scale_word_list()]
+    starts = {w[0] for w in exact} | {c for w in folded for c in (w[0].lower(), w[0].upper())}
+    return frozenset({""} | {chr(c) for c in range(128)} - starts)
+
+
+_AFTER_SPACE_SAFE = {lit: _after_space_safe(lit) for lit in _COMMON_SUFFIX}
+
+
+def _suffix_reading(
+    after: str, currency: str | None, lang: NumberLanguage
+) -> tuple[re.Match[str] | None, tuple[str, str | None, str | None, int, bool, bool]]:
+    """Units after a figure: (the _SUFFIX_RE match, or None when none was needed, and the
+    _read_suffix reading)."""
+    first = after[:1]
+    # gate: _suffix_match's test, first (most figures have no unit after them).
+    start = after[1:2] if first == " " or first == "\u00a0" else first
+    if start not in _SUFFIX_STARTS and start.isascii():
+        return None, ("", None, currency, 0, False, False)
+    if first == "%":
+        lit = "%"
+    elif first == " " and (after[1:8] == "million" or after[1:8] == "billion"):
+        lit = after[:8]
+    else:
+        lit = ""
+    if lit:
+        # fast path: a common suffix followed by punctuation, or by a space and a character
+        # nothing more can start with, is read as the pattern reads it alone.
+        nxt = after[len(lit) : len(lit) + 2]
+        if nxt[:1] in _SUFFIX_END_SAFE or (
+            (nxt[:1] == " " or nxt[:1] == "\u00a0") and nxt[1:] in _AFTER_SPACE_SAFE[lit]
+        ):
+            pct_text, scale_word, end = _COMMON_SUFFIX[lit]
+            return None, (pct_text, scale_word, currency, end, False, False)
+    sm = _suffix_match(after)
+    if sm:
+        return sm, _read_suffix(sm, currency, lang)
+    return None, ("", None, currency, 0, False, False)
 
 
 def _read_suffix(
@@ -905,25 +1072,17 @@ def _magnitude(
 
 
 def _word_signed(
-    before: str, after: str, s: int, suffix_end: int, rest: str, neg: list[int]
+    before: str, after: str, s: int, suffix_end: int, rest: str, neg: list[int], hb: int
 ) -> bool:
     """Do the words around the figure state it as a loss or decrease ("a loss of", "fell by",
     "tapte", "Nettoverlust ... belief sich auf", "... decrease")? ``rest``: what follows the
-    figure and its units, spaces skipped; ``neg``: where sign keywords end in the text."""
-    if neg and _near(neg, s - 60, s):
-        ctx = before.rsplit("\n", 1)[-1][-60:]
-        if (
-            _NEG_WORD_BEFORE_RE.search(ctx[-48:])
-            or _NEG_NOUN_BEFORE_RE.search(ctx)
-            or _NEG_CHANGE_SUBJECT_RE.search(ctx)
-            or _NEG_VERB_BY_RE.search(ctx)
-            or negative_before_pattern().search(ctx[-48:])
-            or names_a_loss_subject(ctx)
-        ):
-            return True
+    figure and its units, spaces skipped, ``hb`` its head's _HEAD_* flags; ``neg``: where sign
+    keywords end in the text."""
+    if neg and _near(neg, s - 60, s) and _signed_before(before.rsplit("\n", 1)[-1][-60:]):
+        return True
     # gates on the first character, then the first two letters of the word after the units (the
     # patterns skip spaces and commas first; a tail of only spaces fails them whatever follows).
-    if not _may_start(rest[:1], _NEGATIVE_AFTER_FIRST):
+    if not hb & _HEAD_NEG:
         return False
     while rest[:1] == ",":
         rest = rest[1:].lstrip()
@@ -931,6 +1090,48 @@ def _word_signed(
     if start.isascii() and start.lower() not in _NEG_AFTER_STARTS:
         return False
     return _NEG_AFTER_RE.match(after[suffix_end : suffix_end + 30]) is not None
+
+
+_ASCII_SPACE = "".join(c for c in map(chr, range(128)) if c.isspace())
+_ASCII_WORD = "".join(c for c in map(chr, range(128)) if c.isalnum()) + "_"
+# Each sign pattern before a figure, the width of context it reads, and the ASCII characters a
+# match of it can hold (its words, spaces, colons, currency signs and codes such as "U.S.$",
+# "kr."). _NEG_NOUN_BEFORE_RE's gap takes any character but a digit, ";" or a currency sign.
+_SIGN_BEFORE = (
+    (_NEG_WORD_BEFORE_RE.search, 48, _ASCII_WORD + _ASCII_SPACE + ":.$"),
+    (
+        _NEG_NOUN_BEFORE_RE.search,
+        60,
+        "".join(c for c in map(chr, range(128)) if c not in "0123456789;"),
+    ),
+    (_NEG_CHANGE_SUBJECT_RE.search, 60, _ASCII_WORD + _ASCII_SPACE + "'&-:.$"),
+    (_NEG_VERB_BY_RE.search, 60, _ASCII_WORD + _ASCII_SPACE + "'.$"),
+    (
+        negative_before_pattern().search,
+        48,
+        "".join(c for c in _ASCII_WORD if c.isalpha()) + _ASCII_SPACE + ":.$",
+    ),
+    (names_a_loss_subject, 60, _ASCII_WORD + _ASCII_SPACE + "'.$"),
+)
+
+
+def _signed_before(ctx: str) -> bool:
+    """Do the words before a figure (``ctx``: its line's last 60 characters) state it as a loss
+    or decrease ("a loss of", "fell by", "tapte", "Nettoverlust ... belief sich auf")?"""
+    is_ascii = ctx.isascii()
+    for search, width, allowed in _SIGN_BEFORE:
+        window = ctx[-width:]
+        if is_ascii:
+            # gate: every match ends at the window's end and holds only ``allowed`` characters,
+            # so it lies within the window's last run of them. Searched from the character before
+            # that run, the first character of a match sees the same neighbour (the word boundary
+            # and letter lookbehind every pattern opens with): same answer, fewer positions.
+            k = len(window.rstrip(allowed))
+            if k > 1:
+                window = window[k - 1 :]
+        if search(window):
+            return True
+    return False
 
 
 def _names_a_decrease(before: str) -> bool:
@@ -1011,7 +1212,12 @@ _LOSS_NOUN_RE = re.compile(
 
 def _looks_like_expression_before(before: str) -> bool:
     tail = before.rstrip()[-12:]
-    return bool(re.search(r"[\d)%]\s*(?:[a-zA-Z]+)?$", tail)) and not re.search(r"[=:]\s*$", tail)
+    return bool(_OPERAND_END_RE.search(tail)) and not _ASSIGN_END_RE.search(tail)
+
+
+# Compiled once (the module-level re functions look each pattern up in their cache per call).
+_OPERAND_END_RE = re.compile(r"[\d)%]\s*(?:[a-zA-Z]+)?$")
+_ASSIGN_END_RE = re.compile(r"[=:]\s*$")
 
 
 def _classify(
@@ -1022,13 +1228,14 @@ def _classify(
     raw_num: str,
     bare: bool,
     suffix_end: int,
-    head: str,
+    rest: str,
+    hb: int,
     kw: dict[str, list[int]],
 ) -> str:
     """The role of a figure read as a value: a year, date, reference or list marker (a bare
     number: no currency, scale or percent), an operand or result of a calculation, a
-    comparison, a range, or a value. ``head``: the first character after the figure and its
-    units."""
+    comparison, a range, or a value. ``rest``: what follows the figure and its units, spaces
+    skipped; ``hb``: the _HEAD_* flags of its first character."""
     if bare:
         role = _bare_role(before, after, number, raw_num)
         if role is not None:
@@ -1042,7 +1249,7 @@ def _classify(
         and _LINE_START_RE.search(before[-16:])
     ):
         return "marker"
-    return _structure_role(before, after, s, suffix_end, head, kw)
+    return _structure_role(before, after, s, suffix_end, rest, hb, kw)
 
 
 def _bare_role(before: str, after: str, number: float, raw_num: str) -> str | None:
@@ -1053,19 +1260,28 @@ def _bare_role(before: str, after: str, number: float, raw_num: str) -> str | No
     last_char = before[-1:]
     if last_char.isspace() or last_char == "#":
         toks = before[-24:].split()
-        last = toks[-1].strip("([{*.#:").lower() if toks else ""
-        if last in _REF_WORDS or (toks and toks[-1].endswith("#")):
-            return "reference"
-        if last in _MONTH_WORDS or (
-            len(toks) >= 2
-            and toks[-1].rstrip(",").isdigit()
-            and toks[-2].strip("(.").lower() in _MONTH_WORDS
-        ):
-            return "date"
+        if toks:  # the word before: "Note", "Item", "March" (one look-up for both lists)
+            tok = toks[-1]
+            named = _ROLE_OF_WORD_BEFORE.get(tok.strip("([{*.#:").lower())
+            if named == "reference" or tok.endswith("#"):
+                return "reference"
+            if named == "date" or (
+                len(toks) >= 2
+                and tok.rstrip(",").isdigit()
+                and toks[-2].strip("(.").lower() in _MONTH_WORDS
+            ):
+                return "date"
     plain_int = raw_num.isdigit()
-    if plain_int and number <= 31 and _MONTH_AFTER_RE.match(after):
-        return "date"
     first = after[:1]
+    # gate: the month pattern starts with an ordinal suffix or a space (a non-ASCII character
+    # may be a space or fold to a letter).
+    if (
+        plain_int
+        and number <= 31
+        and (first in _ORDINAL_FIRST or first.isspace() or not first.isascii())
+        and _MONTH_AFTER_RE.match(after)
+    ):
+        return "date"
     # gate: the slash pattern starts with "/".
     if (first == "/" and _DIGIT_SLASH_RE.match(after)) or (
         last_char == "/" and before[-2:-1].isdigit()
@@ -1074,7 +1290,8 @@ def _bare_role(before: str, after: str, number: float, raw_num: str) -> str | No
     if not plain_int:
         return None
     if len(raw_num) == 4 and 1900 <= number <= 2100:
-        if _ISO_DATE_AFTER_RE.match(after):
+        # gate: the ISO date pattern starts with "-" or "/".
+        if (first == "-" or first == "/") and _ISO_DATE_AFTER_RE.match(after):
             return "date"
         return "year"
     if len(raw_num) == 2 and _FY_SHORT_RE.search(before[-4:]):
@@ -1094,12 +1311,22 @@ def _bare_role(before: str, after: str, number: float, raw_num: str) -> str | No
 
 
 def _structure_role(
-    before: str, after: str, s: int, suffix_end: int, head: str, kw: dict[str, list[int]]
+    before: str,
+    after: str,
+    s: int,
+    suffix_end: int,
+    rest: str,
+    hb: int,
+    kw: dict[str, list[int]],
 ) -> str:
     """Calculation structure and context around a figure: "result" after "=", "operand" beside
     an operator, "comparison" after "from"/"compared to", "range" before "- 5", else "value"."""
     tail = after[suffix_end:]
-    op_after = _may_start(head, _OP_AFTER_FIRST) and _OPERATOR_AFTER_RE.match(tail) is not None
+    op_after = (
+        bool(hb & _HEAD_OP)
+        and _may_be_operator_after(rest)
+        and _OPERATOR_AFTER_RE.match(tail) is not None
+    )
     b8 = before[-8:]
     if not _RESULT_CHARS.isdisjoint(b8) and _RESULT_BEFORE_RE.search(b8) and not op_after:
         return "result"
@@ -1115,14 +1342,10 @@ def _structure_role(
         return "operand"
     cmp = kw["cmp"]
     if (cmp and _near(cmp, s - 48, s) and _COMPARE_BEFORE_RE.search(before[-48:])) or (
-        _may_start(head, _CMP_AFTER_FIRST) and _COMPARE_AFTER_RE.match(tail)
+        hb & _HEAD_CMP and _may_be_comparison_after(rest) and _COMPARE_AFTER_RE.match(tail)
     ):
         return "comparison"
-    if (
-        _may_start(head, _RANGE_AFTER_FIRST)
-        and _RANGE_AFTER_RE.match(tail)
-        and "from" not in before[-12:].lower()
-    ):
+    if hb & _HEAD_RANGE and _RANGE_AFTER_RE.match(tail) and "from" not in before[-12:].lower():
         return "range" if _DASH_RANGE_AFTER_RE.match(tail) else "value"
     return "value"
 
@@ -1146,6 +1369,50 @@ _CMP_AFTER_FIRST = frozenset(",iIaAlLpP")
 _RANGE_AFTER_FIRST = frozenset("-–t")
 
 
+# _HEAD_BITS: for each ASCII head (and no head), the flags of the patterns above (and the sign
+# word after a figure) that can start there; _may_start(head, F) is `head's flags & F's flag`. A
+# non-ASCII head may fold to an ASCII letter, so every pattern may start there (_HEAD_ALL).
+_HEAD_NEG, _HEAD_OP, _HEAD_CMP, _HEAD_RANGE = 1, 2, 4, 8
+_HEAD_ALL = _HEAD_NEG | _HEAD_OP | _HEAD_CMP | _HEAD_RANGE
+_HEAD_SETS = (
+    (_HEAD_NEG, _NEGATIVE_AFTER_FIRST),
+    (_HEAD_OP, _OP_AFTER_FIRST),
+    (_HEAD_CMP, _CMP_AFTER_FIRST),
+    (_HEAD_RANGE, _RANGE_AFTER_FIRST),
+)
+_HEAD_BITS = {
+    c: sum(flag for flag, chars in _HEAD_SETS if c in chars) for c in ["", *map(chr, range(128))]
+}
+
+
+# The second letters (lower case) of the word operators after a figure, by their first letter:
+# "divided", "multiplied", "minus", "times", "plus".
+_OP_AFTER_SECOND = {"d": "i", "m": "ui", "t": "i", "p": "l"}
+# The same for the comparison words after a figure: "in the prior year", "last year",
+# "previously" ("a year earlier" needs a space after its "a").
+_CMP_AFTER_SECOND = {"i": "n", "l": "a", "p": "r"}
+
+
+def _may_be_operator_after(rest: str) -> bool:
+    """Can _OPERATOR_AFTER_RE match where ``rest`` (spaces skipped) follows? A word operator
+    needs its second letter too; a non-ASCII one may fold to it."""
+    second = _OP_AFTER_SECOND.get(rest[:1].lower())
+    return second is None or rest[1:2].lower() in second or not rest[1:2].isascii()
+
+
+def _may_be_comparison_after(rest: str) -> bool:
+    """Can _COMPARE_AFTER_RE match where ``rest`` (spaces skipped) follows? Its words need their
+    second character too ("in", "la", "pr", "a" and a space); a non-ASCII one may fold to it."""
+    head = rest[:1].lower()
+    second = rest[1:2]
+    if not second.isascii():
+        return True
+    if head == "a":
+        return second.isspace()
+    want = _CMP_AFTER_SECOND.get(head)
+    return want is None or second.lower() == want
+
+
 def _may_start(head: str, first: frozenset[str]) -> bool:
     """Can a pattern whose first characters are ``first`` match where ``head`` follows? Any
     non-ASCII character may fold to an ASCII letter under IGNORECASE, so it always may."""
@@ -1167,11 +1434,14 @@ def _lang_word_regex(code: str) -> re.Pattern[str]:
     )
 
 
+_PERCENT_AFTER_WORDS_RE = re.compile(rf"[ \t]*(?:%|(?i:{percent_suffix_pattern()}))(?![^\W\d_])")
+
+
 def _other_word_candidates(
     text: str, lang: NumberLanguage, existing: list[Candidate]
 ) -> list[Candidate]:
     """Number words of the text's language followed by a unit ("fjorten komma fem prosent")."""
-    pct_re = re.compile(rf"[ \t]*(?:%|(?i:{percent_suffix_pattern()}))(?![^\W\d_])")
+    pct_re = _PERCENT_AFTER_WORDS_RE
     taken = [c.span for c in existing]
     out: list[Candidate] = []
     for m in _lang_word_regex(lang.code).finditer(text):

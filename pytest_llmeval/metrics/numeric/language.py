@@ -601,21 +601,25 @@ _PLAIN_RUN_RE = re.compile(r"[^\W\d_]+")
 
 
 def detect_language(
-    text: str, limit: int = 4000, letter_runs: set[str] | None = None
+    text: str, limit: int = 4000, letter_runs: set[str] | None = None, low: str | None = None
 ) -> NumberLanguage:
     """The table whose function words the text uses most (English on a tie or no evidence).
 
     Looks at the first ``limit`` characters only, so the cost is bounded. ``letter_runs``: the
     lower-case runs of letters of the whole text, when already collected; without an apostrophe
     in a text within ``limit`` they are this function's words, so no other language's word among
-    them answers English without a second tokenisation.
+    them answers English without a second tokenisation. ``low``: ``text.lower()``, when known.
     """
     if letter_runs is not None and len(text) <= limit and _run_gate().isdisjoint(letter_runs):
         return ENGLISH
-    owner = _marker_owner()
-    words = _word_tokens(text[:limit].lower())
+    # ``low`` serves only a text within the limit: lower-casing can change lengths ("İ"), so a
+    # longer text is cut first, as always.
+    if low is None or len(text) > limit:
+        low = text[:limit].lower()
+    words = _word_tokens(low)
     if _other_language_words().isdisjoint(words):
         return ENGLISH  # only English evidence, or none: the count below could only say English
+    owner = _marker_owner()
     score: dict[str, float] = {}
     # In text order (the sums are of floats), over the marker words only (filtered in C).
     for word in filter(owner.__contains__, words):

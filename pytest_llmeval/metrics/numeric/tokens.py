@@ -140,6 +140,24 @@ _NUM_RE = re.compile(
     r"|\d*(?:[.,]\d+)?))"
 )
 
+
+def _ascii_form(pattern: str) -> re.Pattern[str]:
+    """``pattern`` (which uses ``\\d`` and ``\\w`` but no ``\\s``, ``\\b`` or IGNORECASE) for ASCII
+    text: its digits as ``[0-9]`` and its ``\\w`` in ASCII mode. On an ASCII text both name the
+    same characters, so the matches are the same; the engine tests a digit in a byte table
+    instead of the Unicode database, at every position it skips."""
+    ascii_pattern = pattern.replace(r"[\d.]", "[0-9.]").replace(r"[\d]", "[0-9]")
+    return re.compile(ascii_pattern.replace(r"\d", "[0-9]"), re.ASCII)
+
+
+_NUM_RE_ASCII = _ascii_form(_NUM_RE.pattern)
+
+
+def number_matches(text: str) -> list[re.Match[str]]:
+    """Every number as written in ``text`` (:data:`_NUM_RE`), in order."""
+    return list((_NUM_RE_ASCII if text.isascii() else _NUM_RE).finditer(text))
+
+
 _WORD_NUMS: dict[str, int] = {
     "zero": 0,
     "one": 1,
@@ -315,9 +333,9 @@ def _run_ends(low: str, word: str) -> list[int]:
     return ends
 
 
-def _read_words(text: str) -> tuple[set[str], dict[str, list[int]]]:
-    """The lower-case runs of letters of ``text`` and the end positions of its context keywords
-    (checked per value by bisect), both from one lower-casing.
+def _read_words(text: str) -> tuple[str, set[str], dict[str, list[int]]]:
+    """``text`` lower-cased, its runs of letters and the end positions of its context keywords
+    (checked per value by bisect), all from one lower-casing.
 
     The runs answer "is any number word / other-language word written here?" for later stages.
     Keywords are few: each one found among the runs is searched for (in C) instead of walking
@@ -327,7 +345,7 @@ def _read_words(text: str) -> tuple[set[str], dict[str, list[int]]]:
     runs = _letter_runs(low)
     hits = _keyword_words(runs)
     if len(hits) > _KW_SEARCH_MAX:
-        return runs, _keyword_scan(low)
+        return low, runs, _keyword_scan(low)
     idx: dict[str, list[int]] = {"neg": [], "op": [], "cmp": [], "apx": []}
     for w in hits:
         ends = _run_ends(low, w)
@@ -340,7 +358,7 @@ def _read_words(text: str) -> tuple[set[str], dict[str, list[int]]]:
             i = low.find(sym, i + 1)
     for positions in idx.values():
         positions.sort()
-    return runs, idx
+    return low, runs, idx
 
 
 def _keyword_scan(low: str) -> dict[str, list[int]]:
