@@ -8,7 +8,9 @@ Prints matches per second (target >= 2,000/s) and the time for one 100 KB answer
 ``category``, ``tolerance``, ``require_currency``) and prints cases per CPU-second after one
 warm-up pass (target >= 10,000). ``--baseline-rev REV`` measures the same figure for the package
 as it was at git revision REV (exported with ``git archive`` into a temporary folder and run in
-a subprocess), alternating old and new runs, and prints the ratio.
+a subprocess), alternating old and new runs, and prints the ratio. ``--stages`` also prints
+where a case's time goes: microseconds per case for reading the figures (``_read_figures``),
+selecting the answer (``_select_figures``) and the rest (gold, comparison, explanation).
 """
 
 from __future__ import annotations
@@ -89,6 +91,43 @@ def dev_rate(path: Path, passes: int) -> tuple[float, int]:
     return passes * len(calls) / (time.process_time() - t0), len(calls)
 
 
+def stage_times(path: Path, passes: int) -> tuple[float, float, float]:
+    """CPU microseconds per case: reading, reading + selection, and the whole grading."""
+    from pytest_llmeval.metrics.numeric.gold import _parse_gold, _question_hints
+    from pytest_llmeval.metrics.numeric.match import _read_figures, _select_figures
+
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    hints = _question_hints(None)
+
+    def read(r: dict) -> None:
+        _read_figures(r["response"], _parse_gold(r["gold"], None), None, None)
+
+    def read_select(r: dict) -> None:
+        gold = _parse_gold(r["gold"], None)
+        cands = _read_figures(r["response"], gold, None, None)
+        _select_figures(r["response"], cands, gold, hints, r.get("category"), None, "concluding")
+
+    def whole(r: dict) -> None:
+        numeric_match(
+            r["response"],
+            r["gold"],
+            category=r.get("category"),
+            tolerance=float(r.get("tolerance") or 0.0),
+            require_currency=bool(r.get("require_currency")),
+        )
+
+    out = []
+    for step in (read, read_select, whole):
+        for r in rows:  # warm-up
+            step(r)
+        t0 = time.process_time()
+        for _ in range(passes):
+            for r in rows:
+                step(r)
+        out.append((time.process_time() - t0) / passes / len(rows) * 1e6)
+    return out[0], out[1], out[2]
+
+
 def _rate_in_subprocess(path: Path, passes: int, pkg_dir: str | None) -> float:
     """The --dev figure measured by a fresh interpreter (the old package when ``pkg_dir`` is set)."""
     env = dict(os.environ)
@@ -126,6 +165,7 @@ def main() -> None:
     ap.add_argument("--dev", type=Path, default=None, help="labelled rows, e.g. numeric_dev.jsonl")
     ap.add_argument("--passes", type=int, default=5, help="timed passes over the --dev rows")
     ap.add_argument("--baseline-rev", default=None, help="git revision to compare with (--dev)")
+    ap.add_argument("--stages", action="store_true", help="time per case by stage (--dev)")
     ap.add_argument("--rate-only", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.rate_only:
@@ -166,6 +206,12 @@ def main() -> None:
             f"{args.dev.name}: {rate:,.0f} cases per CPU-second ({n_rows} answers, "
             f"{args.passes} passes after one warm-up; target >= 10,000)"
         )
+        if args.stages:
+            read, read_select, whole = stage_times(args.dev, args.passes)
+            print(
+                f"  per case: reading {read:.1f} us, selection {read_select - read:.1f} us, "
+                f"the rest {whole - read_select:.1f} us (whole {whole:.1f} us)"
+            )
         if args.baseline_rev:
             compare_with(args.baseline_rev, args.dev, args.passes)
 
