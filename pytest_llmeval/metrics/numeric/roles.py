@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pytest_llmeval.metrics.numeric.candidates import Candidate
+from pytest_llmeval.metrics.numeric.candidates import IGNORED_ROLES, Candidate
 from pytest_llmeval.metrics.numeric.language import LANGUAGES, first_char_gate
 
 ROLE_DESCRIPTIONS = {
@@ -333,7 +333,17 @@ def gate_lower(text: str) -> str | None:
 def may_hold(low: str | None, words: tuple[str, ...]) -> bool:
     """False only when none of ``words`` (lower case) occurs in ``low`` (from :func:`gate_lower`):
     a gate before a case-blind search that needs one of them. Always True when ``low`` is None."""
-    return low is None or any(map(low.__contains__, words))
+    if low is None:
+        return True
+    # A plain loop: for these few words cheaper than any() over a generator or a map.
+    for w in words:  # noqa: SIM110
+        if w in low:
+            return True
+    return False
+
+
+# The roles whose figures figure_role reads at once as "endpoint" or None.
+_NOT_ASSERTED = IGNORED_ROLES | {"operand", "comparison"}
 
 
 def co_asserted(
@@ -361,7 +371,9 @@ def co_asserted(
     chosen_ids = {id(c) for c in chosen}
     out: list[Asserted] = []
     for i, c in enumerate(in_seg):
-        if id(c) in chosen_ids:
+        # gate: an operand, comparison or ignored figure reads as "endpoint" or nothing, roles
+        # never kept here; figure_role need not be called for it.
+        if c.role in _NOT_ASSERTED or id(c) in chosen_ids:
             continue
         role = figure_role(text, seg[0], in_seg, i)
         if role in allowed:

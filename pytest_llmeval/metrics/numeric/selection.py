@@ -261,34 +261,44 @@ def _segment_of(text: str, c: Candidate) -> tuple[int, int]:
 
 
 def _split_segments(text: str) -> list[tuple[int, int]]:
-    merged: list[tuple[int, int]] = []
+    pieces: list[tuple[int, int]] = []
     pos = 0
     for m in _SEG_RE.finditer(text):
         start = m.start(1)
         if start < 0:
             start = m.start()  # a run of newlines
         if start > pos:
-            _add_segment(text, merged, pos, start)
+            pieces.append((pos, start))
         pos = m.end()
     if pos < len(text):
-        _add_segment(text, merged, pos, len(text))
-    return merged
+        pieces.append((pos, len(text)))
+    if len(pieces) < 2:
+        return pieces  # one sentence: nothing to join
+    return _join_pieces(text, pieces)
 
 
-def _add_segment(text: str, merged: list[tuple[int, int]], start: int, end: int) -> None:
-    """Append a sentence, or join it to the previous one."""
-    if merged:
-        prev_start, prev_end = merged[-1]
+def _join_pieces(text: str, pieces: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The pieces between sentence breaks, each joined to the one before when it continues it
+    (one loop, no call per piece: most answers have a handful of sentences)."""
+    merged = [pieces[0]]
+    prev_start, prev_end = pieces[0]
+    for start, end in pieces[1:]:
         if (
-            # A lead-in ending with ":" belongs to what follows ("... is:\n\n$1,577 million").
-            end - start < 200 and _ends_with_colon(text, prev_start, prev_end)
+            # A lead-in ending with ":" belongs to what follows ("... is:\n\n$1,577 million");
+            # most sentences end on their mark, not on one of " *:".
+            end - start < 200
+            and text[prev_end - 1] in " *:"
+            and _ends_with_colon(text, prev_start, prev_end)
         ) or (
             # "10 088 mrd. kroner", "ca. 5", "e.g. the": a sentence does not start in lower case.
             text[start].islower() and text.find("\n", prev_end, start) < 0
         ):
             merged[-1] = (prev_start, end)
-            return
-    merged.append((start, end))
+        else:
+            merged.append((start, end))
+            prev_start = start
+        prev_end = end
+    return merged
 
 
 def _ends_with_colon(text: str, start: int, end: int) -> bool:
@@ -1108,6 +1118,12 @@ def _category_regex(category: str) -> re.Pattern[str]:
     )
 
 
+@lru_cache(maxsize=256)
+def _exact_regex(key: str) -> re.Pattern[str]:
+    """The category key as written, a whole word (cached per key, as _category_regex)."""
+    return re.compile(r"(?<![\w])" + re.escape(key) + r"(?![\w])", re.IGNORECASE)
+
+
 def _case_blind_hits(
     pattern: re.Pattern[str], text: str, low: str | None, phrases: tuple[str, ...]
 ) -> list[re.Match[str]]:
@@ -1149,8 +1165,7 @@ def _select_category(
     hits: list[re.Match[str]] = []
     low = gate_lower(text)  # guides the case-blind searches of the whole answer
     if key not in CATEGORY_SYNONYMS:
-        exact = re.compile(r"(?<![\w])" + re.escape(key) + r"(?![\w])", re.IGNORECASE)
-        hits = _case_blind_hits(exact, text, low, (key,))
+        hits = _case_blind_hits(_exact_regex(key), text, low, (key,))
     if not hits:
         hits = _case_blind_hits(_category_regex(key), text, low, _category_phrases(key))
     eligible = [c for c in cands if c.role in ("value", "result", "range")]
