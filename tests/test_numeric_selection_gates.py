@@ -105,3 +105,47 @@ def test_exact_category_regex_is_the_compiled_key() -> None:
         pat = selection._exact_regex(key)
         assert pat.pattern == r"(?<![\w])" + __import__("re").escape(key) + r"(?![\w])"
         assert pat is selection._exact_regex(key)
+
+
+def test_by_gate_passes_every_window_the_difference_pattern_matches() -> None:
+    rnd = random.Random(4)
+    parts = ["exceeded", "higher", "Lower", "by", "BY", "bY", "about", "Approximately", "roughly"]
+    parts += ["$", "€", " ", "  ", "\n", "5", "x", ",", "İ", "ſ", "from", "to", "widened"]
+    windows = ["higher by $", "exceeded X by about ", "widened by 5, from", "BY  \n", "by"]
+    windows += [
+        "".join(rnd.choice(parts) + rnd.choice(["", " "]) for _ in range(8)) for _ in range(4000)
+    ]
+    for window in windows:
+        if roles._BY_BEFORE_RE.search(window):
+            assert roles._may_end_with_by(window), window
+    assert not roles._may_end_with_by("rose by 703, from (55,849) to ")
+
+
+def test_range_word_gate_is_the_plain_test() -> None:
+    for window in ["(A to B)", "(til", "bis", "à", "(none)", ""]:
+        want = "to" in window or "til" in window or "bis" in window or "à" in window
+        assert roles._has_range_word(window) == want
+
+
+def test_snippet_of_a_long_sentence_reads_a_prefix() -> None:
+    rnd = random.Random(5)
+    for _ in range(300):
+        text = "".join(rnd.choice(["word ", "  ", "\n\t ", "x", "    " * 20]) for _ in range(300))
+        seg = (rnd.randint(0, 10), len(text) - rnd.randint(0, 10))
+        plain = " ".join(text[seg[0] : seg[1]].split())
+        want = plain[:117] + "..." if len(plain) > 120 else plain
+        assert selection._snippet(text, seg) == want
+
+
+def test_concluding_sentence_is_the_sentence_of_the_pick() -> None:
+    # The role stage reuses the sentence the concluding stage read when it holds the pick.
+    for text in [
+        "Revenue was $5 million. So the answer is 12%.",
+        "Margin was 25%.\n\nIt equals $612 million (25%).",
+        *_random_texts(6, 1500),
+    ]:
+        cands = extract_values(text)
+        for kind in (None, "money", "percent", "plain"):
+            primary, _alts, _how, seg = selection._conclude(text, cands, None, set(), kind)
+            if primary is not None and seg[0] <= primary.span[0] < seg[1]:
+                assert seg == selection._segment_of(text, primary), text

@@ -241,8 +241,7 @@ def figure_role(text: str, seg_start: int, cands: list[Candidate], i: int) -> st
     if role is not None:
         return role
     by_window = text[max(seg_start, c.span[0] - 100) : c.span[0]]
-    # "b" and "y" match no other letter in any case: without "by" the pattern cannot match.
-    if "by" in by_window.lower() and _BY_BEFORE_RE.search(by_window):
+    if _may_end_with_by(by_window) and _BY_BEFORE_RE.search(by_window):
         return "difference"
     low = gate_lower(before)  # for the word gates below
     tail = _tail_start(before)
@@ -274,6 +273,23 @@ def figure_role(text: str, seg_start: int, cands: list[Candidate], i: int) -> st
     return None
 
 
+# What may follow the "by" that ends a _BY_BEFORE_RE match (none of it holds a "by").
+_BY_TAIL_RE = re.compile(r"by\s+(?:about\s+|approximately\s+|roughly\s+)?[$€£¥]?\s*", re.IGNORECASE)
+
+
+def _may_end_with_by(window: str) -> bool:
+    """gate for _BY_BEFORE_RE: its "by" is the window's last one ("b" and "y" match no other
+    letter in any case), followed only by what _BY_TAIL_RE allows; most windows with a "by"
+    hold it earlier ("rose by 5%, from $3 to")."""
+    low = window.lower()
+    at = low.rfind("by")
+    if at < 0:
+        return False
+    if len(low) != len(window):
+        return True  # lower-casing moved the positions: no gate
+    return _BY_TAIL_RE.fullmatch(window, at) is not None
+
+
 def _range_or_whole(
     text: str, seg_start: int, cands: list[Candidate], i: int, after: str
 ) -> str | None:
@@ -281,9 +297,9 @@ def _range_or_whole(
     c = cands[i]
     lo = max(seg_start, c.span[0] - 60)
     hi = min(len(text), c.span[1] + 60)
-    window = text[lo:hi]
-    # gate: the range (a case-sensitive pattern) needs a bracket and one of its words
-    if "(" in window and ("to" in window or "til" in window or "bis" in window or "à" in window):
+    # gate: the range (a case-sensitive pattern) needs a bracket and one of its words; most
+    # windows hold no bracket, found without copying the window
+    if text.find("(", lo, hi) >= 0 and _has_range_word(text[lo:hi]):
         for m in _PAREN_RANGE_RE.finditer(text, lo, hi):
             if m.start() <= c.span[0] and c.span[1] <= m.end():
                 return "endpoint"
@@ -295,6 +311,10 @@ def _range_or_whole(
     ):
         return "whole"  # "$2.5 billion buyback, of which ...", "Of the $5.0 billion facility, ..."
     return None
+
+
+def _has_range_word(window: str) -> bool:
+    return "to" in window or "til" in window or "bis" in window or "à" in window
 
 
 # No phrase that _BY_END_RE, _CHANGE_BEFORE_RE, _TO_BEFORE_RE or _NOT_LEVEL_RE finds at the end
@@ -360,6 +380,17 @@ def co_asserted(
     and totals answer, changes do not).
     """
     in_seg = [c for c in cands if seg[0] <= c.span[0] < seg[1]]
+    return co_asserted_in(text, seg[0], in_seg, chosen, asks_change)
+
+
+def co_asserted_in(
+    text: str,
+    seg_start: int,
+    in_seg: list[Candidate],
+    chosen: list[Candidate],
+    asks_change: bool | None,
+) -> list[Asserted]:
+    """:func:`co_asserted` for the figures of the sentence (``in_seg``), already picked out."""
     if len(in_seg) < 2 or len(in_seg) > 40:
         return []
     if asks_change is None:
@@ -375,7 +406,7 @@ def co_asserted(
         # never kept here; figure_role need not be called for it.
         if c.role in _NOT_ASSERTED or id(c) in chosen_ids:
             continue
-        role = figure_role(text, seg[0], in_seg, i)
+        role = figure_role(text, seg_start, in_seg, i)
         if role in allowed:
             out.append(Asserted(c, role))
     return out
@@ -392,12 +423,19 @@ def role_in_sentence(
     """The role of ``c`` among the figures of its sentence ``seg``. ``whole_only``: read only the
     roles tested before "whole" (the answer is "whole" exactly when the full reading's is)."""
     in_seg = [x for x in cands if seg[0] <= x.span[0] < seg[1]]
+    return role_among(text, seg[0], in_seg, c, whole_only=whole_only)
+
+
+def role_among(
+    text: str, seg_start: int, in_seg: list[Candidate], c: Candidate, *, whole_only: bool = False
+) -> str | None:
+    """:func:`role_in_sentence` for the figures of the sentence (``in_seg``), already picked out."""
     for i, x in enumerate(in_seg):
         if x is c:
             if whole_only:
-                if c.role in ("operand", "comparison") or c.ignored:
+                if c.role in _NOT_ASSERTED:  # the roles figure_role reads at once
                     return None
                 after = text[c.span[1] : c.span[1] + 40]
-                return _range_or_whole(text, seg[0], in_seg, i, after)
-            return figure_role(text, seg[0], in_seg, i)
+                return _range_or_whole(text, seg_start, in_seg, i, after)
+            return figure_role(text, seg_start, in_seg, i)
     return None

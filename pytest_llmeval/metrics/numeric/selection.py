@@ -741,15 +741,30 @@ def _select_concluding(
     ``gold_kind`` ("money", "percent", "plain") prefers sentences stating a figure of the same kind
     as the expected answer: a payout ratio is not the dollar amount next to it.
     """
+    primary, alts, how, _seg = _conclude(text, cands, question, allow_roles, gold_kind)
+    return primary, alts, how
+
+
+_STATED_ROLES = frozenset({"value", "result", "range"})
+
+
+def _conclude(
+    text: str,
+    cands: list[Candidate],
+    question: str | None,
+    allow_roles: set[str],
+    gold_kind: str | None = None,
+) -> tuple[Candidate | None, list[Candidate], str, tuple[int, int]]:
+    """:func:`_select_concluding`, with the sentence it read (``(0, 0)`` when none)."""
     q_years = frozenset(_YEAR_RE.findall(question[:2000])) if question else frozenset()
     promoted = _promoted_comparisons(text, cands, q_years, question) if q_years else frozenset()
-    eligible = [
-        c
-        for c in cands
-        if c.role in ("value", "result", "range") or c.role in allow_roles or id(c) in promoted
-    ]
+    ok_roles = _STATED_ROLES | allow_roles if allow_roles else _STATED_ROLES
+    if promoted:
+        eligible = [c for c in cands if c.role in ok_roles or id(c) in promoted]
+    else:
+        eligible = [c for c in cands if c.role in ok_roles]
     if not eligible:
-        return None, [], "no stated value (only operands, comparisons, years or references)"
+        return None, [], "no stated value (only operands, comparisons, years or references)", (0, 0)
     segs = _segments(text)
     q_stems = _question_stems(question)
     by_seg = _group_by_segment(eligible, segs)
@@ -774,10 +789,21 @@ def _select_concluding(
         )
     primary, pos = _restatement_in_asked_kind(text, cands, primary, gold_kind)
     alts = _restatements(text, cands, primary, pos)
-    snippet = " ".join(text[seg[0] : seg[1]].split())
+    return primary, alts, f'the concluding figure, in "{_snippet(text, seg)}"', seg
+
+
+def _snippet(text: str, seg: tuple[int, int]) -> str:
+    """The sentence with each run of white space one space, cut to 120 characters. A long one
+    is read only as far as needed: the words of a prefix are a prefix of the sentence's words."""
+    start, end = seg
+    if end - start > 480:
+        head = " ".join(text[start : start + 480].split())
+        if len(head) > 120:
+            return head[:117] + "..."
+    snippet = " ".join(text[start:end].split())
     if len(snippet) > 120:
         snippet = snippet[:117] + "..."
-    return primary, alts, f'the concluding figure, in "{snippet}"'
+    return snippet
 
 
 def _best_segment(
