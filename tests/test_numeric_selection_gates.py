@@ -149,3 +149,35 @@ def test_concluding_sentence_is_the_sentence_of_the_pick() -> None:
             primary, _alts, _how, seg = selection._conclude(text, cands, None, set(), kind)
             if primary is not None and seg[0] <= primary.span[0] < seg[1]:
                 assert seg == selection._segment_of(text, primary), text
+
+
+def test_co_asserted_reads_range_and_whole_only_to_veto() -> None:
+    # figure_role's range and whole readings ("(A to B)", "of the $X", "of which") win over the
+    # later ones; co_asserted reads them last, for a role it would keep.
+    for text in [
+        "Raw materials were up $48.5 million year over year ($26.0 million to $74.5 million).",
+        "$206.7 million of the $1,344.1 million total rose by $5 million.",
+        "A $2.5 billion buyback, of which $1 billion rose by 5% to $3 billion.",
+        *_random_texts(7, 1500),
+    ]:
+        cands = extract_values(text)
+        got = roles.co_asserted(text, (0, len(text)), cands, [], None)
+        want = [
+            (c.span, role)
+            for i, c in enumerate(cands)
+            if (role := roles.figure_role(text, 0, cands, i))
+            in ("change", "level", "total", "difference")
+        ]
+        assert [(a.cand.span, a.role) for a in got] == (want if 2 <= len(cands) <= 40 else []), text
+
+
+def test_category_gate_words_are_the_lower_cased_ascii_phrases() -> None:
+    assert selection._gate_words(("Net Income", "EPS")) == ("net income", "eps")
+    assert selection._gate_words(("net income", "")) is None  # an empty phrase matches anywhere
+    assert selection._gate_words(("résultat",)) is None
+    text = "Net income was $5 million; NET INCOME rose. Net incomes fell."
+    pattern = selection._category_regex("net income")
+    hits = selection._case_blind_hits(
+        pattern, text, text.lower(), selection._category_phrases("net income")
+    )
+    assert [m.span() for m in hits] == [m.span() for m in pattern.finditer(text)]

@@ -229,17 +229,30 @@ class Asserted:
         return ROLE_DESCRIPTIONS.get(self.role, self.role)
 
 
+# The roles whose figures figure_role reads at once as "endpoint" or None.
+_NOT_ASSERTED = IGNORED_ROLES | {"operand", "comparison"}
+
+
 def figure_role(text: str, seg_start: int, cands: list[Candidate], i: int) -> str | None:
     """The role of ``cands[i]`` within its sentence (``seg_start`` is where the sentence starts)."""
     c = cands[i]
-    if c.role in ("operand", "comparison") or c.ignored:
+    if c.role in _NOT_ASSERTED:  # an operand, a comparison, an ignored figure
         return "endpoint" if c.role == "comparison" else None
-    prev_end = cands[i - 1].span[1] if i > 0 and cands[i - 1].span[1] > seg_start else seg_start
-    before = text[max(prev_end, c.span[0] - 60) : c.span[0]]
     after = text[c.span[1] : c.span[1] + 40]
     role = _range_or_whole(text, seg_start, cands, i, after)
     if role is not None:
         return role
+    return _stated_role(text, seg_start, cands, i, after)
+
+
+def _stated_role(
+    text: str, seg_start: int, cands: list[Candidate], i: int, after: str
+) -> str | None:
+    """:func:`figure_role` after the range and whole readings: a difference, a change, an
+    endpoint or level after "to", a total."""
+    c = cands[i]
+    prev_end = cands[i - 1].span[1] if i > 0 and cands[i - 1].span[1] > seg_start else seg_start
+    before = text[max(prev_end, c.span[0] - 60) : c.span[0]]
     by_window = text[max(seg_start, c.span[0] - 100) : c.span[0]]
     if _may_end_with_by(by_window) and _BY_BEFORE_RE.search(by_window):
         return "difference"
@@ -362,10 +375,6 @@ def may_hold(low: str | None, words: tuple[str, ...]) -> bool:
     return False
 
 
-# The roles whose figures figure_role reads at once as "endpoint" or None.
-_NOT_ASSERTED = IGNORED_ROLES | {"operand", "comparison"}
-
-
 def co_asserted(
     text: str,
     seg: tuple[int, int],
@@ -406,8 +415,11 @@ def co_asserted_in(
         # never kept here; figure_role need not be called for it.
         if c.role in _NOT_ASSERTED or id(c) in chosen_ids:
             continue
-        role = figure_role(text, seg_start, in_seg, i)
-        if role in allowed:
+        after = text[c.span[1] : c.span[1] + 40]
+        role = _stated_role(text, seg_start, in_seg, i, after)
+        # figure_role reads the range and whole first, roles never kept here: they are read
+        # only to veto a role that would be kept (same result, most figures skip them).
+        if role in allowed and _range_or_whole(text, seg_start, in_seg, i, after) is None:
             out.append(Asserted(c, role))
     return out
 

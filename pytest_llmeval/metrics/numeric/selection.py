@@ -1150,23 +1150,32 @@ def _exact_regex(key: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w])" + re.escape(key) + r"(?![\w])", re.IGNORECASE)
 
 
+@lru_cache(maxsize=256)
+def _gate_words(phrases: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The phrases lower-cased for :func:`_case_blind_hits`'s gate; None when one is empty (it
+    matches anywhere) or not ASCII (cached per category's phrases)."""
+    if not all(p and p.isascii() for p in phrases):
+        return None
+    return tuple(p.lower() for p in phrases)
+
+
 def _case_blind_hits(
     pattern: re.Pattern[str], text: str, low: str | None, phrases: tuple[str, ...]
 ) -> list[re.Match[str]]:
     """``list(pattern.finditer(text))`` for a case-blind pattern of these phrases, tried only
     where the lower-cased text (``low``, from :func:`gate_lower`) shows one of them: no match
     can start elsewhere, and a match tried at a place is the one the scan finds there."""
-    if (
-        low is None
-        or len(low) != len(text)
-        or not all(p and p.isascii() for p in phrases)  # an empty phrase matches anywhere
-    ):
+    words = _gate_words(phrases)
+    if low is None or len(low) != len(text) or words is None:
         return list(pattern.finditer(text))
-    words = [p.lower() for p in phrases]
     hits: list[re.Match[str]] = []
     pos = 0
     while True:
-        at = min((i for i in (low.find(w, pos) for w in words) if i >= 0), default=-1)
+        at = -1  # the first place where a phrase shows (a loop: no generator per step)
+        for w in words:
+            i = low.find(w, pos)
+            if i >= 0 and (at < 0 or i < at):
+                at = i
         if at < 0:
             return hits
         m = pattern.match(text, at)
