@@ -34,12 +34,13 @@ from pytest_llmeval.metrics.numeric.gold import (
     _QuestionHints,
     _response_scale,
 )
-from pytest_llmeval.metrics.numeric.roles import Asserted, co_asserted, role_in_sentence
+from pytest_llmeval.metrics.numeric.roles import Asserted, co_asserted_in, role_among
 from pytest_llmeval.metrics.numeric.selection import (
     _COMPARED_YEAR_RE,
     _Q_CHANGE_RE,
     _Q_YEAR_RE,
     CATEGORY_SYNONYMS,
+    _conclude,
     _segment_of,
     _select_category,
     _select_concluding,
@@ -200,9 +201,11 @@ def _select_stated(
 ) -> tuple[list[Candidate], list[Asserted], str]:
     """match='concluding': the year asked for, else the figure tied to the category, else the
     concluding figure with the figures asserted beside it."""
-    primary, how = _select_year(response, cands, gold, question)
-    if primary is not None:
-        return [primary], [], how
+    if gold.yearish:  # the year stage answers only for a gold that is a year
+        primary, how = _select_year(response, cands, gold, question)
+        if primary is not None:
+            return [primary], [], how
+    how = ""
     if category:
         primary, how = _select_category(response, cands, category, question)
         if primary is not None:
@@ -250,14 +253,14 @@ def _primary_role(
     """The role of the concluding figure, read only as far as it can change the selection: an
     endpoint matters beside a stated change that may answer, a whole beside a stated part in
     its sentence (``in_seg``); None when neither can."""
-    if (
-        extras
-        and asks_change is not False
-        and any(a.role in ("change", "difference") for a in extras)
-    ):
-        return role_in_sentence(response, seg, in_seg, primary)
-    if len(in_seg) > 1 and any(c is not primary and c.role in ("value", "result") for c in in_seg):
-        return role_in_sentence(response, seg, in_seg, primary, whole_only=True)
+    if extras and asks_change is not False:
+        for a in extras:
+            if a.role in ("change", "difference"):
+                return role_among(response, seg[0], in_seg, primary)
+    if len(in_seg) > 1:
+        for c in in_seg:
+            if c is not primary and c.role in ("value", "result"):
+                return role_among(response, seg[0], in_seg, primary, whole_only=True)
     return None
 
 
@@ -272,18 +275,19 @@ def _select_by_roles(
 ) -> tuple[list[Candidate], list[Asserted], str | None]:
     """The concluding figure and the figures its sentence asserts beside it; the part stated
     beside a whole answers, an endpoint beside a stated change does not (how is None: none found)."""
-    primary, alts, how2 = _select_concluding(
-        response, cands, question, allow, _gold_kind(gold, hints)
-    )
+    primary, alts, how2, seg = _conclude(response, cands, question, allow, _gold_kind(gold, hints))
     if primary is None:
         return [], [], None
     chosen = [primary, *alts]
     how = (f"no value tied to category {category!r}; " if category else "") + how2
-    seg = _segment_of(response, primary)
+    if not seg[0] <= primary.span[0] < seg[1]:
+        # A restatement in the asked kind may sit in the next sentence: find the sentence again
+        # (sentences are disjoint, so the one read that holds the figure is its sentence).
+        seg = _segment_of(response, primary)
     asks_change = bool(_Q_CHANGE_RE.search(question[:2000])) if question else None
     # The figures of the answer sentence, read once for the role stage.
     in_seg = [c for c in cands if seg[0] <= c.span[0] < seg[1]]
-    extras = co_asserted(response, seg, in_seg, chosen, asks_change)
+    extras = co_asserted_in(response, seg[0], in_seg, chosen, asks_change)
     primary_role = _primary_role(response, seg, in_seg, primary, extras, asks_change)
     if primary_role == "whole":
         # "$206.7 million of the $1,344.1 million", "Of the $5.0 billion facility,

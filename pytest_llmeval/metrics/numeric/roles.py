@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pytest_llmeval.metrics.numeric.candidates import Candidate
+from pytest_llmeval.metrics.numeric.candidates import IGNORED_ROLES, Candidate
 from pytest_llmeval.metrics.numeric.language import LANGUAGES, first_char_gate
 
 ROLE_DESCRIPTIONS = {
@@ -229,20 +229,32 @@ class Asserted:
         return ROLE_DESCRIPTIONS.get(self.role, self.role)
 
 
+# The roles whose figures figure_role reads at once as "endpoint" or None.
+_NOT_ASSERTED = IGNORED_ROLES | {"operand", "comparison"}
+
+
 def figure_role(text: str, seg_start: int, cands: list[Candidate], i: int) -> str | None:
     """The role of ``cands[i]`` within its sentence (``seg_start`` is where the sentence starts)."""
     c = cands[i]
-    if c.role in ("operand", "comparison") or c.ignored:
+    if c.role in _NOT_ASSERTED:  # an operand, a comparison, an ignored figure
         return "endpoint" if c.role == "comparison" else None
-    prev_end = cands[i - 1].span[1] if i > 0 and cands[i - 1].span[1] > seg_start else seg_start
-    before = text[max(prev_end, c.span[0] - 60) : c.span[0]]
     after = text[c.span[1] : c.span[1] + 40]
     role = _range_or_whole(text, seg_start, cands, i, after)
     if role is not None:
         return role
+    return _stated_role(text, seg_start, cands, i, after)
+
+
+def _stated_role(
+    text: str, seg_start: int, cands: list[Candidate], i: int, after: str
+) -> str | None:
+    """:func:`figure_role` after the range and whole readings: a difference, a change, an
+    endpoint or level after "to", a total."""
+    c = cands[i]
+    prev_end = cands[i - 1].span[1] if i > 0 and cands[i - 1].span[1] > seg_start else seg_start
+    before = text[max(prev_end, c.span[0] - 60) : c.span[0]]
     by_window = text[max(seg_start, c.span[0] - 100) : c.span[0]]
-    # "b" and "y" match no other letter in any case: without "by" the pattern cannot match.
-    if "by" in by_window.lower() and _BY_BEFORE_RE.search(by_window):
+    if _may_end_with_by(by_window) and _BY_BEFORE_RE.search(by_window):
         return "difference"
     low = gate_lower(before)  # for the word gates below
     tail = _tail_start(before)
@@ -274,6 +286,23 @@ def figure_role(text: str, seg_start: int, cands: list[Candidate], i: int) -> st
     return None
 
 
+# What may follow the "by" that ends a _BY_BEFORE_RE match (none of it holds a "by").
+_BY_TAIL_RE = re.compile(r"by\s+(?:about\s+|approximately\s+|roughly\s+)?[$€£¥]?\s*", re.IGNORECASE)
+
+
+def _may_end_with_by(window: str) -> bool:
+    """gate for _BY_BEFORE_RE: its "by" is the window's last one ("b" and "y" match no other
+    letter in any case), followed only by what _BY_TAIL_RE allows; most windows with a "by"
+    hold it earlier ("rose by 5%, from $3 to")."""
+    low = window.lower()
+    at = low.rfind("by")
+    if at < 0:
+        return False
+    if len(low) != len(window):
+        return True  # lower-casing moved the positions: no gate
+    return _BY_TAIL_RE.fullmatch(window, at) is not None
+
+
 def _range_or_whole(
     text: str, seg_start: int, cands: list[Candidate], i: int, after: str
 ) -> str | None:
@@ -281,9 +310,9 @@ def _range_or_whole(
     c = cands[i]
     lo = max(seg_start, c.span[0] - 60)
     hi = min(len(text), c.span[1] + 60)
-    window = text[lo:hi]
-    # gate: the range (a case-sensitive pattern) needs a bracket and one of its words
-    if "(" in window and ("to" in window or "til" in window or "bis" in window or "à" in window):
+    # gate: the range (a case-sensitive pattern) needs a bracket and one of its words; most
+    # windows hold no bracket, found without copying the window
+    if text.find("(", lo, hi) >= 0 and _has_range_word(text[lo:hi]):
         for m in _PAREN_RANGE_RE.finditer(text, lo, hi):
             if m.start() <= c.span[0] and c.span[1] <= m.end():
                 return "endpoint"
@@ -295,6 +324,10 @@ def _range_or_whole(
     ):
         return "whole"  # "$2.5 billion buyback, of which ...", "Of the $5.0 billion facility, ..."
     return None
+
+
+def _has_range_word(window: str) -> bool:
+    return "to" in window or "til" in window or "bis" in window or "à" in window
 
 
 # No phrase that _BY_END_RE, _CHANGE_BEFORE_RE, _TO_BEFORE_RE or _NOT_LEVEL_RE finds at the end
@@ -333,7 +366,13 @@ def gate_lower(text: str) -> str | None:
 def may_hold(low: str | None, words: tuple[str, ...]) -> bool:
     """False only when none of ``words`` (lower case) occurs in ``low`` (from :func:`gate_lower`):
     a gate before a case-blind search that needs one of them. Always True when ``low`` is None."""
-    return low is None or any(map(low.__contains__, words))
+    if low is None:
+        return True
+    # A plain loop: for these few words cheaper than any() over a generator or a map.
+    for w in words:  # noqa: SIM110
+        if w in low:
+            return True
+    return False
 
 
 def co_asserted(
@@ -350,6 +389,17 @@ def co_asserted(
     and totals answer, changes do not).
     """
     in_seg = [c for c in cands if seg[0] <= c.span[0] < seg[1]]
+    return co_asserted_in(text, seg[0], in_seg, chosen, asks_change)
+
+
+def co_asserted_in(
+    text: str,
+    seg_start: int,
+    in_seg: list[Candidate],
+    chosen: list[Candidate],
+    asks_change: bool | None,
+) -> list[Asserted]:
+    """:func:`co_asserted` for the figures of the sentence (``in_seg``), already picked out."""
     if len(in_seg) < 2 or len(in_seg) > 40:
         return []
     if asks_change is None:
@@ -361,10 +411,15 @@ def co_asserted(
     chosen_ids = {id(c) for c in chosen}
     out: list[Asserted] = []
     for i, c in enumerate(in_seg):
-        if id(c) in chosen_ids:
+        # gate: an operand, comparison or ignored figure reads as "endpoint" or nothing, roles
+        # never kept here; figure_role need not be called for it.
+        if c.role in _NOT_ASSERTED or id(c) in chosen_ids:
             continue
-        role = figure_role(text, seg[0], in_seg, i)
-        if role in allowed:
+        after = text[c.span[1] : c.span[1] + 40]
+        role = _stated_role(text, seg_start, in_seg, i, after)
+        # figure_role reads the range and whole first, roles never kept here: they are read
+        # only to veto a role that would be kept (same result, most figures skip them).
+        if role in allowed and _range_or_whole(text, seg_start, in_seg, i, after) is None:
             out.append(Asserted(c, role))
     return out
 
@@ -380,12 +435,19 @@ def role_in_sentence(
     """The role of ``c`` among the figures of its sentence ``seg``. ``whole_only``: read only the
     roles tested before "whole" (the answer is "whole" exactly when the full reading's is)."""
     in_seg = [x for x in cands if seg[0] <= x.span[0] < seg[1]]
+    return role_among(text, seg[0], in_seg, c, whole_only=whole_only)
+
+
+def role_among(
+    text: str, seg_start: int, in_seg: list[Candidate], c: Candidate, *, whole_only: bool = False
+) -> str | None:
+    """:func:`role_in_sentence` for the figures of the sentence (``in_seg``), already picked out."""
     for i, x in enumerate(in_seg):
         if x is c:
             if whole_only:
-                if c.role in ("operand", "comparison") or c.ignored:
+                if c.role in _NOT_ASSERTED:  # the roles figure_role reads at once
                     return None
                 after = text[c.span[1] : c.span[1] + 40]
-                return _range_or_whole(text, seg[0], in_seg, i, after)
-            return figure_role(text, seg[0], in_seg, i)
+                return _range_or_whole(text, seg_start, in_seg, i, after)
+            return figure_role(text, seg_start, in_seg, i)
     return None

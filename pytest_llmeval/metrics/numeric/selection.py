@@ -261,34 +261,44 @@ def _segment_of(text: str, c: Candidate) -> tuple[int, int]:
 
 
 def _split_segments(text: str) -> list[tuple[int, int]]:
-    merged: list[tuple[int, int]] = []
+    pieces: list[tuple[int, int]] = []
     pos = 0
     for m in _SEG_RE.finditer(text):
         start = m.start(1)
         if start < 0:
             start = m.start()  # a run of newlines
         if start > pos:
-            _add_segment(text, merged, pos, start)
+            pieces.append((pos, start))
         pos = m.end()
     if pos < len(text):
-        _add_segment(text, merged, pos, len(text))
-    return merged
+        pieces.append((pos, len(text)))
+    if len(pieces) < 2:
+        return pieces  # one sentence: nothing to join
+    return _join_pieces(text, pieces)
 
 
-def _add_segment(text: str, merged: list[tuple[int, int]], start: int, end: int) -> None:
-    """Append a sentence, or join it to the previous one."""
-    if merged:
-        prev_start, prev_end = merged[-1]
+def _join_pieces(text: str, pieces: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The pieces between sentence breaks, each joined to the one before when it continues it
+    (one loop, no call per piece: most answers have a handful of sentences)."""
+    merged = [pieces[0]]
+    prev_start, prev_end = pieces[0]
+    for start, end in pieces[1:]:
         if (
-            # A lead-in ending with ":" belongs to what follows ("... is:\n\n$1,577 million").
-            end - start < 200 and _ends_with_colon(text, prev_start, prev_end)
+            # A lead-in ending with ":" belongs to what follows ("... is:\n\n$1,577 million");
+            # most sentences end on their mark, not on one of " *:".
+            end - start < 200
+            and text[prev_end - 1] in " *:"
+            and _ends_with_colon(text, prev_start, prev_end)
         ) or (
             # "10 088 mrd. kroner", "ca. 5", "e.g. the": a sentence does not start in lower case.
             text[start].islower() and text.find("\n", prev_end, start) < 0
         ):
             merged[-1] = (prev_start, end)
-            return
-    merged.append((start, end))
+        else:
+            merged.append((start, end))
+            prev_start = start
+        prev_end = end
+    return merged
 
 
 def _ends_with_colon(text: str, start: int, end: int) -> bool:
@@ -731,15 +741,30 @@ def _select_concluding(
     ``gold_kind`` ("money", "percent", "plain") prefers sentences stating a figure of the same kind
     as the expected answer: a payout ratio is not the dollar amount next to it.
     """
+    primary, alts, how, _seg = _conclude(text, cands, question, allow_roles, gold_kind)
+    return primary, alts, how
+
+
+_STATED_ROLES = frozenset({"value", "result", "range"})
+
+
+def _conclude(
+    text: str,
+    cands: list[Candidate],
+    question: str | None,
+    allow_roles: set[str],
+    gold_kind: str | None = None,
+) -> tuple[Candidate | None, list[Candidate], str, tuple[int, int]]:
+    """:func:`_select_concluding`, with the sentence it read (``(0, 0)`` when none)."""
     q_years = frozenset(_YEAR_RE.findall(question[:2000])) if question else frozenset()
     promoted = _promoted_comparisons(text, cands, q_years, question) if q_years else frozenset()
-    eligible = [
-        c
-        for c in cands
-        if c.role in ("value", "result", "range") or c.role in allow_roles or id(c) in promoted
-    ]
+    ok_roles = _STATED_ROLES | allow_roles if allow_roles else _STATED_ROLES
+    if promoted:
+        eligible = [c for c in cands if c.role in ok_roles or id(c) in promoted]
+    else:
+        eligible = [c for c in cands if c.role in ok_roles]
     if not eligible:
-        return None, [], "no stated value (only operands, comparisons, years or references)"
+        return None, [], "no stated value (only operands, comparisons, years or references)", (0, 0)
     segs = _segments(text)
     q_stems = _question_stems(question)
     by_seg = _group_by_segment(eligible, segs)
@@ -764,10 +789,21 @@ def _select_concluding(
         )
     primary, pos = _restatement_in_asked_kind(text, cands, primary, gold_kind)
     alts = _restatements(text, cands, primary, pos)
-    snippet = " ".join(text[seg[0] : seg[1]].split())
+    return primary, alts, f'the concluding figure, in "{_snippet(text, seg)}"', seg
+
+
+def _snippet(text: str, seg: tuple[int, int]) -> str:
+    """The sentence with each run of white space one space, cut to 120 characters. A long one
+    is read only as far as needed: the words of a prefix are a prefix of the sentence's words."""
+    start, end = seg
+    if end - start > 480:
+        head = " ".join(text[start : start + 480].split())
+        if len(head) > 120:
+            return head[:117] + "..."
+    snippet = " ".join(text[start:end].split())
     if len(snippet) > 120:
         snippet = snippet[:117] + "..."
-    return primary, alts, f'the concluding figure, in "{snippet}"'
+    return snippet
 
 
 def _best_segment(
@@ -1108,23 +1144,38 @@ def _category_regex(category: str) -> re.Pattern[str]:
     )
 
 
+@lru_cache(maxsize=256)
+def _exact_regex(key: str) -> re.Pattern[str]:
+    """The category key as written, a whole word (cached per key, as _category_regex)."""
+    return re.compile(r"(?<![\w])" + re.escape(key) + r"(?![\w])", re.IGNORECASE)
+
+
+@lru_cache(maxsize=256)
+def _gate_words(phrases: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The phrases lower-cased for :func:`_case_blind_hits`'s gate; None when one is empty (it
+    matches anywhere) or not ASCII (cached per category's phrases)."""
+    if not all(p and p.isascii() for p in phrases):
+        return None
+    return tuple(p.lower() for p in phrases)
+
+
 def _case_blind_hits(
     pattern: re.Pattern[str], text: str, low: str | None, phrases: tuple[str, ...]
 ) -> list[re.Match[str]]:
     """``list(pattern.finditer(text))`` for a case-blind pattern of these phrases, tried only
     where the lower-cased text (``low``, from :func:`gate_lower`) shows one of them: no match
     can start elsewhere, and a match tried at a place is the one the scan finds there."""
-    if (
-        low is None
-        or len(low) != len(text)
-        or not all(p and p.isascii() for p in phrases)  # an empty phrase matches anywhere
-    ):
+    words = _gate_words(phrases)
+    if low is None or len(low) != len(text) or words is None:
         return list(pattern.finditer(text))
-    words = [p.lower() for p in phrases]
     hits: list[re.Match[str]] = []
     pos = 0
     while True:
-        at = min((i for i in (low.find(w, pos) for w in words) if i >= 0), default=-1)
+        at = -1  # the first place where a phrase shows (a loop: no generator per step)
+        for w in words:
+            i = low.find(w, pos)
+            if i >= 0 and (at < 0 or i < at):
+                at = i
         if at < 0:
             return hits
         m = pattern.match(text, at)
@@ -1149,8 +1200,7 @@ def _select_category(
     hits: list[re.Match[str]] = []
     low = gate_lower(text)  # guides the case-blind searches of the whole answer
     if key not in CATEGORY_SYNONYMS:
-        exact = re.compile(r"(?<![\w])" + re.escape(key) + r"(?![\w])", re.IGNORECASE)
-        hits = _case_blind_hits(exact, text, low, (key,))
+        hits = _case_blind_hits(_exact_regex(key), text, low, (key,))
     if not hits:
         hits = _case_blind_hits(_category_regex(key), text, low, _category_phrases(key))
     eligible = [c for c in cands if c.role in ("value", "result", "range")]

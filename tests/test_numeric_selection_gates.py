@@ -1,0 +1,183 @@
+"""The shortcuts of the selection stage give what the plain computation gives.
+
+Each test compares a shortcut with the straightforward reading it replaces, on hand-picked
+cases and on random texts mixing the words, marks and letters the shortcut depends on.
+"""
+
+from __future__ import annotations
+
+import random
+
+from pytest_llmeval.metrics.numeric import roles, selection
+from pytest_llmeval.metrics.numeric.candidates import extract_values
+
+_WORD_TEXT = (
+    "The revenue was $5.2 million in 2022 . so therefore total rose fell to from by of which "
+    "out of the compared to 12% 3.5% 1,234 (546) million 2019 : ; , ( ) ** * - e.g. ca. "
+    "answer is: result thus ſo thıs İf K \n \n\n 1. 2) • was is 0.66 66% til økte med"
+)
+_WORDS = _WORD_TEXT.split(" ")
+
+
+def _random_texts(seed: int, n: int) -> list[str]:
+    rnd = random.Random(seed)
+    texts = []
+    for _ in range(n):
+        words = [rnd.choice(_WORDS) for _ in range(rnd.randint(1, 40))]
+        texts.append(
+            rnd.choice(["", " ", "\n"]).join(words) if rnd.random() < 0.2 else " ".join(words)
+        )
+    return texts
+
+
+def _split_plain(text: str) -> list[tuple[int, int]]:
+    """The sentence split as first written: each piece joined to the previous one on arrival."""
+    merged: list[tuple[int, int]] = []
+
+    def add(start: int, end: int) -> None:
+        if merged:
+            prev_start, prev_end = merged[-1]
+            lead_in = text[prev_start:prev_end].rstrip(" *").endswith(":")
+            if (end - start < 200 and lead_in) or (
+                text[start].islower() and text.find("\n", prev_end, start) < 0
+            ):
+                merged[-1] = (prev_start, end)
+                return
+        merged.append((start, end))
+
+    pos = 0
+    for m in selection._SEG_RE.finditer(text):
+        start = m.start(1) if m.start(1) >= 0 else m.start()
+        if start > pos:
+            add(pos, start)
+        pos = m.end()
+    if pos < len(text):
+        add(pos, len(text))
+    return merged
+
+
+def test_sentence_split_joins_pieces_as_the_plain_split() -> None:
+    cases = [
+        "Revenue is:\n\n$1,577 million. So the answer is 5.",
+        "It was 10 088 mrd. kroner. Next one.",
+        "A lead-in ** :\n$5. ca. 5 units",
+        "One sentence only",
+        "\n\nStarts with breaks. then lower case.\nNew line.",
+    ]
+    for text in [*cases, *_random_texts(1, 3000)]:
+        assert selection._split_segments(text) == _split_plain(text), text
+
+
+def test_may_hold_is_a_substring_test() -> None:
+    words = ("so", "total", "e.g.")
+    for text in ["", "also", "TOTAL", "e.g", "e.g.", "subtotal", *_random_texts(2, 500)]:
+        low = text.lower()
+        assert roles.may_hold(low, words) == any(w in low for w in words)
+    assert roles.may_hold(None, words)
+
+
+def test_co_asserted_skips_only_figures_without_an_assertable_role() -> None:
+    # Operands, comparisons and ignored figures read as "endpoint" or nothing: never kept.
+    for text in [
+        "Revenue rose by $59 million, from $3,475 million to $3,534 million in 2022.",
+        "Capex was $1,210 million in 2021 compared to $1,480 million in 2022 (see Note 12).",
+        *_random_texts(3, 1500),
+    ]:
+        cands = extract_values(text)
+        seg = (0, len(text))
+        for asks_change in (None, True, False):
+            got = roles.co_asserted(text, seg, cands, [], asks_change)
+            allowed = {None: {"change", "level", "total", "difference"}}.get(
+                asks_change,
+                {"change", "difference", "total"} if asks_change else {"level", "total"},
+            )
+            want = []
+            if 2 <= len(cands) <= 40:
+                for i, c in enumerate(cands):
+                    role = roles.figure_role(text, 0, cands, i)
+                    if role in allowed:
+                        want.append((c.span, role))
+            assert [(a.cand.span, a.role) for a in got] == want, text
+
+
+def test_exact_category_regex_is_the_compiled_key() -> None:
+    for key in ["ams", "r&d", "ifrs net income", "software solutions operating expenses"]:
+        pat = selection._exact_regex(key)
+        assert pat.pattern == r"(?<![\w])" + __import__("re").escape(key) + r"(?![\w])"
+        assert pat is selection._exact_regex(key)
+
+
+def test_by_gate_passes_every_window_the_difference_pattern_matches() -> None:
+    rnd = random.Random(4)
+    parts = ["exceeded", "higher", "Lower", "by", "BY", "bY", "about", "Approximately", "roughly"]
+    parts += ["$", "€", " ", "  ", "\n", "5", "x", ",", "İ", "ſ", "from", "to", "widened"]
+    windows = ["higher by $", "exceeded X by about ", "widened by 5, from", "BY  \n", "by"]
+    windows += [
+        "".join(rnd.choice(parts) + rnd.choice(["", " "]) for _ in range(8)) for _ in range(4000)
+    ]
+    for window in windows:
+        if roles._BY_BEFORE_RE.search(window):
+            assert roles._may_end_with_by(window), window
+    assert not roles._may_end_with_by("rose by 703, from (55,849) to ")
+
+
+def test_range_word_gate_is_the_plain_test() -> None:
+    for window in ["(A to B)", "(til", "bis", "à", "(none)", ""]:
+        want = "to" in window or "til" in window or "bis" in window or "à" in window
+        assert roles._has_range_word(window) == want
+
+
+def test_snippet_of_a_long_sentence_reads_a_prefix() -> None:
+    rnd = random.Random(5)
+    for _ in range(300):
+        text = "".join(rnd.choice(["word ", "  ", "\n\t ", "x", "    " * 20]) for _ in range(300))
+        seg = (rnd.randint(0, 10), len(text) - rnd.randint(0, 10))
+        plain = " ".join(text[seg[0] : seg[1]].split())
+        want = plain[:117] + "..." if len(plain) > 120 else plain
+        assert selection._snippet(text, seg) == want
+
+
+def test_concluding_sentence_is_the_sentence_of_the_pick() -> None:
+    # The role stage reuses the sentence the concluding stage read when it holds the pick.
+    for text in [
+        "Revenue was $5 million. So the answer is 12%.",
+        "Margin was 25%.\n\nIt equals $612 million (25%).",
+        *_random_texts(6, 1500),
+    ]:
+        cands = extract_values(text)
+        for kind in (None, "money", "percent", "plain"):
+            primary, _alts, _how, seg = selection._conclude(text, cands, None, set(), kind)
+            if primary is not None and seg[0] <= primary.span[0] < seg[1]:
+                assert seg == selection._segment_of(text, primary), text
+
+
+def test_co_asserted_reads_range_and_whole_only_to_veto() -> None:
+    # figure_role's range and whole readings ("(A to B)", "of the $X", "of which") win over the
+    # later ones; co_asserted reads them last, for a role it would keep.
+    for text in [
+        "Raw materials were up $48.5 million year over year ($26.0 million to $74.5 million).",
+        "$206.7 million of the $1,344.1 million total rose by $5 million.",
+        "A $2.5 billion buyback, of which $1 billion rose by 5% to $3 billion.",
+        *_random_texts(7, 1500),
+    ]:
+        cands = extract_values(text)
+        got = roles.co_asserted(text, (0, len(text)), cands, [], None)
+        want = [
+            (c.span, role)
+            for i, c in enumerate(cands)
+            if (role := roles.figure_role(text, 0, cands, i))
+            in ("change", "level", "total", "difference")
+        ]
+        assert [(a.cand.span, a.role) for a in got] == (want if 2 <= len(cands) <= 40 else []), text
+
+
+def test_category_gate_words_are_the_lower_cased_ascii_phrases() -> None:
+    assert selection._gate_words(("Net Income", "EPS")) == ("net income", "eps")
+    assert selection._gate_words(("net income", "")) is None  # an empty phrase matches anywhere
+    assert selection._gate_words(("résultat",)) is None
+    text = "Net income was $5 million; NET INCOME rose. Net incomes fell."
+    pattern = selection._category_regex("net income")
+    hits = selection._case_blind_hits(
+        pattern, text, text.lower(), selection._category_phrases("net income")
+    )
+    assert [m.span() for m in hits] == [m.span() for m in pattern.finditer(text)]
