@@ -181,3 +181,39 @@ def test_category_gate_words_are_the_lower_cased_ascii_phrases() -> None:
         pattern, text, text.lower(), selection._category_phrases("net income")
     )
     assert [m.span() for m in hits] == [m.span() for m in pattern.finditer(text)]
+
+
+def test_single_spaced_is_the_join_of_the_split() -> None:
+    # The snippet skips the split and join of a sentence already written with single spaces.
+    rnd = random.Random(8)
+    marks = ["a", "b", " ", "  ", "\n", "\t", "\xa0", "\u2028", "\u3000", "\x1c", "\x85", "é"]
+    texts = ["", " ", "a b", " a", "a ", "a  b", "a\nb", "a\xa0b", *_random_texts(9, 500)]
+    texts += ["".join(rnd.choice(marks) for _ in range(rnd.randint(0, 12))) for _ in range(4000)]
+    for text in texts:
+        assert selection._single_spaced(text) == (" ".join(text.split()) == text), repr(text)
+
+
+def test_co_asserted_leaves_out_the_chosen_figures_by_identity() -> None:
+    # The chosen figures are skipped by an identity test on the list (Candidate has eq=False):
+    # the same figures as the id() set of the plain reading.
+    for text in [
+        "Revenue rose by $59 million, from $3,475 million to $3,534 million in 2022.",
+        "Sales were $5 million, up $1 million; in total $9 million.",
+        *_random_texts(10, 1500),
+    ]:
+        cands = extract_values(text)
+        if len(cands) < 2:
+            continue
+        for chosen in (cands[:1], cands[-1:], cands[::2], [*extract_values(text)[:1]]):
+            got = roles.co_asserted(text, (0, len(text)), cands, chosen, None)
+            ids = {id(c) for c in chosen}
+            want = [
+                (c.span, role)
+                for i, c in enumerate(cands)
+                if id(c) not in ids
+                and (role := roles.figure_role(text, 0, cands, i))
+                in ("change", "level", "total", "difference")
+            ]
+            if len(cands) > 40:
+                want = []
+            assert [(a.cand.span, a.role) for a in got] == want, text

@@ -408,12 +408,12 @@ def co_asserted_in(
         allowed = ("change", "difference", "total")
     else:
         allowed = ("level", "total")
-    chosen_ids = {id(c) for c in chosen}
     out: list[Asserted] = []
     for i, c in enumerate(in_seg):
         # gate: an operand, comparison or ignored figure reads as "endpoint" or nothing, roles
-        # never kept here; figure_role need not be called for it.
-        if c.role in _NOT_ASSERTED or id(c) in chosen_ids:
+        # never kept here; figure_role need not be called for it. Candidates compare by
+        # identity (eq=False): ``in chosen`` is the identity test, on a list of one or two.
+        if c.role in _NOT_ASSERTED or c in chosen:
             continue
         after = text[c.span[1] : c.span[1] + 40]
         role = _stated_role(text, seg_start, in_seg, i, after)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
+from typing import NamedTuple
 
 from pytest_llmeval.metrics.numeric.candidates import Candidate
 from pytest_llmeval.metrics.numeric.roles import gate_lower, may_hold
@@ -800,10 +800,19 @@ def _snippet(text: str, seg: tuple[int, int]) -> str:
         head = " ".join(text[start : start + 480].split())
         if len(head) > 120:
             return head[:117] + "..."
-    snippet = " ".join(text[start:end].split())
+    snippet = text[start:end]
+    if not _single_spaced(snippet):
+        snippet = " ".join(snippet.split())
     if len(snippet) > 120:
         snippet = snippet[:117] + "..."
     return snippet
+
+
+def _single_spaced(s: str) -> bool:
+    """Is ``" ".join(s.split()) == s``? Every white-space character but the space is not
+    printable, so a printable text is already joined when no space leads, ends or doubles
+    (most sentences: no word list is built and joined)."""
+    return s.isprintable() and "  " not in s and s[:1] != " " and s[-1:] != " "
 
 
 def _best_segment(
@@ -841,9 +850,9 @@ def _best_segment(
     return best_idx
 
 
-@dataclass(frozen=True)
-class _QuestionCues:
-    """What the question tells the sentence scorer: its words, years, whether it asks a change."""
+class _QuestionCues(NamedTuple):
+    """What the question tells the sentence scorer: its words, years, whether it asks a change
+    (a named tuple: built for every answer of several sentences, cheaper than a dataclass)."""
 
     question: str | None
     q_stems: frozenset[str]
