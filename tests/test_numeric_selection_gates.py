@@ -217,3 +217,16 @@ def test_co_asserted_leaves_out_the_chosen_figures_by_identity() -> None:
             if len(cands) > 40:
                 want = []
             assert [(a.cand.span, a.role) for a in got] == want, text
+
+
+def test_every_figure_starts_inside_the_text() -> None:
+    # The role stage takes every figure as the sentence's when the sentence is the whole
+    # answer: that needs each figure read (number words, "no change" included) to start in it.
+    from pytest_llmeval.metrics.numeric import gold, match
+
+    texts = ["No change.", "There were three segments and no change in revenue.", "five"]
+    for text in [*texts, *_random_texts(11, 1500)]:
+        for expected in ("3", "0", "2019", "12%", "5.2 million"):
+            g = gold._parse_gold(expected, None)
+            for c in match._read_figures(text, g, None, None):
+                assert 0 <= c.span[0] < len(text), (text, c)

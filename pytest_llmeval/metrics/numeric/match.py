@@ -285,8 +285,12 @@ def _select_by_roles(
         # (sentences are disjoint, so the one read that holds the figure is its sentence).
         seg = _segment_of(response, primary)
     asks_change = bool(_Q_CHANGE_RE.search(question[:2000])) if question else None
-    # The figures of the answer sentence, read once for the role stage.
-    in_seg = [c for c in cands if seg[0] <= c.span[0] < seg[1]]
+    # The figures of the answer sentence, read once for the role stage. A sentence that is the
+    # whole answer holds every figure (each starts inside the text): no test per figure.
+    if seg[0] == 0 and seg[1] == len(response):
+        in_seg = list(cands)
+    else:
+        in_seg = [c for c in cands if seg[0] <= c.span[0] < seg[1]]
     extras = co_asserted_in(response, seg[0], in_seg, chosen, asks_change)
     primary_role = _primary_role(response, seg, in_seg, primary, extras, asks_change)
     if primary_role == "whole":

@@ -239,14 +239,10 @@ def _is_stated(text: str, seg_start: int, c: Candidate) -> bool:
 _Segments = tuple[tuple[int, int], ...]
 
 
+@lru_cache(maxsize=8)
 def _segments(text: str) -> _Segments:
     """Sentences of ``text`` as (start, end); the selection and role stages share one split
     (a tuple: the callers read it, none may change the shared copy)."""
-    return _segments_cached(text)
-
-
-@lru_cache(maxsize=8)
-def _segments_cached(text: str) -> _Segments:
     return tuple(_split_segments(text))
 
 
@@ -867,8 +863,9 @@ def _group_by_segment(eligible: list[Candidate], segs: _Segments) -> dict[int, l
         return {0: eligible}  # one sentence (or none: the whole text) holds them all
     by_seg: dict[int, list[Candidate]] = {}
     si = 0
+    last = len(segs) - 1
     for c in eligible:
-        while si < len(segs) - 1 and c.span[0] >= segs[si][1]:
+        while si < last and c.span[0] >= segs[si][1]:
             si += 1
         by_seg.setdefault(si, []).append(c)
     return by_seg
