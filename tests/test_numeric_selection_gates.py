@@ -230,3 +230,88 @@ def test_every_figure_starts_inside_the_text() -> None:
             g = gold._parse_gold(expected, None)
             for c in match._read_figures(text, g, None, None):
                 assert 0 <= c.span[0] < len(text), (text, c)
+
+
+def _multi_sentence_texts(seed: int, n: int) -> list[str]:
+    rnd = random.Random(seed)
+    return [". ".join(_random_texts(rnd.randint(0, 10**6), rnd.randint(2, 6))) for _ in range(n)]
+
+
+def test_best_segment_is_the_plain_ranking() -> None:
+    # The pruned ranking (cue bound, then the stated point read before the words) picks the
+    # sentence the plain ranking of every sentence picks.
+    rnd = random.Random(12)
+    for text in _multi_sentence_texts(13, 1500):
+        cands = [c for c in extract_values(text) if c.role in ("value", "result", "range")]
+        segs = selection._segments(text)
+        by_seg = selection._group_by_segment(cands, segs)
+        if len(by_seg) < 2:
+            continue
+        question = rnd.choice([None, "By how much did revenue change in 2022?"])
+        q_stems = selection._question_stems(question)
+        q_years = frozenset(selection._YEAR_RE.findall(question or ""))
+        kind = rnd.choice([None, "money", "percent", "plain"])
+        cues = selection._QuestionCues(question, q_stems, q_years, bool(question), kind)
+        last, first = max(by_seg), min(by_seg)
+        plain: tuple[float, int] | None = None
+        for idx in sorted(by_seg, reverse=True):
+            seg = segs[idx] if idx < len(segs) else (0, len(text))
+            sc = selection._figures_score(by_seg[idx], cues)
+            sc += (1.5 if idx == last else 0.0) + (0.5 if idx == first else 0.0)
+            sc += selection._text_score(text, seg, by_seg[idx], cues)
+            if plain is None or sc > plain[0]:
+                plain = (sc, idx)
+        assert plain is not None
+        assert selection._best_segment(text, segs, by_seg, cues) == plain[1], text
+
+
+def _best_stated_plain(text: str, seg: tuple[int, int], values: list, kind: str | None) -> object:
+    """_best_stated_value without a question, reading every restatement link."""
+    hyp, _words, _years, _df = selection._clause_evidence(
+        text, seg, values, frozenset(), frozenset()
+    )
+    best, base = None, []
+    for i, c in enumerate(values):
+        sc = -1.0 if hyp[i] else 0.0
+        if selection._is_change_value(text, seg[0], c):
+            sc -= 1.5
+        if selection._is_stated(text, seg[0], c):
+            sc += 0.25
+        if i and c.span[0] - values[i - 1].span[1] <= 40:
+            link = text[values[i - 1].span[1] : c.span[0]]
+            lm = selection._ALT_LINK_RE.match(link)
+            if lm and not link[lm.end() :].strip():
+                sc = max(sc, base[i - 1])
+        base.append(sc)
+        if kind:
+            k = selection._kind(c)
+            if k == kind or (kind == "money" and k == "money-unscaled"):
+                sc += 0.5
+            elif k not in selection._COMPATIBLE_KINDS[kind]:
+                sc -= 0.5
+        key = (round(sc, 6), -i)
+        if best is None or key > best:
+            best = key
+    assert best is not None
+    return values[-best[1]]
+
+
+def test_best_stated_value_reads_a_link_only_when_it_can_raise_the_score() -> None:
+    texts = ["Margin was $780 million, or 7.8%, up 5% from $700 million (7.1%).", "5, or 6 or 7"]
+    texts += ["Revenue was $780 million, or 7.8% and the margin is 8%."]
+    rnd = random.Random(15)
+    links = [", or ", " or ", " (", " ", " is ", " was ", ", up "]
+    figures = ["$780 million", "7.8%", "8%", "5", "$1.2 billion", "0.66", "(25%)"]
+    for _ in range(1500):
+        parts = [rnd.choice(figures) + rnd.choice(links) for _ in range(rnd.randint(2, 5))]
+        texts.append(rnd.choice(["Revenue was ", "It is ", ""]) + "".join(parts))
+    for text in [*texts, *_random_texts(14, 2000)]:
+        values = [c for c in extract_values(text) if c.role in ("value", "range")]
+        if len(values) < 2:
+            continue
+        seg = (0, len(text))
+        for kind in (None, "money", "percent", "plain"):
+            got = selection._best_stated_value(
+                text, seg, values, frozenset(), frozenset(), False, kind, None
+            )
+            assert got is _best_stated_plain(text, seg, values, kind), text

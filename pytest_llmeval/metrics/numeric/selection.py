@@ -533,11 +533,12 @@ def _best_stated_value(
             sc += 0.25
         # A restatement ("$780 million, or 7.8%") is the same answer in another form: it inherits
         # what the sentence says about the figure it restates; the kind then decides.
-        if i and c.span[0] - values[i - 1].span[1] <= 40:
+        # (The link is read only when the inherited score would raise this one.)
+        if i and base[i - 1] > sc and c.span[0] - values[i - 1].span[1] <= 40:
             link = text[values[i - 1].span[1] : c.span[0]]
             lm = _ALT_LINK_RE.match(link)
             if lm and not link[lm.end() :].strip():
-                sc = max(sc, base[i - 1])
+                sc = base[i - 1]
         base.append(sc)
         if gold_kind:
             k = _kind(c)
@@ -838,9 +839,16 @@ def _best_segment(
         if best_idx >= 0 and sc + text_most <= best_sc:
             continue  # an earlier sentence wins only with a higher score
         seg = segs[idx] if idx < len(segs) else (0, len(text))
-        if best_idx >= 0 and sc + text_most - 3.0 + _cue_most(low, seg) <= best_sc:
-            continue  # nor without the words a conclusion cue needs
-        sc += _text_score(text, seg, group, cues)
+        stated: bool | None = None
+        if best_idx >= 0:
+            most = sc + text_most - 3.0 + _cue_most(low, seg)
+            if most <= best_sc:
+                continue  # nor without the words a conclusion cue needs
+            # Nor without a figure stated ("is $5 million"): its point is read before the words.
+            stated = _any_stated(text, seg[0], group)
+            if not stated and most - 1.0 <= best_sc:
+                continue
+        sc += _text_score(text, seg, group, cues, stated)
         if best_idx < 0 or sc > best_sc:
             best_sc, best_idx = sc, idx
     return best_idx
@@ -895,11 +903,21 @@ def _figures_score(group: list[Candidate], cues: _QuestionCues) -> float:
     return sc
 
 
+def _any_stated(text: str, seg_start: int, group: list[Candidate]) -> bool:
+    """Does the sentence state one of its figures ("is $5 million")?"""
+    return any(_is_stated(text, seg_start, c) for c in group)
+
+
 def _text_score(
-    text: str, seg: tuple[int, int], group: list[Candidate], cues: _QuestionCues
+    text: str,
+    seg: tuple[int, int],
+    group: list[Candidate],
+    cues: _QuestionCues,
+    stated: bool | None = None,
 ) -> float:
     """What a sentence's words say of it: conclusion cues, the question's words and year, a
-    figure stated ("is $5 million"); refusals, asides and changes not asked for count against."""
+    figure stated ("is $5 million", ``stated`` when already read); refusals, asides and changes
+    not asked for count against."""
     seg_text = text[seg[0] : seg[1]]
     sc = _score_segment(seg_text, cues.q_stems, _flags_of(seg_text))
     if cues.question and all(_is_change_value(text, seg[0], c) for c in group):
@@ -909,7 +927,7 @@ def _text_score(
         years = set(_YEAR_RE.findall(seg_text))
         if years:
             sc += 1.0 if years & cues.q_years else -0.5
-    if any(_is_stated(text, seg[0], c) for c in group):
+    if _any_stated(text, seg[0], group) if stated is None else stated:
         sc += 1.0
     return sc
 
