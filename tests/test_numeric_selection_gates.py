@@ -315,3 +315,32 @@ def test_best_stated_value_reads_a_link_only_when_it_can_raise_the_score() -> No
                 text, seg, values, frozenset(), frozenset(), False, kind, None
             )
             assert got is _best_stated_plain(text, seg, values, kind), text
+
+
+def test_flags_are_those_of_the_plain_token_set() -> None:
+    # _flags_of keeps only the gate words among the tokens: each gate is met as with all tokens.
+    def plain(seg_text: str) -> set[str]:
+        toks = set(selection._TOKEN_RE.findall(seg_text.lower()))
+        flags = set()
+        if not toks.isdisjoint(selection._STRONG_GATE) and selection._STRONG_CUE_RE.search(
+            seg_text
+        ):
+            flags.add("strong")
+        if not toks.isdisjoint(selection._REFUSAL_GATE) and selection._REFUSAL_RE.search(seg_text):
+            flags.add("refusal")
+        if (
+            "strong" not in flags
+            and not toks.isdisjoint(selection._DERIVE_GATE)
+            and selection._DERIVE_CUE_RE.search(seg_text)
+        ):
+            flags.add("derive")
+        return flags
+
+    texts = ["So the answer is 5.", "This gives 12%.", "We cannot provide it, e.g. guidance."]
+    texts += ["Therefore, assuming 5%, this means 6.", "In total: 7", "so-called totals"]
+    seen = set()
+    for text in [*texts, *_random_texts(16, 3000)]:
+        got = selection._flags_of(text)
+        assert got == plain(text), text
+        seen |= got
+    assert seen == {"strong", "refusal", "derive"}

@@ -392,6 +392,7 @@ _DERIVE_GATE = frozenset(
         "rounds",
     ]
 )
+_GATE_TOKENS = _STRONG_GATE | _REFUSAL_GATE | _DERIVE_GATE
 # A token of letters, "&", "'", "." and "-" without its trailing dots ("e.g." is "e.g"): the
 # tokens the gates compare, read in one pass with no per-token strip.
 _TOKEN_RE = re.compile(r"[a-z](?:[a-z&'.-]*[a-z&'-])?")
@@ -405,8 +406,12 @@ def _segment_flags(text: str, seg: tuple[int, int]) -> set[str]:
 def _flags_of(seg_text: str) -> set[str]:
     """:func:`_segment_flags` of a sentence's text. A derivation is looked for only without a
     strong cue: the score counts it only then."""
-    toks = set(_TOKEN_RE.findall(seg_text.lower()))
+    # The gate words among the tokens, found in one pass over the token list (no set of all
+    # tokens is built); most sentences hold none.
+    toks = _GATE_TOKENS.intersection(_TOKEN_RE.findall(seg_text.lower()))
     flags: set[str] = set()
+    if not toks:
+        return flags
     if not toks.isdisjoint(_STRONG_GATE) and _STRONG_CUE_RE.search(seg_text):
         flags.add("strong")
     if not toks.isdisjoint(_REFUSAL_GATE) and _REFUSAL_RE.search(seg_text):
