@@ -398,14 +398,9 @@ _GATE_TOKENS = _STRONG_GATE | _REFUSAL_GATE | _DERIVE_GATE
 _TOKEN_RE = re.compile(r"[a-z](?:[a-z&'.-]*[a-z&'-])?")
 
 
-def _segment_flags(text: str, seg: tuple[int, int]) -> set[str]:
-    """Which cue families occur in the sentence; a token check gates each regex."""
-    return _flags_of(text[seg[0] : seg[1]])
-
-
 def _flags_of(seg_text: str) -> set[str]:
-    """:func:`_segment_flags` of a sentence's text. A derivation is looked for only without a
-    strong cue: the score counts it only then."""
+    """Which cue families occur in the sentence's text; a token check gates each regex. A
+    derivation is looked for only without a strong cue: the score counts it only then."""
     # The gate words among the tokens, found in one pass over the token list (no set of all
     # tokens is built); most sentences hold none.
     toks = _GATE_TOKENS.intersection(_TOKEN_RE.findall(seg_text.lower()))
@@ -1274,9 +1269,10 @@ def _select_category(
         if cat_years:
             pick = _figure_of_year(text, eligible, pick, seg, cat_years, of_year)
         if si not in seg_scores:
-            sc = _score_segment(text[seg[0] : seg[1]], q_stems, _segment_flags(text, seg))
+            seg_text = text[seg[0] : seg[1]]  # one copy of the sentence for its three readings
+            sc = _score_segment(seg_text, q_stems, _flags_of(seg_text))
             if cat_years:
-                years = set(_ANY_YEAR_RE.findall(text[seg[0] : seg[1]]))
+                years = set(_ANY_YEAR_RE.findall(seg_text))
                 sc += 2.0 if years & cat_years else (-2.0 if years else 0.0)
             seg_scores[si] = sc
         sc = seg_scores[si]
