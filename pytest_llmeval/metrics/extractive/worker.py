@@ -16,7 +16,7 @@ Safety: sympy's string parsers evaluate Python (``parse_expr`` calls ``eval``).
 The worker replaces every reference to ``parse_expr`` it knows of with a guard
 that accepts only plain numeric literals (what latex2sympy passes for NUMBER
 tokens) and raises for anything else, and plain expressions are parsed by the
-closed grammar of :mod:`extractive_safe_expr`.
+closed grammar of :mod:`pytest_llmeval.metrics.extractive.safe_expressions`.
 """
 
 from __future__ import annotations

@@ -354,7 +354,7 @@ def extract_values(
     ``question`` lets identifiers that also appear in the question ("3M") be read as names.
     ``count_words`` also reads unit-less number words ("three segments") as values.
     ``locale`` ("nb-NO", "de") names the number language; without it the text's own words
-    decide (see :mod:`numeric_lang`). ``padding``: trailing decimal zeros are formatting.
+    decide (see :mod:`pytest_llmeval.metrics.numeric.language`). ``padding``: trailing decimal zeros are formatting.
     Never raises; non-string input is converted with ``str``.
     """
     if not isinstance(text, str):

@@ -1,7 +1,7 @@
 """Numeric grader: does a free-text answer state the expected financial value?
 
 ``numeric_match("Revenue came to $1.5B.", "1,500 million USD")`` extracts every value from the
-response (see :mod:`numeric_extract`), picks the figure stated as the answer, normalises scale,
+response (see :mod:`pytest_llmeval.metrics.numeric.candidates`), picks the figure stated as the answer, normalises scale,
 sign and percent on both sides, and compares with a tolerance that also accepts rounded displays.
 Conventions are documented in the README section "Numeric answers".
 """
@@ -141,6 +141,8 @@ def numeric_match(
 
 
 _SENTENCE_END_RE = re.compile(r"[.!?]\s|\n")
+
+
 def _part_of_whole(
     text: str, seg: tuple[int, int], cands: list[Candidate], whole: Candidate
 ) -> Candidate | None:

@@ -1,6 +1,6 @@
 """Roles of the figures in the answer sentence: which of them the response asserts.
 
-The selection stage (:mod:`numeric`) finds the sentence that answers and its concluding figure.
+The selection stage (:mod:`pytest_llmeval.metrics.numeric.selection`) finds the sentence that answers and its concluding figure.
 This stage reads the other figures of that sentence by their role, so a figure asserted in another
 role can answer too:
 

@@ -3,7 +3,7 @@
 Splits the response into sentences, scores them by conclusion cues, the question's words and
 years, the kind of figure expected, and picks the concluding figure in the best sentence
 (:func:`_select_concluding`), or the figure tied to a named metric (:func:`_select_category`).
-The other figures of the answer sentence are read by role in :mod:`numeric_roles`.
+The other figures of the answer sentence are read by role in :mod:`pytest_llmeval.metrics.numeric.roles`.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Digits with their separators (:func:`_parse_number_text`: "1 248 208", "3.085.697", "12,5",
 with the text's decimal convention), English number words (:func:`_parse_word_number`), the
 scale and currency words that may follow or precede them, and a one-pass index of context
-keywords. The value stage (:mod:`numeric_extract`) builds candidates from these tokens.
+keywords. The value stage (:mod:`pytest_llmeval.metrics.numeric.candidates`) builds candidates from these tokens.
 """
 
 from __future__ import annotations
