@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from pytest_llmeval.metrics.numeric.candidates import extract_values
+from pytest_llmeval.metrics.numeric.roles import gate_lower
 from pytest_llmeval.metrics.numeric.selection import _Q_PAREN_RE, _select_concluding
 
 # --------------------------------------------------------------------------- question hints
@@ -81,16 +82,14 @@ _UNICODE_SPACES = (
 )
 _LEAD_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz($€" + _UNICODE_SPACES
 _TAIL_RUN_RE = re.compile(r"[A-Za-z\s)]*")
-_FOLDS_TO_ASCII = ("\u017f", "\u0131", "\u0130", "\u212a")  # ſ ı İ and the Kelvin sign
 
 
 def _response_scale(response: str) -> float | None:
     """The scale the answer declares for its figures ("(in millions)", "amounts are in thousands")."""
     head = response[:20000]
-    if head.isascii() or not any(c in head for c in _FOLDS_TO_ASCII):
-        rs = _scale_statement_near_words(head)
-    else:
-        rs = _RESPONSE_SCALE_RE.search(head)
+    # Lower-casing keeps offsets unless a character folds to an ASCII letter (then: None).
+    low = gate_lower(head)
+    rs = _RESPONSE_SCALE_RE.search(head) if low is None else _scale_statement_near_words(head, low)
     return _SCALE_NAMES.get((rs.group(1) or rs.group(2)).lower()) if rs else None
 
 
@@ -103,9 +102,10 @@ def _lead_start(head: str, floor: int, at: int) -> int:
     return floor + len(head[floor:at].rstrip(_LEAD_CHARS))
 
 
-def _scale_statement_near_words(head: str) -> re.Match[str] | None:
-    """``_RESPONSE_SCALE_RE.search(head)``, read only around the scale words of a text in which
-    only ASCII letters match ASCII letters (so lower-casing keeps every offset).
+def _scale_statement_near_words(head: str, low: str) -> re.Match[str] | None:
+    """``_RESPONSE_SCALE_RE.search(head)``, read only around the scale words of ``low`` (``head``
+    lower-cased by :func:`roles.gate_lower`, so only ASCII letters match ASCII letters and every
+    offset is kept).
 
     A match holding the scale word at ``at`` starts after the last character before it that no
     lead can hold and after the previous scale word, and ends before the first character after
@@ -114,7 +114,7 @@ def _scale_statement_near_words(head: str) -> re.Match[str] | None:
     overlap, so the work stays linear; long answers that mention "millions" without declaring a
     scale are no longer searched from top to bottom.
     """
-    spans = _scale_word_spans(head.lower())
+    spans = _scale_word_spans(low)
     floor = 0
     for k, (at, end) in enumerate(spans):
         lo = _lead_start(head, floor, at)
