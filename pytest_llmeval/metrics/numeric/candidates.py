@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -79,12 +78,6 @@ def _other_scale_words() -> str:
     return "|".join(re.escape(w) for w in _other_scale_word_list())
 
 
-def _exact_gate(words: Iterable[str]) -> str:
-    """A lookahead on the first characters of ``words`` (case-sensitive), placed before their
-    alternation so most positions fail on one character test; it never changes what matches."""
-    return "(?=[" + "".join(sorted({re.escape(w[0]) for w in words if w})) + "])"
-
-
 def _scaled_currency_words() -> str:
     words = all_scaled_currencies()
     return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
@@ -95,7 +88,7 @@ _SUFFIX_RE = re.compile(
     r"(?P<pct>[ \u00a0]?(?=%|(?i:[bpv]))(?:%|percent(?:age)?\s+points?|per\s*cent|percent|pct\.?|pp\b|p\.p\.|bps\b|basis\s+points?"
     rf"|{first_char_gate(percent_suffix_words())}(?i:{percent_suffix_pattern()})(?![^\W\d_])))?"
     r"(?:[ \u00a0]?"
-    + _exact_gate(_ENGLISH_SCALE_RE.split("|"))
+    + first_char_gate(_ENGLISH_SCALE_RE.split("|"), ignore_case=False)
     + r"(?P<scale>"
     + _ENGLISH_SCALE_RE
     + r")(?![\w])"
@@ -103,7 +96,7 @@ _SUFFIX_RE = re.compile(
     + rf"|[ \u00a0]?{first_char_gate(_other_scale_word_list())}(?P<lscale>(?i:{_other_scale_words()}))(?:\.|(?![^\W\d_]))"
     r"|(?P<letter>[kKmMbBT])(?![\w]))?"
     r"(?P<close2>\))?"
-    rf"(?:[ \u00a0]?{_exact_gate(_CUR_SUFFIX.split('|'))}(?P<cur>{_CUR_SUFFIX})(?![\w])"
+    rf"(?:[ \u00a0]?{first_char_gate(_CUR_SUFFIX.split('|'), ignore_case=False)}(?P<cur>{_CUR_SUFFIX})(?![\w])"
     r"(?:[ \u00a0]?(?P<scale2>thousands?|millions?|billions?|trillions?|mn|bn)(?![\w]))?)?"
     r"(?P<pct2>[ \u00a0]?(?=[%p])(?:%|percent|per\s*cent))?"
 )
@@ -681,7 +674,7 @@ def _build_candidate(
         value, ulp, scale, percent, bps = _magnitude(
             number, decimals, sig, pct_text, scale_word, lang
         )
-    else:  # most figures: the number as written (_magnitude's first case, _ulp inline)
+    else:  # most figures: the number as written (what _magnitude gives them; _ulp inline)
         value, scale, percent, bps = number, 1.0, False, False
         ulp = 10.0**-decimals if decimals > 0 else 1.0
     # Word-implied sign ("a loss of $5 million", "revenue decreased by 3%"): soft, see numeric.py.
@@ -839,16 +832,24 @@ def _read_prefix(
     return currency, negative, sign_source, open_paren
 
 
+# The words _SUFFIX_RE reads after a figure: written in one case, and case-insensitive.
+_SUFFIX_EXACT_WORDS = (
+    *["percent", "per", "pct", "pp", "p.p.", "bps", "basis"],
+    *_ENGLISH_SCALE_RE.split("|"),
+    *_CUR_SUFFIX.split("|"),
+)
+_SUFFIX_FOLDED_WORDS = (
+    *percent_suffix_words(),
+    *all_scaled_currencies(),
+    *_other_scale_word_list(),
+)
+
+
 def _suffix_starts() -> frozenset[str]:
     """ASCII characters a non-empty _SUFFIX_RE match can begin with after its optional space:
     ")", "%" and the first letters of its words (the case-insensitive ones in both cases)."""
-    exact = [
-        *"%)kKmMbBT",
-        *["percent", "per", "pct", "pp", "p.p.", "bps", "basis"],
-        *_ENGLISH_SCALE_RE.split("|"),
-        *_CUR_SUFFIX.split("|"),
-    ]
-    folded = [*percent_suffix_words(), *all_scaled_currencies(), *_other_scale_word_list()]
+    exact = [*"%)kKmMbBT", *_SUFFIX_EXACT_WORDS]
+    folded = _SUFFIX_FOLDED_WORDS
     firsts = {w[0] for w in exact} | {c for w in folded for c in (w[0].lower(), w[0].upper())}
     return frozenset(c for c in firsts if c.isascii())
 
@@ -884,15 +885,7 @@ def _suffix_pairs() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     matches there) or is not ASCII (it may fold to an ASCII letter); and those first characters
     with the ones that only follow the number directly, without a space (")", the letters of
     "5M", "10k")."""
-    words = [
-        "%",
-        *["percent", "per", "pct", "pp", "p.p.", "bps", "basis"],
-        *_ENGLISH_SCALE_RE.split("|"),
-        *_CUR_SUFFIX.split("|"),
-        *percent_suffix_words(),
-        *all_scaled_currencies(),
-        *_other_scale_word_list(),
-    ]
+    words = ["%", *_SUFFIX_EXACT_WORDS, *_SUFFIX_FOLDED_WORDS]
     pairs: set[str] = set()
     any_second: set[str] = set()
     for word in (w.lower() for w in words):
@@ -1052,8 +1045,6 @@ def _magnitude(
 ) -> tuple[float, float, float, bool, bool]:
     """The value with scale and percent applied, and one unit in its last written digit:
     (value, ulp, scale, percent, basis points)."""
-    if not pct_text and not scale_word:
-        return number, _ulp(decimals, number, sig), 1.0, False, False  # most figures
     percent = False
     bps = False
     if pct_text:
@@ -1143,7 +1134,7 @@ def _names_a_decrease(before: str) -> bool:
 def _approximate(before: str, s: int, apx: list[int]) -> bool:
     """Is the figure at ``s`` stated as approximate ("about", "~")? ``apx``: where the
     approximation keywords end in the text."""
-    return bool(apx) and _near(apx, s - 20, s) and bool(_APPROX_RE.search(before[-20:].lower()))
+    return _near(apx, s - 20, s) and bool(_APPROX_RE.search(before[-20:].lower()))
 
 
 @lru_cache(maxsize=1)

@@ -672,11 +672,12 @@ def percent_suffix_pattern() -> str:
     return _alternation(set(percent_suffix_words()))
 
 
-def first_char_gate(words: Iterable[str]) -> str:
-    """A lookahead on the first characters of ``words`` (case-insensitive), placed before their
-    alternation so most positions fail on one character test; it never changes what matches."""
+def first_char_gate(words: Iterable[str], *, ignore_case: bool = True) -> str:
+    """A lookahead on the first characters of ``words`` (case-insensitive unless
+    ``ignore_case`` is False), placed before their alternation so most positions fail on one
+    character test; it never changes what matches."""
     chars = "".join(sorted({re.escape(w[0]) for w in words if w}))
-    return f"(?=(?i:[{chars}]))"
+    return f"(?=(?i:[{chars}]))" if ignore_case else f"(?=[{chars}])"
 
 
 @lru_cache(maxsize=1)
