@@ -203,11 +203,9 @@ def _select_stated(
 ) -> tuple[list[Candidate], list[Asserted], str]:
     """match='concluding': the year asked for, else the figure tied to the category, else the
     concluding figure with the figures asserted beside it."""
-    if gold.yearish:  # the year stage answers only for a gold that is a year
-        primary, how = _select_year(response, cands, gold, question)
-        if primary is not None:
-            return [primary], [], how
-    how = ""
+    primary, how = _select_year(response, cands, gold, question)
+    if primary is not None:
+        return [primary], [], how
     if category:
         primary, how = _select_category(response, cands, category, question)
         if primary is not None:
@@ -221,7 +219,8 @@ def _select_stated(
 def _select_year(
     response: str, cands: list[Candidate], gold: _Gold, question: str | None
 ) -> tuple[Candidate | None, str]:
-    """ "In which year ...?": the answer is a year; the one stated, not one it is compared with."""
+    """ "In which year ...?": the answer is a year; the one stated, not one it is compared with.
+    Only for a gold that is a year."""
     if not gold.yearish:
         return None, ""
     years = [c for c in cands if c.role == "year"]

@@ -424,24 +424,12 @@ def co_asserted_in(
     return out
 
 
-def role_in_sentence(
-    text: str,
-    seg: tuple[int, int],
-    cands: list[Candidate],
-    c: Candidate,
-    *,
-    whole_only: bool = False,
-) -> str | None:
-    """The role of ``c`` among the figures of its sentence ``seg``. ``whole_only``: read only the
-    roles tested before "whole" (the answer is "whole" exactly when the full reading's is)."""
-    in_seg = [x for x in cands if seg[0] <= x.span[0] < seg[1]]
-    return role_among(text, seg[0], in_seg, c, whole_only=whole_only)
-
-
 def role_among(
     text: str, seg_start: int, in_seg: list[Candidate], c: Candidate, *, whole_only: bool = False
 ) -> str | None:
-    """:func:`role_in_sentence` for the figures of the sentence (``in_seg``), already picked out."""
+    """The role of ``c`` among the figures of its sentence (``in_seg``, which starts at
+    ``seg_start``). ``whole_only``: read only the roles tested before "whole" (the answer is
+    "whole" exactly when the full reading's is)."""
     for i, x in enumerate(in_seg):
         if x is c:
             if whole_only:

@@ -14,7 +14,7 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import NamedTuple
 
-from pytest_llmeval.metrics.numeric.candidates import Candidate
+from pytest_llmeval.metrics.numeric.candidates import STATED_ROLES, Candidate
 from pytest_llmeval.metrics.numeric.roles import gate_lower, may_hold
 
 # Category -> phrases that name it in prose. Extend with register_category().
@@ -742,9 +742,6 @@ def _select_concluding(
     return primary, alts, how
 
 
-_STATED_ROLES = frozenset({"value", "result", "range"})
-
-
 def _conclude(
     text: str,
     cands: list[Candidate],
@@ -755,7 +752,7 @@ def _conclude(
     """:func:`_select_concluding`, with the sentence it read (``(0, 0)`` when none)."""
     q_years = frozenset(_YEAR_RE.findall(question[:2000])) if question else frozenset()
     promoted = _promoted_comparisons(text, cands, q_years, question) if q_years else frozenset()
-    ok_roles = _STATED_ROLES | allow_roles if allow_roles else _STATED_ROLES
+    ok_roles = STATED_ROLES | allow_roles if allow_roles else STATED_ROLES
     if promoted:
         eligible = [c for c in cands if c.role in ok_roles or id(c) in promoted]
     else:
@@ -984,15 +981,12 @@ def _restatement_in_asked_kind(
 
 
 def _index_of(cands: list[Candidate], c: Candidate) -> int:
-    """Where ``c`` is in ``cands`` (-1 when absent). Candidates compare by identity, so
-    ``list.index`` finds this very figure (a scan covers an equality that is not identity)."""
+    """Where ``c`` is in ``cands`` (-1 when absent). Candidates compare by identity
+    (``eq=False``), so ``list.index`` finds this very figure."""
     try:
-        i = cands.index(c)
+        return cands.index(c)
     except ValueError:
         return -1
-    if cands[i] is c:
-        return i
-    return next((i for i, x in enumerate(cands) if x is c), -1)
 
 
 def _restatements(
@@ -1227,7 +1221,7 @@ def _select_category(
         hits = _case_blind_hits(_exact_regex(key), text, low, (key,))
     if not hits:
         hits = _case_blind_hits(_category_regex(key), text, low, _category_phrases(key))
-    eligible = [c for c in cands if c.role in ("value", "result", "range")]
+    eligible = [c for c in cands if c.role in STATED_ROLES]
     if not eligible:
         return None, ""
     if not hits:
