@@ -59,8 +59,9 @@ def values_agree(a: float, b: float, *, rel_tol: float = 1e-9, rounding: bool = 
     if not rounding:
         return False
     ua, ub = _digits_ulp(a), _digits_ulp(b)
-    coarse, ulp = (a, ua) if ua >= ub else (b, ub)
-    fine = b if coarse is a else a
+    # Which side is coarser is decided once, by the ulps (not by `is` on floats: compiled code
+    # boxes each float anew, so identity says nothing there).
+    coarse, ulp, fine = (a, ua, b) if ua >= ub else (b, ub, a)
     return _sig_digits(coarse, ulp) >= 2 and _rounds_to(coarse, fine, diff, 0.5 * ulp)
 
 
