@@ -9,20 +9,24 @@ expected_value, percentage_difference, unit_match, explanation, details and the 
 Then, since the text graders read figures too, the candidates ``extract_values`` reads (with and
 without ``count_words``) from every answer and gold of ``financebench_dev.jsonl`` and
 ``openqa_dev.jsonl``. Run it before and after a change to the grader: ``diff`` of the two
-outputs is empty when no verdict and no reading changed.
+outputs is empty when no verdict and no reading changed. With ``LLMEVAL_BENCH_PKG=DIR`` it
+grades with the package under ``DIR`` (``.ci/compiled_check.py`` compares the compiled build so).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+# LLMEVAL_BENCH_PKG: grade with the package under that folder instead of the checkout (the
+# compiled wheel unpacked by .ci/compiled_check.py, an older revision).
+sys.path.insert(0, os.environ.get("LLMEVAL_BENCH_PKG") or str(ROOT))
 
 from pytest_llmeval.metrics.numeric.match import (  # noqa: E402
     extract_values,

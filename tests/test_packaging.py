@@ -86,3 +86,20 @@ def test_wheel_smoke_checks_files_that_exist() -> None:
     smoke = runpy.run_path(str(ROOT / ".ci" / "wheel_smoke.py"), run_name="not_main")
     for name in smoke["PACKAGE_DATA"]:
         assert (ROOT / name).is_file(), name
+
+
+def test_the_checkout_runs_the_pure_python_stages() -> None:
+    # A compiled module next to its .py would be imported instead of the source being edited;
+    # scripts/build_compiled.py builds on a copy so the checkout never holds one.
+    from pytest_llmeval.metrics.numeric import is_compiled
+
+    compiled = [p.name for p in PACKAGE.rglob("*") if p.suffix in (".so", ".pyd")]
+    assert compiled == []
+    assert not is_compiled()
+
+
+def test_every_module_listed_for_compilation_exists() -> None:
+    # A listed path that moved would fail the compiled build only (make wheel-compiled).
+    listed = project()["tool"]["llmeval"]["build"]["compiled"]
+    assert listed, "the compiled build lists the numeric stages"
+    assert [m for m in listed if not (ROOT / m).is_file()] == []
