@@ -1,7 +1,7 @@
 """Throughput of numeric_match on ~500-character financial answers (one core).
 
     python benchmarks/bench_numeric.py [--seconds 3]
-    python benchmarks/bench_numeric.py --dev ../shared/data/numeric_dev.jsonl [--baseline-rev REV]
+    python benchmarks/bench_numeric.py --dev ../shared/data/numeric_dev.jsonl [--baseline-rev REV] [--compiled]
 
 Prints matches per second (target >= 2,000/s) and the time for one 100 KB answer.
 ``--dev PATH`` also grades the answers of a labelled file (rows ``gold``, ``response``,
@@ -244,8 +244,11 @@ def main() -> None:
     print(f"100 KB answer ({len(big):,} chars): {time.process_time() - t1:.3f} s CPU")
     if args.dev is not None:
         rate, n_rows = dev_rate(args.dev, args.passes)
+        from pytest_llmeval.metrics.numeric import is_compiled
+
+        where = "compiled" if is_compiled() else "pure Python (--compiled: the compiled wheel)"
         print(
-            f"{args.dev.name}: {rate:,.0f} cases per CPU-second ({n_rows} answers, "
+            f"{args.dev.name}: {rate:,.0f} cases per CPU-second, {where} ({n_rows} answers, "
             f"{args.passes} passes after one warm-up; target >= 10,000)"
         )
         if args.stages:
