@@ -26,7 +26,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 # What the build reads: the package, its metadata, and the files pyproject.toml names.
-_SOURCES = ("pytest_llmeval", "pyproject.toml", "setup.py", "README.md", "LICENSE")
+_SOURCES = (
+    "pytest_llmeval",
+    "build_backend",
+    "pyproject.toml",
+    "setup.py",
+    "MANIFEST.in",
+    "README.md",
+    "LICENSE",
+)
 
 
 def compiler() -> str | None:

@@ -103,3 +103,30 @@ def test_every_module_listed_for_compilation_exists() -> None:
     listed = project()["tool"]["llmeval"]["build"]["compiled"]
     assert listed, "the compiled build lists the numeric stages"
     assert [m for m in listed if not (ROOT / m).is_file()] == []
+
+
+def test_the_build_backend_asks_for_mypy_only_for_the_compiled_wheel(monkeypatch) -> None:
+    import runpy
+
+    backend = runpy.run_path(str(ROOT / "build_backend" / "llmeval_build.py"))
+    monkeypatch.setenv("LLMEVAL_COMPILE", "1")
+    assert backend["get_requires_for_build_wheel"]() == [backend["COMPILER"]]
+    # Otherwise setuptools' own answer, untouched (stubbed: the real hook runs setup.py here).
+    import setuptools.build_meta
+
+    monkeypatch.setattr(setuptools.build_meta, "get_requires_for_build_wheel", lambda cs=None: ["x"])
+    monkeypatch.delenv("LLMEVAL_COMPILE")
+    assert backend["get_requires_for_build_wheel"]() == ["x"]
+
+
+def test_an_editable_install_never_compiles(monkeypatch) -> None:
+    import os
+    import runpy
+
+    backend = runpy.run_path(str(ROOT / "build_backend" / "llmeval_build.py"))
+    seen = []
+    hook = backend["_pure"](lambda: seen.append(os.environ.get("LLMEVAL_COMPILE")))
+    monkeypatch.setenv("LLMEVAL_COMPILE", "1")
+    hook()
+    assert seen == [None]
+    assert backend["build_editable"].__name__ == "run"
