@@ -4,7 +4,8 @@ Usage (from the checkout, with the dev venv): ``.venv/bin/python .ci/compiled_ch
 (``make compiled-check``; ``.ci/run`` calls it after the wheel smoke test).
 
 Builds the wheel with the numeric stages compiled by mypyc (scripts/build_compiled.py), checks it
-holds one extension module per module listed under ``[tool.llmeval.build] compiled``, then
+holds one extension module per module listed under ``[tool.llmeval.build] compiled`` and
+grades in a venv with nothing installed (no mypy at run time), then
 1. prints the numeric fingerprint (benchmarks/numeric_fingerprint.py: every verdict, explanation
    and figure read, on the tests' cases and, when ``../shared/data`` is there, the dev sets) with
    the pure package and with the compiled one: the two must be byte-identical;
@@ -21,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import venv
 import zipfile
 from pathlib import Path
 
@@ -60,6 +62,27 @@ def check_wheel(wheel: Path) -> None:
     say(f"{wheel.name}: {len(listed)} compiled modules")
 
 
+# Graded by an interpreter with nothing installed: the compiled modules need no mypy at run time.
+_BARE_PROBE = (
+    "import sys\n"
+    "from pytest_llmeval.metrics.numeric import is_compiled\n"
+    "from pytest_llmeval.metrics.numeric.match import numeric_match\n"
+    "r = numeric_match('Net sales slipped 2.8% in fiscal 2023 to $383.3 billion.', '-2.8%')\n"
+    "if not (is_compiled() and r.passed): sys.exit(f'compiled-check: bare interpreter: {r}')\n"
+    "leaked = sorted(m for m in sys.modules if m.split('.')[0] in ('mypy', 'mypy_extensions'))\n"
+    "if leaked: sys.exit(f'compiled-check: the compiled modules import {leaked}')\n"
+)
+
+
+def check_bare_interpreter(site: Path, tmp: Path) -> None:
+    """The unpacked wheel grades in a fresh venv without pip, mypy or anything else."""
+    bare = tmp / "bare-venv"
+    venv.create(bare, with_pip=False)
+    env = {**os.environ, "PYTHONPATH": str(site), "PYTHONSAFEPATH": "1"}
+    subprocess.run([str(bare / "bin" / "python"), "-c", _BARE_PROBE], env=env, check=True)
+    say("grades in a bare venv (no mypy at run time)")
+
+
 def fingerprint(site: Path | None) -> bytes:
     env = dict(os.environ)
     env.pop("LLMEVAL_BENCH_PKG", None)
@@ -81,6 +104,7 @@ def main() -> None:
         (wheel,) = (Path(tmp) / "dist").glob("*.whl")
         say(f"built in {time.perf_counter() - started:.0f}s")
         check_wheel(wheel)
+        check_bare_interpreter(site, Path(tmp))
         pure, compiled = fingerprint(None), fingerprint(site)
         if pure != compiled:
             (Path(tmp).parent / "fingerprint-pure.jsonl").write_bytes(pure)
