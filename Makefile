@@ -48,7 +48,7 @@ dist: $(STAMP)
 	$(PY) -m build -o dist .
 	$(PY) scripts/build_compiled.py --dist dist
 
-# That wheel grades exactly as the pure package: same numeric fingerprint, same tests (~4 min).
+# That wheel grades exactly as the pure package: same numeric fingerprint, same tests (~3 min).
 compiled-check: $(STAMP)
 	$(PY) .ci/compiled_check.py
 

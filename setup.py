@@ -5,7 +5,8 @@ wheel-compiled``). Without it the wheel is pure Python and works everywhere.
 
 The compiled modules behave as the pure ones (``.ci/compiled_check.py`` runs the tests and the
 numeric fingerprint against them); only the speed differs (docs/numeric_speed.md). mypyc is
-mypy's compiler: build with ``pip wheel --no-build-isolation`` from an environment that has mypy.
+mypy's compiler: the build backend (build_backend/llmeval_build.py) asks for mypy in an isolated
+build, and ``pip wheel --no-build-isolation`` uses the environment's own.
 """
 
 from __future__ import annotations

@@ -26,32 +26,19 @@ import venv
 import zipfile
 from pathlib import Path
 
-import tomllib
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import build_compiled  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data"
-# Run in the checkout with the environment of the test run: the package it imports must be the
-# compiled one (pytest imports the plugin by its entry point before it reads the checkout's
-# conftest.py, and every later import of the package goes through that package's folder).
-_PROBE = (
-    "import sys\n"
-    "from pytest_llmeval.metrics.numeric import is_compiled\n"
-    "if not is_compiled(): sys.exit('compiled-check: the pure package is imported, not the wheel')\n"
-)
-
-
 def say(message: str) -> None:
     print(f"compiled-check: {message}", flush=True)
 
 
 def check_wheel(wheel: Path) -> None:
     """One extension module per listed module, and a platform tag (never py3-none-any)."""
-    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
-    listed = pyproject["tool"]["llmeval"]["build"]["compiled"]
+    listed = build_compiled.compiled_modules()
     names = zipfile.ZipFile(wheel).namelist()
     for module in listed:
         stem = module.removesuffix(".py")
@@ -62,13 +49,16 @@ def check_wheel(wheel: Path) -> None:
     say(f"{wheel.name}: {len(listed)} compiled modules")
 
 
-# Graded by an interpreter with nothing installed: the compiled modules need no mypy at run time.
-_BARE_PROBE = (
+# The package an interpreter imports is the compiled one, grades, and loads nothing of mypy. Run
+# by a bare venv (nothing needed at run time) and with the test run's environment in the checkout
+# (pytest imports the plugin by its entry point before it reads the checkout's conftest.py, and
+# every later import of the package goes through that package's folder).
+_PROBE = (
     "import sys\n"
     "from pytest_llmeval.metrics.numeric import is_compiled\n"
     "from pytest_llmeval.metrics.numeric.match import numeric_match\n"
     "r = numeric_match('Net sales slipped 2.8% in fiscal 2023 to $383.3 billion.', '-2.8%')\n"
-    "if not (is_compiled() and r.passed): sys.exit(f'compiled-check: bare interpreter: {r}')\n"
+    "if not (is_compiled() and r.passed): sys.exit(f'compiled-check: not compiled or wrong: {r}')\n"
     "leaked = sorted(m for m in sys.modules if m.split('.')[0] in ('mypy', 'mypy_extensions'))\n"
     "if leaked: sys.exit(f'compiled-check: the compiled modules import {leaked}')\n"
 )
@@ -79,7 +69,7 @@ def check_bare_interpreter(site: Path, tmp: Path) -> None:
     bare = tmp / "bare-venv"
     venv.create(bare, with_pip=False)
     env = {**os.environ, "PYTHONPATH": str(site), "PYTHONSAFEPATH": "1"}
-    subprocess.run([str(bare / "bin" / "python"), "-c", _BARE_PROBE], env=env, check=True)
+    subprocess.run([str(bare / "bin" / "python"), "-c", _PROBE], env=env, check=True)
     say("grades in a bare venv (no mypy at run time)")
 
 
@@ -114,8 +104,8 @@ def main() -> None:
             )
         lines = pure.count(b"\n")
         say(f"fingerprint identical ({lines:,} lines)")
-        # PYTHONSAFEPATH (Python >= 3.11): no interpreter of the run, xdist workers and
-        # pytester's subprocesses included, puts its current folder (the checkout) before it.
+        # PYTHONSAFEPATH (Python >= 3.11): no interpreter of the run (xdist workers and pytester's
+        # subprocesses included) puts its current folder, the checkout, ahead of PYTHONPATH.
         env = {**os.environ, "PYTHONPATH": str(site), "PYTHONSAFEPATH": "1", "HF_HUB_OFFLINE": "1"}
         args = ["tests", "-n", "2", "-q", "-p", "no:cacheprovider"]
         # Apart: the packaging tests (they inspect the source tree, not an install) and the

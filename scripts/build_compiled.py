@@ -24,6 +24,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+import tomllib
+
 ROOT = Path(__file__).resolve().parents[1]
 # What the build reads: the package, its metadata, and the files pyproject.toml names.
 _SOURCES = (
@@ -33,8 +35,13 @@ _SOURCES = (
     "setup.py",
     "MANIFEST.in",
     "README.md",
-    "LICENSE",
 )
+
+
+def compiled_modules() -> list[str]:
+    """The module paths the compiled build compiles (``[tool.llmeval.build] compiled``)."""
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
+    return list(pyproject["tool"]["llmeval"]["build"]["compiled"])
 
 
 def compiler() -> str | None:
@@ -53,7 +60,7 @@ def build_wheel(dist: Path) -> Path:
             path = ROOT / name
             if path.is_dir():
                 shutil.copytree(path, src / name, ignore=shutil.ignore_patterns("__pycache__"))
-            elif path.exists():
+            else:
                 shutil.copy2(path, src / name)
         out = Path(tmp) / "dist"
         env = {
