@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test install bench lint clean docs wheel-smoke wheel-compiled compiled-check dist
+.PHONY: demo test install bench lint clean docs wheel-smoke dist
 
 $(PY):
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -36,21 +36,9 @@ test: $(STAMP)
 wheel-smoke: $(STAMP)
 	$(PY) .ci/wheel_smoke.py
 
-# The release wheel with the numeric grader's stages compiled by mypyc (about 1.5x faster; needs a
-# C compiler): built from a copy of the working tree into dist/ (scripts/build_compiled.py).
-wheel-compiled: $(STAMP)
-	$(PY) scripts/build_compiled.py
-
-# What a release uploads from this machine: the sdist, the pure wheel and the compiled wheel for
-# this platform, in dist/. (PyPI takes manylinux wheels: build those with cibuildwheel and
-# CIBW_ENVIRONMENT="LLMEVAL_COMPILE=1"; the build backend then installs mypy itself.)
+# What a release uploads: the sdist and the wheel (pure Python), in dist/.
 dist: $(STAMP)
 	$(PY) -m build -o dist .
-	$(PY) scripts/build_compiled.py --dist dist
-
-# That wheel grades exactly as the pure package: same numeric fingerprint, same tests (~3 min).
-compiled-check: $(STAMP)
-	$(PY) .ci/compiled_check.py
 
 bench: $(STAMP)
 	for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f; done

@@ -1,16 +1,14 @@
 """Throughput of numeric_match on ~500-character financial answers (one core).
 
     python benchmarks/bench_numeric.py [--seconds 3]
-    python benchmarks/bench_numeric.py --dev ../shared/data/numeric_dev.jsonl [--baseline-rev REV] [--compiled]
+    python benchmarks/bench_numeric.py --dev ../shared/data/numeric_dev.jsonl [--baseline-rev REV]
 
 Prints matches per second (target >= 2,000/s) and the time for one 100 KB answer.
 ``--dev PATH`` also grades the answers of a labelled file (rows ``gold``, ``response``,
 ``category``, ``tolerance``, ``require_currency``) and prints cases per CPU-second after one
 warm-up pass (target >= 10,000). ``--baseline-rev REV`` measures the same figure for the package
 as it was at git revision REV (exported with ``git archive`` into a temporary folder and run in
-a subprocess), alternating old and new runs, and prints the ratio. ``--compiled`` builds the
-working tree as the compiled wheel (``make wheel-compiled``: the numeric stages compiled with
-mypyc) and prints its figure beside the pure-Python one. ``--stages`` also prints
+a subprocess), alternating old and new runs, and prints the ratio. ``--stages`` also prints
 where a case's time goes: microseconds per case for reading the figures (``_read_figures``),
 selecting the answer (``_select_figures``) and the rest (gold, comparison, explanation).
 """
@@ -130,31 +128,23 @@ def stage_times(path: Path, passes: int) -> tuple[float, float, float]:
     return out[0], out[1], out[2]
 
 
-def _rate_in_subprocess(
-    path: Path, passes: int, pkg_dir: str | None, compiled: bool = False
-) -> float:
-    """The --dev figure measured by a fresh interpreter (the package at ``pkg_dir`` when set,
-    which must be the compiled build when ``compiled``)."""
+def _rate_in_subprocess(path: Path, passes: int, pkg_dir: str | None) -> float:
+    """The --dev figure measured by a fresh interpreter (the package at ``pkg_dir`` when set)."""
     env = dict(os.environ)
     env.pop("LLMEVAL_BENCH_PKG", None)
-    env.pop("LLMEVAL_BENCH_COMPILED", None)
     if pkg_dir:
         env["LLMEVAL_BENCH_PKG"] = pkg_dir
-    if compiled:
-        env["LLMEVAL_BENCH_COMPILED"] = "1"
     cmd = [sys.executable, __file__, "--dev", str(path), "--passes", str(passes), "--rate-only"]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
     return float(out.stdout.split()[-1])
 
 
-def _alternate(
-    path: Path, passes: int, pkg_dir: str, rounds: int = 3, compiled: bool = False
-) -> tuple[float, float]:
+def _alternate(path: Path, passes: int, pkg_dir: str, rounds: int = 3) -> tuple[float, float]:
     """Best rates of the checkout and of the package at ``pkg_dir``, runs alternating."""
     new, other = [], []
     for _ in range(rounds):
         new.append(_rate_in_subprocess(path, passes, None))
-        other.append(_rate_in_subprocess(path, passes, pkg_dir, compiled))
+        other.append(_rate_in_subprocess(path, passes, pkg_dir))
     return max(new), max(other)
 
 
@@ -175,24 +165,6 @@ def compare_with(rev: str, path: Path, passes: int, rounds: int = 3) -> None:
     )
 
 
-def compare_compiled(path: Path, passes: int, rounds: int = 3) -> None:
-    """The working tree as pure Python against the same tree built as the compiled wheel
-    (scripts/build_compiled.py: mypyc, as release wheels are built), alternating runs."""
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import build_compiled
-
-    if build_compiled.compiler() is None:
-        print("  compiled: no C compiler here, not measured")
-        return
-    with tempfile.TemporaryDirectory(prefix="llmeval-bench-") as tmp:
-        site = build_compiled.build(Path(tmp))
-        pure, compiled = _alternate(path, passes, str(site), rounds, compiled=True)
-    print(
-        f"  compiled wheel (make wheel-compiled): {compiled:,.0f} cases per CPU-second, pure "
-        f"Python {pure:,.0f} (best of {rounds} alternating runs): {compiled / pure:.2f}x"
-    )
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=float, default=3.0)
@@ -200,9 +172,6 @@ def main() -> None:
     ap.add_argument("--passes", type=int, default=5, help="timed passes over the --dev rows")
     ap.add_argument("--baseline-rev", default=None, help="git revision to compare with (--dev)")
     ap.add_argument("--stages", action="store_true", help="time per case by stage (--dev)")
-    ap.add_argument(
-        "--compiled", action="store_true", help="also build and time the compiled wheel (--dev)"
-    )
     ap.add_argument("--rate-only", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.rate_only:
@@ -214,11 +183,6 @@ def main() -> None:
             str(Path(expected_dir).resolve())
         ):
             sys.exit(f"imported {pytest_llmeval.__file__}, not the package under {expected_dir}")
-        if os.environ.get("LLMEVAL_BENCH_COMPILED"):
-            from pytest_llmeval.metrics.numeric import is_compiled
-
-            if not is_compiled():
-                sys.exit(f"the package under {expected_dir} is not the compiled build")
         print(dev_rate(args.dev, args.passes)[0])
         return
     for r, e, q in ANSWERS:  # warm caches and check the fixtures still pass
@@ -244,11 +208,8 @@ def main() -> None:
     print(f"100 KB answer ({len(big):,} chars): {time.process_time() - t1:.3f} s CPU")
     if args.dev is not None:
         rate, n_rows = dev_rate(args.dev, args.passes)
-        from pytest_llmeval.metrics.numeric import is_compiled
-
-        where = "compiled" if is_compiled() else "pure Python (--compiled: the compiled wheel)"
         print(
-            f"{args.dev.name}: {rate:,.0f} cases per CPU-second, {where} ({n_rows} answers, "
+            f"{args.dev.name}: {rate:,.0f} cases per CPU-second ({n_rows} answers, "
             f"{args.passes} passes after one warm-up; target >= 10,000)"
         )
         if args.stages:
@@ -259,8 +220,6 @@ def main() -> None:
             )
         if args.baseline_rev:
             compare_with(args.baseline_rev, args.dev, args.passes)
-        if args.compiled:
-            compare_compiled(args.dev, args.passes)
 
 
 if __name__ == "__main__":

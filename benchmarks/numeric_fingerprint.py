@@ -10,7 +10,7 @@ Then, since the text graders read figures too, the candidates ``extract_values``
 without ``count_words``) from every answer and gold of ``financebench_dev.jsonl`` and
 ``openqa_dev.jsonl``. Run it before and after a change to the grader: ``diff`` of the two
 outputs is empty when no verdict and no reading changed. With ``LLMEVAL_BENCH_PKG=DIR`` it
-grades with the package under ``DIR`` (``.ci/compiled_check.py`` compares the compiled build so).
+grades with the package under ``DIR`` (an older revision, say).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-# LLMEVAL_BENCH_PKG: grade with the package under that folder instead of the checkout (the
-# compiled wheel unpacked by .ci/compiled_check.py, an older revision).
+# LLMEVAL_BENCH_PKG: grade with the package under that folder instead of the checkout (an
+# older revision exported with git archive).
 sys.path.insert(0, os.environ.get("LLMEVAL_BENCH_PKG") or str(ROOT))
 
 from pytest_llmeval.metrics.numeric.match import (  # noqa: E402

@@ -88,53 +88,8 @@ def test_wheel_smoke_checks_files_that_exist() -> None:
         assert (ROOT / name).is_file(), name
 
 
-def test_the_checkout_runs_the_pure_python_stages() -> None:
-    # A compiled module next to its .py would be imported instead of the source being edited;
-    # scripts/build_compiled.py builds on a copy so the checkout never holds one.
-    from pytest_llmeval.metrics.numeric import is_compiled
-
-    compiled = [p.name for p in PACKAGE.rglob("*") if p.suffix in (".so", ".pyd")]
-    assert compiled == []
-    assert not is_compiled()
-
-
-def test_every_module_listed_for_compilation_exists() -> None:
-    # A listed path that moved would fail the compiled build only (make wheel-compiled).
-    listed = project()["tool"]["llmeval"]["build"]["compiled"]
-    assert listed, "the compiled build lists the numeric stages"
-    assert [m for m in listed if not (ROOT / m).is_file()] == []
-
-
-def test_the_build_backend_asks_for_mypy_only_for_the_compiled_wheel(monkeypatch) -> None:
-    import runpy
-
-    backend = runpy.run_path(str(ROOT / "build_backend" / "llmeval_build.py"))
-    monkeypatch.setenv("LLMEVAL_COMPILE", "1")
-    assert backend["get_requires_for_build_wheel"]() == [backend["COMPILER"]]
-    # Otherwise setuptools' own answer, untouched (stubbed: the real hook runs setup.py here).
-    import setuptools.build_meta
-
-    monkeypatch.setattr(setuptools.build_meta, "get_requires_for_build_wheel", lambda cs=None: ["x"])
-    monkeypatch.delenv("LLMEVAL_COMPILE")
-    assert backend["get_requires_for_build_wheel"]() == ["x"]
-
-
-def test_an_editable_install_never_compiles(monkeypatch) -> None:
-    import os
-    import runpy
-
-    import setuptools.build_meta
-
-    hooks = ("get_requires_for_build_editable", "prepare_metadata_for_build_editable", "build_editable")
-    seen: dict[str, str] = {}
-    for name in hooks:  # setuptools' hooks as the backend wraps them: they record what they see
-        monkeypatch.setattr(
-            setuptools.build_meta,
-            name,
-            lambda *a, _name=name, **k: seen.setdefault(_name, os.environ.get("LLMEVAL_COMPILE", "unset")),
-        )
-    backend = runpy.run_path(str(ROOT / "build_backend" / "llmeval_build.py"))
-    for name in hooks:
-        monkeypatch.setenv("LLMEVAL_COMPILE", "1")
-        backend[name]()
-    assert seen == dict.fromkeys(hooks, "unset")
+def test_the_build_is_setuptools_own_backend() -> None:
+    build_system = project()["build-system"]
+    assert build_system["build-backend"] == "setuptools.build_meta"
+    assert "backend-path" not in build_system
+    assert not (ROOT / "setup.py").exists()

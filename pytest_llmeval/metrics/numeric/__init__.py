@@ -29,10 +29,3 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
-
-def is_compiled() -> bool:
-    """Does this install run the stages compiled with mypyc (a wheel built by
-    ``make wheel-compiled``)? They grade exactly as the pure-Python ones, faster."""
-    from pytest_llmeval.metrics.numeric import candidates
-
-    return not str(candidates.__file__).endswith(".py")

@@ -59,8 +59,8 @@ def values_agree(a: float, b: float, *, rel_tol: float = 1e-9, rounding: bool = 
     if not rounding:
         return False
     ua, ub = _digits_ulp(a), _digits_ulp(b)
-    # Which side is coarser is decided once, by the ulps (not by `is` on floats: compiled code
-    # boxes each float anew, so identity says nothing there).
+    # Which side is coarser is decided once, by the ulps (not by `is` on floats: the identity of
+    # two equal numbers says nothing).
     coarse, ulp, fine = (a, ua, b) if ua >= ub else (b, ub, a)
     return _sig_digits(coarse, ulp) >= 2 and _rounds_to(coarse, fine, diff, 0.5 * ulp)
 
