@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test install bench lint clean docs wheel-smoke dist
+.PHONY: demo test test-core install bench lint clean docs wheel-smoke dist
 
 $(PY):
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -30,6 +30,20 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	HF_HUB_OFFLINE=1 $(PY) -m pytest tests -n 2 -q
+
+# The suite in a venv of the core alone plus the test tools (the `test` extra, no other extra):
+# each test of an extra skips, naming the module it lacks.
+CORE_VENV := .venv-core
+CORE_STAMP := $(CORE_VENV)/.installed
+
+$(CORE_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(CORE_VENV) || python3 -m venv $(CORE_VENV)
+	$(CORE_VENV)/bin/python -m pip install --upgrade pip
+	$(CORE_VENV)/bin/python -m pip install -e '.[test]'
+	touch $(CORE_STAMP)
+
+test-core: $(CORE_STAMP)
+	HF_HUB_OFFLINE=1 $(CORE_VENV)/bin/python -m pytest tests -n 2 -q
 
 # Build sdist + wheel, install the wheel (core + [html], no torch) into a fresh venv, run
 # .ci/wheel_smoke/ against the installed package (about 20 s with a warm pip cache).
@@ -62,4 +76,4 @@ docs: $(DOCS_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 
 clean:
-	rm -rf $(VENV) llmeval-report.json llmeval-junit.xml site
+	rm -rf $(VENV) $(CORE_VENV) llmeval-report.json llmeval-junit.xml site

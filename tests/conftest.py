@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterable
 from pathlib import Path
@@ -11,8 +12,10 @@ import pytest
 
 # In-process pytester runs restore sys.modules afterwards. numpy (pulled in by sklearn,
 # torch or the embedding model inside an inner run) refuses to be imported twice per
-# process, so load it in the outer process before any inner run can.
-import numpy  # noqa: F401  isort: skip
+# process, so load it in the outer process before any inner run can. It comes with the test
+# tools (scipy), not with the core.
+with contextlib.suppress(ImportError):
+    import numpy  # noqa: F401  isort: skip
 
 
 def _load_before_inner_runs() -> None:

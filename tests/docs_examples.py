@@ -19,6 +19,8 @@ The convention (documented in docs/contributing.md):
   (added to the end of PATH: a file shown in parts), ``<!-- doctest: copy PATH -->`` (the repository's PATH is
   copied into the scratch folder first, then the block is checked as usual).
 - Other fences (```bash, ```text, ```yaml, no language) are not checked.
+- ``<!-- doctest: needs EXTRA -->`` on a line of its own: the page's examples need that optional
+  extra (``html``, ``semantic``, ...); without it the page is skipped, naming the extra.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ REPO = Path(__file__).resolve().parent.parent
 PAGE_MARK = "<!-- doctest -->"
 _FENCE = re.compile(r"^(?P<indent> *)```(?P<lang>[\w-]*)[^\n]*$")
 _DIRECTIVE = re.compile(r"^\s*<!--\s*doctest:\s*(?P<verb>skip|file|append|copy)\b\s*(?P<arg>.*?)\s*-->\s*$")
+_NEEDS = re.compile(r"^\s*<!--\s*doctest:\s*needs\s+(?P<extra>[\w-]+)\s*-->\s*$")
 _DURATION = re.compile(r"\b\d+(?:\.\d+)?\s?(?:s|ms)\b")
 _RULER = re.compile(r"([=_-])\1{2,}")
 _SPACES = re.compile(r"(?<=\S)  +")
@@ -65,6 +68,11 @@ class DocExampleError(AssertionError):
 
 def is_opted_in(text: str) -> bool:
     return any(line.strip() == PAGE_MARK for line in text.splitlines())
+
+
+def needed_extras(text: str) -> list[str]:
+    """The optional extras a page's examples need (``<!-- doctest: needs EXTRA -->`` lines)."""
+    return [found["extra"] for line in text.splitlines() if (found := _NEEDS.match(line))]
 
 
 def extract_blocks(text: str) -> list[Block]:

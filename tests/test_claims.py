@@ -15,6 +15,7 @@ from pytest_llmeval.metrics.base import current_recorder
 from pytest_llmeval.metrics.freetext.claims import assert_claims_f1, claims_f1, grade
 from pytest_llmeval.registry import GradeContext
 from pytest_llmeval.sample import Sample
+from tests.extras import needs
 from tests.test_judge import FakeJudge
 
 QUESTION = "What is Rule 10b5-1 Trading Plans?"
@@ -74,6 +75,7 @@ def test_precomputed_gold_claims_save_a_judge_call() -> None:
     assert result.details["gold_claims_source"] == "given"
 
 
+@needs("semantic")
 def test_worked_example_offline() -> None:
     result = claims_f1(RESPONSE, GOLD, question=QUESTION, judge="offline")
     assert len(result.response_claims) == 6
@@ -141,6 +143,7 @@ def test_offline_vetoes_contradictions(response: str, expected: str, why: str) -
     assert why in result.matching.gold[0].reason
 
 
+@needs("semantic")
 def test_offline_numbers_agree_across_scales() -> None:
     result = claims_f1(
         "3M spent $1.577 billion on capital expenditures in FY2018.",
@@ -178,6 +181,7 @@ def test_offline_missing_and_invented_claims_lower_recall_and_precision() -> Non
     assert "unsupported: 'It also lets executives trade" in result.explanation
 
 
+@needs("semantic")
 def test_assert_claims_f1_fails_with_an_explanation_and_is_recorded() -> None:
     recorded: list[Any] = []
     token = current_recorder.set(recorded)

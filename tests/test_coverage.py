@@ -11,6 +11,9 @@ from pytest_llmeval.metrics.freetext.coverage import (
     sentence_coverage,
 )
 from pytest_llmeval.registry import GradeContext
+from tests.extras import needs
+
+pytestmark = needs("semantic")
 
 REFERENCE = (
     "Apple reported revenue of $394.3 billion in fiscal 2022. Gross margin was 43.3%. "

@@ -12,6 +12,7 @@ import pytest
 
 from pytest_llmeval.display import safe_line, safe_text, safe_tree
 from tests.conftest import EXACT, write_suite
+from tests.extras import needs
 
 REWRITE = "\x1b[2K\x1b[1A\x1b[32mall fine"
 RLO_ID = "invoice-\u202egnp.exe"
@@ -27,6 +28,7 @@ def test_escapes_are_shown_as_text_and_newlines_kept_where_they_belong() -> None
     }
 
 
+@needs("html")
 def test_answers_and_ids_reach_terminal_junit_and_html_escaped(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
     write_suite(pytester, [
         {"id": RLO_ID, "question": "q", "expected": "Oslo", "response": REWRITE, "eval_criteria": EXACT},

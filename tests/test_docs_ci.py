@@ -15,6 +15,7 @@ import pytest
 import yaml  # dev extra
 
 from tests.docs_examples import REPO, extract_blocks
+from tests.extras import needs
 from tests.fake_openai import FakeOpenAIServer
 
 CAPITALS = {"Norway": "Oslo", "Sweden": "Stockholm", "Denmark": "Copenhagen", "Finland": "Helsinki",
@@ -93,6 +94,7 @@ def _answer_from(wrong: set[str]):  # type: ignore[no-untyped-def]
     return answer
 
 
+@needs("html")
 def test_ci_jobs_run_as_written(
     pytester: pytest.Pytester, fake_openai: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:

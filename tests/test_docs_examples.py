@@ -11,7 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.docs_examples import REPO, DocExampleError, check_page, doc_pages, extract_blocks, mask
+from tests.docs_examples import (
+    REPO,
+    DocExampleError,
+    check_page,
+    doc_pages,
+    extract_blocks,
+    mask,
+    needed_extras,
+)
+from tests.extras import EXTRA_MODULES, require
 
 PAGES = doc_pages()
 
@@ -44,6 +53,8 @@ def pytester_runner(pytester: pytest.Pytester):  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(REPO)) for p in PAGES])
 def test_page_examples_run(page: Path, pytester: pytest.Pytester) -> None:
+    for extra in needed_extras(page.read_text(encoding="utf-8")):
+        require(extra)
     checked = check_page(page, pytester.path, pytester_runner(pytester), label=str(page.relative_to(REPO)))
     assert checked > 0, f"{page} opts in (<!-- doctest -->) but has no example the checker runs"
 
@@ -137,6 +148,14 @@ def test_pages_without_the_mark_are_not_read(pytester: pytest.Pytester) -> None:
     page = pytester.path / "other.md"
     page.write_text("# Someone's page\n\n```python\nraise SystemExit('not run')\n```\n", encoding="utf-8")
     assert check_page(page, pytester.path, pytester_runner(pytester)) == 0
+
+
+def test_a_page_names_the_extras_its_examples_need() -> None:
+    page = "# P\n\n<!-- doctest -->\n<!-- doctest: needs html -->\n\n<!-- doctest: needs language -->\n"
+    assert needed_extras(page) == ["html", "language"]
+    assert needed_extras("<!-- doctest -->\n<!-- doctest: skip html -->\n```python\n```\n") == []
+    named = {extra for page in PAGES for extra in needed_extras(page.read_text(encoding="utf-8"))}
+    assert named <= set(EXTRA_MODULES), "an unknown extra in a `doctest: needs` line"
 
 
 def test_blocks_and_masking() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import write_suite
+from tests.extras import needs
 
 FREE_TEXT = {
     "question": "What is VAT?",
@@ -32,6 +33,7 @@ def test_unknown_embedding_model_is_one_usage_error_line(pytester: pytest.Pytest
     assert "internet" not in output
 
 
+@needs("semantic")
 def test_a_directory_that_is_not_a_model_is_one_usage_error_line(pytester: pytest.Pytester) -> None:
     (pytester.path / "not_a_model").mkdir()
     write_suite(pytester, [{"id": "a", **FREE_TEXT, "response": "A tax on sales."}])
@@ -59,6 +61,7 @@ def test_skipped_samples_do_not_load_the_embedding_model(pytester: pytest.Pytest
     result.stdout.fnmatch_lines(["embedding model loaded: False"])
 
 
+@needs("semantic")
 def test_hook_answers_still_load_the_model_when_grading(pytester: pytest.Pytester) -> None:
     # The generate hook answers at setup, after the up-front batch: the model loads lazily then.
     write_suite(pytester, [{"id": "a", **FREE_TEXT}])

@@ -10,6 +10,7 @@ import pytest
 from pytest_llmeval.models.cache import ResponseCache, cache_key
 from pytest_llmeval.options import RecordMode
 from tests.conftest import write_suite
+from tests.extras import needs
 from tests.fake_openai import FakeOpenAIServer, Reply
 from tests.test_llm_judge_plugin import SUITE, judge_args, scripted_judge
 from tests.test_models_plugin import model_args, suite
@@ -116,6 +117,7 @@ def test_an_unlabelled_miss_still_finds_the_nearest_by_content(tmp_path: Path) -
 CANARY = "sk-canary-0123456789abcdef"
 
 
+@needs("html")
 def test_the_api_key_echoed_by_a_server_reaches_no_written_file(
     pytester: pytest.Pytester, fake_openai: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -14,6 +14,7 @@ import pytest
 
 from tests.conftest import EXACT, write_suite
 from tests.disk_helpers import tmpfs
+from tests.extras import needs
 from tests.fake_openai import FakeOpenAIServer, Reply
 from tests.test_models_plugin import model_args
 
@@ -68,7 +69,10 @@ def test_a_fifo_named_by_the_gold_marker_is_one_collection_error(pytester: pytes
 # -- item 4: unwritable output paths ---------------------------------------------------------
 
 
-@pytest.mark.parametrize(("flag", "name"), [("--llm-report", "r.json"), ("--llm-html", "r.html"), ("--llm-review-export", "r.csv")])
+@pytest.mark.parametrize(
+    ("flag", "name"),
+    [("--llm-report", "r.json"), pytest.param("--llm-html", "r.html", marks=needs("html")), ("--llm-review-export", "r.csv")],
+)
 def test_an_output_under_a_regular_file_is_a_usage_error_before_anything_runs(
     pytester: pytest.Pytester, flag: str, name: str
 ) -> None:
@@ -107,6 +111,7 @@ json_report.write_report = full
 """
 
 
+@needs("html")
 def test_a_report_that_cannot_be_written_stops_no_other_output_and_leaves_no_stale_file(
     pytester: pytest.Pytester,
 ) -> None:
@@ -126,6 +131,7 @@ def test_a_report_that_cannot_be_written_stops_no_other_output_and_leaves_no_sta
     assert (pytester.path / "review.csv").is_file()
 
 
+@needs("html")
 def test_a_full_disk_at_the_end_of_the_run_is_named_and_removes_the_stale_report(
     pytester: pytest.Pytester, tmp_path: Path
 ) -> None:
@@ -147,6 +153,7 @@ def test_a_full_disk_at_the_end_of_the_run_is_named_and_removes_the_stale_report
 # -- item 5: lone surrogates ---------------------------------------------------------------------
 
 
+@needs("html")
 def test_a_lone_surrogate_in_a_gold_file_reaches_both_reports_replaced(pytester: pytest.Pytester) -> None:
     line = '{"id": "s0", "question": "q \\ud800", "expected": "Paris", "response": "Paris \\udfff", "eval_criteria": {"accuracy": "fuzzy", "weights": {"length": 0}}}'
     write_suite(pytester, [line])
@@ -179,6 +186,7 @@ def umask_022() -> Iterator[None]:
         os.umask(previous)
 
 
+@needs("html")
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")
 @pytest.mark.usefixtures("umask_022")
 def test_written_files_get_the_mode_the_umask_allows(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:

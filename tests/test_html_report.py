@@ -12,6 +12,7 @@ import pytest
 
 from tests.chromium import Chromium, find_chromium
 from tests.conftest import EXACT, run_interrupted_at_s2, write_suite
+from tests.extras import needs
 
 HOSTILE = '</script><script>window.__xss = 1</script><img src=x onerror="window.__xss = 2"> <!-- <script> & </SCRIPT >'
 
@@ -148,6 +149,7 @@ def test_html_is_self_contained_and_escapes_hostile_text() -> None:
     assert samples[0]["predicted"] == HOSTILE
 
 
+@needs("html")
 def test_ctrl_c_still_writes_an_incomplete_html_report(pytester: pytest.Pytester) -> None:
     result = run_interrupted_at_s2(pytester, "--llm-html=r.html")
     assert result.ret == pytest.ExitCode.INTERRUPTED
@@ -158,6 +160,7 @@ def test_ctrl_c_still_writes_an_incomplete_html_report(pytester: pytest.Pytester
     assert '"sample_id":"s2"' not in text
 
 
+@needs("html")
 def test_html_from_ini_and_no_jinja2_import_without_it(pytester: pytest.Pytester) -> None:
     write_suite(pytester, mixed_suite(5))
     pytester.makeconftest(BROKEN_GRADER + "\nimport sys\n\ndef pytest_unconfigure(config):\n    print('JINJA', 'jinja2' in sys.modules)\n")

@@ -8,7 +8,10 @@ import json
 import pytest
 
 from tests.conftest import write_suite
+from tests.extras import needs
 from tests.test_claims import GOLD, GOLD_CLAIMS, QUESTION, RESPONSE
+
+pytestmark = needs("semantic")
 
 
 @pytest.fixture(autouse=True)

@@ -93,3 +93,34 @@ def test_the_build_is_setuptools_own_backend() -> None:
     assert build_system["build-backend"] == "setuptools.build_meta"
     assert "backend-path" not in build_system
     assert not (ROOT / "setup.py").exists()
+
+
+def test_every_extra_has_a_guard_for_its_tests() -> None:
+    from tests.extras import EXTRA_MODULES
+
+    extras = set(project()["project"]["optional-dependencies"]) - {"all", "docs", "dev", "test"}
+    assert set(EXTRA_MODULES) == extras
+
+
+def test_a_missing_extra_skips_naming_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.extras import EXTRA_MODULES, needs, require
+
+    monkeypatch.setitem(EXTRA_MODULES, "html", ("jinja2", "no_such_module_of_the_extra"))
+    mark = needs("html")
+    assert mark.args == (True,)
+    assert mark.kwargs["reason"] == "needs the [html] extra: pip install 'pytest-llmeval-gold[html]'"
+    with pytest.raises(pytest.skip.Exception, match=r"needs the \[html\] extra"):
+        require("html")
+
+
+def test_the_test_extra_pulls_no_other_extra() -> None:
+    # `make test-core` installs the core with the test tools: an extra there would hide a missing guard.
+    optional = project()["project"]["optional-dependencies"]
+    pulled = _names(optional["test"])
+    extras = {name for extra in ("html", "semantic", "language", "reference") for name in _names(optional[extra])}
+    assert pulled & extras == set()
+    assert pytest_llmeval.DIST_NAME not in pulled
+
+
+def _names(requirements: list[str]) -> set[str]:
+    return {re.split(r"[\[<>=;\s]", requirement, maxsplit=1)[0].lower() for requirement in requirements}

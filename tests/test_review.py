@@ -15,6 +15,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from pytest_llmeval.review import cohen_kappa, read_verdicts, select_for_review
 from tests.conftest import write_suite
+from tests.extras import needs
 
 EXACT = {"accuracy": "exact", "weights": {"length": 0}}
 
@@ -138,6 +139,7 @@ def agreement_suite() -> list[dict[str, Any]]:
     return records
 
 
+@needs("html")
 def test_import_of_20_verdicts_gives_agreement_and_kappa(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
     write_suite(pytester, agreement_suite())
     pytester.runpytest("--llm-review-export=review.csv", "--llm-review-fraction=1", "--llm-report=first.json", *plugin_args)

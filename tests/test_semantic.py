@@ -18,8 +18,10 @@ from pytest_llmeval.metrics.freetext.semantic import (
     semantic_similarity,
 )
 from pytest_llmeval.registry import GradeContext
+from tests.extras import needs
 
 
+@needs("semantic")
 def test_paraphrase_passes_and_unrelated_answer_fails() -> None:
     same = semantic_similarity(
         "Net income rose 12% in 2023.", "In 2023 net income increased by 12%."
@@ -36,6 +38,7 @@ def test_paraphrase_passes_and_unrelated_answer_fails() -> None:
     assert 0.0 <= other.score <= 1.0
 
 
+@needs("semantic")
 def test_assert_semantic_similarity_raises_with_the_cosine() -> None:
     with pytest.raises(
         LLMEvalAssertionError, match=r"cosine similarity 0\.\d+ .* < min_similarity 0\.90"
@@ -46,6 +49,7 @@ def test_assert_semantic_similarity_raises_with_the_cosine() -> None:
     ).passed
 
 
+@needs("semantic")
 def test_model_is_loaded_once_and_embeddings_are_unit_length() -> None:
     assert load_model() is load_model()
     vectors = encode(["Revenue grew.", "Margins fell."])
@@ -54,6 +58,7 @@ def test_model_is_loaded_once_and_embeddings_are_unit_length() -> None:
     assert encode([]).shape == (0, 384)
 
 
+@needs("semantic")
 def test_prefetch_batches_and_later_calls_are_cache_hits(monkeypatch: pytest.MonkeyPatch) -> None:
     model = load_model()
     batches: list[int] = []
@@ -75,6 +80,7 @@ def test_prefetch_batches_and_later_calls_are_cache_hits(monkeypatch: pytest.Mon
     assert batches == [10]  # answered from the cache
 
 
+@needs("semantic")
 def test_model_resolution_order(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LLMEVAL_EMBEDDING_MODEL", "/models/e5")
     assert model_key() == "/models/e5"

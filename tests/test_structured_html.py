@@ -13,8 +13,11 @@ import pytest
 
 from tests.chromium import Chromium, find_chromium
 from tests.conftest import write_suite
+from tests.extras import needs
 from tests.test_conversation import TURNS, conversation
 from tests.test_structured import POSTING_SUITE
+
+pytestmark = needs("html")
 
 pytest_plugins = ["pytester"]
 
