@@ -85,7 +85,8 @@ def test_slow_slide_flaky_sample_and_failing_since(pytester: pytest.Pytester) ->
     text = history_cli(pytester, "hist")
     assert text.ret == 0
     text.stdout.fnmatch_lines([
-        "*trend over the last 10 runs: -2.00 points/run, p=* significant DOWNWARD trend",
+        "*trend over the last 10 runs: -2.00 points/run, p=* significant DOWNWARD trend; smallest detectable "
+        "trend with these 10 runs: * points/run, * with 80% power",
         f"*FLAKY   {FLAKY_A}: 9 flips  PFPFPFPFPF",
         f"*FAILING s03: failing since run * (commit {commits[4][:10]}, *",
     ])

@@ -63,8 +63,8 @@ def test_significant_regression_fails_the_gate_with_one_line(pytester: pytest.Py
         "llmeval regression gate FAILED: significantly worse than baseline base.json: pass rate -16.7% "
         "(12 newly failing, 2 newly passing of 60 paired), McNemar exact p=0.01294 < alpha 0.05; smallest drop "
         "detectable at alpha 0.05 with 60 paired samples: 10.0% (6 newly failing, none newly passing), 16.5% with "
-        "80% power; warning: more than the margin 5.0%: McNemar exact alone could not fail with fewer than 6 of "
-        "the 60 samples newly failing",
+        "80% power; warning: more than the margin 5.0%: McNemar's exact test alone could fail only with 6 or "
+        "more of the 60 samples newly failing",
     ])
     samples = {s["sample_id"]: s for s in load(pytester, "new.json")["sample_results"]}
     assert samples["s06"]["baseline_status"] == "pass"

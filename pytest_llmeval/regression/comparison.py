@@ -325,7 +325,7 @@ def detectability(est: PairedEstimate, n: int, *, alpha: float, margin: float, m
         "min_detectable_newly_failing": k,
         "mde80": None if mde is None else _round(mde),
         "drop_upper_bound": None if upper is None else _round(upper),
-        "upper_bound_method": f"Tango score, one-sided {1 - alpha:.0%}",
+        "upper_bound_method": f"Tango score{'' if est.step == 1 else ' on pass-fraction changes'}, one-sided {1 - alpha:.0%}",
         "samples_needed": needed,
         "newly_failing_share": _round(est.failing / n) if n else None,
         "newly_passing_share": _round(est.passing / n) if n else None,
@@ -404,6 +404,8 @@ def _bound_text(comparison: dict[str, Any]) -> str:
     text = f"drop upper bound {shown} ({comparison['upper_bound_method']}); margin {comparison['margin']:.1%}"
     if comparison.get("samples_needed") is not None:
         text += f"; {comparison['samples_needed']} paired samples to bound it within the margin"
+    elif upper is not None and upper > comparison["margin"]:
+        text += "; the observed drop is itself not below the margin"
     return text
 
 
@@ -471,7 +473,7 @@ def _noninferiority_gate(comparison: dict[str, Any]) -> tuple[bool, str]:
     upper = comparison["drop_upper_bound"]
     bound = f"the drop's one-sided {1 - alpha:.0%} upper bound is {upper:.1%}"
     if upper <= margin:
-        return True, f"non-inferior to baseline {path}: {bound}, within the margin {margin:.1%} ({_detail(comparison)})"
+        return True, f"non-inferior to baseline {path}: {bound}, within the margin {margin:.1%}; {_detail(comparison)}"
     n = comparison["paired"]
     failing, passing = _changed_shares(comparison)
     if comparison.get("samples_needed") is None:
@@ -481,10 +483,10 @@ def _noninferiority_gate(comparison: dict[str, Any]) -> tuple[bool, str]:
         )
     else:
         more = (
-            f"about {comparison['samples_needed']} paired samples would be needed, not {n} (80% power, if "
-            f"{failing:.1%} of the pairs keep failing newly and {passing:.1%} passing newly)"
+            f"about {comparison['samples_needed']} paired samples would be needed, not {n} (80% power, assuming "
+            f"the observed shares of changed pairs: {failing:.1%} newly failing, {passing:.1%} newly passing)"
         )
-    return False, f"not shown non-inferior to baseline {path}: {bound}, more than the margin {margin:.1%} ({_detail(comparison)}); {more}"
+    return False, f"not shown non-inferior to baseline {path}: {bound}, more than the margin {margin:.1%}; {_detail(comparison)}; {more}"
 
 
 def _changed_shares(comparison: dict[str, Any]) -> tuple[float, float]:
@@ -511,8 +513,7 @@ def detectable_clause(comparison: dict[str, Any], *, warn: bool = True) -> str:
     if comparison.get("mde80") is not None:
         text += f", {comparison['mde80']:.1%} with 80% power"
     if warn and floor > margin:
-        text += (
-            f"; warning: more than the margin {margin:.1%}: {_test_name(comparison)} alone could not fail with "
-            f"fewer than {k} of the {n} samples newly failing"
-        )
+        test = "McNemar's exact test" if comparison["test"] == MCNEMAR else "the permutation test"
+        alone = f"only if all {n} samples newly failed" if k == n else f"only with {k} or more of the {n} samples newly failing"
+        text += f"; warning: more than the margin {margin:.1%}: {test} alone could fail {alone}"
     return text
