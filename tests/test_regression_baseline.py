@@ -58,7 +58,8 @@ def test_significant_regression_fails_the_gate_with_one_line(pytester: pytest.Py
         "  test: McNemar exact, p=0.01294",
         "  smallest drop detectable at alpha 0.05 with 60 paired samples: 10.0% (6 newly failing, none newly "
         "passing), 16.5% with 80% power",
-        "  drop upper bound 27.1% (Tango score, one-sided 95%); margin 5.0%",
+        "  drop upper bound 27.1% (Tango score, one-sided 95%); margin 5.0%; the observed drop is itself not below "
+        "the margin",
         "  verdict: significantly worse than the baseline (p=0.01294 < alpha 0.05)",
         "llmeval regression gate FAILED: significantly worse than baseline base.json: pass rate -16.7% "
         "(12 newly failing, 2 newly passing of 60 paired), McNemar exact p=0.01294 < alpha 0.05; smallest drop "
