@@ -6,6 +6,7 @@ both hand :func:`compare` two lists of ``sample_results`` entries as the JSON re
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import statistics
@@ -105,6 +106,7 @@ class Outcome:
     status: str
     fraction: float  # pass fraction over repeats (1.0 / 0.0 without repeats)
     repeats: int
+    entry: dict[str, Any] = dataclasses.field(default_factory=dict, compare=False, repr=False)  # for estimators reading more
 
     @property
     def passed(self) -> bool:
@@ -132,7 +134,7 @@ def outcomes(sample_results: list[dict[str, Any]], *, errors_mode: str = "fail",
         else:
             fraction, count = (1.0 if status == "pass" else 0.0), 1
         key = (str(entry.get("file") or ""), entry["sample_id"])
-        out[key] = Outcome(key[0], key[1], status, fraction, count)
+        out[key] = Outcome(key[0], key[1], status, fraction, count, entry)
     return out
 
 
@@ -203,7 +205,7 @@ def compare(
     n = len(paired_keys)
     pairs = [(base[k], run[k]) for k in paired_keys]
     kind = "repeats" if any(b.repeats > 1 or r.repeats > 1 for b, r in pairs) else "verdicts"
-    est = ESTIMATORS[estimator if estimator in ESTIMATORS else kind](pairs, alpha)
+    est = ESTIMATORS[estimator or kind](pairs, alpha)
     significant = est.p_value < alpha
     needed = min_paired(alpha)
     comparison = {
@@ -297,8 +299,9 @@ def grader_repeats(pairs: list[tuple[Outcome, Outcome]], alpha: float) -> Paired
 
 
 # How a comparison estimates the paired delta, by name. ``verdicts`` and ``repeats`` read the grader's
-# verdicts; an estimator of pass rates corrected by people's labels (on both runs) registers here too
-# and is picked by ``compare(..., estimator=NAME)``.
+# verdicts. An estimator of pass rates corrected by people's labels on both runs registers here too (it
+# reads each side's ``sample_results`` entry as ``Outcome.entry``) and is picked by ``compare(...,
+# estimator=NAME)``; the detectability figures and both gate modes then read its PairedEstimate.
 ESTIMATORS: dict[str, Callable[[list[tuple[Outcome, Outcome]], float], PairedEstimate]] = {
     "verdicts": grader_verdicts,
     "repeats": grader_repeats,
