@@ -280,3 +280,15 @@ def test_several_models_print_what_their_pairing_can_detect(pytester: pytest.Pyt
     comparison = load(pytester, "r.json")["by_model"]["python:llm_app:answer_b"]["comparison"]
     assert comparison["min_detectable_drop"] == 0.3
     assert comparison["gate_passed"] is False  # a 10-point drop: beyond the margin
+
+
+def test_html_report_shows_the_gate_line(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("jinja2")
+    _six(pytester)
+    run(pytester, MODEL, "--llm-baseline=base.json", "--llm-html=r.html", "--llm-report=r.json")
+    html = (pytester.path / "r.html").read_text(encoding="utf-8")
+    line = load(pytester, "r.json")["comparison"]["gate_line"]
+    assert line.startswith("llmeval regression gate FAILED: pass rate dropped 83.3%")
+    from markupsafe import escape
+
+    assert f'<span class="bad">FAILED</span> {escape(line)}</div>' in html  # among the gates, though not gating
