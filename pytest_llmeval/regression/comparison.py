@@ -517,6 +517,9 @@ def detectable_clause(comparison: dict[str, Any], *, warn: bool = True) -> str:
         text += f", {comparison['mde80']:.1%} with 80% power"
     if warn and floor > margin:
         test = "McNemar's exact test" if comparison["test"] == MCNEMAR else "the permutation test"
-        alone = f"only if all {n} samples newly failed" if k == n else f"only with {k} or more of the {n} samples newly failing"
+        if comparison["test"] == MCNEMAR:
+            alone = f"only if all {n} samples newly failed" if k == n else f"only with {k} or more of the {n} samples newly failing"
+        else:
+            alone = f"only with {k} or more of the {n} samples passing fewer repeats"
         text += f"; warning: more than the margin {margin:.1%}: {test} alone could fail {alone}"
     return text
