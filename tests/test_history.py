@@ -318,6 +318,8 @@ def test_html_report_draws_the_trend_and_each_samples_recent_history(pytester: p
     assert 'aria-label="pass rate per run"' in chart
     assert chart.count("<circle") == 3
     assert chart.count("<polyline") == 1
+    least = data["history"]["models"][model]["trend"]["min_detectable_slope"]
+    assert f"+0.00 points/run, p=1 (flat), detectable from {least * 100:.2f}" in chart  # what "flat" rests on
     assert "<td><code>PFP</code></td><td class=\"num\">2</td><td><span class=\"bad\">flaky</span>" in chart
     assert "http://" not in chart
     assert "https://" not in chart
