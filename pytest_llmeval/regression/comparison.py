@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import NormalDist
 from typing import Any
 
 from pytest_llmeval.regression import stats
@@ -22,6 +23,8 @@ MAX_REPORT_BYTES = 512 * 1024 * 1024  # a baseline is untrusted input: bound wha
 IDENTITY_FIELDS = ("model", "judge", "judge_prompt_version", "rubric")
 MCNEMAR = "mcnemar_exact"
 PERMUTATION = "paired_permutation"
+PPI = "ppi_plus_plus"
+TEST_NAMES = {MCNEMAR: "McNemar exact", PERMUTATION: "paired permutation", PPI: "PPI++ z"}
 DIFFERENCE, NON_INFERIORITY = "difference", "non-inferiority"
 DEFAULT_MARGIN = 0.05
 STATUSES = ("pass", "acceptable", "fail", "error", "skipped")  # of gold entries in report version 1
@@ -259,6 +262,7 @@ class PairedEstimate:
     passing: float  # newly passing pairs (sum of positive gains with repeats)
     sd_diff: float  # standard deviation of the per-sample difference
     step: float  # the smallest non-zero per-sample difference possible
+    se: float | None = None  # standard error of a normal-theory delta: the figures of the gate then read it
 
 
 def _sd(diffs: list[float]) -> float:
@@ -298,10 +302,49 @@ def grader_repeats(pairs: list[tuple[Outcome, Outcome]], alpha: float) -> Paired
     )
 
 
+def corrected_estimator(label_of: Callable[[dict[str, Any]], bool | None]) -> Callable[[list[tuple[Outcome, Outcome]], float], PairedEstimate]:
+    """An estimator of the paired delta of people's pass rates: PPI++ on the per-sample differences.
+
+    ``label_of(entry)`` is a person's verdict on that side's answer (True: correct), or None when the
+    answer has no label that may correct a rate (none, another answer, a hand-picked set). Samples
+    labelled on both sides are the labelled subset (they must be a random one); fewer than two leave
+    the grader's verdicts to decide.
+    """
+
+    def estimate(pairs: list[tuple[Outcome, Outcome]], alpha: float) -> PairedEstimate:
+        labelled, rest, sides = [], [], []
+        for b, r in pairs:
+            graded = float(r.passed) - float(b.passed)
+            people = (label_of(b.entry), label_of(r.entry))
+            if people[0] is None or people[1] is None:
+                rest.append(graded)
+            else:
+                labelled.append((float(people[1]) - float(people[0]), graded))
+                sides.append((float(people[0]), float(b.passed), float(people[1]), float(r.passed)))
+        if len(labelled) < 2:
+            return grader_verdicts(pairs, alpha)
+        delta, se, _ = stats.ppi_mean(labelled, rest)
+        unlabelled = [(float(b.passed), float(r.passed)) for b, r in pairs
+                      if label_of(b.entry) is None or label_of(r.entry) is None]
+        base_rate = stats.ppi_mean([(y, f) for y, f, _, _ in sides], [f for f, _ in unlabelled])[0]
+        run_rate = stats.ppi_mean([(y, f) for _, _, y, f in sides], [f for _, f in unlabelled])[0]
+        z = stats.z_quantile(0.975)
+        grader = grader_verdicts(pairs, alpha)
+        p_value = 1.0 if se == 0 else min(1.0, 2 * NormalDist().cdf(-abs(delta) / se))
+        return dataclasses.replace(
+            grader, delta=delta, ci=(delta - z * se, delta + z * se), p_value=p_value, exact=False, test=PPI,
+            ci_method=f"PPI++ normal interval ({len(labelled)} samples labelled on both sides)",
+            base_rate=base_rate, run_rate=run_rate, se=se,
+        )
+
+    return estimate
+
+
 # How a comparison estimates the paired delta, by name. ``verdicts`` and ``repeats`` read the grader's
 # verdicts. An estimator of pass rates corrected by people's labels on both runs registers here too (it
 # reads each side's ``sample_results`` entry as ``Outcome.entry``) and is picked by ``compare(...,
-# estimator=NAME)``; the detectability figures and both gate modes then read its PairedEstimate.
+# estimator=NAME)``, as ``ESTIMATORS["corrected"] = corrected_estimator(label_of)``; the detectability
+# figures and both gate modes then read its PairedEstimate.
 ESTIMATORS: dict[str, Callable[[list[tuple[Outcome, Outcome]], float], PairedEstimate]] = {
     "verdicts": grader_verdicts,
     "repeats": grader_repeats,
@@ -312,6 +355,8 @@ def detectability(est: PairedEstimate, n: int, *, alpha: float, margin: float, m
     """The gate's numbers: the smallest drop the paired test can detect, the one it detects with 80 %
     power, the one-sided upper bound of the drop and, when that exceeds the margin, the paired
     samples a non-inferiority verdict would need (assuming the observed shares of changed pairs)."""
+    if est.se is not None:
+        return _normal_detectability(est, n, alpha=alpha, margin=margin, mode=mode)
     k = stats.min_discordant(alpha)
     floor = k * est.step / n if n and k <= n else None
     mde = stats.power_mde(est.sd_diff, n, alpha) if n > 1 and est.sd_diff > 0 else None
@@ -329,6 +374,31 @@ def detectability(est: PairedEstimate, n: int, *, alpha: float, margin: float, m
         "mde80": None if mde is None else _round(mde),
         "drop_upper_bound": None if upper is None else _round(upper),
         "upper_bound_method": f"Tango score{'' if est.step == 1 else ' on pass-fraction changes'}, one-sided {1 - alpha:.0%}",
+        "samples_needed": needed,
+        "newly_failing_share": _round(est.failing / n) if n else None,
+        "newly_passing_share": _round(est.passing / n) if n else None,
+    }
+
+
+def _normal_detectability(est: PairedEstimate, n: int, *, alpha: float, margin: float, mode: str) -> dict[str, Any]:
+    """The same numbers for an estimator with a normal-theory standard error ``est.se``: the drop whose
+    z reaches the two-sided critical value, the one found with 80 % power, the one-sided upper bound,
+    and the samples for that bound to clear the margin with 80 % power (the variance per sample kept)."""
+    assert est.se is not None
+    z_two, z_one, z_power = (stats.z_quantile(q) for q in (1 - alpha / 2, 1 - alpha, stats.POWER))
+    drop = -est.delta
+    upper = drop + z_one * est.se
+    needed = None
+    if upper > margin and drop < margin:
+        needed = math.ceil(n * ((z_one + z_power) * est.se / (margin - drop)) ** 2)
+    return {
+        "regression_mode": mode,
+        "margin": margin,
+        "min_detectable_drop": _round(z_two * est.se),
+        "min_detectable_newly_failing": None,
+        "mde80": _round((z_two + z_power) * est.se),
+        "drop_upper_bound": _round(min(1.0, upper)),
+        "upper_bound_method": f"normal, one-sided {1 - alpha:.0%}",
         "samples_needed": needed,
         "newly_failing_share": _round(est.failing / n) if n else None,
         "newly_passing_share": _round(est.passing / n) if n else None,
@@ -377,7 +447,7 @@ def _pct(value: float | None) -> str:
 def comparison_lines(comparison: dict[str, Any], *, title: str | None = None, limit: int = 20) -> list[tuple[str, dict[str, bool]]]:
     """The summary block (terminal and ``compare`` CLI print the same lines)."""
     lo, hi = comparison["ci95"]
-    test = "McNemar exact" if comparison["test"] == MCNEMAR else "paired permutation" + ("" if comparison.get("exact") else " (Monte Carlo)")
+    test = _test_name(comparison) + (" (Monte Carlo)" if comparison["test"] == PERMUTATION and not comparison.get("exact") else "")
     lines: list[tuple[str, dict[str, bool]]] = [
         (title or _title(comparison), {"bold": True}),
         (
@@ -441,7 +511,7 @@ def regression_gate_message(comparison: dict[str, Any], model: str | None = None
 
 
 def _test_name(comparison: dict[str, Any]) -> str:
-    return "McNemar exact" if comparison["test"] == MCNEMAR else "paired permutation"
+    return TEST_NAMES.get(comparison["test"], str(comparison["test"]))
 
 
 def _detail(comparison: dict[str, Any]) -> str:
@@ -506,16 +576,23 @@ GATE_MODES: dict[str, Callable[[dict[str, Any]], tuple[bool, str]]] = {
 def detectable_clause(comparison: dict[str, Any], *, warn: bool = True) -> str:
     """The smallest drop this comparison could detect, and a warning when that is beyond the margin."""
     n, alpha, margin = comparison["paired"], comparison["alpha"], comparison.get("margin", DEFAULT_MARGIN)
-    k = comparison.get("min_detectable_newly_failing") or comparison.get("min_paired", 1)
+    k = comparison.get("min_detectable_newly_failing")
     floor = comparison.get("min_detectable_drop")
     samples = f"{n} paired sample{'s' if n != 1 else ''}"
     if floor is None:
-        return f"with {samples} no drop is detectable at alpha {alpha:g} ({k} newly failing needed)"
-    what = f"{k} newly failing, none newly passing" if comparison["test"] == MCNEMAR else f"{k} samples each down by the smallest step"
+        return f"with {samples} no drop is detectable at alpha {alpha:g} ({k or comparison.get('min_paired', 1)} newly failing needed)"
+    if k is None:
+        what = "normal approximation"
+    elif comparison["test"] == MCNEMAR:
+        what = f"{k} newly failing, none newly passing"
+    else:
+        what = f"{k} samples each down by the smallest step"
     text = f"smallest drop detectable at alpha {alpha:g} with {samples}: {floor:.1%} ({what})"
     if comparison.get("mde80") is not None:
         text += f", {comparison['mde80']:.1%} with 80% power"
-    if warn and floor > margin:
+    if warn and floor > margin and k is None:
+        text += f"; warning: more than the margin {margin:.1%}: the test alone could not fail on a smaller drop"
+    elif warn and floor > margin:
         test = "McNemar's exact test" if comparison["test"] == MCNEMAR else "the permutation test"
         if comparison["test"] == MCNEMAR:
             alone = f"only if all {n} samples newly failed" if k == n else f"only with {k} or more of the {n} samples newly failing"
