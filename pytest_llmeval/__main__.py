@@ -2,7 +2,7 @@
 ``python -m pytest_llmeval history [DIR]``: what an ``--llm-history`` directory says (see docs/history.md).
 
 Prints the same comparison block as a run with ``--llm-baseline`` (the same code computes it) and runs
-nothing. Exit status: 0, 1 with ``--fail-on-regression`` when NEW is significantly worse than BASE,
+nothing. Exit status: 0, 1 with ``--fail-on-regression`` when the regression gate fails on NEW against BASE,
 4 when a file or an argument cannot be used (as pytest's usage errors).
 """
 
@@ -39,13 +39,26 @@ def _parser() -> argparse.ArgumentParser:
     compare = commands.add_parser("compare", help="Compare a --llm-report JSON with a baseline report")
     compare.add_argument("baseline", help="The baseline report (e.g. main's)")
     compare.add_argument("run", help="The report to judge against it")
-    compare.add_argument("--fail-on-regression", action="store_true", help="Exit 1 when the run is significantly worse")
+    compare.add_argument("--fail-on-regression", action="store_true", help="Exit 1 when the regression gate fails")
     compare.add_argument("--alpha", type=_alpha, default=0.05, help="Significance level. Default: 0.05")
+    compare.add_argument("--regression", choices=("difference", "non-inferiority"), default="difference",
+                         help="What the gate asks (as --llm-regression). Default: difference")
+    compare.add_argument("--margin", type=_margin, default=0.05,
+                         help="Largest drop in pass rate the gate accepts (as --llm-regression-margin). Default: 0.05")
     compare.add_argument("--json", action="store_true", help="Print the comparison object as JSON instead")
     from pytest_llmeval.history.cli import add_parser as add_history
 
     add_history(commands, _alpha, _positive)
     return parser
+
+
+def _margin(value: str) -> float:
+    from pytest_llmeval.options import _fraction
+
+    try:
+        return _fraction(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{value!r}: {exc}") from None
 
 
 def _positive(value: str) -> int:
@@ -84,6 +97,7 @@ def compare_command(args: argparse.Namespace) -> int:
         baseline, run["sample_results"], run.get("metadata") or {},
         baseline_path=args.baseline, alpha=args.alpha, errors_mode=errors_mode,
         run_model=first_of_several(run), baseline_model=first_of_several(baseline),
+        margin=args.margin, mode=args.regression,
     )
     if args.json:
         print(json.dumps(comparison, indent=2, ensure_ascii=False))

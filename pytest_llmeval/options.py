@@ -36,6 +36,13 @@ class ErrorsMode(str, enum.Enum):
     EXCLUDE = "exclude"  # errors are left out of the denominator
 
 
+class RegressionMode(str, enum.Enum):
+    """What the regression gate asks of a change (see docs/regression.md)."""
+
+    DIFFERENCE = "difference"  # fail on a significant drop or an observed drop beyond the margin (default)
+    NON_INFERIORITY = "non-inferiority"  # pass only when the drop's upper confidence bound is within the margin
+
+
 class CoarserDates(str, enum.Enum):
     """How an answer naming a coarser period that contains the gold's counts ("1968" for "November 8, 1968")."""
 
@@ -317,8 +324,10 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("llm_errors", "How error items count in the pass rate: fail|exclude", "fail", _choice(ErrorsMode)),
     OptionSpec("llm_gate_only", "Failed samples are still reported, but only the gates (pass rate, regression), errors and other tests decide the exit status", False, _bool),
     OptionSpec("llm_baseline", "Compare with this earlier --llm-report JSON (samples pair by file and id)", None, _optional_str),
-    OptionSpec("llm_fail_on_regression", "Fail the run when it is significantly worse than --llm-baseline", False, _bool),
+    OptionSpec("llm_fail_on_regression", "Fail the run when it is worse than --llm-baseline (see --llm-regression)", False, _bool),
     OptionSpec("llm_alpha", "Significance level of the paired regression test", 0.05, _alpha),
+    OptionSpec("llm_regression", "Regression gate: difference (fail on a significant drop or a drop beyond the margin) | non-inferiority (pass only when the drop's one-sided upper confidence bound is within the margin)", "difference", _choice(RegressionMode)),
+    OptionSpec("llm_regression_margin", "Largest drop in pass rate the regression gate accepts (a fraction: 0.05 is 5 points)", 0.05, _fraction),
     OptionSpec("llm_repeat", "Answer and grade each sample this many times (the tier comes from the mean overall)", 1, _positive_int),
     OptionSpec("llm_report", "Write a JSON report to this path", None, _output_path),
     OptionSpec("llm_html", "Write a self-contained HTML report to this path (needs the [html] extra)", None, _html_path),

@@ -483,10 +483,14 @@ class LLMEvalSession:
         from pytest_llmeval.report.json_report import run_identity, sample_result
 
         results = [sample_result(r) for r in self.records]
-        self.baseline.compare(
-            results, run_identity(self.settings), alpha=self.settings.alpha, errors_mode=self.settings.errors.value,
-            run_models=tuple(self.settings.models),
-        )
+        self.baseline.compare(results, run_identity(self.settings), run_models=tuple(self.settings.models), **self.comparison_options())
+
+    def comparison_options(self) -> dict[str, Any]:
+        """How every paired comparison of this run is tested and gated."""
+        return {
+            "alpha": self.settings.alpha, "errors_mode": self.settings.errors.value,
+            "margin": self.settings.regression_margin, "mode": self.settings.regression.value,
+        }
 
     def compare_models(self) -> None:
         """Several ``--llm-model`` specs: each model after the first against the first (same paired test)."""
@@ -496,8 +500,7 @@ class LLMEvalSession:
         from pytest_llmeval.report.json_report import sample_result
 
         self.model_comparisons = compare_models(
-            [sample_result(r) for r in self.records], self.settings.models,
-            alpha=self.settings.alpha, errors_mode=self.settings.errors.value,
+            [sample_result(r) for r in self.records], self.settings.models, **self.comparison_options()
         )
 
     def model_tallies(self) -> dict[str, Tally]:

@@ -85,7 +85,8 @@ def test_slow_slide_flaky_sample_and_failing_since(pytester: pytest.Pytester) ->
     text = history_cli(pytester, "hist")
     assert text.ret == 0
     text.stdout.fnmatch_lines([
-        "*trend over the last 10 runs: -2.00 points/run, p=* significant DOWNWARD trend",
+        "*trend over the last 10 runs: -2.00 points/run, p=* significant DOWNWARD trend; smallest detectable "
+        "trend with these 10 runs: * points/run, * with 80% power",
         f"*FLAKY   {FLAKY_A}: 9 flips  PFPFPFPFPF",
         f"*FAILING s03: failing since run * (commit {commits[4][:10]}, *",
     ])
@@ -250,7 +251,7 @@ def test_record_is_readable_without_the_plugin(pytester: pytest.Pytester) -> Non
 
 
 def _comparable(comparison: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in comparison.items() if k != "baseline"}
+    return {k: v for k, v in comparison.items() if k not in ("baseline", "gate_line")}  # both name the baseline
 
 
 def test_baseline_from_history_is_the_same_comparison_as_from_its_report(pytester: pytest.Pytester) -> None:
@@ -317,6 +318,8 @@ def test_html_report_draws_the_trend_and_each_samples_recent_history(pytester: p
     assert 'aria-label="pass rate per run"' in chart
     assert chart.count("<circle") == 3
     assert chart.count("<polyline") == 1
+    least = data["history"]["models"][model]["trend"]["min_detectable_slope"]
+    assert f"+0.00 points/run, p=1 (flat), detectable from {least * 100:.2f}" in chart  # what "flat" rests on
     assert "<td><code>PFP</code></td><td class=\"num\">2</td><td><span class=\"bad\">flaky</span>" in chart
     assert "http://" not in chart
     assert "https://" not in chart

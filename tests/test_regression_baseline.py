@@ -56,9 +56,16 @@ def test_significant_regression_fails_the_gate_with_one_line(pytester: pytest.Py
         "  newly failing (12): s06, s07, *, s17",
         "  newly passing (2): s00, s01",
         "  test: McNemar exact, p=0.01294",
+        "  smallest drop detectable at alpha 0.05 with 60 paired samples: 10.0% (6 newly failing, none newly "
+        "passing), 16.5% with 80% power",
+        "  drop upper bound 27.1% (Tango score, one-sided 95%); margin 5.0%; the observed drop is itself not below "
+        "the margin",
         "  verdict: significantly worse than the baseline (p=0.01294 < alpha 0.05)",
         "llmeval regression gate FAILED: significantly worse than baseline base.json: pass rate -16.7% "
-        "(12 newly failing, 2 newly passing of 60 paired), McNemar exact p=0.01294 < alpha 0.05",
+        "(12 newly failing, 2 newly passing of 60 paired), McNemar exact p=0.01294 < alpha 0.05; smallest drop "
+        "detectable at alpha 0.05 with 60 paired samples: 10.0% (6 newly failing, none newly passing), 16.5% with "
+        "80% power; warning: more than the margin 5.0%: McNemar's exact test alone could fail only with 6 or "
+        "more of the 60 samples newly failing",
     ])
     samples = {s["sample_id"]: s for s in load(pytester, "new.json")["sample_results"]}
     assert samples["s06"]["baseline_status"] == "pass"
@@ -88,7 +95,9 @@ def test_change_within_noise_passes_and_says_so(pytester: pytest.Pytester, plugi
     assert comparison["p_value"] == 1.0
     result.stdout.fnmatch_lines([
         "llmeval regression gate passed: within noise of baseline base.json: pass rate +0.0% (1 newly failing, "
-        "1 newly passing of 60 paired), McNemar exact p=1 >= alpha 0.05",
+        "1 newly passing of 60 paired), McNemar exact p=1 >= alpha 0.05, drop within the margin 5.0%; smallest "
+        "drop detectable at alpha 0.05 with 60 paired samples: 10.0% (6 newly failing, none newly passing), "
+        "10.0% with 80% power; warning: *",
     ])
     # a stricter alpha in the ini, and without the gate: the comparison is still shown
     pytester.makeini("[pytest]\nllm_baseline = base.json\nllm_alpha = 0.01\n")

@@ -8,6 +8,10 @@ Statistics are stdlib (checked against scipy in the tests):
   sided, normal approximation. The slope is the matching weighted least-squares slope of the pass
   rate on the run index (points per run). Runs of the same samples are positively correlated, so
   the binomial variance it assumes is if anything too large: the test errs towards "no trend".
+- smallest detectable trend: the slope whose z statistic just reaches the two-sided critical value,
+  z(1 - alpha/2) * sqrt(p(1 - p) / Sxx), and the one found with 80 % power, (z(1 - alpha/2) + z(0.8))
+  times the same standard error, at the window's pooled pass rate p (0.5 when every or no sample
+  passed: no variation says nothing about the variance) and Sxx = sum of n_i (run_i - mean run)^2.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from statistics import NormalDist
 from typing import Any
 
 from pytest_llmeval.history.store import History, Run
-from pytest_llmeval.regression.stats import wilson
+from pytest_llmeval.regression.stats import POWER, wilson
 
 PASS, FAIL = "pass", "fail"
 VERDICTS = {"P": PASS, "A": FAIL, "F": FAIL}  # E(rror), S(kipped) and . (not run) are no verdict
@@ -64,6 +68,19 @@ def cochran_armitage(counts: Sequence[tuple[int, int]], scores: Sequence[float] 
     return z, min(1.0, 2 * NormalDist().cdf(-abs(z))), slope
 
 
+def detectable_slope(counts: Sequence[tuple[int, int]], alpha: float, power: float = POWER) -> tuple[float, float]:
+    """(smallest slope reaching p < alpha, smallest found with ``power``) of the trend test on these runs,
+    in pass-rate points per run (a share: 0.01 is one point)."""
+    total = sum(n for _, n in counts)
+    xbar = sum(n * x for x, (_, n) in enumerate(counts)) / total
+    sxx = sum(n * (x - xbar) ** 2 for x, (_, n) in enumerate(counts))
+    pbar = sum(k for k, _ in counts) / total
+    spread = pbar * (1 - pbar) or 0.25
+    se = math.sqrt(spread / sxx) if sxx else math.inf
+    z = NormalDist().inv_cdf(1 - alpha / 2)
+    return z * se, (z + NormalDist().inv_cdf(power)) * se
+
+
 def trend(rates: list[dict[str, Any]], *, window: int, alpha: float) -> dict[str, Any]:
     """The trend of the last ``window`` runs that graded something."""
     used = [r for r in rates if r["n"]][-window:]
@@ -71,9 +88,12 @@ def trend(rates: list[dict[str, Any]], *, window: int, alpha: float) -> dict[str
     if len(used) < MIN_TREND_RUNS:
         return {**result, "slope": None, "p_value": None, "z": None, "direction": "insufficient data",
                 "message": f"{len(used)} run(s) with graded samples; a trend needs {MIN_TREND_RUNS}"}
-    z, p, slope = cochran_armitage([(r["passed"], r["n"]) for r in used])
+    counts = [(r["passed"], r["n"]) for r in used]
+    z, p, slope = cochran_armitage(counts)
     direction = ("down" if slope < 0 else "up") if p < alpha else "flat"
-    return {**result, "slope": slope, "p_value": p, "z": z, "direction": direction}
+    least, mde = detectable_slope(counts, alpha)
+    return {**result, "slope": slope, "p_value": p, "z": z, "direction": direction,
+            "min_detectable_slope": least, "mde80_slope": mde}
 
 
 class SampleIndex:

@@ -37,8 +37,12 @@ def trend_line(t: dict[str, Any]) -> str:
     if t["slope"] is None:
         return f"  trend: {t['message']}"
     verdict = {"down": "significant DOWNWARD trend", "up": "significant upward trend", "flat": "no significant trend"}[t["direction"]]
-    return (f"  trend over the last {t['runs']} runs: {t['slope'] * 100:+.2f} points/run, p={t['p_value']:.4g} "
+    line = (f"  trend over the last {t['runs']} runs: {t['slope'] * 100:+.2f} points/run, p={t['p_value']:.4g} "
             f"(Cochran-Armitage, alpha {t['alpha']:g}): {verdict}")
+    if t.get("min_detectable_slope") is not None:
+        line += (f"; smallest detectable trend with these {t['runs']} runs: {t['min_detectable_slope'] * 100:.2f} "
+                 f"points/run, {t['mde80_slope'] * 100:.2f} with 80% power")
+    return line
 
 
 def _since(story: dict[str, Any]) -> str:

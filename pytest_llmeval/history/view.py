@@ -90,8 +90,10 @@ def chart(section: Any) -> dict[str, Any] | None:
         t = data.get("trend") or {}
         slope = _num(t.get("slope"))
         p = _num(t.get("p_value"))
+        least = _num(t.get("min_detectable_slope"))
         label = f"{model}: " + ("no trend yet" if slope is None or p is None else
-                                 f"{slope * 100:+.2f} points/run, p={p:.3g} ({t.get('direction')})")
+                                 f"{slope * 100:+.2f} points/run, p={p:.3g} ({t.get('direction')})"
+                                 + ("" if least is None else f", detectable from {least * 100:.2f}"))
         lines.append({"color": color, "dots": dots, "points": " ".join(f"{d['x']},{d['y']}" for d in dots), "label": label})
     grid = [{"y": y(v), "label": f"{v:.0%}"} for v in (0.0, 0.5, 1.0)]
     return {"width": WIDTH, "height": HEIGHT + BOTTOM, "plot_height": HEIGHT, "left": LEFT, "lines": lines, "grid": grid,

@@ -61,7 +61,7 @@ class BaselineRun:
 
     def compare(
         self, sample_results: list[dict[str, Any]], run_meta: dict[str, Any], *, alpha: float, errors_mode: str,
-        run_models: tuple[str, ...] = (),
+        run_models: tuple[str, ...] = (), **gate: Any,
     ) -> dict[str, Any]:
         """The run's first model against the baseline's first (the ``comparison``); with several
         models on both sides, each further model the baseline also ran against itself (``by_model``)."""
@@ -69,13 +69,13 @@ class BaselineRun:
         self.comparison_model = run_model
         self.comparison = compare(
             self.report, sample_results, run_meta, baseline_path=self.shown_path, alpha=alpha, errors_mode=errors_mode,
-            run_model=run_model, baseline_model=self.baseline_model,
+            run_model=run_model, baseline_model=self.baseline_model, **gate,
         )
         for model in run_models[1:]:
             if model in self.models:
                 self.by_model[model] = compare(
                     self.report, sample_results, run_meta, baseline_path=self.shown_path, alpha=alpha,
-                    errors_mode=errors_mode, run_model=model, baseline_model=model,
+                    errors_mode=errors_mode, run_model=model, baseline_model=model, **gate,
                 )
                 self._statuses_by_model[model] = baseline_statuses(self.report, model=model)
         return self.comparison
@@ -90,7 +90,8 @@ class BaselineRun:
         return self._statuses.get(key)
 
     def gates(self) -> list[GateResult]:
-        """``--llm-fail-on-regression``: one gate per paired model (the first, then ``by_model``)."""
+        """``--llm-fail-on-regression``: one gate per paired model (the first, then ``by_model``), each
+        as ``--llm-regression`` and ``--llm-regression-margin`` ask."""
         if self.comparison is None:
             return []
         compared = [(self.comparison_model, self.comparison), *self.by_model.items()]

@@ -6,11 +6,15 @@ both hand :func:`compare` two lists of ``sample_results`` entries as the JSON re
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+import statistics
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import NormalDist
 from typing import Any
 
 from pytest_llmeval.regression import stats
@@ -19,6 +23,10 @@ MAX_REPORT_BYTES = 512 * 1024 * 1024  # a baseline is untrusted input: bound wha
 IDENTITY_FIELDS = ("model", "judge", "judge_prompt_version", "rubric")
 MCNEMAR = "mcnemar_exact"
 PERMUTATION = "paired_permutation"
+PPI = "ppi_plus_plus"
+TEST_NAMES = {MCNEMAR: "McNemar exact", PERMUTATION: "paired permutation", PPI: "PPI++ z"}
+DIFFERENCE, NON_INFERIORITY = "difference", "non-inferiority"
+DEFAULT_MARGIN = 0.05
 STATUSES = ("pass", "acceptable", "fail", "error", "skipped")  # of gold entries in report version 1
 
 
@@ -101,6 +109,7 @@ class Outcome:
     status: str
     fraction: float  # pass fraction over repeats (1.0 / 0.0 without repeats)
     repeats: int
+    entry: dict[str, Any] = dataclasses.field(default_factory=dict, compare=False, repr=False)  # for estimators reading more
 
     @property
     def passed(self) -> bool:
@@ -128,7 +137,7 @@ def outcomes(sample_results: list[dict[str, Any]], *, errors_mode: str = "fail",
         else:
             fraction, count = (1.0 if status == "pass" else 0.0), 1
         key = (str(entry.get("file") or ""), entry["sample_id"])
-        out[key] = Outcome(key[0], key[1], status, fraction, count)
+        out[key] = Outcome(key[0], key[1], status, fraction, count, entry)
     return out
 
 
@@ -183,8 +192,12 @@ def compare(
     errors_mode: str = "fail",
     run_model: str | None = None,
     baseline_model: str | None = None,
+    margin: float = DEFAULT_MARGIN,
+    mode: str = DIFFERENCE,
+    estimator: str | None = None,
 ) -> dict[str, Any]:
-    """The JSON ``comparison`` object of this run against ``baseline`` (a loaded report)."""
+    """The JSON ``comparison`` object of this run against ``baseline`` (a loaded report), with the
+    verdict of the regression gate in ``mode`` (``gate_passed``, ``gate_line``)."""
     meta = baseline.get("metadata") or {}
     base = outcomes(baseline["sample_results"], errors_mode=errors_mode, model=baseline_model)
     run = outcomes(run_results, errors_mode=errors_mode, model=run_model)
@@ -193,25 +206,12 @@ def compare(
     newly_failing = [labels[k] for k in paired_keys if base[k].passed and not run[k].passed]
     newly_passing = [labels[k] for k in paired_keys if not base[k].passed and run[k].passed]
     n = len(paired_keys)
-    repeated = any(base[k].repeats > 1 or run[k].repeats > 1 for k in paired_keys)
-    if repeated:
-        diffs = [run[k].fraction - base[k].fraction for k in paired_keys]
-        p_value, exact = stats.paired_permutation(diffs)
-        delta = math.fsum(diffs) / n if n else 0.0
-        ci = stats.bootstrap_mean_ci(diffs) if n else (0.0, 0.0)
-        test, ci_method = PERMUTATION, "percentile bootstrap over samples (seeded)"
-        base_rate = math.fsum(base[k].fraction for k in paired_keys) / n if n else None
-        run_rate = math.fsum(run[k].fraction for k in paired_keys) / n if n else None
-    else:
-        p_value, exact = stats.mcnemar_exact(len(newly_failing), len(newly_passing)), True
-        delta = (len(newly_passing) - len(newly_failing)) / n if n else 0.0
-        ci = stats.paired_delta_ci(len(newly_failing), len(newly_passing), n)
-        test, ci_method = MCNEMAR, "exact conditional (Clopper-Pearson on the discordant pairs)"
-        base_rate = sum(base[k].passed for k in paired_keys) / n if n else None
-        run_rate = sum(run[k].passed for k in paired_keys) / n if n else None
-    significant = p_value < alpha
+    pairs = [(base[k], run[k]) for k in paired_keys]
+    kind = "repeats" if any(b.repeats > 1 or r.repeats > 1 for b, r in pairs) else "verdicts"
+    est = ESTIMATORS[estimator or kind](pairs, alpha)
+    significant = est.p_value < alpha
     needed = min_paired(alpha)
-    return {
+    comparison = {
         "baseline": {
             "path": baseline_path,
             "model": baseline_model or meta.get("model"),
@@ -225,19 +225,183 @@ def compare(
         "newly_passing": newly_passing,
         "only_in_baseline": [labels[k] for k in base if k not in run],
         "only_in_run": [labels[k] for k in run if k not in base],
-        "baseline_pass_rate": None if base_rate is None else _round(base_rate),
-        "run_pass_rate": None if run_rate is None else _round(run_rate),
-        "pass_rate_delta": _round(delta),
-        "ci95": [_round(ci[0]), _round(ci[1])],
-        "ci_method": ci_method,
-        "test": test,
-        "exact": exact,
-        "p_value": p_value,
+        "baseline_pass_rate": None if est.base_rate is None else _round(est.base_rate),
+        "run_pass_rate": None if est.run_rate is None else _round(est.run_rate),
+        "pass_rate_delta": _round(est.delta),
+        "ci95": [_round(est.ci[0]), _round(est.ci[1])],
+        "ci_method": est.ci_method,
+        "test": est.test,
+        "exact": est.exact,
+        "p_value": est.p_value,
         "alpha": alpha,
-        "significant_regression": significant and delta < 0,
-        "significant_improvement": significant and delta > 0,
-        "verdict": verdict(p_value, delta, alpha) if n >= needed else too_few_verdict(n, needed, alpha),
+        "significant_regression": significant and est.delta < 0,
+        "significant_improvement": significant and est.delta > 0,
+        "verdict": verdict(est.p_value, est.delta, alpha) if n >= needed else too_few_verdict(n, needed, alpha),
+        **detectability(est, n, alpha=alpha, margin=margin, mode=mode),
         "warnings": identity_warnings(meta, run_meta),
+    }
+    passed, line = regression_gate_message(comparison)
+    comparison.update(gate_passed=passed, gate_line=line)
+    return comparison
+
+
+@dataclass(frozen=True)
+class PairedEstimate:
+    """What an estimator makes of the paired samples: the delta (run - baseline), its test and interval,
+    and the sums the detectability figures need."""
+
+    delta: float
+    ci: tuple[float, float]
+    p_value: float
+    exact: bool
+    test: str
+    ci_method: str
+    base_rate: float | None
+    run_rate: float | None
+    failing: float  # newly failing pairs (sum of positive drops with repeats)
+    passing: float  # newly passing pairs (sum of positive gains with repeats)
+    sd_diff: float  # standard deviation of the per-sample difference
+    step: float  # the smallest non-zero per-sample difference possible
+    se: float | None = None  # standard error of a normal-theory delta: the figures of the gate then read it
+
+
+def _sd(diffs: list[float]) -> float:
+    return statistics.stdev(diffs) if len(diffs) > 1 else 0.0
+
+
+def grader_verdicts(pairs: list[tuple[Outcome, Outcome]], alpha: float) -> PairedEstimate:
+    """Pass / not pass on each side: McNemar's exact test and its conditional interval."""
+    n = len(pairs)
+    failing = sum(1 for b, r in pairs if b.passed and not r.passed)
+    passing = sum(1 for b, r in pairs if not b.passed and r.passed)
+    return PairedEstimate(
+        delta=(passing - failing) / n if n else 0.0,
+        ci=stats.paired_delta_ci(failing, passing, n),
+        p_value=stats.mcnemar_exact(failing, passing), exact=True, test=MCNEMAR,
+        ci_method="exact conditional (Clopper-Pearson on the discordant pairs)",
+        base_rate=sum(b.passed for b, _ in pairs) / n if n else None,
+        run_rate=sum(r.passed for _, r in pairs) / n if n else None,
+        failing=failing, passing=passing,
+        sd_diff=_sd([float(r.passed) - float(b.passed) for b, r in pairs]), step=1.0,
+    )
+
+
+def grader_repeats(pairs: list[tuple[Outcome, Outcome]], alpha: float) -> PairedEstimate:
+    """Pass fractions over repeats on either side: the sign-flip permutation test and a bootstrap interval."""
+    n = len(pairs)
+    diffs = [r.fraction - b.fraction for b, r in pairs]
+    p_value, exact = stats.paired_permutation(diffs)
+    return PairedEstimate(
+        delta=math.fsum(diffs) / n if n else 0.0,
+        ci=stats.bootstrap_mean_ci(diffs) if n else (0.0, 0.0),
+        p_value=p_value, exact=exact, test=PERMUTATION, ci_method="percentile bootstrap over samples (seeded)",
+        base_rate=math.fsum(b.fraction for b, _ in pairs) / n if n else None,
+        run_rate=math.fsum(r.fraction for _, r in pairs) / n if n else None,
+        failing=math.fsum(-d for d in diffs if d < 0), passing=math.fsum(d for d in diffs if d > 0),
+        sd_diff=_sd(diffs), step=1 / math.lcm(*(x.repeats for pair in pairs for x in pair)) if pairs else 1.0,
+    )
+
+
+def corrected_estimator(label_of: Callable[[dict[str, Any]], bool | None]) -> Callable[[list[tuple[Outcome, Outcome]], float], PairedEstimate]:
+    """An estimator of the paired delta of people's pass rates: PPI++ on the per-sample differences.
+
+    ``label_of(entry)`` is a person's verdict on that side's answer (True: correct), or None when the
+    answer has no label that may correct a rate (none, another answer, a hand-picked set). Samples
+    labelled on both sides are the labelled subset (they must be a random one); fewer than two leave
+    the grader's verdicts to decide.
+    """
+
+    def estimate(pairs: list[tuple[Outcome, Outcome]], alpha: float) -> PairedEstimate:
+        labelled, rest, sides = [], [], []
+        for b, r in pairs:
+            graded = float(r.passed) - float(b.passed)
+            people = (label_of(b.entry), label_of(r.entry))
+            if people[0] is None or people[1] is None:
+                rest.append(graded)
+            else:
+                labelled.append((float(people[1]) - float(people[0]), graded))
+                sides.append((float(people[0]), float(b.passed), float(people[1]), float(r.passed)))
+        if len(labelled) < 2:
+            return grader_verdicts(pairs, alpha)
+        delta, se, _ = stats.ppi_mean(labelled, rest)
+        unlabelled = [(float(b.passed), float(r.passed)) for b, r in pairs
+                      if label_of(b.entry) is None or label_of(r.entry) is None]
+        base_rate = stats.ppi_mean([(y, f) for y, f, _, _ in sides], [f for f, _ in unlabelled])[0]
+        run_rate = stats.ppi_mean([(y, f) for _, _, y, f in sides], [f for _, f in unlabelled])[0]
+        z = stats.z_quantile(0.975)
+        grader = grader_verdicts(pairs, alpha)
+        p_value = 1.0 if se == 0 else min(1.0, 2 * NormalDist().cdf(-abs(delta) / se))
+        return dataclasses.replace(
+            grader, delta=delta, ci=(delta - z * se, delta + z * se), p_value=p_value, exact=False, test=PPI,
+            ci_method=f"PPI++ normal interval ({len(labelled)} samples labelled on both sides)",
+            base_rate=base_rate, run_rate=run_rate, se=se,
+        )
+
+    return estimate
+
+
+# How a comparison estimates the paired delta, by name. ``verdicts`` and ``repeats`` read the grader's
+# verdicts. An estimator of pass rates corrected by people's labels on both runs registers here too (it
+# reads each side's ``sample_results`` entry as ``Outcome.entry``) and is picked by ``compare(...,
+# estimator=NAME)``, as ``ESTIMATORS["corrected"] = corrected_estimator(label_of)``; the detectability
+# figures and both gate modes then read its PairedEstimate.
+ESTIMATORS: dict[str, Callable[[list[tuple[Outcome, Outcome]], float], PairedEstimate]] = {
+    "verdicts": grader_verdicts,
+    "repeats": grader_repeats,
+}
+
+
+def detectability(est: PairedEstimate, n: int, *, alpha: float, margin: float, mode: str) -> dict[str, Any]:
+    """The gate's numbers: the smallest drop the paired test can detect, the one it detects with 80 %
+    power, the one-sided upper bound of the drop and, when that exceeds the margin, the paired
+    samples a non-inferiority verdict would need (assuming the observed shares of changed pairs)."""
+    if est.se is not None:
+        return _normal_detectability(est, n, alpha=alpha, margin=margin, mode=mode)
+    k = stats.min_discordant(alpha)
+    floor = k * est.step / n if n and k <= n else None
+    mde = stats.power_mde(est.sd_diff, n, alpha) if n > 1 and est.sd_diff > 0 else None
+    if mde is not None and floor is not None:
+        mde = max(mde, floor)  # the normal approximation must not promise less than the exact test can see
+    upper = stats.drop_upper_bound(est.failing, est.passing, n, alpha)
+    needed = None
+    if upper is not None and upper > margin:
+        needed = stats.noninferiority_samples(est.failing / n, est.passing / n, margin, alpha)
+    return {
+        "regression_mode": mode,
+        "margin": margin,
+        "min_detectable_drop": None if floor is None else _round(floor),
+        "min_detectable_newly_failing": k,
+        "mde80": None if mde is None else _round(mde),
+        "drop_upper_bound": None if upper is None else _round(upper),
+        "upper_bound_method": f"Tango score{'' if est.step == 1 else ' on pass-fraction changes'}, one-sided {1 - alpha:.0%}",
+        "samples_needed": needed,
+        "newly_failing_share": _round(est.failing / n) if n else None,
+        "newly_passing_share": _round(est.passing / n) if n else None,
+    }
+
+
+def _normal_detectability(est: PairedEstimate, n: int, *, alpha: float, margin: float, mode: str) -> dict[str, Any]:
+    """The same numbers for an estimator with a normal-theory standard error ``est.se``: the drop whose
+    z reaches the two-sided critical value, the one found with 80 % power, the one-sided upper bound,
+    and the samples for that bound to clear the margin with 80 % power (the variance per sample kept)."""
+    assert est.se is not None
+    z_two, z_one, z_power = (stats.z_quantile(q) for q in (1 - alpha / 2, 1 - alpha, stats.POWER))
+    drop = -est.delta
+    upper = drop + z_one * est.se
+    needed = None
+    if upper > margin and drop < margin:
+        needed = math.ceil(n * ((z_one + z_power) * est.se / (margin - drop)) ** 2)
+    return {
+        "regression_mode": mode,
+        "margin": margin,
+        "min_detectable_drop": _round(z_two * est.se),
+        "min_detectable_newly_failing": None,
+        "mde80": _round((z_two + z_power) * est.se),
+        "drop_upper_bound": _round(min(1.0, upper)),
+        "upper_bound_method": f"normal, one-sided {1 - alpha:.0%}",
+        "samples_needed": needed,
+        "newly_failing_share": _round(est.failing / n) if n else None,
+        "newly_passing_share": _round(est.passing / n) if n else None,
     }
 
 
@@ -252,10 +416,7 @@ def verdict(p_value: float, delta: float, alpha: float) -> str:
 def min_paired(alpha: float) -> int:
     """The fewest paired samples with which the test can find a regression at ``alpha`` at all
     (every one of them newly failing). Fewer pairs make any verdict "within noise"."""
-    for n in range(1, 200):
-        if stats.mcnemar_exact(n, 0) < alpha:
-            return n
-    return 200
+    return stats.min_discordant(alpha)
 
 
 def too_few_verdict(paired: int, needed: int, alpha: float) -> str:
@@ -286,7 +447,7 @@ def _pct(value: float | None) -> str:
 def comparison_lines(comparison: dict[str, Any], *, title: str | None = None, limit: int = 20) -> list[tuple[str, dict[str, bool]]]:
     """The summary block (terminal and ``compare`` CLI print the same lines)."""
     lo, hi = comparison["ci95"]
-    test = "McNemar exact" if comparison["test"] == MCNEMAR else "paired permutation" + ("" if comparison.get("exact") else " (Monte Carlo)")
+    test = _test_name(comparison) + (" (Monte Carlo)" if comparison["test"] == PERMUTATION and not comparison.get("exact") else "")
     lines: list[tuple[str, dict[str, bool]]] = [
         (title or _title(comparison), {"bold": True}),
         (
@@ -301,10 +462,24 @@ def comparison_lines(comparison: dict[str, Any], *, title: str | None = None, li
         if comparison[key]:
             lines.append((_ids(name, comparison[key], limit), {}))
     lines.append((f"  test: {test}, p={comparison['p_value']:.4g}", {}))
+    if "min_detectable_drop" in comparison:
+        lines.append((f"  {detectable_clause(comparison, warn=False)}", {}))
+        lines.append((f"  {_bound_text(comparison)}", {}))
     worse = comparison["significant_regression"] or comparison["paired"] < comparison.get("min_paired", 0)
     lines.append((f"  verdict: {comparison['verdict']}", {"red": worse, "green": not worse, "bold": True}))
     lines.extend((f"  warning: {w}", {"yellow": True}) for w in comparison["warnings"])
     return lines
+
+
+def _bound_text(comparison: dict[str, Any]) -> str:
+    upper = comparison.get("drop_upper_bound")
+    shown = "-" if upper is None else f"{upper:.1%}"
+    text = f"drop upper bound {shown} ({comparison['upper_bound_method']}); margin {comparison['margin']:.1%}"
+    if comparison.get("samples_needed") is not None:
+        text += f"; {comparison['samples_needed']} paired samples to bound it within the margin"
+    elif upper is not None and upper > comparison["margin"]:
+        text += "; the observed drop is itself not below the margin"
+    return text
 
 
 def _title(comparison: dict[str, Any]) -> str:
@@ -319,15 +494,10 @@ def _title(comparison: dict[str, Any]) -> str:
 def regression_gate_message(comparison: dict[str, Any], model: str | None = None) -> tuple[bool, str]:
     """(passed, one line) for ``--llm-fail-on-regression``; ``model`` names whose gate it is."""
     whose = f" for {model}" if model else ""
-    test = "McNemar exact" if comparison["test"] == MCNEMAR else "paired permutation"
-    detail = (
-        f"pass rate {comparison['pass_rate_delta']:+.1%} ({len(comparison['newly_failing'])} newly failing, "
-        f"{len(comparison['newly_passing'])} newly passing of {comparison['paired']} paired), "
-        f"{test} p={comparison['p_value']:.4g}"
-    )
     path = comparison["baseline"]["path"]
     needed = comparison.get("min_paired", 1)
-    if comparison["paired"] < needed:
+    mode = comparison.get("regression_mode", DIFFERENCE)
+    if comparison["paired"] < needed and (mode == DIFFERENCE or not comparison["paired"]):
         # A baseline that pairs with nothing (other ids, other paths) must not read as "within noise".
         unpaired = f"{len(comparison['only_in_baseline'])} only in the baseline, {len(comparison['only_in_run'])} only in this run"
         return False, (
@@ -335,8 +505,98 @@ def regression_gate_message(comparison: dict[str, Any], model: str | None = None
             f"samples, fewer than the {needed} a regression at alpha {comparison['alpha']:g} needs to be detectable "
             f"({unpaired}; do the sample ids and file paths match?)"
         )
+    passed, verdict_text = GATE_MODES[mode](comparison)
+    state = "passed" if passed else "FAILED"
+    return passed, f"llmeval regression gate {state}{whose}: {verdict_text}; {detectable_clause(comparison, warn=mode == DIFFERENCE)}"
+
+
+def _test_name(comparison: dict[str, Any]) -> str:
+    return TEST_NAMES.get(comparison["test"], str(comparison["test"]))
+
+
+def _detail(comparison: dict[str, Any]) -> str:
+    return (
+        f"pass rate {comparison['pass_rate_delta']:+.1%} ({len(comparison['newly_failing'])} newly failing, "
+        f"{len(comparison['newly_passing'])} newly passing of {comparison['paired']} paired), "
+        f"{_test_name(comparison)} p={comparison['p_value']:.4g}"
+    )
+
+
+def _difference_gate(comparison: dict[str, Any]) -> tuple[bool, str]:
+    """Fails on a significant drop, or on an observed drop beyond the margin whatever the test says."""
+    path, alpha, margin = comparison["baseline"]["path"], comparison["alpha"], comparison.get("margin", DEFAULT_MARGIN)
+    drop = -comparison["pass_rate_delta"]
     if comparison["significant_regression"]:
-        return False, f"llmeval regression gate FAILED{whose}: significantly worse than baseline {path}: {detail} < alpha {comparison['alpha']:g}"
-    judged = "better than" if comparison.get("significant_improvement") else "within noise of"
+        return False, f"significantly worse than baseline {path}: {_detail(comparison)} < alpha {alpha:g}"
     sign = "<" if comparison.get("significant_improvement") else ">="
-    return True, f"llmeval regression gate passed{whose}: {judged} baseline {path}: {detail} {sign} alpha {comparison['alpha']:g}"
+    if drop > margin:
+        return False, (
+            f"pass rate dropped {drop:.1%} from baseline {path}, more than the margin {margin:.1%}: "
+            f"{_detail(comparison)} {sign} alpha {alpha:g}"
+        )
+    judged = "better than" if comparison.get("significant_improvement") else "within noise of"
+    return True, (
+        f"{judged} baseline {path}: {_detail(comparison)} {sign} alpha {alpha:g}, drop within the margin {margin:.1%}"
+    )
+
+
+def _noninferiority_gate(comparison: dict[str, Any]) -> tuple[bool, str]:
+    """Passes only when the one-sided upper bound of the drop is within the margin."""
+    path, alpha, margin = comparison["baseline"]["path"], comparison["alpha"], comparison.get("margin", DEFAULT_MARGIN)
+    upper = comparison["drop_upper_bound"]
+    bound = f"the drop's one-sided {1 - alpha:.0%} upper bound is {upper:.1%}"
+    if upper <= margin:
+        return True, f"non-inferior to baseline {path}: {bound}, within the margin {margin:.1%}; {_detail(comparison)}"
+    n = comparison["paired"]
+    failing, passing = _changed_shares(comparison)
+    if comparison.get("samples_needed") is None:
+        more = (
+            f"the observed drop {failing - passing:.1%} is itself not below the margin, so no number of samples "
+            "would show non-inferiority"
+        )
+    else:
+        more = (
+            f"about {comparison['samples_needed']} paired samples would be needed, not {n} (80% power, assuming "
+            f"the observed shares of changed pairs: {failing:.1%} newly failing, {passing:.1%} newly passing)"
+        )
+    return False, f"not shown non-inferior to baseline {path}: {bound}, more than the margin {margin:.1%}; {_detail(comparison)}; {more}"
+
+
+def _changed_shares(comparison: dict[str, Any]) -> tuple[float, float]:
+    """Shares of newly failing and newly passing pairs (sums of pass-fraction changes with repeats)."""
+    return comparison.get("newly_failing_share") or 0.0, comparison.get("newly_passing_share") or 0.0
+
+
+GATE_MODES: dict[str, Callable[[dict[str, Any]], tuple[bool, str]]] = {
+    DIFFERENCE: _difference_gate,
+    NON_INFERIORITY: _noninferiority_gate,
+}
+
+
+def detectable_clause(comparison: dict[str, Any], *, warn: bool = True) -> str:
+    """The smallest drop this comparison could detect, and a warning when that is beyond the margin."""
+    n, alpha, margin = comparison["paired"], comparison["alpha"], comparison.get("margin", DEFAULT_MARGIN)
+    k = comparison.get("min_detectable_newly_failing")
+    floor = comparison.get("min_detectable_drop")
+    samples = f"{n} paired sample{'s' if n != 1 else ''}"
+    if floor is None:
+        return f"with {samples} no drop is detectable at alpha {alpha:g} ({k or comparison.get('min_paired', 1)} newly failing needed)"
+    if k is None:
+        what = "normal approximation"
+    elif comparison["test"] == MCNEMAR:
+        what = f"{k} newly failing, none newly passing"
+    else:
+        what = f"{k} samples each down by the smallest step"
+    text = f"smallest drop detectable at alpha {alpha:g} with {samples}: {floor:.1%} ({what})"
+    if comparison.get("mde80") is not None:
+        text += f", {comparison['mde80']:.1%} with 80% power"
+    if warn and floor > margin and k is None:
+        text += f"; warning: more than the margin {margin:.1%}: the test alone could not fail on a smaller drop"
+    elif warn and floor > margin:
+        test = "McNemar's exact test" if comparison["test"] == MCNEMAR else "the permutation test"
+        if comparison["test"] == MCNEMAR:
+            alone = f"only if all {n} samples newly failed" if k == n else f"only with {k} or more of the {n} samples newly failing"
+        else:
+            alone = f"only with {k} or more of the {n} samples passing fewer repeats"
+        text += f"; warning: more than the margin {margin:.1%}: {test} alone could fail {alone}"
+    return text

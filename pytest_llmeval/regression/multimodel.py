@@ -12,9 +12,10 @@ from pytest_llmeval.regression.comparison import compare
 
 
 def compare_models(
-    sample_results: list[dict[str, Any]], models: tuple[str, ...], *, alpha: float, errors_mode: str
+    sample_results: list[dict[str, Any]], models: tuple[str, ...], *, alpha: float, errors_mode: str, **gate: Any
 ) -> dict[str, dict[str, Any] | None]:
-    """For each model, its comparison with the first model (None for the first)."""
+    """For each model, its comparison with the first model (None for the first); ``gate`` (margin,
+    mode) as for a baseline, so each block states what the pairing could detect."""
     if len(models) < 2:
         return {}
     first = models[0]
@@ -23,7 +24,7 @@ def compare_models(
     for model in models[1:]:
         out[model] = compare(
             reference, sample_results, {"model": model}, baseline_path=f"--llm-model={first}", alpha=alpha,
-            errors_mode=errors_mode, run_model=model, baseline_model=first,
+            errors_mode=errors_mode, run_model=model, baseline_model=first, **gate,
         )
     return out
 

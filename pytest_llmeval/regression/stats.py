@@ -9,6 +9,14 @@
 - :func:`paired_permutation`: sign-flip permutation test on per-sample differences (pass fractions over
   repeats); exact by dynamic programming over the sums, seeded Monte Carlo beyond a size budget.
 - :func:`bootstrap_mean_ci`: seeded percentile bootstrap of a mean (per-sample pass fractions).
+- :func:`min_discordant`, :func:`power_mde`: what a paired suite can detect at all (exact) and with 80 % power
+  (normal approximation of a paired mean, as the ``evaluatellm`` R package's ``ev_mde``).
+- :func:`drop_upper_bound`: one-sided upper confidence bound of a paired drop in pass rate, Tango's score
+  interval (unconditional: an unchanged small suite still gets a wide bound).
+- :func:`noninferiority_samples`: paired samples a non-inferiority test of that drop needs (Nam 1997, the
+  sample size of Tango's score test).
+- :func:`ppi_mean`: the PPI++ estimate of a mean from a labelled random subset and the grader's values on
+  the rest, with its standard error (for a paired delta of rates corrected by people's labels).
 """
 
 from __future__ import annotations
@@ -179,3 +187,117 @@ def bootstrap_mean_ci(values: Sequence[float], *, confidence: float = 0.95, seed
     lo = means[max(0, math.floor(tail * resamples))]
     hi = means[min(resamples - 1, math.ceil((1 - tail) * resamples) - 1)]
     return lo, hi
+
+
+POWER = 0.8  # the power at which a minimum detectable effect is stated
+
+
+def z_quantile(q: float) -> float:
+    return NormalDist().inv_cdf(q)
+
+
+def min_discordant(alpha: float, limit: int = 200) -> int:
+    """The fewest discordant pairs, all in one direction, with which McNemar's exact test reaches p < alpha."""
+    for k in range(1, limit):
+        if mcnemar_exact(k, 0) < alpha:
+            return k
+    return limit
+
+
+def power_mde(sd_diff: float, n: int, alpha: float, power: float = POWER) -> float | None:
+    """Smallest true mean difference a two-sided test at ``alpha`` detects with ``power``:
+    (z(1 - alpha/2) + z(power)) * sd_diff / sqrt(n). None without samples."""
+    if n < 1:
+        return None
+    return (z_quantile(1 - alpha / 2) + z_quantile(power)) * sd_diff / math.sqrt(n)
+
+
+def _constrained_p21(b: float, c: float, n: float, delta: float) -> float:
+    """Maximum likelihood of P(newly passing) when P(newly failing) - P(newly passing) = delta (Tango 1998).
+
+    Also the large-sample limit when b, c, n are population shares with n = 1 (Nam 1997)."""
+    w = -b - c + (2 * n - b + c) * delta
+    return max(0.0, (math.sqrt(max(0.0, w * w + 8 * n * c * delta * (1 - delta))) - w) / (4 * n))
+
+
+def tango_z(b: float, c: float, n: int, delta: float) -> float:
+    """Tango's score statistic for H0: drop = delta, where b newly fail and c newly pass of n pairs."""
+    p21 = _constrained_p21(b, c, n, delta)
+    variance = n * (2 * p21 + delta * (1 - delta))
+    diff = b - c - n * delta
+    if variance <= 0:
+        return 0.0 if diff == 0 else math.copysign(math.inf, diff)
+    return diff / math.sqrt(variance)
+
+
+def drop_upper_bound(b: float, c: float, n: int, alpha: float) -> float | None:
+    """One-sided (1 - alpha) upper bound of the drop (b - c) / n: the largest drop the score test keeps.
+
+    ``b``, ``c`` may be sums of fractional differences (pass fractions over repeats): a difference in
+    [-1, 1] with the same mean and mean absolute value has at most the variance of the 0/±1 case, so
+    the bound stays conservative.
+    """
+    if n < 1:
+        return None
+    observed = (b - c) / n
+    critical = -z_quantile(1 - alpha)
+    if observed >= 1 or tango_z(b, c, n, 1.0) >= critical:
+        return 1.0
+    lo, hi = observed, 1.0  # tango_z falls as delta grows; find where it crosses the critical value
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        if tango_z(b, c, n, mid) >= critical:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def noninferiority_samples(
+    p_fail: float, p_pass: float, margin: float, alpha: float, power: float = POWER, limit: int = 10_000_000
+) -> int | None:
+    """Paired samples for Tango's one-sided score test at ``alpha`` to show drop < ``margin`` with
+    ``power``, when the true shares of newly failing and newly passing pairs are ``p_fail`` and
+    ``p_pass`` (Nam 1997). None when the assumed drop is not below the margin (no size would do)."""
+    drop = p_fail - p_pass
+    if drop >= margin:
+        return None
+    p21 = _constrained_p21(p_fail, p_pass, 1.0, margin)
+    null_sd = math.sqrt(max(0.0, 2 * p21 + margin * (1 - margin)))
+    alt_sd = math.sqrt(max(0.0, p_fail + p_pass - drop * drop))
+    root = z_quantile(1 - alpha) * null_sd + z_quantile(power) * alt_sd
+    return min(limit, max(1, math.ceil((root / (margin - drop)) ** 2)))
+
+
+def ppi_mean(labelled: Sequence[tuple[float, float]], unlabelled: Sequence[float]) -> tuple[float, float, float]:
+    """(estimate, standard error, lambda) of the mean of Y by PPI++ (Angelopoulos, Duchi and Zrnic 2023).
+
+    ``labelled``: (Y, f) of a random subset, f the grader's value; ``unlabelled``: f of the other samples.
+    theta = mean(Y) + lambda * (mean(f unlabelled) - mean(f labelled)), with the variance-minimising
+    lambda = Cov(Y, f) / ((1 + n/N) Var(f)) clipped to [0, 1] (0: the labels alone).
+    """
+    n, big_n = len(labelled), len(unlabelled)
+    if n < 2:
+        raise ValueError("PPI needs at least two labelled samples")
+    ys = [y for y, _ in labelled]
+    fs = [f for _, f in labelled]
+    y_bar, f_bar = math.fsum(ys) / n, math.fsum(fs) / n
+    if big_n < 2:
+        return y_bar, math.sqrt(_var(ys) / n), 0.0
+    u_bar = math.fsum(unlabelled) / big_n
+    var_f = (_var(fs) * (n - 1) + _var(unlabelled) * (big_n - 1)) / (n + big_n - 2)
+    cov = math.fsum((y - y_bar) * (f - f_bar) for y, f in labelled) / (n - 1)
+    lam = 0.0 if var_f <= 0 else min(1.0, max(0.0, cov / ((1 + n / big_n) * var_f)))
+    estimate = y_bar + lam * (u_bar - f_bar)
+    residual = [y - lam * f for y, f in labelled]
+    se = math.sqrt(_var(residual) / n + lam * lam * _var(unlabelled) / big_n)
+    return estimate, se, lam
+
+
+def _var(values: Sequence[float]) -> float:
+    """Sample variance (n - 1); 0 for fewer than two values."""
+    m = len(values)
+    if m < 2:
+        return 0.0
+    mean = math.fsum(values) / m
+    return math.fsum((v - mean) ** 2 for v in values) / (m - 1)

@@ -259,7 +259,9 @@ def _gates(report: dict[str, Any]) -> list[dict[str, Any]]:
     if aggregate.get("min_pass_rate") is not None:
         gates.append({"name": f"pass rate ≥ {aggregate['min_pass_rate']:.1%}", "passed": aggregate.get("gate_passed")})
     comparison = report.get("comparison")
-    if isinstance(comparison, dict) and "significant_regression" in comparison:
+    if isinstance(comparison, dict) and isinstance(comparison.get("gate_line"), str):
+        gates.append({"name": comparison["gate_line"], "passed": comparison.get("gate_passed")})
+    elif isinstance(comparison, dict) and "significant_regression" in comparison:
         regression = comparison.get("significant_regression")
         gates.append({"name": "no significant regression vs baseline",
                       "passed": None if regression is None else not regression})
