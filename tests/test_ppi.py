@@ -9,7 +9,13 @@ import pytest
 import scipy.stats
 
 from pytest_llmeval.regression import ppi
-from pytest_llmeval.regression.ppi import Labelled, cluster_variance_of_mean, grader_error, power_tuned_lambda, ppi_mean
+from pytest_llmeval.regression.ppi import (
+    Labelled,
+    cluster_variance_of_mean,
+    grader_error,
+    power_tuned_lambda,
+    ppi_mean,
+)
 
 
 def _population(seed: int, n_pop: int = 600, rate: float = 0.5, false_pass: float = 0.2, false_fail: float = 0.15):
@@ -105,7 +111,8 @@ def test_labels_all_one_word_use_the_exact_interval():
     labelled = [Labelled(1, i % 2, str(i)) for i in range(30)]
     result = ppi_mean(labelled, grader)
     assert result.interval == "exact"
-    assert result.high == 1.0 and result.low < 0.5
+    assert result.high == 1.0
+    assert result.low < 0.5
     assert "all of one word" in result.rests_on
 
 
