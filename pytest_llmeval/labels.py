@@ -168,6 +168,7 @@ class LabelMatch:
     not_applied: Counter[str] = field(default_factory=Counter)
     problems: list[str] = field(default_factory=list)
     read: int = 0
+    given: bool = False  # a labels file was given (even one holding no label)
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -256,6 +257,10 @@ def correction(tally: Tally, match: LabelMatch, *, alpha: float) -> dict[str, An
     counts = {"applied": len(applied), "random": len(random_labels)}
     result: dict[str, Any] = {"corrected": None, "grader_error": None, "labels": counts, "not_corrected": None}
     if not applied:
+        if match.read or match.given:
+            result["not_corrected"] = (
+                f"none of the {match.read} label(s) applied to this run's answers" if match.read else "no label was read"
+            )
         return result
     if len(random_labels) < len(applied):
         counts["not_random"] = len(applied) - len(random_labels)

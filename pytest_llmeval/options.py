@@ -338,10 +338,10 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("llm_citation_patterns", "Extra citation regexes, one per line", "", _lines, "linelist"),
     OptionSpec("llm_worst", "How many worst samples the summary lists", 5, _non_negative_int),
     # human review
-    OptionSpec("llm_review_export", "Write failed, needs-review and a share of the other samples for human review to this path (.csv or .jsonl)", None, _review_path),
+    OptionSpec("llm_review_export", "Write a random spot check of the graded samples, and every failed or needs-review sample, for human review to this path (.csv or .jsonl)", None, _review_path),
     OptionSpec("llm_review_fraction", "Share of the graded samples the review export draws at random for its spot check (failed and needs-review samples are added)", 0.2, _fraction),
-    OptionSpec("llm_review_seed", "Seed choosing that share (hashed with each sample id)", "llmeval", _str),
-    OptionSpec("llm_review_import", "A filled-in review export (.csv or .jsonl): agreement of the plugin with its human_verdict column", None, _review_path),
+    OptionSpec("llm_review_seed", "Seed of the random spot check (hashed with each sample id; stated in each exported row)", "llmeval", _str),
+    OptionSpec("llm_review_import", "A filled-in review export (.csv or .jsonl): agreement of the plugin with its human_verdict column; the random spot check's verdicts also correct the pass rate", None, _review_path),
     OptionSpec("llm_labels", "People's labels (JSONL: sample_id, response, label correct|incorrect); labels on a random selection correct the pass rate", None, _optional_str),
     OptionSpec("llm_gate_on", "What --llm-min-pass-rate is compared with when people's labels correct the pass rate: estimate|lower-bound", "estimate", _choice(GateOn)),
     # model layer

@@ -519,10 +519,11 @@ class LLMEvalSession:
             self.warnings.extend(f"labels error: {p}" for p in problems)
         if self.settings.review_import:
             labels.extend(labels_from_review(self.review_verdicts()[0]))
-        if not labels:
+        if not labels and not self.settings.labels:
             self.label_match = LabelMatch()
             return
         self.label_match = match_labels(self.records, labels)
+        self.label_match.given = bool(self.settings.labels)
         self.warnings.extend(f"labels error: {p}" for p in self.label_match.problems)
         alpha = self.settings.alpha
         self.corrections = {None: correction(self.tally(), self.label_match, alpha=alpha)}

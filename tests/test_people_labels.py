@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ def label_rows(ids: range | list[int]) -> list[dict[str, Any]]:
     ]
 
 
-def write_labels(pytester: pytest.Pytester, rows: list[dict[str, Any] | str], *, random: bool = True, name: str = "labels.jsonl") -> Path:
+def write_labels(pytester: pytest.Pytester, rows: Sequence[dict[str, Any] | str], *, random: bool = True, name: str = "labels.jsonl") -> Path:
     header = [json.dumps({"llmeval_labels": {"selection": "random", "seed": "t"}})] if random else []
     path = pytester.path / name
     path.write_text("\n".join([*header, *(r if isinstance(r, str) else json.dumps(r) for r in rows)]) + "\n", encoding="utf-8")
@@ -98,7 +99,7 @@ def test_random_labels_correct_the_pass_rate_and_the_gate(pytester: pytest.Pytes
         f"llmeval gate passed: corrected pass rate {want['estimate']:.1%} >= 55.0% (*PPI++ from 34 people's labels*--llm-gate-on=estimate)",
     ])
     assert result.ret == pytest.ExitCode.OK
-    suite_props = {p.get("name"): p.get("value") for p in ET.parse(pytester.path / "j.xml").getroot().iter("property")}
+    suite_props = {str(p.get("name")): str(p.get("value")) for p in ET.parse(pytester.path / "j.xml").getroot().iter("property")}
     assert float(suite_props["llmeval_corrected_pass_rate"]) == pytest.approx(want["estimate"], abs=1e-4)
     assert float(suite_props["llmeval_corrected_low"]) == pytest.approx(want["low"], abs=1e-4)
     assert suite_props["llmeval_corrected_labels"] == "34"
@@ -275,4 +276,15 @@ def test_several_models_get_a_correction_each(pytester: pytest.Pytester) -> None
     result.stdout.fnmatch_lines_random([
         "[[]file:a.jsonl] corrected pass rate:*", "[[]file:b.jsonl] corrected pass rate:*",
         "llmeval gate passed for file:a.jsonl: corrected pass rate*", "llmeval gate * for file:b.jsonl: corrected pass rate*",
+    ])
+
+
+def test_a_labels_file_without_labels_says_the_rate_is_the_grader_s(pytester: pytest.Pytester) -> None:
+    write_suite(pytester, suite(20))
+    write_labels(pytester, [])
+    result = pytester.runpytest("--llm-labels=labels.jsonl", "--llm-min-pass-rate=0.5", "-p", "no:xdist")
+    result.stdout.fnmatch_lines([
+        "people's labels: 0 read, 0 applied to this run's answers (0 from a random selection)",
+        "pass rate not corrected by people's labels: no label was read",
+        "llmeval gate passed: pass rate 60.0% >= 50.0% (12 of 20; the grader's rate, not corrected by people's labels: no label was read)",
     ])

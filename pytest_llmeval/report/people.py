@@ -14,7 +14,7 @@ def json_fields(effect: dict[str, Any] | None, match: LabelMatch | None = None) 
     ``people_labels``: how many applied, how many did not and why, and why no correction."""
     effect = effect or {}
     fields: dict[str, Any] = {"corrected_pass_rate": effect.get("corrected"), "grader_error": effect.get("grader_error")}
-    if match is not None and match.read:
+    if match is not None and (match.read or match.given):
         fields["people_labels"] = {
             **match.summary(), **(effect.get("labels") or {}), "not_corrected": effect.get("not_corrected"),
         }
@@ -53,7 +53,7 @@ def effect_lines(effect: dict[str, Any], prefix: str = "") -> list[str]:
 
 def summary_lines(match: LabelMatch | None, corrections: dict[str | None, dict[str, Any]], models: tuple[str, ...]) -> list[str]:
     """Lines of the terminal summary (none when no label was given)."""
-    if match is None or not match.read:
+    if match is None or not (match.read or match.given):
         return []
     summary = match.summary()
     missed = summary["not_applied"]
