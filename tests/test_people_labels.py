@@ -288,3 +288,26 @@ def test_a_labels_file_without_labels_says_the_rate_is_the_grader_s(pytester: py
         "pass rate not corrected by people's labels: no label was read",
         "llmeval gate passed: pass rate 60.0% >= 50.0% (12 of 20; the grader's rate, not corrected by people's labels: no label was read)",
     ])
+
+
+def test_html_report_plots_the_corrected_rate(pytester: pytest.Pytester) -> None:
+    write_suite(pytester, suite())
+    write_labels(pytester, label_rows(LABELLED))
+    pytester.runpytest("--llm-labels=labels.jsonl", "--llm-html=r.html", "--llm-min-pass-rate=0.5", "-p", "no:xdist")
+    page = (pytester.path / "r.html").read_text(encoding="utf-8")
+    section = page[page.index('<section id="corrected-pass-rate">'):]
+    section = section[: section.index("</section>")]
+    want = expected_correction(LABELLED)
+    assert f"{want['estimate']:.1%}" in section
+    assert f"{want['low']:.1%} to {want['high']:.1%} (normal)" in section
+    assert section.count("<circle") == 2  # the grader's rate and the corrected one
+    assert 'stroke-dasharray="3,2"' in section  # the gate
+
+
+def test_review_rows_picked_by_verdict_are_named_beside_the_correction(pytester: pytest.Pytester) -> None:
+    write_suite(pytester, suite())
+    picked = [{**row, "selection": "failed"} for row in label_rows(range(1, 100, 5))]
+    write_labels(pytester, [*label_rows(LABELLED), *picked])
+    result = pytester.runpytest("--llm-labels=labels.jsonl", "-p", "no:xdist")
+    only_picked = len(set(range(1, 100, 5)) - set(LABELLED))  # a random label wins on an answer labelled twice
+    result.stdout.fnmatch_lines([f"{only_picked} label(s) not from a random selection * count for agreement only, not in the correction"])

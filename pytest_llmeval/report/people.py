@@ -38,6 +38,12 @@ def effect_lines(effect: dict[str, Any], prefix: str = "") -> list[str]:
         )
     elif effect.get("not_corrected"):
         lines.append(f"{prefix}pass rate not corrected by people's labels: {effect['not_corrected']}")
+    picked = (effect.get("labels") or {}).get("not_random")
+    if picked and corrected:
+        lines.append(
+            f"{prefix}{picked} label(s) not from a random selection (review rows picked because they failed or need "
+            "review, a labels file without a random header) count for agreement only, not in the correction"
+        )
     error = effect.get("grader_error")
     if error:
         parts = []
