@@ -311,3 +311,39 @@ def test_review_rows_picked_by_verdict_are_named_beside_the_correction(pytester:
     result = pytester.runpytest("--llm-labels=labels.jsonl", "-p", "no:xdist")
     only_picked = len(set(range(1, 100, 5)) - set(LABELLED))  # a random label wins on an answer labelled twice
     result.stdout.fnmatch_lines([f"{only_picked} label(s) not from a random selection * count for agreement only, not in the correction"])
+
+
+def test_error_items_count_as_failures_for_people_too(pytester: pytest.Pytester) -> None:
+    """With --llm-errors=fail an error item is a known failure: the corrected rate covers it as one."""
+    write_suite(pytester, [*suite(), '{"id": "broken", "question": 1}', "not json"])
+    write_labels(pytester, label_rows(LABELLED))
+    pytester.runpytest("--llm-labels=labels.jsonl", "--llm-report=r.json", "-p", "no:xdist")
+    corrected = report(pytester)["aggregate_metrics"]["corrected_pass_rate"]
+    want = expected_correction(LABELLED)
+    assert corrected["population"] == 102
+    for key in ("estimate", "low", "high", "grader_rate"):
+        assert corrected[key] == pytest.approx(want[key] * 100 / 102), key
+    pytester.runpytest("--llm-labels=labels.jsonl", "--llm-report=r.json", "--llm-errors=exclude", "-p", "no:xdist")
+    assert report(pytester)["aggregate_metrics"]["corrected_pass_rate"]["estimate"] == pytest.approx(want["estimate"])
+
+
+def test_review_rows_name_their_answer_by_hash_or_by_text(tmp_path: Path) -> None:
+    import hashlib
+
+    from pytest_llmeval.review import read_verdicts
+
+    path = tmp_path / "reviewed.csv"
+    digest = hashlib.sha256(b"kept").hexdigest()
+    path.write_text(
+        "id,selected_because,response,response_sha256,human_verdict\n"
+        f"f::a,random,ignored,{digest},pass\n"
+        "f::b,random,'=1+1,,fail\n"  # a defused formula: the answer is "=1+1"
+        "f::c,failed,,,fail\n",
+        encoding="utf-8",
+    )
+    verdicts, warnings = read_verdicts(path)
+    assert warnings == []
+    assert verdicts["f::a"].answer_sha256 == digest
+    assert verdicts["f::b"].answer_sha256 == hashlib.sha256(b"=1+1").hexdigest()
+    assert verdicts["f::c"].answer_sha256 is None
+    assert [verdicts[k].selected_because for k in ("f::a", "f::b", "f::c")] == ["random", "random", "failed"]
