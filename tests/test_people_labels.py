@@ -347,3 +347,23 @@ def test_review_rows_name_their_answer_by_hash_or_by_text(tmp_path: Path) -> Non
     assert verdicts["f::b"].answer_sha256 == hashlib.sha256(b"=1+1").hexdigest()
     assert verdicts["f::c"].answer_sha256 is None
     assert [verdicts[k].selected_because for k in ("f::a", "f::b", "f::c")] == ["random", "random", "failed"]
+
+
+def test_hostile_label_lines_are_located_and_bounded(pytester: pytest.Pytester) -> None:
+    write_suite(pytester, suite())
+    path = write_labels(pytester, label_rows(LABELLED))
+    with path.open("ab") as handle:
+        handle.write(b'{"sample_id": "s1", "label": ' + b"[" * 5000 + b"]" * 5000 + b"}\n")  # line 36
+        handle.write(b'{"sample_id": "s1", "response": "x", "label": ' + b"9" * 400 + b"}\n")  # 37
+        handle.write(b'{"sample_id": "s1", "response": "caf\xe9", "label": "correct"}\n')  # 38: Latin-1
+        handle.write(b'{"sample_id": "s1", "response_sha256": "abc", "label": "correct"}\n')  # 39
+        handle.write(b'{"sample_id": ["s1"], "response": "x", "label": "correct"}\n')  # 40
+    result = pytester.runpytest("--llm-labels=labels.jsonl", "--llm-report=r.json", "-p", "no:xdist")
+    result.stdout.fnmatch_lines_random([
+        "warning: labels error: labels.jsonl:36: not JSON: invalid JSON: nested more than 64 levels deep",
+        "warning: labels error: labels.jsonl:37: not JSON: *",
+        "warning: labels error: labels.jsonl:38: not UTF-8 text: byte 0xe9*",
+        "warning: labels error: labels.jsonl:39: field 'response_sha256': not 64 hex digits; skipped",
+        "warning: labels error: labels.jsonl:40: field 'sample_id': must be a string, got list; skipped",
+    ])
+    assert report(pytester)["aggregate_metrics"]["corrected_pass_rate"]["labels"] == 34
