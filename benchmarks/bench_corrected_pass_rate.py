@@ -1,6 +1,7 @@
 """The pass rate corrected by people's labels, measured on the dev sets: coverage, error, width.
 
 Usage:  python benchmarks/bench_corrected_pass_rate.py [--data ../shared/data] [--draws 100] [--plugin-checks 3]
+        [--financebench FILE] [--financebench-questions FILE] [--openqa FILE]   (other files of the same shape)
 
 For FinanceBench (``financebench_dev.jsonl`` + ``financebench_dev_questions.jsonl``; a refusal is not a
 correct answer) and NQ-open (``openqa_dev.jsonl``) it writes a gold file in a temp folder (the answers
@@ -44,10 +45,21 @@ ALPHA = 0.05
 SEED = 20261128
 
 
-def financebench(data: Path) -> tuple[list[dict[str, Any]], dict[str, bool]]:
-    questions = {q["id"]: q for q in read_jsonl(data_file(data, "financebench_dev_questions.jsonl"))}
+FILES = {
+    "financebench": "financebench_dev.jsonl",
+    "financebench_questions": "financebench_dev_questions.jsonl",
+    "openqa": "openqa_dev.jsonl",
+}
+
+
+def financebench(data: Path, files: dict[str, str]) -> tuple[list[dict[str, Any]], dict[str, bool]]:
+    questions_path = Path(files["financebench_questions"])
+    if not questions_path.is_absolute():
+        questions_path = data / questions_path
+    # the questions file is optional: each answer row carries its question and gold too
+    questions = {q["id"]: q for q in read_jsonl(questions_path)} if questions_path.is_file() else {}
     samples, human = [], {}
-    for row in read_jsonl(data_file(data, "financebench_dev.jsonl")):
+    for row in read_jsonl(data_file(data, files["financebench"])):
         qid = row["id"].split("/")[0]
         question = questions.get(qid, {})
         samples.append({
@@ -58,9 +70,9 @@ def financebench(data: Path) -> tuple[list[dict[str, Any]], dict[str, bool]]:
     return samples, human
 
 
-def openqa(data: Path) -> tuple[list[dict[str, Any]], dict[str, bool]]:
+def openqa(data: Path, files: dict[str, str]) -> tuple[list[dict[str, Any]], dict[str, bool]]:
     samples, human = [], {}
-    for row in read_jsonl(data_file(data, "openqa_dev.jsonl")):
+    for row in read_jsonl(data_file(data, files["openqa"])):
         samples.append({"id": row["id"], "question": row["question"], "expected": row["golds"], "response": row["response"],
                         "group": row["question"]})
         human[row["id"]] = bool(row["human"])
@@ -90,8 +102,8 @@ def labels_for(records: list[dict[str, Any]], chosen: list[int], human: dict[str
     ]
 
 
-def measure(name: str, data: Path, draws: int, plugin_checks: int) -> None:
-    samples, human = SETS[name](data)
+def measure(name: str, data: Path, files: dict[str, str], draws: int, plugin_checks: int) -> None:
+    samples, human = SETS[name](data, files)
     with tempfile.TemporaryDirectory(prefix="bench-corrected-") as tmp:
         folder = Path(tmp)
         gold = folder / "bench_eval.jsonl"
@@ -149,9 +161,12 @@ def main() -> None:
     parser.add_argument("--draws", type=int, default=100)
     parser.add_argument("--plugin-checks", type=int, default=3, help="draws per fraction also run through the real plugin")
     parser.add_argument("--set", choices=sorted(SETS), action="append")
+    for key, name in FILES.items():
+        parser.add_argument(f"--{key.replace('_', '-')}", default=name, help=f"file in --data (or a path). Default: {name}")
     args = parser.parse_args()
+    files = {key: getattr(args, key) for key in FILES}
     for name in args.set or list(SETS):
-        measure(name, Path(args.data), args.draws, args.plugin_checks)
+        measure(name, Path(args.data), files, args.draws, args.plugin_checks)
 
 
 if __name__ == "__main__":
