@@ -150,3 +150,12 @@ def test_nominal_95_percent_interval_covers_the_people_s_rate(labels, false_pass
         result = ppi_mean(_draw(human, grader, labels, 1000 + draw, groups), grader, alpha=0.05)
         covered += result.low <= truth <= result.high
     assert covered / draws >= 0.93
+
+
+def test_every_sample_labelled_is_the_people_s_rate_itself():
+    grader = [1] * 30 + [0] * 20
+    labelled = [Labelled(int(i % 3 != 0), grader[i], str(i)) for i in range(50)]
+    result = ppi_mean(labelled, grader)
+    truth = sum(s.human for s in labelled) / 50
+    assert result.estimate == pytest.approx(truth)
+    assert (result.low, result.high) == pytest.approx((truth, truth))

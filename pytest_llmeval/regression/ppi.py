@@ -125,7 +125,12 @@ def ppi_mean(labelled: Sequence[Labelled], population: Sequence[int], *, alpha: 
     one_word = len({s.human for s in labelled}) == 1
     confidence = 1 - alpha
     clustered = group_count < n
-    if disagreements >= MIN_DISAGREEMENTS and group_count >= MIN_GROUPS and not one_word:
+    if n == big_n:
+        # every sample labelled: the estimate is the people's rate itself (lambda cancels out)
+        low = high = estimate
+        se, interval = 0.0, "normal"
+        rests_on = f"people's labels on all {n} samples: no sampling error"
+    elif disagreements >= MIN_DISAGREEMENTS and group_count >= MIN_GROUPS and not one_word:
         variance = (1 - n / big_n) * cluster_variance_of_mean(residuals, groups)
         se = math.sqrt(max(variance, 0.0))
         z = NormalDist().inv_cdf(1 - alpha / 2)
