@@ -502,7 +502,7 @@ class LLMEvalSession:
     def apply_people_labels(self) -> None:
         """Controller, once at the end: people's labels (``--llm-labels``, the random rows of
         ``--llm-review-import``) matched to this run's answers, and the corrected pass rates."""
-        if self.is_worker or self.label_match is not None:
+        if self.is_worker or self.label_match is not None or self.config.option.collectonly:
             return
         from pytest_llmeval.labels import (
             LabelMatch,

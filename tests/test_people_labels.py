@@ -367,3 +367,11 @@ def test_hostile_label_lines_are_located_and_bounded(pytester: pytest.Pytester) 
         "warning: labels error: labels.jsonl:40: field 'sample_id': must be a string, got list; skipped",
     ])
     assert report(pytester)["aggregate_metrics"]["corrected_pass_rate"]["labels"] == 34
+
+
+def test_collect_only_reads_no_labels(pytester: pytest.Pytester) -> None:
+    write_suite(pytester, suite(5))
+    write_labels(pytester, [{"sample_id": "nope", "response": "x", "label": "correct"}])
+    result = pytester.runpytest("--llm-labels=labels.jsonl", "--co", "-p", "no:xdist")
+    assert "labels error" not in result.stdout.str()
+    assert result.ret == pytest.ExitCode.OK
