@@ -372,6 +372,8 @@ def test_hostile_label_lines_are_located_and_bounded(pytester: pytest.Pytester) 
 def test_collect_only_reads_no_labels(pytester: pytest.Pytester) -> None:
     write_suite(pytester, suite(5))
     write_labels(pytester, [{"sample_id": "nope", "response": "x", "label": "correct"}])
-    result = pytester.runpytest("--llm-labels=labels.jsonl", "--co", "-p", "no:xdist")
-    assert "labels error" not in result.stdout.str()
+    result = pytester.runpytest("--llm-labels=labels.jsonl", "--co", "--llm-report=r.json", "-p", "no:xdist")
     assert result.ret == pytest.ExitCode.OK
+    data = report(pytester)
+    assert "people_labels" not in data["aggregate_metrics"]
+    assert not [w for w in data["warnings"] if "labels error" in w]
