@@ -126,7 +126,8 @@ def test_constant_grader_falls_back_to_the_labels_alone():
 
 
 def test_grader_error_rates_and_clopper_pearson_intervals():
-    labelled = [Labelled(0, 1, "a")] * 3 + [Labelled(0, 0, "b")] * 7 + [Labelled(1, 0, "c")] * 2 + [Labelled(1, 1, "d")] * 18
+    pairs = [(0, 1)] * 3 + [(0, 0)] * 7 + [(1, 0)] * 2 + [(1, 1)] * 18
+    labelled = [Labelled(human, grader, str(i)) for i, (human, grader) in enumerate(pairs)]  # no shared groups
     result = grader_error(labelled, alpha=0.05)
     assert result["false_pass"]["rate"] == pytest.approx(0.3)
     assert result["false_fail"]["rate"] == pytest.approx(0.1)
@@ -159,3 +160,19 @@ def test_every_sample_labelled_is_the_people_s_rate_itself():
     truth = sum(s.human for s in labelled) / 50
     assert result.estimate == pytest.approx(truth)
     assert (result.low, result.high) == pytest.approx((truth, truth))
+
+
+def test_grader_error_intervals_widen_by_the_design_effect_of_groups():
+    # false passes come in whole groups of four: four labels of a group are one piece of evidence
+    labelled = [Labelled(0, int(g < 5), f"g{g}") for g in range(20) for _ in range(4)]
+    plain = grader_error([Labelled(s.human, s.grader, str(i)) for i, s in enumerate(labelled)])
+    grouped = grader_error(labelled)
+    assert plain["false_pass"]["design_effect"] == 1.0
+    values = np.array([s.grader for s in labelled], float)
+    sums = np.array([np.sum(values[i * 4:(i + 1) * 4] - values.mean()) for i in range(20)])
+    deff = (20 / 19 * np.sum(sums**2) / 80**2) / (values.mean() * (1 - values.mean()) / 80)
+    assert grouped["false_pass"]["design_effect"] == pytest.approx(deff)
+    n_eff = round(80 / deff)
+    ci = scipy.stats.binomtest(round(20 * n_eff / 80), n_eff).proportion_ci(0.95, method="exact")
+    assert (grouped["false_pass"]["low"], grouped["false_pass"]["high"]) == pytest.approx((ci.low, ci.high), abs=1e-9)
+    assert grouped["false_pass"]["high"] - grouped["false_pass"]["low"] > plain["false_pass"]["high"] - plain["false_pass"]["low"]

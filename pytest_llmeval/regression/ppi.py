@@ -175,20 +175,37 @@ def scaled(corrected: Corrected, share: float, population: int) -> Corrected:
     )
 
 
+def design_effect(values: Sequence[int], groups: Sequence[str]) -> float:
+    """Cluster-robust variance of the mean of 0/1 ``values`` over its independent-sample variance
+    (at least 1: groups never make a share more certain)."""
+    n = len(values)
+    share = sum(values) / n
+    iid = share * (1 - share) / n
+    if iid <= 0.0 or len(set(groups)) == n:
+        return 1.0
+    return max(1.0, cluster_variance_of_mean([float(v) for v in values], groups) / iid)
+
+
 def grader_error(labelled: Sequence[Labelled], *, alpha: float = 0.05) -> dict[str, Any]:
     """False-pass rate (share of the human-incorrect samples the grader passed) and false-fail rate
-    (share of the human-correct it failed) on random labels, each with a Clopper-Pearson interval."""
+    (share of the human-correct it failed) on random labels, each with a Clopper-Pearson interval; where
+    labelled samples share groups, over the effective sample size n / design effect (Korn and Graubard)."""
 
-    def rate(k: int, n: int) -> dict[str, Any]:
-        low, high = clopper_pearson(k, n, 1 - alpha) if n else (None, None)
-        return {"rate": k / n if n else None, "low": low, "high": high, "count": k, "of": n}
+    def rate(part: list[Labelled], wrong: list[int]) -> dict[str, Any]:
+        n, k = len(part), sum(wrong)
+        if not n:
+            return {"rate": None, "low": None, "high": None, "count": 0, "of": 0, "design_effect": None}
+        deff = design_effect(wrong, [s.group for s in part])
+        n_eff = max(1, round(n / deff))
+        low, high = clopper_pearson(round(k * n_eff / n), n_eff, 1 - alpha)
+        return {"rate": k / n, "low": low, "high": high, "count": k, "of": n, "design_effect": deff}
 
     incorrect = [s for s in labelled if not s.human]
     correct = [s for s in labelled if s.human]
     return {
-        "false_pass": rate(sum(1 for s in incorrect if s.grader), len(incorrect)),
-        "false_fail": rate(sum(1 for s in correct if not s.grader), len(correct)),
+        "false_pass": rate(incorrect, [s.grader for s in incorrect]),
+        "false_fail": rate(correct, [1 - s.grader for s in correct]),
         "labels": len(labelled),
         "confidence": 1 - alpha,
-        "interval": "Clopper-Pearson",
+        "interval": "Clopper-Pearson (cluster-robust effective size where samples share groups)",
     }
