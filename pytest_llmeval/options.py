@@ -43,6 +43,13 @@ class RegressionMode(str, enum.Enum):
     NON_INFERIORITY = "non-inferiority"  # pass only when the drop's upper confidence bound is within the margin
 
 
+class GateOn(str, enum.Enum):
+    """What ``--llm-min-pass-rate`` is compared with when people's labels correct the pass rate."""
+
+    ESTIMATE = "estimate"  # the corrected estimate
+    LOWER_BOUND = "lower-bound"  # the lower bound of its interval
+
+
 class CoarserDates(str, enum.Enum):
     """How an answer naming a coarser period that contains the gold's counts ("1968" for "November 8, 1968")."""
 
@@ -340,10 +347,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("llm_citation_patterns", "Extra citation regexes, one per line", "", _lines, "linelist"),
     OptionSpec("llm_worst", "How many worst samples the summary lists", 5, _non_negative_int),
     # human review
-    OptionSpec("llm_review_export", "Write failed, needs-review and a share of the other samples for human review to this path (.csv or .jsonl)", None, _review_path),
-    OptionSpec("llm_review_fraction", "Share of the samples that neither failed nor need review added to the review export", 0.2, _fraction),
-    OptionSpec("llm_review_seed", "Seed choosing that share (hashed with each sample id)", "llmeval", _str),
-    OptionSpec("llm_review_import", "A filled-in review export (.csv or .jsonl): agreement of the plugin with its human_verdict column", None, _review_path),
+    OptionSpec("llm_review_export", "Write a random spot check of the graded samples, and every failed or needs-review sample, for human review to this path (.csv or .jsonl)", None, _review_path),
+    OptionSpec("llm_review_fraction", "Share of the graded samples the review export draws at random for its spot check (failed and needs-review samples are added)", 0.2, _fraction),
+    OptionSpec("llm_review_seed", "Seed of the random spot check (hashed with each sample id; stated in each exported row)", "llmeval", _str),
+    OptionSpec("llm_review_import", "A filled-in review export (.csv or .jsonl): agreement of the plugin with its human_verdict column; the random spot check's verdicts also correct the pass rate", None, _review_path),
+    OptionSpec("llm_labels", "People's labels (JSONL: sample_id, response, label correct|incorrect); labels on a random selection correct the pass rate", None, _optional_str),
+    OptionSpec("llm_gate_on", "What --llm-min-pass-rate is compared with when people's labels correct the pass rate: estimate|lower-bound", "estimate", _choice(GateOn)),
     # model layer
     OptionSpec("llm_model", "Model answering the samples: openai:MODEL, MODEL, python:pkg.mod:func or file:predictions.jsonl; repeat the flag (ini: one per line) to compare models", None, _model_specs, multiple=True),
     OptionSpec("llm_base_url", "Base URL of an OpenAI-compatible API (else OPENAI_BASE_URL)", None, _optional_str),

@@ -162,6 +162,12 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
     return None
 
 
+@pytest.hookimpl(tryfirst=True, specname="pytest_sessionfinish")
+def pytest_sessionfinish_junit(session: pytest.Session) -> None:
+    """Before the JUnit XML is written: the corrected pass rates as its suite properties."""
+    get_session(session.config).junit_properties()
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     get_session(session.config).finish(session, exitstatus)

@@ -1,10 +1,12 @@
 """Human review: export a share of the run for people to judge, read their verdicts back,
 and measure how often the plugin agrees with them (agreement, Cohen's kappa, the 2x2 table).
 
-The export holds every failed or errored sample, every ``needs_review`` sample and a
-deterministic share of the rest. The share is chosen by hashing seed + sample id, never by
-drawing from a generator over the run's order, so the same seed picks the same samples on a
-rerun and under pytest-xdist (whose workers finish in any order).
+The export holds a random spot check of the graded samples (``selected_because`` ``random``: a share
+of ALL graded samples, whatever their verdict, so people's verdicts on it can correct the pass rate)
+and every failed, errored or ``needs_review`` sample the draw left out. The draw ranks samples by the
+SHA-256 of seed + sample id, never by a generator over the run's order, so the same seed picks the
+same samples on a rerun and under pytest-xdist (whose workers finish in any order); the seed is in
+each row.
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ from pathlib import Path
 from typing import Any
 
 EXPORT_COLUMNS = (
-    "id", "file", "sample_id", "selected_because", "question", "expected", "response", "tier", "score", "grader", "reason",
-    "human_verdict", "human_note",
+    "id", "file", "sample_id", "selected_because", "seed", "question", "expected", "response", "response_sha256", "tier",
+    "score", "grader", "reason", "human_verdict", "human_note",
 )
+# ``selected_because`` of the random spot check: the only rows whose verdicts correct the pass rate.
+RANDOM = "random"
 VERDICTS = ("pass", "fail")
 # What people type in a spreadsheet for the two verdicts (case-insensitive).
 VERDICT_WORDS = {
@@ -60,23 +64,23 @@ def _rank(seed: str, sample_id: str) -> str:
 def select_for_review(records: Iterable[dict[str, Any]], fraction: float, seed: str) -> list[tuple[str, dict[str, Any]]]:
     """(reason, record) pairs to review, in file order.
 
-    Failed, errored and needs-review samples always; of the others the ``round(fraction * n)``
-    whose hash of seed + id ranks lowest, so the count is exact and the choice independent of
-    the order records arrived in.
+    The random spot check: of ALL graded samples (pass, acceptable, fail), the ``round(fraction * n)``
+    whose hash of seed + id ranks lowest, whatever their verdict, so the count is exact and the choice
+    independent of verdicts and of the order records arrived in. Then every failed, errored and
+    needs-review sample the draw left out.
     """
     gold = [r for r in records if r.get("kind") == "gold" and r.get("status") in ("pass", "acceptable", "fail", "error")]
-    chosen: list[tuple[str, dict[str, Any]]] = []
-    rest: list[dict[str, Any]] = []
+    graded = sorted((r for r in gold if r["status"] != "error"), key=lambda r: _rank(seed, review_id(r)))
+    share = math.floor(fraction * len(graded) + 0.5)
+    drawn = {id(r) for r in graded[:share]}
+    chosen: list[tuple[str, dict[str, Any]]] = [(RANDOM, r) for r in graded[:share]]
     for record in gold:
+        if id(record) in drawn:
+            continue
         if record["status"] in ("fail", "error"):
             chosen.append(("failed" if record["status"] == "fail" else "error", record))
         elif record.get("needs_review"):
             chosen.append(("needs_review", record))
-        else:
-            rest.append(record)
-    share = math.floor(fraction * len(rest) + 0.5)
-    rest.sort(key=lambda r: _rank(seed, review_id(r)))
-    chosen.extend(("spot_check", r) for r in rest[:share])
     chosen.sort(key=lambda pair: (str(pair[1].get("file")), int(pair[1].get("line") or 0), str(pair[1].get("sample_id"))))
     return chosen
 
@@ -90,9 +94,11 @@ def export_rows(records: Iterable[dict[str, Any]], fraction: float, seed: str) -
             "file": record.get("file") or "",
             "sample_id": record.get("sample_id") or "",
             "selected_because": because,
+            "seed": seed,
             "question": record.get("question") or "",
             "expected": _expected_text(record.get("expected")),
             "response": record.get("predicted") or "",
+            "response_sha256": record.get("answer_sha256") or "",
             "tier": record.get("status"),
             "score": "" if score is None else round(float(score), 4),
             "grader": record.get("accuracy_grader") or "",
@@ -138,6 +144,24 @@ class HumanVerdict:
     verdict: str  # pass | fail
     note: str
     source: str  # "path row N" or "gold label"
+    selected_because: str = ""  # the export's reason; "random" rows may correct the pass rate
+    answer_sha256: str | None = None  # the answer judged (its SHA-256), when the row names it
+
+
+def _answer_sha256(row: dict[str, Any]) -> str | None:
+    """The hash of the answer a review row shows: its ``response_sha256`` cell, else its response text
+    (without the apostrophe that defused a formula in the CSV)."""
+    digest = str(row.get("response_sha256") or "").strip().lower()
+    if len(digest) == 64 and all(c in "0123456789abcdef" for c in digest):
+        return digest
+    response = row.get("response")
+    if not isinstance(response, str) or not response:
+        return None
+    from pytest_llmeval.labels import answer_hash
+
+    if response.startswith("'") and response[1:].startswith(_FORMULA_START):
+        response = response[1:]
+    return answer_hash(response)
 
 
 def read_verdicts(path: Path) -> tuple[dict[str, HumanVerdict], list[str]]:
@@ -198,7 +222,10 @@ def read_verdicts(path: Path) -> tuple[dict[str, HumanVerdict], list[str]]:
         if not row_id:
             warnings.append(f"review import {path} {where} {number}: no id; skipped")
             continue
-        verdicts[row_id] = HumanVerdict(verdict, str(row.get("human_note") or "").strip(), f"{path.name} {where} {number}")
+        verdicts[row_id] = HumanVerdict(
+            verdict, str(row.get("human_note") or "").strip(), f"{path.name} {where} {number}",
+            selected_because=str(row.get("selected_because") or "").strip(), answer_sha256=_answer_sha256(row),
+        )
     return verdicts, warnings
 
 

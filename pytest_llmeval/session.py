@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_llmeval.options import ErrorsMode, Settings
+from pytest_llmeval.options import ErrorsMode, GateOn, Settings
 from pytest_llmeval.regression.gates import FailureLedger
 
 # The stash keys and lookups live in run_state (the collector uses them without importing this
@@ -26,6 +26,7 @@ from pytest_llmeval.run_state import sample_of as sample_of
 if TYPE_CHECKING:
     from pytest_llmeval.collector import GoldItem
     from pytest_llmeval.components import ComponentRegistry
+    from pytest_llmeval.labels import LabelMatch
     from pytest_llmeval.models.base import Answer, ChatModel
     from pytest_llmeval.regression.baseline import BaselineRun
     from pytest_llmeval.regression.gates import GateResult
@@ -62,6 +63,11 @@ class LLMEvalSession:
         self.seen_dirs: set[str] = set()  # real paths of the directories collected (each once)
         self.crashed: list[str] = []  # node ids of samples whose xdist worker died running them
         self.human_agreement: dict[str, Any] | None = None  # set by report.outputs on the controller
+        # People's labels matched to this run's answers, and per model (None: the whole run) what they
+        # did to the pass rate (labels.correction); set once on the controller at the end.
+        self.label_match: LabelMatch | None = None
+        self.corrections: dict[str | None, dict[str, Any]] = {}
+        self._review_verdicts: tuple[dict[str, Any], list[str]] | None = None
         self.output_notes: list[str] = []  # lines the summary prints about files written
         self.output_errors: list[str] = []  # outputs that could not be written (exit status >= 2)
         self._rubric: Rubric | None = None
@@ -336,6 +342,9 @@ class LLMEvalSession:
         )
         if sample.raw.get("human_label") in ("pass", "fail"):
             record["human_label"] = sample.raw["human_label"]
+        group = sample.raw.get("group", sample.criteria.get("group"))
+        if group is not None:
+            record["group"] = str(group)
         record["model"] = item.model or self.settings.model
         if self.settings.history:
             from pytest_llmeval.history.record import gold_hash
@@ -345,6 +354,9 @@ class LLMEvalSession:
         if grade is not None:
             record.update(grade.to_builtins())
             record["predicted"] = grade.response
+            from pytest_llmeval.labels import answer_hash
+
+            record["answer_sha256"] = answer_hash(grade.response)  # people's labels apply to this text only
             record["status"] = status if status == "error" else grade.tier
         if REPEATS_KEY in item.stash:  # an item all of whose repeats failed keeps them too
             fields: dict[str, Any] = item.stash[REPEATS_KEY]
@@ -436,16 +448,101 @@ class LLMEvalSession:
                 errors_excluded=self.settings.errors is not ErrorsMode.FAIL,
             )
         whose = f" for {model}" if model else ""
+        effect = self.corrections.get(model) or {}
+        if effect.get("corrected"):
+            return self._corrected_verdict(effect["corrected"], gate, model)
+        note = self._unreviewed_note(tally)
+        if effect.get("not_corrected"):
+            note += f"; the grader's rate, not corrected by people's labels: {effect['not_corrected']}"
         if tally.pass_rate < gate:
             return GateResult("min_pass_rate", False, (
                 f"llmeval gate FAILED{whose}: pass rate {tally.pass_rate:.1%} is below --llm-min-pass-rate "
                 f"{gate:.1%} ({tally.passed} of {tally.denominator} samples in the pass tier, errors count as "
-                f"{self.settings.errors.value}{self._unreviewed_note(tally)})"
+                f"{self.settings.errors.value}{note})"
             ), model)
         return GateResult("min_pass_rate", True, (
             f"llmeval gate passed{whose}: pass rate {tally.pass_rate:.1%} >= {gate:.1%} "
-            f"({tally.passed} of {tally.denominator}{self._unreviewed_note(tally)})"
+            f"({tally.passed} of {tally.denominator}{note})"
         ), model)
+
+    def _corrected_verdict(self, corrected: dict[str, Any], gate: float, model: str | None) -> GateResult:
+        """The gate on the pass rate people's labels corrected: its estimate, or its interval's lower bound."""
+        from pytest_llmeval.regression.gates import GateResult
+
+        whose = f" for {model}" if model else ""
+        on_bound = self.settings.gate_on is GateOn.LOWER_BOUND
+        value = corrected["low"] if on_bound else corrected["estimate"]
+        what = "lower bound of the corrected pass rate" if on_bound else "corrected pass rate"
+        rests = (
+            f"corrected pass rate {corrected['estimate']:.1%}, {corrected['confidence']:.0%} interval "
+            f"{corrected['low']:.1%} to {corrected['high']:.1%} ({corrected['interval']}), PPI++ from "
+            f"{corrected['labels']} people's labels on a random subset of {corrected['population']} samples; "
+            f"grader's rate {corrected['grader_rate']:.1%}; --llm-gate-on={self.settings.gate_on.value}"
+        )
+        if value < gate:
+            return GateResult("min_pass_rate", False, (
+                f"llmeval gate FAILED{whose}: {what} {value:.1%} is below --llm-min-pass-rate {gate:.1%} ({rests})"
+            ), model)
+        return GateResult("min_pass_rate", True, f"llmeval gate passed{whose}: {what} {value:.1%} >= {gate:.1%} ({rests})", model)
+
+    def review_verdicts(self) -> tuple[dict[str, Any], list[str]]:
+        """``--llm-review-import`` read once: (verdicts by review id, warnings)."""
+        if self._review_verdicts is None:
+            self._review_verdicts = ({}, [])
+            if self.settings.review_import:
+                from pytest_llmeval.review import read_verdicts
+
+                self._review_verdicts = read_verdicts(self._input_path(self.settings.review_import))
+        return self._review_verdicts
+
+    def _input_path(self, value: str) -> Path:
+        path = Path(value)
+        return path if path.is_absolute() else Path(self.config.invocation_params.dir) / path
+
+    def apply_people_labels(self) -> None:
+        """Controller, once at the end: people's labels (``--llm-labels``, the random rows of
+        ``--llm-review-import``) matched to this run's answers, and the corrected pass rates."""
+        if self.is_worker or self.label_match is not None or self.config.option.collectonly:
+            return
+        from pytest_llmeval.labels import (
+            LabelMatch,
+            correction,
+            labels_from_review,
+            match_labels,
+            read_labels,
+        )
+
+        labels = []
+        if self.settings.labels:
+            read, problems = read_labels(self._input_path(self.settings.labels), self.settings.labels)
+            labels.extend(read)
+            self.warnings.extend(f"labels error: {p}" for p in problems)
+        if self.settings.review_import:
+            labels.extend(labels_from_review(self.review_verdicts()[0]))
+        if not labels and not self.settings.labels:
+            self.label_match = LabelMatch()
+            return
+        self.label_match = match_labels(self.records, labels)
+        self.label_match.given = bool(self.settings.labels)
+        self.warnings.extend(f"labels error: {p}" for p in self.label_match.problems)
+        alpha = self.settings.alpha
+        self.corrections = {None: correction(self.tally(), self.label_match, alpha=alpha)}
+        for model, tally in self.model_tallies().items():
+            self.corrections[model] = correction(tally, self.label_match, alpha=alpha)
+
+    def junit_properties(self) -> None:
+        """The corrected pass rates as properties of the JUnit XML's test suite (controller, before
+        the XML is written; ``record_testsuite_property`` would run on xdist workers)."""
+        if self.is_worker:
+            return
+        self.apply_people_labels()
+        xml = next((p for p in self.config.pluginmanager.get_plugins() if callable(getattr(p, "add_global_property", None))), None)
+        if xml is None:
+            return
+        from pytest_llmeval.report.people import junit_properties
+
+        for name, value in junit_properties(self.corrections):
+            xml.add_global_property(name, value)
 
     def _unreviewed_note(self, tally: Tally) -> str:
         if not tally.unreviewed_passes or self.settings.review_passes:
@@ -518,6 +615,7 @@ class LLMEvalSession:
         """Evaluate every gate and set the exit status (controller only; see regression/gates.py)."""
         from pytest_llmeval.regression.gates import decide_exit, gate_only_line
 
+        self.apply_people_labels()
         self.compare_with_baseline()
         self.compare_models()
         regression = self.baseline.gates() if self.baseline is not None and self.settings.fail_on_regression else []

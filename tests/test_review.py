@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import hashlib
 import itertools
 import json
 from pathlib import Path
@@ -55,29 +56,36 @@ def read_csv(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
-def test_export_holds_every_fail_and_review_and_a_fixed_share(pytester: pytest.Pytester) -> None:
+def test_export_holds_a_random_spot_check_and_every_fail_and_review(pytester: pytest.Pytester) -> None:
     write_suite(pytester, review_suite())
     pytester.makeconftest(FLAGGING_GRADER)
     result = pytester.runpytest("--llm-review-export=out/review.csv", "-p", "no:xdist")
-    result.stdout.fnmatch_lines(["review export: 17 samples to out/review.csv (6 failed, 3 needs review, 8 spot check)"])
     path = pytester.path / "out" / "review.csv"
     rows = read_csv(path)
     ids = [r["id"].split("::", 1)[1] for r in rows]
     assert sorted(i for i in ids if not i.startswith("ok")) == sorted(
         [r["id"] for r in review_suite() if not r["id"].startswith("ok")]
     )
-    assert sum(i.startswith("ok") for i in ids) == 8  # 0.2 of 40, exactly: the lowest hashes
-    assert list(rows[0]) == ["id", "file", "sample_id", "selected_because", "question", "expected", "response", "tier", "score", "grader",
-                             "reason", "human_verdict", "human_note"]
+    # the spot check: 0.2 of ALL 49 graded samples (whatever their verdict), exactly: the lowest hashes
+    drawn = [r for r in rows if r["selected_because"] == "random"]
+    assert len(drawn) == 10
+    assert {r["seed"] for r in rows} == {"llmeval"}
+    others = len(rows) - 10
+    result.stdout.fnmatch_lines([f"review export: {len(rows)} samples to out/review.csv (10 random spot check (seed 'llmeval'), *)"])
+    assert others == sum(1 for r in rows if r["selected_because"] in ("failed", "needs_review"))
+    assert list(rows[0]) == ["id", "file", "sample_id", "selected_because", "seed", "question", "expected", "response",
+                             "response_sha256", "tier", "score", "grader", "reason", "human_verdict", "human_note"]
     by_id = {r["id"]: r for r in rows}
     fail = next(r for k, r in by_id.items() if "fail-" in k)
-    assert (fail["selected_because"], fail["tier"], fail["response"], fail["grader"]) == ("failed", "fail", "Bergen", "exact")
+    assert (fail["tier"], fail["response"], fail["grader"]) == ("fail", "Bergen", "exact")
+    assert fail["selected_because"] in ("failed", "random")
+    assert fail["response_sha256"] == hashlib.sha256(b"Bergen").hexdigest()
     assert fail["id"] == f"{fail['file']}::{fail['sample_id']}"
     assert fail["expected"] == "Oslo"
     assert fail["question"].startswith("q")
     assert fail["reason"]
     assert all(r["human_verdict"] == "" and r["human_note"] == "" for r in rows)
-    assert {r["selected_because"] for r in rows if "review-" in r["id"]} == {"needs_review"}
+    assert {r["selected_because"] for r in rows if "review-" in r["id"]} <= {"needs_review", "random"}
     first = path.read_bytes()
     # A rerun and a run on two xdist workers write the same bytes.
     pytester.runpytest("--llm-review-export=out/review.csv", "-p", "no:xdist")
@@ -87,7 +95,7 @@ def test_export_holds_every_fail_and_review_and_a_fixed_share(pytester: pytest.P
     # Another seed picks another share of the same size.
     pytester.runpytest("--llm-review-export=out/other.jsonl", "--llm-review-seed=7")
     lines = [json.loads(line) for line in (pytester.path / "out" / "other.jsonl").read_text().splitlines()]
-    assert len(lines) == 17
+    assert len(lines) == len(rows) or len(lines) >= 10
     assert {r["id"] for r in lines} != {r["id"] for r in rows}
 
 

@@ -268,6 +268,38 @@ def _gates(report: dict[str, Any]) -> list[dict[str, Any]]:
     return gates
 
 
+PLOT_WIDTH = 420.0
+
+
+def _people_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """Pass rates people's labels corrected: the run's (or each model's) grader rate, corrected estimate
+    and interval, with x positions on a 0-100 % axis."""
+    aggregate = report.get("aggregate_metrics") or {}
+    sources: list[tuple[str, Any, Any]] = [("run", aggregate.get("corrected_pass_rate"), aggregate.get("grader_error"))]
+    by_model = report.get("by_model")
+    if isinstance(by_model, dict):
+        sources.extend((str(m), v.get("corrected_pass_rate"), v.get("grader_error")) for m, v in by_model.items() if isinstance(v, dict))
+    rows = []
+    for name, corrected, error in sources:
+        if not isinstance(corrected, dict):
+            continue
+        values = {k: _num(corrected.get(k)) for k in ("estimate", "low", "high", "grader_rate")}
+        if any(v is None for v in values.values()):
+            continue
+        error = error if isinstance(error, dict) else {}
+        rows.append({
+            "name": name, **values, "labels": _fmt(corrected.get("labels")), "interval": _fmt(corrected.get("interval")),
+            "confidence": _num(corrected.get("confidence")), "rests_on": _fmt(corrected.get("rests_on")),
+            "false_pass": _num((error.get("false_pass") or {}).get("rate")),
+            "false_fail": _num((error.get("false_fail") or {}).get("rate")),
+            **{f"x_{k}": round(PLOT_WIDTH * max(0.0, min(1.0, v)), 2) for k, v in values.items() if v is not None},
+        })
+    gate = _num(aggregate.get("min_pass_rate"))
+    for row in rows:
+        row["x_gate"] = None if gate is None else round(PLOT_WIDTH * max(0.0, min(1.0, gate)), 2)
+    return rows
+
+
 def view_model(report: dict[str, Any]) -> dict[str, Any]:
     """Everything the template shows, computed from the report dict."""
     meta = report.get("metadata") or {}
@@ -300,6 +332,8 @@ def view_model(report: dict[str, Any]) -> dict[str, Any]:
         "aggregate_rows": _scalar_rows(aggregate),
         "by_model": _by_model(report),
         "human": human if isinstance(human, dict) else None,
+        "people": _people_rows(report),
+        "plot_width": PLOT_WIDTH,
         "warnings": [str(w) for w in report.get("warnings") or []],
         "tasks": tasks,
         "domains": domains,

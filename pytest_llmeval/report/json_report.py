@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_llmeval.report.people import json_fields
+
 if TYPE_CHECKING:
     from pytest_llmeval.report.tally import Tally
     from pytest_llmeval.session import LLMEvalSession
@@ -58,6 +60,8 @@ def _aggregate(llm_session: LLMEvalSession, tally: Tally) -> dict[str, Any]:
         "errors_mode": settings.errors.value,
         "min_pass_rate": settings.min_pass_rate,
         "gate_passed": _pass_rate_gate_passed(llm_session),
+        # people's labels: null without labels that can correct; per model under by_model
+        **json_fields(llm_session.corrections.get(None), llm_session.label_match),
     }
 
 
@@ -136,6 +140,7 @@ def _by_model(llm_session: LLMEvalSession) -> dict[str, Any]:
         model: {
             **_group(tally),
             "gate_passed": pass_rate_gates.get(model),
+            **json_fields(llm_session.corrections.get(model)),
             "by_task": {name: _group(t) for name, t in tally.groups("task").items()},
             "comparison": llm_session.model_comparisons.get(model),
             "baseline_comparison": _baseline_comparison(llm_session, model),
@@ -183,6 +188,8 @@ def sample_result(r: dict[str, Any]) -> dict[str, Any]:
         **({"retrieval_metrics": r["retrieval_metrics"]} if r.get("retrieval_metrics") else {}),
         **({"reference_metrics": r["reference_metrics"]} if r.get("reference_metrics") else {}),
         **({"reverified": True} if r.get("reverified") else {}),
+        **({"group": r["group"]} if r.get("group") is not None else {}),
+        **({"answer_sha256": r["answer_sha256"]} if r.get("answer_sha256") else {}),
         **{k: r[k] for k in REPEAT_FIELDS if k in r},
         **({"turns": r["turns"]} if r.get("turns") else {}),
     }

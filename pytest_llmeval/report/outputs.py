@@ -24,13 +24,21 @@ def compute_human_agreement(llm_session: LLMEvalSession) -> dict[str, Any] | Non
     """From ``--llm-review-import`` and gold ``human_label`` fields; warnings go to the run's warnings."""
     settings = llm_session.settings
     records = llm_session.records
-    if not settings.review_import and not any(r.get("human_label") for r in records):
+    labelled = llm_session.label_match is not None and bool(llm_session.label_match.applied)
+    if not settings.review_import and not labelled and not any(r.get("human_label") for r in records):
         return None
-    from pytest_llmeval.review import human_agreement, read_verdicts
+    from pytest_llmeval.review import HumanVerdict, human_agreement, review_id
 
     imported: dict[str, Any] = {}
+    if labelled:
+        # labels-file labels count for agreement whatever their selection (a review import's rows win)
+        by_node = {r["nodeid"]: r for r in records}
+        for nodeid, label in llm_session.label_match.applied.items():  # type: ignore[union-attr]
+            if label.origin == "labels" and nodeid in by_node:
+                imported[review_id(by_node[nodeid])] = HumanVerdict("pass" if label.correct else "fail", "", label.source)
     if settings.review_import:
-        imported, warnings = read_verdicts(_path(llm_session, settings.review_import))
+        verdicts, warnings = llm_session.review_verdicts()
+        imported.update(verdicts)
         llm_session.warnings.extend(warnings)
     section, warnings = human_agreement(records, imported, settings.review_import)
     llm_session.warnings.extend(warnings)
@@ -55,14 +63,17 @@ def check_output_paths(llm_session: LLMEvalSession) -> None:
     )
 
     settings = llm_session.settings
-    for flag, name in (*OUTPUTS, ("--llm-review-import", "review_import")):
+    for flag, name in (*OUTPUTS, ("--llm-review-import", "review_import"), ("--llm-labels", "labels")):
         value = getattr(settings, name, None)
         if not value:
             continue
         path = _path(llm_session, value)
         try:
-            check_regular(path, "read" if name == "review_import" else "written")
-            if name != "review_import":
+            reads = name in ("review_import", "labels")
+            check_regular(path, "read" if reads else "written")
+            if name == "labels" and not path.is_file():
+                raise pytest.UsageError(f"{flag}={value}: no such file")
+            if not reads:
                 probe_dir(path.parent)
         except NotRegularFileError as exc:
             raise pytest.UsageError(f"{flag}={value}: {exc}") from None
@@ -142,8 +153,9 @@ def _export_for_review(llm_session: LLMEvalSession) -> None:
     rows = clean_for_output(export_rows(llm_session.records, settings.review_fraction, settings.review_seed))
     write_export(path, rows)
     reasons = Counter(row["selected_because"] for row in rows)
+    names = {"random": f"random spot check (seed {settings.review_seed!r})", "needs_review": "needs review"}
     llm_session.output_notes.append(
         f"review export: {len(rows)} samples to {settings.review_export} ("
-        + ", ".join(f"{reasons[k]} {k.replace('_', ' ')}" for k in ("failed", "error", "needs_review", "spot_check") if reasons[k])
+        + ", ".join(f"{reasons[k]} {names.get(k, k)}" for k in ("random", "failed", "error", "needs_review") if reasons[k])
         + ")"
     )

@@ -85,6 +85,10 @@ def _counts(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst: int) 
         precision = sum(m["modified_precision"] for m in retrieval) / len(retrieval)
         out.add(f"retrieval: {len(retrieval)} samples, mean nDCG (harmonic) {ndcg:.3f}, mean precision {precision:.3f}")
     out.add(f"refusals: {tally.count('refusal')}   needs review: {tally.count('needs_review')}")
+    from pytest_llmeval.report.people import summary_lines as people_lines
+
+    for line in people_lines(llm_session.label_match, llm_session.corrections, tuple(llm_session.settings.models)):
+        out.add(line)
 
 
 def _run_notes(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst: int) -> None:
