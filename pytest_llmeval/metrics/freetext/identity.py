@@ -165,8 +165,12 @@ def _relation(gold: Identity, said: Identity) -> str:
     if gold.kind == "date" and said.kind == "date":
         return _date_relation(gold.value, said.value)
     if (gold.kind == "date" and said.kind == "fiscal") or (gold.kind == "fiscal" and said.kind == "date"):
-        # "fiscal 2022" and "2022" name the same year only when the gold's calendar year is all it says
-        return "same" if gold.value[0] == said.value[0] and (said.kind == "fiscal" or said.value[1:] == (0, 0)) else "different"
+        # "fiscal 2022" and "2022" name the same year only when a bare year is all the date side says;
+        # a fiscal year neither names nor contradicts a day ("fiscal 2021" beside "September 25, 2021")
+        date = gold if gold.kind == "date" else said
+        if date.value[1:] != (0, 0):
+            return "unrelated"
+        return "same" if gold.value[0] == said.value[0] else "different"
     if gold.kind == "date" and said.kind == "century":
         # "the 16th century" for "1524": a coarser period when the year falls inside it
         century, bce = said.value
