@@ -41,3 +41,41 @@ def test_a_fiscal_year_alone_neither_names_nor_contradicts_a_day() -> None:
     # a bare year and a fiscal year of the same number are one identity
     assert identity_match("It was fiscal 2022.", "2022").passed
     assert not identity_match("It was fiscal 2021.", "2022").passed
+
+
+# ---------------------------------------------------------------- the difference an explanation gives
+
+from pytest_llmeval.metrics.numeric import numeric_match  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    ("question", "expected", "response", "difference"),
+    [
+        ("What was revenue in USD millions?", "100", "Revenue was $105 million.", 5.0),
+        ("What was revenue in millions?", "100", "Revenue came to 105.", 5.0),
+        ("Hva var driftsinntektene i millioner kroner?", "1 000", "Driftsinntektene var 950 millioner kroner.", 5.0),
+        ("What was capex in USD billions?", "$8.70", "Capital spending was $9.135 billion.", 5.0),
+    ],
+)
+def test_a_failure_gives_the_difference_of_the_two_values_compared(
+    question: str, expected: str, response: str, difference: float
+) -> None:
+    result = numeric_match(response, expected, question=question)
+    assert not result.passed
+    assert result.percentage_difference == pytest.approx(difference)
+    assert f"difference {difference:.4g}%" in result.explanation
+
+
+@pytest.mark.parametrize(
+    ("question", "expected", "response"),
+    [
+        ("What was revenue in USD millions?", "100", "Revenue was $100 million."),
+        ("What was the net loss?", "A net loss of $3.2 million", "The net result was $3.2 million."),
+        ("What share of revenue did operating expenses take?", "14.7%", "Operating expenses averaged (14.7)% of revenue."),
+    ],
+)
+def test_a_pass_gives_the_difference_of_the_two_values_compared(question: str, expected: str, response: str) -> None:
+    result = numeric_match(response, expected, question=question)
+    assert result.passed, result.explanation
+    assert result.percentage_difference == 0.0
+    assert "(difference 0%)" in result.explanation

@@ -19,10 +19,11 @@ from pytest_llmeval.errors import GraderError
 from pytest_llmeval.metrics.base import MetricResult, enforce
 from pytest_llmeval.metrics.numeric.candidates import Candidate, extract_values, zero_phrases
 from pytest_llmeval.metrics.numeric.comparison import (
+    Reading,
     _currency_as_expected,
     _gold_interps,
     _Interp,
-    _match_candidate,
+    _read_against,
     values_agree,
 )
 from pytest_llmeval.metrics.numeric.explanation import _fmt_val, _tol_text, _unit_match
@@ -348,17 +349,18 @@ def _numeric_match(
             details={"selection": how, "expected_raw": str(exp_repr)},
         )
 
-    def compare(c: Candidate) -> tuple[bool, float, str]:
-        return _match_candidate(gold, c, hints, resp_scale, tol, mode, percent_mode, gold_interps)
+    def compare(c: Candidate) -> Reading:
+        return _read_against(gold, c, hints, resp_scale, tol, mode, percent_mode, gold_interps)
 
-    ok, found, found_val, note, how = _compare_selected(compare, chosen, extras, how)
+    ok, found, reading, how = _compare_selected(compare, chosen, extras, how)
+    found_val, note = reading.value, reading.note
     found_currency = _currency_as_expected(found, exp_currency)
     unit_match = _unit_match(gold, found, exp_currency, found_currency)
     currency_note = _currency_note(found, exp_currency, found_currency, require_currency)
     currency_failed = bool(require_currency and exp_currency and found_currency != exp_currency)
     if currency_failed or (percent_mode == "strict" and gold.percent != found.percent):
         ok = False
-    pdiff = _percentage_difference(found_val, gold.value)
+    pdiff = reading.difference()
     score = _score(ok, pdiff, partial_credit)
     found_desc = (
         f'found {_fmt_val(found_val, found.percent, found.currency)} (from "{found.raw}", {how})'
@@ -464,37 +466,31 @@ def _nothing_stated(cands: list[Candidate]) -> str:
 
 
 def _compare_selected(
-    compare: Callable[[Candidate], tuple[bool, float, str]],
+    compare: Callable[[Candidate], Reading],
     chosen: list[Candidate],
     extras: list[Asserted],
     how: str,
-) -> tuple[bool, Candidate, float, str, str]:
+) -> tuple[bool, Candidate, Reading, str]:
     """Compare the stated figures, then the figures asserted beside them, with the gold:
-    (agrees, figure reported, its value, note, how it was found)."""
+    (agrees, figure reported, its reading, how it was found)."""
     found = chosen[0] if chosen else extras[0].cand
-    found_val = found.value
-    ok = False
-    note = ""
+    reading: Reading | None = None
     for c in chosen:
-        agree, val, nt = compare(c)
-        if agree:
-            ok, found, found_val, note = True, c, val, nt
-            break
-        if c is chosen[0]:
-            found_val = val
-    if not chosen:
-        found_val = compare(found)[1]
+        r = compare(c)
+        if r.ok:
+            return True, c, r, how
+        if reading is None:
+            reading = r
+    if reading is None:
+        reading = compare(found)
         how = f"{extras[0].description}, {how}"
-    if not ok:
-        # The gold asserted in another role of the answer sentence (a change beside its
-        # endpoints, the level it leads to, a total before its parts) answers too.
-        for a in extras:
-            agree, val, nt = compare(a.cand)
-            if agree:
-                ok, found, found_val, note = True, a.cand, val, nt
-                how = f"{a.description}, beside {how}"
-                break
-    return ok, found, found_val, note, how
+    # The gold asserted in another role of the answer sentence (a change beside its
+    # endpoints, the level it leads to, a total before its parts) answers too.
+    for a in extras:
+        r = compare(a.cand)
+        if r.ok:
+            return True, a.cand, r, f"{a.description}, beside {how}"
+    return False, found, reading, how
 
 
 def _currency_note(
@@ -506,14 +502,6 @@ def _currency_note(
     if exp_currency and not found.currency and required:
         return f"; the answer states no currency (expected {exp_currency})"
     return ""
-
-
-def _percentage_difference(found_val: float, gold_val: float) -> float:
-    """|found - gold| as a percentage of |gold|; 0 or infinity when the gold is zero."""
-    denom = abs(gold_val) if gold_val else 0.0
-    if denom:
-        return abs(found_val - gold_val) / denom * 100.0
-    return 0.0 if found_val == gold_val else math.inf
 
 
 def _verdict_text(ok: bool, pdiff: float, tol: float, mode: str, currency_failed: bool) -> str:
