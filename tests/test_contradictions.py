@@ -79,3 +79,63 @@ def test_a_pass_gives_the_difference_of_the_two_values_compared(question: str, e
     assert result.passed, result.explanation
     assert result.percentage_difference == 0.0
     assert "(difference 0%)" in result.explanation
+
+
+# ---------------------------------------------------------------- an answer's own polarity words
+
+# (question, expected, answer): the answer's own word contradicts the expected sign -> fail
+SIGN_CONTRADICTED = [
+    ("What was Acme's net income?", "A net loss of $3.2 million", "Acme reported a net profit of $3.2 million"),
+    ("What was the result for the year?", "a net loss of $3.2 million", "The company posted $3.2 million in profit."),
+    ("What was the result for the year?", "a loss of 3.2 million", "It booked a $3.2 million gain."),
+    ("What was the net loss?", "$3.2 million", "The company turned a profit of $3.2 million."),
+    ("What were total deficits?", "$5 million", "There was no deficit; the surplus was $5 million."),
+    ("How did revenue change?", "a decrease of 5%", "Revenue went up 5%."),
+    ("What was the decline in revenue?", "5%", "Revenue grew 5% over the year."),
+    ("What was the operating margin?", "-2.1%", "Operating margin was a positive 2.1%."),
+    ("Hva ble årsresultatet?", "Et underskudd på 12 millioner kroner", "Selskapet fikk et overskudd på 12 millioner kroner."),
+    ("Hva ble årsresultatet?", "-12 mill. kr", "Årsresultatet ble 12 mill. kr i overskudd."),
+    ("Hvor mye endret omsetningen seg?", "en nedgang på 4,5 prosent", "Omsetningen hadde en økning på 4,5 prosent."),
+    ("Hvor stor var gevinsten?", "1 692 mill. kr", "Fondet hadde et tap på 1 692 mill. kr."),
+    ("Wie hoch war der Verlust?", "3,5 Mio. EUR", "Es gab einen Gewinn von 3,5 Mio. EUR."),
+    ("Hur stor var förlusten?", "4,2 miljoner kronor", "Bolaget redovisade en vinst på 4,2 miljoner kronor."),
+]
+# the answer states the expected sign, or none at all: the sign from the question or gold applies
+SIGN_AGREES = [
+    ("What was Acme's net income?", "A net loss of $3.2 million", "Acme reported a net loss of $3.2 million"),
+    ("What was Acme's net income?", "A net loss of $3.2 million", "Acme's net result was $3.2 million."),
+    ("What was the net loss?", "$3.2 million", "Net loss narrowed to $3.2 million."),
+    ("What was the net loss?", "$3.2 million", "The net loss fell to $3.2 million."),
+    ("What was the decline in revenue?", "5%", "Revenue declined 5%."),
+    ("How did revenue change?", "a decrease of 5%", "Revenue was down 5%."),
+    ("What was the gross margin?", "40%", "Gross margin was 40%, down from 42%."),
+    ("What was the gross profit margin?", "40%", "Gross margin decreased 2 points to 40%."),
+    ("What was the reduced VAT rate?", "15%", "The reduced rate is 15%."),
+    ("Hva ble årsresultatet?", "Et underskudd på 12 millioner kroner", "Selskapet fikk et underskudd på 12 millioner kroner."),
+    ("Hvor stor var gevinsten?", "1 692 mill. kr", "Gevinsten var 1 692 mill. kr."),
+]
+
+
+@pytest.mark.parametrize(("question", "expected", "response"), SIGN_CONTRADICTED)
+def test_the_answers_own_polarity_word_vetoes_a_match(question: str, expected: str, response: str) -> None:
+    assert not numeric_match(response, expected, question=question).passed
+
+
+@pytest.mark.parametrize(("question", "expected", "response"), SIGN_AGREES)
+def test_a_sign_from_the_question_or_gold_applies_where_the_answer_states_none(
+    question: str, expected: str, response: str
+) -> None:
+    result = numeric_match(response, expected, question=question)
+    assert result.passed, result.explanation
+
+
+def test_polarity_words_live_in_a_table_per_language() -> None:
+    from pytest_llmeval.metrics.numeric.polarity import TABLES
+
+    assert {"en", "nb", "nn", "sv", "da", "de", "fr"} <= set(TABLES)
+    for table in TABLES.values():
+        assert table.up, table.code
+        assert table.down, table.code
+        assert not table.up & table.down, table.code
+    assert {"overskudd", "gevinst", "økning", "opp", "positiv"} <= TABLES["nb"].up
+    assert {"underskudd", "tap", "nedgang", "ned", "negativ"} <= TABLES["nb"].down

@@ -188,13 +188,14 @@ class Reading(NamedTuple):
     reference: float
     magnitude: bool = False
 
-    def difference(self) -> float:
-        """|value - reference| as a percentage of |reference|, of the two values compared (sizes
-        when they agree as sizes); 0 or infinity when the reference is zero."""
-        a, b = (abs(self.value), abs(self.reference)) if self.magnitude else (self.value, self.reference)
-        if b:
-            return abs(a - b) / abs(b) * 100.0
-        return 0.0 if a == b else math.inf
+
+def reading_difference(r: Reading) -> float:
+    """|value - reference| as a percentage of |reference|: the two values compared (sizes when
+    they agree as sizes); 0 or infinity when the reference is zero."""
+    a, b = (abs(r.value), abs(r.reference)) if r.magnitude else (r.value, r.reference)
+    if b:
+        return abs(a - b) / abs(b) * 100.0
+    return 0.0 if a == b else math.inf
 
 
 def _match_candidate(
@@ -251,7 +252,11 @@ def _read_against(
                 if not ok and magnitude:
                     ok = sizes = _agree(unit, abs(gi.value), gi.ulp, abs(cv), ci.ulp, csig, tol, mode)
                     if ok:
-                        snote = "sign read from the question's direction"
+                        snote = (
+                            "sign read from the question's direction"
+                            if hints.magnitude_ok
+                            else "sign read from the expected answer's words"
+                        )
                 if ok:
                     notes = [n for n in (gi.note, ci.note, snote) if n]
                     return Reading(True, cv, "; ".join(notes), gi.value, sizes)

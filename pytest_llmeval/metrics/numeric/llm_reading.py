@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_llmeval.errors import GraderError
 from pytest_llmeval.metrics.numeric.candidates import Candidate, extract_values
-from pytest_llmeval.metrics.numeric.comparison import _read_against
+from pytest_llmeval.metrics.numeric.comparison import _read_against, reading_difference
 from pytest_llmeval.metrics.numeric.explanation import _fmt_val, _tol_text, _unit_match
 from pytest_llmeval.metrics.numeric.gold import (
     _Gold,
@@ -304,7 +304,7 @@ def _compare(
         return False, val, "percent required to match (percent='strict')"
     if not _unit_match(gold, cand, exp_currency, found_currency):
         note = "; ".join(n for n in (note, f"unit differs ({found_currency or '%'})") if n)
-    pdiff = reading.difference()
+    pdiff = reading_difference(reading)
     diff = f"difference {pdiff:.4g}%" if math.isfinite(pdiff) else "difference inf%"
     verdict = (
         f"match within {_tol_text(tol, mode)}" if ok else f"{diff} exceeds {_tol_text(tol, mode)}"

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_llmeval.errors import GraderError
 from pytest_llmeval.metrics.base import MetricResult, enforce
+from pytest_llmeval.metrics.numeric import polarity
 from pytest_llmeval.metrics.numeric.candidates import Candidate, extract_values, zero_phrases
 from pytest_llmeval.metrics.numeric.comparison import (
     Reading,
@@ -24,6 +25,7 @@ from pytest_llmeval.metrics.numeric.comparison import (
     _gold_interps,
     _Interp,
     _read_against,
+    reading_difference,
     values_agree,
 )
 from pytest_llmeval.metrics.numeric.explanation import _fmt_val, _tol_text, _unit_match
@@ -360,14 +362,17 @@ def _numeric_match(
     currency_failed = bool(require_currency and exp_currency and found_currency != exp_currency)
     if currency_failed or (percent_mode == "strict" and gold.percent != found.percent):
         ok = False
-    pdiff = reading.difference()
+    sign_conflict = _sign_conflict(response, found, cands, gold, expected, question) if ok else None
+    if sign_conflict:
+        ok = False
+    pdiff = reading_difference(reading)
     score = _score(ok, pdiff, partial_credit)
     found_desc = (
         f'found {_fmt_val(found_val, found.percent, found.currency)} (from "{found.raw}", {how})'
     )
     if note:
         found_desc += f" [{note}]"
-    verdict = _verdict_text(ok, pdiff, tol, mode, currency_failed)
+    verdict = _verdict_text(ok, pdiff, tol, mode, currency_failed, sign_conflict)
     return NumericMatch(
         passed=ok,
         score=round(score, 6),
@@ -387,6 +392,17 @@ def _numeric_match(
             "percent": percent_mode,
             "match": match,
         },
+    )
+
+
+def _sign_conflict(
+    response: str, found: Candidate, cands: list[Candidate], gold: _Gold, expected: Any, question: str | None
+) -> str | None:
+    """The answer's own polarity words stand: a sign read from the question or the gold never
+    overrules them, so they can only turn a match into a contradiction (why, or None)."""
+    return polarity.contradiction(
+        polarity.stated(response, found, cands),
+        polarity.expected(gold, expected if isinstance(expected, str) else None, question),
     )
 
 
@@ -504,8 +520,13 @@ def _currency_note(
     return ""
 
 
-def _verdict_text(ok: bool, pdiff: float, tol: float, mode: str, currency_failed: bool) -> str:
-    """The closing clause of the explanation: within tolerance, by how much not, or currency."""
+def _verdict_text(
+    ok: bool, pdiff: float, tol: float, mode: str, currency_failed: bool, sign_conflict: str | None = None
+) -> str:
+    """The closing clause of the explanation: within tolerance, by how much not, currency, or
+    the answer's own sign word."""
+    if sign_conflict:
+        return f"{sign_conflict} (difference {pdiff:.4g}% as sizes)"
     if ok:
         return f"match within {_tol_text(tol, mode)} (difference {pdiff:.4g}%)"
     if currency_failed:

@@ -1,0 +1,287 @@
+"""Polarity stage of the numeric grader: the sign an answer's own words give its figure.
+
+"a net profit of $3.2 million", "500M profit", "fell 5%", "et underskudd på 12 mill.": words beside
+a figure state whether it is a gain or a loss, a rise or a fall. The comparison may read a sign
+from the question or the gold where the answer states none; where the answer states one, it
+stands, so this stage can only turn a match into a contradiction (:func:`contradiction`), never
+the other way. The words live in one table per language (:data:`TABLES`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pytest_llmeval.metrics.numeric.candidates import Candidate
+    from pytest_llmeval.metrics.numeric.gold import _Gold
+
+
+@dataclass(frozen=True)
+class PolarityWords:
+    """The words of one language that give a figure beside them a sign. Lower case, whole words."""
+
+    code: str
+    # A gain, a rise: profit, surplus, increase, rose, up.
+    up: frozenset[str]
+    # A loss, a fall: loss, deficit, decrease, fell, down.
+    down: frozenset[str]
+    # After a direction word these make the figure an endpoint ("rose to", "down from"), not its size.
+    endpoint: frozenset[str]
+    # Before a polarity word these cancel it ("no loss", "ikke tap").
+    negation: frozenset[str]
+    # Words that may stand between a figure and the polarity noun after it ("$3.2 million in losses").
+    filler: frozenset[str]
+    # The polarity words a question may use to ask for a gain or a loss (no "up"/"down": they
+    # are particles there as often as directions).
+    asked_up: frozenset[str]
+    asked_down: frozenset[str]
+
+
+def _w(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+TABLES: dict[str, PolarityWords] = {
+    t.code: t
+    for t in (
+        PolarityWords(
+            code="en",
+            up=_w(
+                "profit profits profitable gain gains gained surplus increase increased increases "
+                "rise rises rose risen grew growth climbed jumped expanded up higher positive"
+            ),
+            down=_w(
+                "loss losses lost deficit deficits shortfall decrease decreased decreases decline "
+                "declined declines fell fall falls fallen drop dropped drops shrank shrunk slipped slid "
+                "sank plunged tumbled contracted contraction reduction down lower negative"
+            ),
+            endpoint=_w("to from than since"),
+            negation=_w("no not never without"),
+            filler=_w("in of a an net total"),
+            asked_up=_w("profit profits gain gains surplus surpluses increase increased growth grew rise rose"),
+            asked_down=_w(
+                "loss losses deficit deficits shortfall decrease decreased decline declined drop dropped "
+                "fall fell reduction shrank"
+            ),
+        ),
+        PolarityWords(
+            code="nb",
+            up=_w(
+                "overskudd overskuddet gevinst gevinsten fortjeneste økning økningen økte økt steg "
+                "stigning vekst veksten vokste opp høyere positiv positive"
+            ),
+            down=_w(
+                "underskudd underskuddet tap tapet tapte nedgang nedgangen falt fall fallet sank "
+                "redusert reduserte reduksjon ned lavere negativ negative"
+            ),
+            endpoint=_w("til fra enn"),
+            negation=_w("ikke ingen uten"),
+            filler=_w("i av et en netto"),
+            asked_up=_w("overskudd overskuddet gevinst gevinsten økning økningen vekst veksten"),
+            asked_down=_w("underskudd underskuddet tap tapet nedgang nedgangen reduksjon fall fallet"),
+        ),
+        PolarityWords(
+            code="nn",
+            up=_w("overskot overskotet gevinst auke auken auka steig vekst opp høgare positiv"),
+            down=_w("underskot underskotet tap tapet tapa nedgang fall fallet sokk ned lågare negativ"),
+            endpoint=_w("til frå enn"),
+            negation=_w("ikkje ingen utan"),
+            filler=_w("i av eit ein netto"),
+            asked_up=_w("overskot overskotet gevinst auke auken vekst"),
+            asked_down=_w("underskot underskotet tap tapet nedgang fall fallet"),
+        ),
+        PolarityWords(
+            code="sv",
+            up=_w("vinst vinsten överskott ökning ökningen ökade ökat steg upp högre positiv tillväxt"),
+            down=_w("förlust förlusten underskott minskning minskningen minskade minskat sjönk föll ned lägre negativ"),
+            endpoint=_w("till från än"),
+            negation=_w("inte ingen utan"),
+            filler=_w("i av ett en netto"),
+            asked_up=_w("vinst vinsten överskott ökning ökningen tillväxt"),
+            asked_down=_w("förlust förlusten underskott minskning minskningen"),
+        ),
+        PolarityWords(
+            code="da",
+            up=_w("overskud overskuddet gevinst stigning steg øgning øget op højere positiv vækst"),
+            down=_w("underskud underskuddet tab tabet fald faldet faldt nedgang ned lavere negativ"),
+            endpoint=_w("til fra end"),
+            negation=_w("ikke ingen uden"),
+            filler=_w("i af et en netto"),
+            asked_up=_w("overskud overskuddet gevinst stigning vækst"),
+            asked_down=_w("underskud underskuddet tab tabet fald faldet nedgang"),
+        ),
+        PolarityWords(
+            code="de",
+            up=_w("gewinn gewinne überschuss anstieg stieg gestiegen zuwachs wachstum erhöhung höher positiv"),
+            down=_w("verlust verluste defizit fehlbetrag rückgang sank gesunken fiel gefallen niedriger negativ"),
+            endpoint=_w("auf als"),  # "von" is "of" after a noun as often as "from"
+            negation=_w("kein keine keinen nicht ohne"),
+            filler=_w("an im in ein einen einem netto"),
+            asked_up=_w("gewinn gewinne überschuss anstieg zuwachs wachstum"),
+            asked_down=_w("verlust verluste defizit fehlbetrag rückgang"),
+        ),
+        PolarityWords(
+            code="fr",
+            up=_w("bénéfice bénéfices excédent hausse augmentation progression positif positive"),
+            down=_w("perte pertes déficit baisse diminution recul négatif négative"),
+            endpoint=_w("à que"),
+            negation=_w("pas aucun aucune sans"),
+            filler=_w("de d en net nette"),
+            asked_up=_w("bénéfice excédent hausse augmentation progression"),
+            asked_down=_w("perte déficit baisse diminution recul"),
+        ),
+    )
+}
+
+
+@dataclass(frozen=True)
+class _Lexicon:
+    """Every table merged: a word's sign, and the words of each role in any language."""
+
+    sign: dict[str, int]
+    asked: dict[str, int]
+    endpoint: frozenset[str]
+    negation: frozenset[str]
+    filler: frozenset[str]
+
+
+@lru_cache(maxsize=1)
+def _lexicon() -> _Lexicon:
+    sign: dict[str, int] = {}
+    asked: dict[str, int] = {}
+    for t in TABLES.values():
+        sign.update(dict.fromkeys(t.up, 1))
+        sign.update(dict.fromkeys(t.down, -1))
+        asked.update(dict.fromkeys(t.asked_up, 1))
+        asked.update(dict.fromkeys(t.asked_down, -1))
+    return _Lexicon(
+        sign=sign,
+        asked=asked,
+        endpoint=frozenset().union(*(t.endpoint for t in TABLES.values())),
+        negation=frozenset().union(*(t.negation for t in TABLES.values())),
+        filler=frozenset().union(*(t.filler for t in TABLES.values())),
+    )
+
+
+_WORD_RE = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
+# Where a figure's clause ends: a sentence mark, a semicolon, a line break.
+_CLAUSE_END_RE = re.compile(r"[.!?;](?:\s|$)|\n")
+_WINDOW = 120  # characters read on either side of a figure
+_LEFT_WORDS = 8  # words read back from a figure
+_RIGHT_WORDS = 3  # words read after it (a noun right after: "500M profit", "3,5 % tap")
+
+
+@dataclass(frozen=True)
+class Polarity:
+    """A sign stated in words and the word that states it."""
+
+    sign: int
+    word: str
+
+
+def stated(text: str, found: Candidate, cands: list[Candidate]) -> Polarity | None:
+    """The sign the answer's own words give ``found``: the nearest polarity word of its clause,
+    before it ("a net loss of", "fell") or right after it ("500M profit"); None when none does."""
+    start, end = found.span
+    lo, hi = max(0, start - _WINDOW), min(len(text), end + _WINDOW)
+    for c in cands:
+        # a word before an earlier figure belongs to that figure, and one after a later figure to it
+        if c.span[1] <= start:
+            lo = max(lo, c.span[1])
+        elif c.span[0] >= end:
+            hi = min(hi, c.span[0])
+    left = text[lo:start]
+    cut = None
+    for m in _CLAUSE_END_RE.finditer(left):
+        cut = m.end()
+    if cut is not None:
+        left = left[cut:]
+    right = text[end:hi]
+    stop = _CLAUSE_END_RE.search(right)
+    if stop is not None:
+        right = right[: stop.start()]
+    before, after = _before(left), _after(right)
+    if before is None or after is None:
+        hit = before or after
+        return hit[0] if hit is not None else None
+    # a word on each side: the nearer one states it
+    return after[0] if after[1] < before[1] else before[0]
+
+
+def _before(left: str) -> tuple[Polarity, int] | None:
+    lex = _lexicon()
+    words = list(_WORD_RE.finditer(left))[-_LEFT_WORDS:]
+    for i in range(len(words) - 1, -1, -1):
+        w = words[i].group(0).lower()
+        sign = lex.sign.get(w)
+        if sign is None:
+            continue
+        nxt = words[i + 1].group(0).lower() if i + 1 < len(words) else None
+        if nxt in lex.endpoint:
+            continue  # "rose to $5 million", "down from 3.8%": an endpoint, not the change
+        if i > 0 and words[i - 1].group(0).lower() in lex.negation:
+            return None
+        return Polarity(sign, words[i].group(0)), len(left) - words[i].end()
+    return None
+
+
+def _after(right: str) -> tuple[Polarity, int] | None:
+    lex = _lexicon()
+    pos = 0
+    for k, m in enumerate(_WORD_RE.finditer(right)):
+        if k >= _RIGHT_WORDS or right[pos : m.start()].strip(" \u00a0\u202f%"):
+            return None  # punctuation or a sign between: the word is no longer the figure's
+        w = m.group(0).lower()
+        sign = lex.sign.get(w)
+        if sign is not None:
+            rest = _WORD_RE.match(right, m.end() + 1) if m.end() < len(right) else None
+            nxt = rest.group(0).lower() if rest is not None and not right[m.end() : rest.start()].strip() else None
+            if nxt in lex.endpoint:
+                return None  # "5% higher than", "$3.2 million up from": a comparison
+            return Polarity(sign, m.group(0)), m.start()
+        if w not in lex.filler:
+            return None
+        pos = m.end()
+    return None
+
+
+def expected(gold: _Gold, expected_text: str | None, question: str | None) -> Polarity | None:
+    """The sign the gold states (a minus, brackets, its own words) or, for a gold that is a bare
+    size, the sign its question asks for ("What was the net loss?")."""
+    lex = _lexicon()
+    own = _one_sided(expected_text[:2000], lex.sign) if expected_text else None
+    if gold.value < 0:
+        return own if own is not None and own.sign < 0 else Polarity(-1, gold.raw)
+    if own is not None:
+        return own
+    if question and gold.value > 0 and not gold.raw.lstrip().startswith("+"):
+        return _one_sided(question[:2000], lex.asked)
+    return None
+
+
+def _one_sided(text: str, table: dict[str, int]) -> Polarity | None:
+    """The sign of a text's polarity words when they all agree ("net loss"); None when it has
+    none or both ("income (loss)", "increase or decrease")."""
+    found: Polarity | None = None
+    for m in _WORD_RE.finditer(text):
+        sign = table.get(m.group(0).lower())
+        if sign is None:
+            continue
+        if found is not None and found.sign != sign:
+            return None
+        found = found or Polarity(sign, m.group(0))
+    return found
+
+
+def contradiction(said: Polarity | None, wanted: Polarity | None) -> str | None:
+    """Why the answer's own sign contradicts the expected one, or None."""
+    if said is None or wanted is None or said.sign == wanted.sign:
+        return None
+    what = {1: "a gain or rise", -1: "a loss or fall"}
+    return (
+        f'the answer\'s own word "{said.word}" states {what[said.sign]}; '
+        f'the expected answer is {what[wanted.sign]} ("{wanted.word}")'
+    )
