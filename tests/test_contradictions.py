@@ -139,3 +139,30 @@ def test_polarity_words_live_in_a_table_per_language() -> None:
         assert not table.up & table.down, table.code
     assert {"overskudd", "gevinst", "økning", "opp", "positiv"} <= TABLES["nb"].up
     assert {"underskudd", "tap", "nedgang", "ned", "negativ"} <= TABLES["nb"].down
+
+
+# ---------------------------------------------------------------- figures tie to the words beside them
+
+TIED = [
+    # (answer, category, question, expected)
+    ("We booked 1.5B revenue, 500M profit.", "revenue", "What was revenue?", "1.5 billion"),
+    ("We booked 1.5B revenue, 500M profit.", "net income", "What was the profit?", "500 million"),
+    ("The year closed with $2.4 billion net sales, $310 million net income.", "revenue", None, "$2.4 billion"),
+    ("Q4: 812M turnover, 95M operating profit", "revenue", None, "812 million"),
+    ("Vi bokførte 1,5 mrd. i omsetning og 500 mill. i overskudd.", None, "Hva var overskuddet?", "500 millioner"),
+    ("Vi bokførte 1,5 mrd. i omsetning og 500 mill. i overskudd.", None, "Hva var omsetningen?", "1,5 milliarder"),
+    ("Koncernen redovisade 3,2 miljarder i omsättning och 410 miljoner i vinst.", None, "Hur stor var vinsten?", "410 miljoner"),
+]
+
+
+@pytest.mark.parametrize(("response", "category", "question", "expected"), TIED)
+def test_a_figure_ties_to_the_label_right_after_it(
+    response: str, category: str | None, question: str | None, expected: str
+) -> None:
+    result = numeric_match(response, expected, category=category, question=question)
+    assert result.passed, result.explanation
+
+
+def test_the_figure_after_a_label_stays_its_own() -> None:
+    assert numeric_match("Revenue 1.5B, profit 500M.", "500 million", category="revenue").passed is False
+    assert numeric_match("Revenue was 1.5B and profit 500M.", "1.5 billion", category="revenue").passed
