@@ -166,3 +166,38 @@ def test_a_figure_ties_to_the_label_right_after_it(
 def test_the_figure_after_a_label_stays_its_own() -> None:
     assert numeric_match("Revenue 1.5B, profit 500M.", "500 million", category="revenue").passed is False
     assert numeric_match("Revenue was 1.5B and profit 500M.", "1.5 billion", category="revenue").passed
+
+
+# ---------------------------------------------------------------- a different figure in a textual gold
+
+from pytest_llmeval.metrics.freetext.correctness import answer_correctness  # noqa: E402
+
+FIGURE_CONFLICTS = [
+    ("What is the reduced VAT rate?", "reduced rate of 15%", "reduced rate of 12%"),
+    ("What is the reduced VAT rate?", "The reduced rate is 15 percent.", "Food is taxed at the reduced rate of 12 percent."),
+    ("Hva er redusert mva-sats?", "Matvarer har redusert sats, 15 prosent.", "Matvarer har redusert sats på 12 prosent."),
+    ("What was Amcor's adjusted EBITDA?", "AMCOR's Adj. EBITDA was $2,018mn in FY 2023", "Amcor's adjusted EBITDA for FY 2023 was $1,829 million."),
+    ("How fast did the segment shrink?", "The consumer segment shrunk by 0.9% organically.", "The consumer segment shrank 3.2% organically."),
+]
+
+
+@pytest.mark.parametrize(("question", "expected", "response"), FIGURE_CONFLICTS)
+def test_an_explicitly_different_figure_vetoes_a_textual_gold(question: str, expected: str, response: str) -> None:
+    verdict = answer_correctness(response, expected, question=question, judge="offline")
+    assert not verdict.passed
+    assert "where the expected answer states" in verdict.explanation
+
+
+@pytest.mark.parametrize(
+    ("question", "expected", "response"),
+    [
+        ("What is the reduced VAT rate?", "reduced rate of 15%", "The reduced rate is 15%."),
+        ("Which region led EBITDAR?", "Las Vegas resorts contributed ~90% of company level EBITDAR.", "Las Vegas resorts, with about 88% of EBITDAR."),
+        ("Did Microsoft increase its debt?", "No. Microsoft decreased its debt by $2.5bn.", "No, total debt fell from $49.8 billion to $47.2 billion."),
+    ],
+)
+def test_no_veto_for_the_same_figure_an_approximate_one_or_a_shared_yes_no(
+    question: str, expected: str, response: str
+) -> None:
+    verdict = answer_correctness(response, expected, question=question, judge="offline")
+    assert "where the expected answer states" not in verdict.explanation

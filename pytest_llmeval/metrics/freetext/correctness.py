@@ -239,6 +239,8 @@ class Signals:
     resp_rejects_metric: bool = False
     swapped: list[tuple[str, str]] = field(default_factory=list)  # (gold word, the response's word instead)
     filing_dump: bool = False  # the response is a pasted filing cover page, not an answer
+    # "reduced rate of 12%" for "reduced rate of 15%": no key figure stated, another of its kind instead
+    figure_conflict: str = ""
 
 
 # ---------------------------------------------------------------- the gold's answer vs its asides
@@ -485,6 +487,11 @@ def _figure_signals(
         derived = _derived_values([stated(sent) for sent in _sentences(response)])
         key_derived = sum(1 for g in unmatched if _derived_agree(g.value, g.percent, derived, p["derived_tol"]))
     key_matched = len(keys) - len(unmatched) + key_derived
+    conflict = ""
+    if keys and not key_matched:
+        from pytest_llmeval.metrics.freetext.contradiction import figure_conflict
+
+        conflict = figure_conflict(keys, stated(response), q_vals, gold_part)
     return {
         "gold_numeric": False,
         "final_match": None,
@@ -493,6 +500,7 @@ def _figure_signals(
         "key_matched": key_matched,
         "key_total": len(keys),
         "key_derived": key_derived,
+        "figure_conflict": conflict,
     }
 
 
@@ -592,6 +600,14 @@ Verdict = tuple[bool, float, list[str]]
 
 def _rule_refusal(s: Signals) -> Verdict | None:
     return (False, 0.0, [s.refusal_why]) if s.refusal else None
+
+
+def _rule_figure_conflict(s: Signals) -> Verdict | None:
+    """An explicitly different figure vetoes: the response states none of the gold's key figures
+    and one of their kind instead ("reduced rate of 12%" for "reduced rate of 15%")."""
+    if not s.figure_conflict or (s.gold_polarity and s.gold_polarity in (s.resp_polarity, s.concl_polarity)):
+        return None  # "No. ... decreased its debt by $2.5bn": the shared yes/no is the answer
+    return False, 0.0, [s.figure_conflict]
 
 
 def _rule_numeric_gold(s: Signals) -> Verdict | None:
@@ -740,6 +756,7 @@ RULES: dict[str, Callable[[Signals], Verdict | None]] = {
     "polarity": _rule_polarity,
     "negated_answer": _rule_negated_answer,
     "numeric_gold": _rule_numeric_gold,
+    "figure_conflict": _rule_figure_conflict,
     "direction": _rule_direction,
     "option": _rule_option,
     "missing_date": _rule_missing_date,
