@@ -13,6 +13,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from pytest_llmeval.errors import GraderError
@@ -652,5 +653,20 @@ def looks_numeric(expected: str) -> bool:
     for c in reversed(cands):
         rest = rest[: c.span[0]] + " " + rest[c.span[1] :]
     rest = _FILLER_RE.sub(" ", rest)
-    leftover = re.findall(r"[A-Za-z]{2,}", rest)
+    leftover = [w for w in re.findall(r"[^\W\d_]{2,}", rest) if w.lower() not in _figure_words()]
     return len(leftover) <= 1
+
+
+@lru_cache(maxsize=1)
+def _figure_words() -> frozenset[str]:
+    """Words of any language's tables that only say what a figure is: scale, percent, currency,
+    sign and polarity words ("Et underskudd på 12 millioner kroner" is a figure)."""
+    from pytest_llmeval.metrics.numeric.language import LANGUAGES
+
+    words: set[str] = set()
+    for t in LANGUAGES.values():
+        words.update(t.scales, t.percent, t.points, t.currency_words, t.negative_after)
+        words.update(w for phrase in t.negative_before for w in phrase.split())
+    for p in polarity.TABLES.values():
+        words.update(p.up, p.down, p.filler)
+    return frozenset(w.lower().rstrip(".") for w in words)
