@@ -201,3 +201,38 @@ def test_no_veto_for_the_same_figure_an_approximate_one_or_a_shared_yes_no(
 ) -> None:
     verdict = answer_correctness(response, expected, question=question, judge="offline")
     assert "where the expected answer states" not in verdict.explanation
+
+
+# ---------------------------------------------------------------- polarity words in a textual gold
+
+POLARITY_CONFLICTS = [
+    ("How did the company do?", "The company made a loss in 2023.", "The company made a profit in 2023."),
+    ("How did the company do?", "The company made a loss of $3.2 million in 2023.", "The company made a profit of $3.2 million in 2023."),
+    ("Hvordan gikk det med resultatet?", "Selskapet gikk med underskudd i 2023.", "Selskapet gikk med overskudd i 2023."),
+    ("Hvordan utviklet omsetningen seg?", "Omsetningen falt 5 prosent til 10 millioner kroner.", "Omsetningen økte 5 prosent til 10 millioner kroner."),
+    ("Hvordan utviklet kursen seg?", "Kursen gikk ned 3 prosent.", "Kursen gikk opp 3 prosent."),
+    ("Wie entwickelte sich der Umsatz?", "Der Umsatz sank um 5 Prozent.", "Der Umsatz stieg um 5 Prozent."),
+    ("How did revenue develop?", "Revenue fell 5% to $10 million in 2023.", "Revenue rose 5% to $10 million in 2023."),
+]
+
+
+@pytest.mark.parametrize(("question", "expected", "response"), POLARITY_CONFLICTS)
+def test_the_answers_polarity_words_veto_a_textual_gold(question: str, expected: str, response: str) -> None:
+    verdict = answer_correctness(response, expected, question=question, judge="offline")
+    assert not verdict.passed, verdict.explanation
+
+
+@pytest.mark.parametrize(
+    ("question", "expected", "response"),
+    [
+        ("How did the company do?", "The company made a loss in 2023.", "It made a loss in 2023."),
+        ("Did Microsoft increase its debt?", "No. Microsoft decreased its debt.", "No, Microsoft has not increased its debt."),
+        ("How did the segment do?", "The consumer segment shrunk by 0.9% organically.", "Consumer had organic sales growth of (0.9)%."),
+        ("Hvordan utviklet omsetningen seg?", "Omsetningen falt 5 prosent.", "Omsetningen gikk ned 5 prosent."),
+    ],
+)
+def test_no_polarity_veto_for_the_same_sign_a_negated_word_or_a_written_minus(
+    question: str, expected: str, response: str
+) -> None:
+    verdict = answer_correctness(response, expected, question=question, judge="offline")
+    assert "where the expected answer says" not in verdict.explanation

@@ -49,3 +49,15 @@ def figure_conflict(keys: list[Candidate], said: list[Candidate], asked: list[fl
                 f'the response states "{c.raw}" where the expected answer states "{g.raw}"'
             )
     return ""
+
+
+def polarity_conflict(gold: str, answer: str) -> str:
+    """Why the answer's own polarity words contradict the gold's, or "": a figure of the gold
+    restated with the opposite word ("rose 5%" for "fell 5%"), or, for a short factual gold,
+    words that all point the other way ("made a profit" for "made a loss")."""
+    from pytest_llmeval.metrics.numeric import polarity
+
+    why = polarity.restated_conflict(gold, answer)
+    if why is None and len(gold.split()) <= SHORT_FACT_WORDS:
+        why = polarity.words_conflict(gold, answer)
+    return why or ""

@@ -241,6 +241,8 @@ class Signals:
     filing_dump: bool = False  # the response is a pasted filing cover page, not an answer
     # "reduced rate of 12%" for "reduced rate of 15%": no key figure stated, another of its kind instead
     figure_conflict: str = ""
+    # "made a profit" for "made a loss", "rose 5%" for "fell 5%": the answer's own polarity words
+    polarity_conflict: str = ""
 
 
 # ---------------------------------------------------------------- the gold's answer vs its asides
@@ -487,11 +489,9 @@ def _figure_signals(
         derived = _derived_values([stated(sent) for sent in _sentences(response)])
         key_derived = sum(1 for g in unmatched if _derived_agree(g.value, g.percent, derived, p["derived_tol"]))
     key_matched = len(keys) - len(unmatched) + key_derived
-    conflict = ""
-    if keys and not key_matched:
-        from pytest_llmeval.metrics.freetext.contradiction import figure_conflict
+    from pytest_llmeval.metrics.freetext.contradiction import figure_conflict, polarity_conflict
 
-        conflict = figure_conflict(keys, stated(response), q_vals, gold_part)
+    conflict = figure_conflict(keys, stated(response), q_vals, gold_part) if keys and not key_matched else ""
     return {
         "gold_numeric": False,
         "final_match": None,
@@ -501,6 +501,7 @@ def _figure_signals(
         "key_total": len(keys),
         "key_derived": key_derived,
         "figure_conflict": conflict,
+        "polarity_conflict": polarity_conflict(gold_part, response),
     }
 
 
@@ -608,6 +609,11 @@ def _rule_figure_conflict(s: Signals) -> Verdict | None:
     if not s.figure_conflict or (s.gold_polarity and s.gold_polarity in (s.resp_polarity, s.concl_polarity)):
         return None  # "No. ... decreased its debt by $2.5bn": the shared yes/no is the answer
     return False, 0.0, [s.figure_conflict]
+
+
+def _rule_polarity_conflict(s: Signals) -> Verdict | None:
+    """The answer's own polarity words contradict the gold's: a veto, never a pass."""
+    return (False, 0.0, [s.polarity_conflict]) if s.polarity_conflict else None
 
 
 def _rule_numeric_gold(s: Signals) -> Verdict | None:
@@ -757,6 +763,7 @@ RULES: dict[str, Callable[[Signals], Verdict | None]] = {
     "negated_answer": _rule_negated_answer,
     "numeric_gold": _rule_numeric_gold,
     "figure_conflict": _rule_figure_conflict,
+    "polarity_conflict": _rule_polarity_conflict,
     "direction": _rule_direction,
     "option": _rule_option,
     "missing_date": _rule_missing_date,

@@ -401,10 +401,14 @@ def _sign_conflict(
 ) -> str | None:
     """The answer's own polarity words stand: a sign read from the question or the gold never
     overrules them, so they can only turn a match into a contradiction (why, or None)."""
-    return polarity.contradiction(
+    said = polarity.contradiction(
         polarity.stated(response, found, cands),
         polarity.expected(gold, expected if isinstance(expected, str) else None, question),
     )
+    if said is None and isinstance(expected, str):
+        # "Revenue fell 5% to $10 million" vs "rose 5% to $10 million": a figure beside the answer
+        said = polarity.restated_conflict(expected, response)
+    return said
 
 
 def _not_numeric(cands: list[Candidate], exp_repr: Any) -> NumericMatch:

@@ -32,6 +32,7 @@ class PolarityWords:
     endpoint: frozenset[str]
     # Before a polarity word these cancel it ("no loss", "ikke tap").
     negation: frozenset[str]
+    # Comparatives ("higher", "lavere") are no polarity words: "lower at 3.0%" compares, it does not sign.
     # Words that may stand between a figure and the polarity noun after it ("$3.2 million in losses").
     filler: frozenset[str]
     # The polarity words a question may use to ask for a gain or a loss (no "up"/"down": they
@@ -51,12 +52,12 @@ TABLES: dict[str, PolarityWords] = {
             code="en",
             up=_w(
                 "profit profits profitable gain gains gained surplus increase increased increases "
-                "rise rises rose risen grew growth climbed jumped expanded up higher positive"
+                "rise rises rose risen grew growth climbed jumped expanded up positive"
             ),
             down=_w(
                 "loss losses lost deficit deficits shortfall decrease decreased decreases decline "
                 "declined declines fell fall falls fallen drop dropped drops shrank shrunk slipped slid "
-                "sank plunged tumbled contracted contraction reduction down lower negative"
+                "sank plunged tumbled contracted contraction reduction down negative"
             ),
             endpoint=_w("to from than since"),
             negation=_w("no not never without"),
@@ -71,11 +72,11 @@ TABLES: dict[str, PolarityWords] = {
             code="nb",
             up=_w(
                 "overskudd overskuddet gevinst gevinsten fortjeneste økning økningen økte økt steg "
-                "stigning vekst veksten vokste opp høyere positiv positive"
+                "stigning vekst veksten vokste opp positiv positive"
             ),
             down=_w(
                 "underskudd underskuddet tap tapet tapte nedgang nedgangen falt fall fallet sank "
-                "redusert reduserte reduksjon ned lavere negativ negative"
+                "redusert reduserte reduksjon ned negativ negative"
             ),
             endpoint=_w("til fra enn"),
             negation=_w("ikke ingen uten"),
@@ -85,8 +86,8 @@ TABLES: dict[str, PolarityWords] = {
         ),
         PolarityWords(
             code="nn",
-            up=_w("overskot overskotet gevinst auke auken auka steig vekst opp høgare positiv"),
-            down=_w("underskot underskotet tap tapet tapa nedgang fall fallet sokk ned lågare negativ"),
+            up=_w("overskot overskotet gevinst auke auken auka steig vekst opp positiv"),
+            down=_w("underskot underskotet tap tapet tapa nedgang fall fallet sokk ned negativ"),
             endpoint=_w("til frå enn"),
             negation=_w("ikkje ingen utan"),
             filler=_w("i av eit ein netto på"),
@@ -95,8 +96,8 @@ TABLES: dict[str, PolarityWords] = {
         ),
         PolarityWords(
             code="sv",
-            up=_w("vinst vinsten överskott ökning ökningen ökade ökat steg upp högre positiv tillväxt"),
-            down=_w("förlust förlusten underskott minskning minskningen minskade minskat sjönk föll ned lägre negativ"),
+            up=_w("vinst vinsten överskott ökning ökningen ökade ökat steg upp positiv tillväxt"),
+            down=_w("förlust förlusten underskott minskning minskningen minskade minskat sjönk föll ned negativ"),
             endpoint=_w("till från än"),
             negation=_w("inte ingen utan"),
             filler=_w("i av ett en netto på"),
@@ -105,8 +106,8 @@ TABLES: dict[str, PolarityWords] = {
         ),
         PolarityWords(
             code="da",
-            up=_w("overskud overskuddet gevinst stigning steg øgning øget op højere positiv vækst"),
-            down=_w("underskud underskuddet tab tabet fald faldet faldt nedgang ned lavere negativ"),
+            up=_w("overskud overskuddet gevinst stigning steg øgning øget op positiv vækst"),
+            down=_w("underskud underskuddet tab tabet fald faldet faldt nedgang ned negativ"),
             endpoint=_w("til fra end"),
             negation=_w("ikke ingen uden"),
             filler=_w("i af et en netto på"),
@@ -115,8 +116,8 @@ TABLES: dict[str, PolarityWords] = {
         ),
         PolarityWords(
             code="de",
-            up=_w("gewinn gewinne überschuss anstieg stieg gestiegen zuwachs wachstum erhöhung höher positiv"),
-            down=_w("verlust verluste defizit fehlbetrag rückgang sank gesunken fiel gefallen niedriger negativ"),
+            up=_w("gewinn gewinne überschuss anstieg stieg gestiegen zuwachs wachstum erhöhung positiv"),
+            down=_w("verlust verluste defizit fehlbetrag rückgang sank gesunken fiel gefallen negativ"),
             endpoint=_w("auf als"),  # "von" is "of" after a noun as often as "from"
             negation=_w("kein keine keinen nicht ohne"),
             filler=_w("an im in ein einen einem netto"),
@@ -170,7 +171,8 @@ _WORD_RE = re.compile(r"[^\W\d_]+(?:[-'’][^\W\d_]+)*")
 # Where a figure's clause ends: a sentence mark, a semicolon, a line break.
 _CLAUSE_END_RE = re.compile(r"[.!?;](?:\s|$)|\n")
 _WINDOW = 120  # characters read on either side of a figure
-_LEFT_WORDS = 8  # words read back from a figure
+_LEFT_WORDS = 5  # words read back from a figure ("a net loss of", "fell by about")
+_BULLET_RE = re.compile(r"[-−–]\s")  # "- 737": a list dash, not a minus
 _RIGHT_WORDS = 3  # words read after it (a noun right after: "500M profit", "3,5 % tap")
 
 
@@ -185,6 +187,8 @@ class Polarity:
 def stated(text: str, found: Candidate, cands: list[Candidate]) -> Polarity | None:
     """The sign the answer's own words give ``found``: the nearest polarity word of its clause,
     before it ("a net loss of", "fell") or right after it ("500M profit"); None when none does."""
+    if found.negative and found.sign_source in ("symbol", "parentheses") and not _BULLET_RE.match(found.raw):
+        return Polarity(-1, found.raw)  # "growth of (0.9)%": the written sign states it
     start, end = found.span
     lo, hi = max(0, start - _WINDOW), min(len(text), end + _WINDOW)
     for c in cands:
@@ -285,3 +289,79 @@ def contradiction(said: Polarity | None, wanted: Polarity | None) -> str | None:
         f'the answer\'s own word "{said.word}" states {what[said.sign]}; '
         f'the expected answer is {what[wanted.sign]} ("{wanted.word}")'
     )
+
+
+def _negated(words: list[str], i: int, negation: frozenset[str]) -> bool:
+    """Is the word at ``i`` negated by one of the two words before it ("has not increased")?"""
+    return any(w in negation or w.endswith(("n't", "n’t")) for w in words[max(0, i - 2) : i])
+
+
+_SHORT_ANSWER_WORDS = 60
+
+
+def words_conflict(gold: str, answer: str) -> str | None:
+    """A gold and an answer whose polarity words all point one way each, and opposite ways
+    ("made a loss" / "made a profit", "gikk ned" / "gikk opp"); negated words do not count."""
+    lex = _lexicon()
+    if len(answer.split()) > _SHORT_ANSWER_WORDS:
+        return None  # a long answer holds polarity words about many things
+    signs = []
+    for text in (gold[:2000], answer):
+        words = [m.group(0).lower() for m in _WORD_RE.finditer(text)]
+        said = {
+            (lex.sign[w], w)
+            for i, w in enumerate(words)
+            if w in lex.sign and not _negated(words, i, lex.negation)
+        }
+        if len({s for s, _ in said}) != 1:
+            return None
+        signs.append(min(said))
+    (g_sign, g_word), (a_sign, a_word) = signs
+    if g_sign == a_sign or _written_sign(gold) or _written_sign(answer):
+        return None  # "growth of (0.9)%": a written minus turns the words around
+    return f'the answer says "{a_word}" where the expected answer says "{g_word}"'
+
+
+def _written_sign(text: str) -> bool:
+    """Does a figure of ``text`` carry a written minus or brackets?"""
+    from pytest_llmeval.metrics.numeric.candidates import extract_values
+
+    return any(
+        c.negative and c.sign_source in ("symbol", "parentheses") and not _BULLET_RE.match(c.raw)
+        for c in extract_values(text)
+    )
+
+
+def restated_conflict(gold: str, answer: str) -> str | None:
+    """The answer restates a figure of the gold with the opposite polarity word beside it
+    ("rose 5%" for "fell 5%", "økte 5 prosent" for "falt 5 prosent"), or None."""
+    from pytest_llmeval.metrics.numeric.candidates import extract_values
+    from pytest_llmeval.metrics.numeric.comparison import values_agree
+
+    gold, answer = gold[:2000], answer[:20000]
+    g_all = extract_values(gold)
+    a_all: list[Candidate] | None = None
+    for g in g_all:
+        if g.ignored:
+            continue
+        g_said = stated(gold, g, g_all)
+        if g_said is None:
+            continue
+        if a_all is None:
+            a_all = extract_values(answer)
+        opposite: tuple[Polarity, Candidate] | None = None
+        for a in a_all:
+            if a.ignored or a.percent != g.percent or not values_agree(abs(a.value), abs(g.value)):
+                continue
+            a_said = stated(answer, a, a_all)
+            if a_said is not None and a_said.sign == g_said.sign:
+                break  # one restatement with the gold's sign: the answer says it too
+            if a_said is not None and opposite is None:
+                opposite = (a_said, a)
+        else:
+            if opposite is not None:
+                return (
+                    f'the answer says "{opposite[0].word}" beside "{opposite[1].raw}" where the '
+                    f'expected answer says "{g_said.word}" beside "{g.raw}"'
+                )
+    return None
