@@ -98,6 +98,8 @@ SIGN_CONTRADICTED = [
     ("Hvor mye endret omsetningen seg?", "en nedgang på 4,5 prosent", "Omsetningen hadde en økning på 4,5 prosent."),
     ("Hvor stor var gevinsten?", "1 692 mill. kr", "Fondet hadde et tap på 1 692 mill. kr."),
     ("Wie hoch war der Verlust?", "3,5 Mio. EUR", "Es gab einen Gewinn von 3,5 Mio. EUR."),
+    ("What was the bottom line for 2023?", "Net loss of $12.4 million", "For 2023 the company earned $12.4 million."),
+    ("What did the fund return?", "-6.1%", "The fund returned a positive 6.1 percent."),
     ("Hur stor var förlusten?", "4,2 miljoner kronor", "Bolaget redovisade en vinst på 4,2 miljoner kronor."),
 ]
 # the answer states the expected sign, or none at all: the sign from the question or gold applies
@@ -147,6 +149,8 @@ TIED = [
     # (answer, category, question, expected)
     ("We booked 1.5B revenue, 500M profit.", "revenue", "What was revenue?", "1.5 billion"),
     ("We booked 1.5B revenue, 500M profit.", "net income", "What was the profit?", "500 million"),
+    ("We booked 500M profit on 1.5B revenue.", None, "What was revenue?", "$1.5 billion"),
+    ("We booked 1.5B revenue, 500M profit.", None, "What was profit?", "$500 million"),
     ("The year closed with $2.4 billion net sales, $310 million net income.", "revenue", None, "$2.4 billion"),
     ("Q4: 812M turnover, 95M operating profit", "revenue", None, "812 million"),
     ("Vi bokførte 1,5 mrd. i omsetning og 500 mill. i overskudd.", None, "Hva var overskuddet?", "500 millioner"),

@@ -51,7 +51,7 @@ TABLES: dict[str, PolarityWords] = {
         PolarityWords(
             code="en",
             up=_w(
-                "profit profits profitable gain gains gained surplus increase increased increases "
+                "profit profits profitable earned gain gains gained surplus increase increased increases "
                 "rise rises rose risen grew growth climbed jumped expanded up positive"
             ),
             down=_w(
@@ -71,7 +71,7 @@ TABLES: dict[str, PolarityWords] = {
         PolarityWords(
             code="nb",
             up=_w(
-                "overskudd overskuddet gevinst gevinsten fortjeneste økning økningen økte økt steg "
+                "overskudd overskuddet gevinst gevinsten fortjeneste tjente økning økningen økte økt steg "
                 "stigning vekst veksten vokste opp positiv positive"
             ),
             down=_w(
@@ -96,32 +96,32 @@ TABLES: dict[str, PolarityWords] = {
         ),
         PolarityWords(
             code="sv",
-            up=_w("vinst vinsten överskott ökning ökningen ökade ökat steg upp positiv tillväxt"),
+            up=_w("vinst vinsten tjänade överskott ökning ökningen ökade ökat steg upp positiv tillväxt"),
             down=_w("förlust förlusten underskott minskning minskningen minskade minskat sjönk föll ned negativ"),
             endpoint=_w("till från än"),
             negation=_w("inte ingen utan"),
             filler=_w("i av ett en netto på"),
-            asked_up=_w("vinst vinsten överskott ökning ökningen tillväxt"),
+            asked_up=_w("vinst vinsten tjänade överskott ökning ökningen tillväxt"),
             asked_down=_w("förlust förlusten underskott minskning minskningen"),
         ),
         PolarityWords(
             code="da",
-            up=_w("overskud overskuddet gevinst stigning steg øgning øget op positiv vækst"),
+            up=_w("overskud overskuddet gevinst tjente stigning steg øgning øget op positiv vækst"),
             down=_w("underskud underskuddet tab tabet fald faldet faldt nedgang ned negativ"),
             endpoint=_w("til fra end"),
             negation=_w("ikke ingen uden"),
             filler=_w("i af et en netto på"),
-            asked_up=_w("overskud overskuddet gevinst stigning vækst"),
+            asked_up=_w("overskud overskuddet gevinst tjente stigning vækst"),
             asked_down=_w("underskud underskuddet tab tabet fald faldet nedgang"),
         ),
         PolarityWords(
             code="de",
-            up=_w("gewinn gewinne überschuss anstieg stieg gestiegen zuwachs wachstum erhöhung positiv"),
+            up=_w("gewinn gewinne verdiente überschuss anstieg stieg gestiegen zuwachs wachstum erhöhung positiv"),
             down=_w("verlust verluste defizit fehlbetrag rückgang sank gesunken fiel gefallen negativ"),
             endpoint=_w("auf als"),  # "von" is "of" after a noun as often as "from"
             negation=_w("kein keine keinen nicht ohne"),
             filler=_w("an im in ein einen einem netto"),
-            asked_up=_w("gewinn gewinne überschuss anstieg zuwachs wachstum"),
+            asked_up=_w("gewinn gewinne verdiente überschuss anstieg zuwachs wachstum"),
             asked_down=_w("verlust verluste defizit fehlbetrag rückgang"),
         ),
         PolarityWords(

@@ -614,9 +614,17 @@ def _label_score(
         for weight, w in zip((1.0, 0.75, 0.5), reversed(content[-3:]), strict=False):
             if w[:5] in wanted:
                 label_sc += weight / df.get(w[:5], 1)
+    # "500M profit on 1.5B revenue": a label right after its figure names it as well
+    after = _LABEL_HEAD_RE.match(text, c.span[1], values[i + 1].span[0] if i + 1 < len(values) else seg[1])
+    if after:
+        w = after.group(1).lower()
+        if w not in _STOP and w[:5] in wanted:
+            label_sc += 1.0 / df.get(w[:5], 1)
     return label_sc
 
 
+# The word right after a figure, before any mark or digit ("1.5B revenue", "500M in profit").
+_LABEL_HEAD_RE = re.compile(r"[^\S\n]+(?:in[^\S\n]+)?([A-Za-z][\w&'-]*)")
 # The words between the previous number and this one (its label).
 _LABEL_TAIL_RE = re.compile(r"(?:[^\d]|(?<![\d.,])(?:19|20)\d\d(?![\d.,]))+$")
 # A word each phrase of _HYPOTHETICAL_RE holds.
