@@ -401,13 +401,11 @@ def _sign_conflict(
 ) -> str | None:
     """The answer's own polarity words stand: a sign read from the question or the gold never
     overrules them, so they can only turn a match into a contradiction (why, or None)."""
-    said = polarity.contradiction(
-        polarity.stated(response, found, cands),
-        polarity.expected(gold, expected if isinstance(expected, str) else None, question),
-    )
+    wanted = polarity.expected(gold, expected if isinstance(expected, str) else None, question)
+    said = None if wanted is None else polarity.contradiction(polarity.stated(response, found, cands), wanted)
     if said is None and isinstance(expected, str):
         # "Revenue fell 5% to $10 million" vs "rose 5% to $10 million": a figure beside the answer
-        said = polarity.restated_conflict(expected, response)
+        said = polarity.restated_conflict(expected, response, cands)
     return said
 
 

@@ -14,8 +14,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from pytest_llmeval.metrics.numeric.candidates import Candidate, extract_values
+from pytest_llmeval.metrics.numeric.comparison import values_agree
+
 if TYPE_CHECKING:
-    from pytest_llmeval.metrics.numeric.candidates import Candidate
     from pytest_llmeval.metrics.numeric.gold import _Gold
 
 
@@ -324,31 +326,37 @@ def words_conflict(gold: str, answer: str) -> str | None:
 
 def _written_sign(text: str) -> bool:
     """Does a figure of ``text`` carry a written minus or brackets?"""
-    from pytest_llmeval.metrics.numeric.candidates import extract_values
-
     return any(
         c.negative and c.sign_source in ("symbol", "parentheses") and not _BULLET_RE.match(c.raw)
         for c in extract_values(text)
     )
 
 
-def restated_conflict(gold: str, answer: str) -> str | None:
-    """The answer restates a figure of the gold with the opposite polarity word beside it
-    ("rose 5%" for "fell 5%", "økte 5 prosent" for "falt 5 prosent"), or None."""
-    from pytest_llmeval.metrics.numeric.candidates import extract_values
-    from pytest_llmeval.metrics.numeric.comparison import values_agree
-
-    gold, answer = gold[:2000], answer[:20000]
+@lru_cache(maxsize=1024)
+def _signed_figures(gold: str) -> tuple[tuple[Candidate, Polarity], ...]:
+    """The figures of a gold that its own words sign ("fell 5%"), each with that sign."""
+    if not any(m.group(0).lower() in _lexicon().sign for m in _WORD_RE.finditer(gold)) and not any(
+        mark in gold for mark in "(-−"
+    ):
+        return ()  # no polarity word, minus or brackets: no figure of the gold is signed
     g_all = extract_values(gold)
-    a_all: list[Candidate] | None = None
+    out = []
     for g in g_all:
-        if g.ignored:
-            continue
-        g_said = stated(gold, g, g_all)
-        if g_said is None:
-            continue
+        said = None if g.ignored else stated(gold, g, g_all)
+        if said is not None:
+            out.append((g, said))
+    return tuple(out)
+
+
+def restated_conflict(gold: str, answer: str, answer_figures: list[Candidate] | None = None) -> str | None:
+    """The answer restates a figure of the gold with the opposite polarity word beside it
+    ("rose 5%" for "fell 5%", "økte 5 prosent" for "falt 5 prosent"), or None.
+    ``answer_figures``: the answer's figures when the caller has read them."""
+    gold = gold[:2000]
+    a_all = answer_figures
+    for g, g_said in _signed_figures(gold):
         if a_all is None:
-            a_all = extract_values(answer)
+            a_all = extract_values(answer[:20000])
         opposite: tuple[Polarity, Candidate] | None = None
         for a in a_all:
             if a.ignored or a.percent != g.percent or not values_agree(abs(a.value), abs(g.value)):
