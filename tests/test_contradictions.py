@@ -240,3 +240,32 @@ def test_no_polarity_veto_for_the_same_sign_a_negated_word_or_a_written_minus(
 ) -> None:
     verdict = answer_correctness(response, expected, question=question, judge="offline")
     assert "where the expected answer says" not in verdict.explanation
+
+
+# ---------------------------------------------------------------- another period in a textual gold
+
+PERIOD_CONFLICTS = [
+    ("When did revenue peak?", "Revenue peaked in fiscal 2022.", "Revenue peaked in fiscal 2021."),
+    ("When did the merger close?", "The merger closed in Q3 2021.", "The merger closed in Q2 2021."),
+    ("Hvilket år var tapet størst?", "Tapet var størst i 2022.", "Tapet var størst i 2020."),
+    ("When was the plant opened?", "The plant opened on 4 May 2019.", "It opened on May 14, 2019."),
+]
+
+
+@pytest.mark.parametrize(("question", "expected", "response"), PERIOD_CONFLICTS)
+def test_another_period_vetoes_a_short_textual_gold(question: str, expected: str, response: str) -> None:
+    verdict = answer_correctness(response, expected, question=question, judge="offline")
+    assert not verdict.passed, verdict.explanation
+
+
+@pytest.mark.parametrize(
+    ("question", "expected", "response"),
+    [
+        ("When did the merger close?", "The merger closed in Q3 2021.", "The merger closed in the third quarter of 2021."),
+        ("When did revenue peak?", "Revenue peaked in fiscal 2022.", "Revenue peaked in fiscal 2022, well above 2021."),
+        ("How did revenue change from 2021 to 2022?", "Revenue grew 5% in 2022.", "From 2021, revenue grew 5% in 2022."),
+    ],
+)
+def test_the_same_period_or_one_the_question_names_is_no_conflict(question: str, expected: str, response: str) -> None:
+    verdict = answer_correctness(response, expected, question=question, judge="offline")
+    assert "names a different" not in verdict.explanation

@@ -61,3 +61,14 @@ def polarity_conflict(gold: str, answer: str) -> str:
     if why is None and len(gold.split()) <= SHORT_FACT_WORDS:
         why = polarity.words_conflict(gold, answer)
     return why or ""
+
+
+def period_conflict(gold: str, answer: str, question: str | None) -> str:
+    """Why the answer names another date or period than a short factual gold ("fiscal 2021" for
+    "fiscal 2022", "Q2 2021" for "Q3 2021"), or ""; periods the question names do not count."""
+    if len(gold.split()) > SHORT_FACT_WORDS:
+        return ""
+    from pytest_llmeval.metrics.freetext.periods import conflicting_identity
+
+    why = conflicting_identity(gold, answer[:20000], question)
+    return f"the response {why}" if why else ""

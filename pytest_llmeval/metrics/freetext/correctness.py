@@ -243,6 +243,8 @@ class Signals:
     figure_conflict: str = ""
     # "made a profit" for "made a loss", "rose 5%" for "fell 5%": the answer's own polarity words
     polarity_conflict: str = ""
+    # "fiscal 2021" for "fiscal 2022": another date or period than a short factual gold's
+    period_conflict: str = ""
 
 
 # ---------------------------------------------------------------- the gold's answer vs its asides
@@ -489,7 +491,11 @@ def _figure_signals(
         derived = _derived_values([stated(sent) for sent in _sentences(response)])
         key_derived = sum(1 for g in unmatched if _derived_agree(g.value, g.percent, derived, p["derived_tol"]))
     key_matched = len(keys) - len(unmatched) + key_derived
-    from pytest_llmeval.metrics.freetext.contradiction import figure_conflict, polarity_conflict
+    from pytest_llmeval.metrics.freetext.contradiction import (
+        figure_conflict,
+        period_conflict,
+        polarity_conflict,
+    )
 
     conflict = figure_conflict(keys, stated(response), q_vals, gold_part) if keys and not key_matched else ""
     return {
@@ -502,6 +508,7 @@ def _figure_signals(
         "key_derived": key_derived,
         "figure_conflict": conflict,
         "polarity_conflict": polarity_conflict(gold_part, response),
+        "period_conflict": period_conflict(gold_part, response, question),
     }
 
 
@@ -614,6 +621,11 @@ def _rule_figure_conflict(s: Signals) -> Verdict | None:
 def _rule_polarity_conflict(s: Signals) -> Verdict | None:
     """The answer's own polarity words contradict the gold's: a veto, never a pass."""
     return (False, 0.0, [s.polarity_conflict]) if s.polarity_conflict else None
+
+
+def _rule_period_conflict(s: Signals) -> Verdict | None:
+    """Another date or period than the gold's: identities are equal or not, a veto."""
+    return (False, 0.0, [s.period_conflict]) if s.period_conflict else None
 
 
 def _rule_numeric_gold(s: Signals) -> Verdict | None:
@@ -767,6 +779,7 @@ RULES: dict[str, Callable[[Signals], Verdict | None]] = {
     "direction": _rule_direction,
     "option": _rule_option,
     "missing_date": _rule_missing_date,
+    "period_conflict": _rule_period_conflict,
     "date_only": _rule_date_only,
     "short_gold": _rule_short_gold,
     "name_mismatch": _rule_name_mismatch,
