@@ -24,6 +24,10 @@ TRIPLES: list[tuple[str, str, str, bool]] = [
     ("Hva er redusert mva-sats for matvarer?", "Matvarer har redusert sats, 15 prosent.", "Matvarer har redusert sats på 12 prosent.", False),
     ("What was revenue?", "$1.5 billion", "We booked 1.5B revenue, 500M profit.", True),
     ("What was revenue?", "$500 million", "We booked 1.5B revenue, 500M profit.", False),
+    ("When did revenue peak?", "Revenue peaked in fiscal 2022.", "Revenue peaked in fiscal 2021.", False),
+    ("Hvordan utviklet omsetningen seg?", "Omsetningen falt 5 prosent.", "Omsetningen økte 5 prosent.", False),
+    ("How did the company do?", "The company made a loss in 2023.", "The company made a profit in 2023.", False),
+    ("How did the company do?", "The company made a loss in 2023.", "It made a loss in 2023.", True),
 ]
 
 
