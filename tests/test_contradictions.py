@@ -115,6 +115,12 @@ SIGN_AGREES = [
     ("What was the reduced VAT rate?", "15%", "The reduced rate is 15%."),
     ("Hva ble årsresultatet?", "Et underskudd på 12 millioner kroner", "Selskapet fikk et underskudd på 12 millioner kroner."),
     ("Hvor stor var gevinsten?", "1 692 mill. kr", "Gevinsten var 1 692 mill. kr."),
+    ("Hva var nedgangen i omsetningen?", "5 prosent", "Omsetningen falt med 5 prosent."),
+    ("Hvor mye tapte fondet?", "485 milliarder kroner", "Fondet tapte 485 milliarder kroner."),
+    ("How much did the loss narrow?", "$1.2 million", "The loss narrowed by $1.2 million."),
+    ("What was operating profit?", "$2.1 billion", "Operating profit was $2.1 billion, down 5%."),
+    ("What was the decrease in revenue?", "5%", "Revenue was 5% lower than last year."),
+    ("What was net income?", "-$450 million", "The company lost $450 million."),
 ]
 
 

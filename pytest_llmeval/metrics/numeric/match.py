@@ -337,6 +337,8 @@ def _numeric_match(
     if gold is None:
         return _not_numeric(cands, exp_repr)
     hints = _question_hints(question)
+    if not hints.magnitude_ok and polarity.asks_for_a_fall(question):
+        hints = dataclasses.replace(hints, magnitude_ok=True)  # the question's words in any language
     resp_scale = _response_scale(response)
     exp_currency = gold.currency or hints.currency
     gold_interps = _gold_interps(gold, hints, percent_mode)

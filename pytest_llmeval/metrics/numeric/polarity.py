@@ -84,7 +84,7 @@ TABLES: dict[str, PolarityWords] = {
             negation=_w("ikke ingen uten"),
             filler=_w("i av et en netto på"),
             asked_up=_w("overskudd overskuddet gevinst gevinsten økning økningen vekst veksten"),
-            asked_down=_w("underskudd underskuddet tap tapet nedgang nedgangen reduksjon fall fallet"),
+            asked_down=_w("underskudd underskuddet tap tapet tapte nedgang nedgangen reduksjon fall fallet falt sank"),
         ),
         PolarityWords(
             code="nn",
@@ -280,6 +280,13 @@ def _one_sided(text: str, table: dict[str, int]) -> Polarity | None:
             return None
         found = found or Polarity(sign, m.group(0))
     return found
+
+
+def asks_for_a_fall(question: str | None) -> bool:
+    """Does the question ask for a loss or a fall in words of any table ("Hvor mye tapte fondet?",
+    "Wie hoch war der Verlust?")? Then a worded decrease may be compared by its size."""
+    said = _one_sided(question[:2000], _lexicon().asked) if question else None
+    return said is not None and said.sign < 0
 
 
 def contradiction(said: Polarity | None, wanted: Polarity | None) -> str | None:
