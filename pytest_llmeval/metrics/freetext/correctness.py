@@ -239,6 +239,12 @@ class Signals:
     resp_rejects_metric: bool = False
     swapped: list[tuple[str, str]] = field(default_factory=list)  # (gold word, the response's word instead)
     filing_dump: bool = False  # the response is a pasted filing cover page, not an answer
+    # "reduced rate of 12%" for "reduced rate of 15%": no key figure stated, another of its kind instead
+    figure_conflict: str = ""
+    # "made a profit" for "made a loss", "rose 5%" for "fell 5%": the answer's own polarity words
+    polarity_conflict: str = ""
+    # "fiscal 2021" for "fiscal 2022": another date or period than a short factual gold's
+    period_conflict: str = ""
 
 
 # ---------------------------------------------------------------- the gold's answer vs its asides
@@ -485,6 +491,13 @@ def _figure_signals(
         derived = _derived_values([stated(sent) for sent in _sentences(response)])
         key_derived = sum(1 for g in unmatched if _derived_agree(g.value, g.percent, derived, p["derived_tol"]))
     key_matched = len(keys) - len(unmatched) + key_derived
+    from pytest_llmeval.metrics.freetext.contradiction import (
+        figure_conflict,
+        period_conflict,
+        polarity_conflict,
+    )
+
+    conflict = figure_conflict(keys, stated(response), q_vals, gold_part) if keys and not key_matched else ""
     return {
         "gold_numeric": False,
         "final_match": None,
@@ -493,6 +506,9 @@ def _figure_signals(
         "key_matched": key_matched,
         "key_total": len(keys),
         "key_derived": key_derived,
+        "figure_conflict": conflict,
+        "polarity_conflict": polarity_conflict(gold_part, response),
+        "period_conflict": period_conflict(gold_part, response, question),
     }
 
 
@@ -592,6 +608,24 @@ Verdict = tuple[bool, float, list[str]]
 
 def _rule_refusal(s: Signals) -> Verdict | None:
     return (False, 0.0, [s.refusal_why]) if s.refusal else None
+
+
+def _rule_figure_conflict(s: Signals) -> Verdict | None:
+    """An explicitly different figure vetoes: the response states none of the gold's key figures
+    and one of their kind instead ("reduced rate of 12%" for "reduced rate of 15%")."""
+    if not s.figure_conflict or (s.gold_polarity and s.gold_polarity in (s.resp_polarity, s.concl_polarity)):
+        return None  # "No. ... decreased its debt by $2.5bn": the shared yes/no is the answer
+    return False, 0.0, [s.figure_conflict]
+
+
+def _rule_polarity_conflict(s: Signals) -> Verdict | None:
+    """The answer's own polarity words contradict the gold's: a veto, never a pass."""
+    return (False, 0.0, [s.polarity_conflict]) if s.polarity_conflict else None
+
+
+def _rule_period_conflict(s: Signals) -> Verdict | None:
+    """Another date or period than the gold's: identities are equal or not, a veto."""
+    return (False, 0.0, [s.period_conflict]) if s.period_conflict else None
 
 
 def _rule_numeric_gold(s: Signals) -> Verdict | None:
@@ -740,9 +774,12 @@ RULES: dict[str, Callable[[Signals], Verdict | None]] = {
     "polarity": _rule_polarity,
     "negated_answer": _rule_negated_answer,
     "numeric_gold": _rule_numeric_gold,
+    "figure_conflict": _rule_figure_conflict,
+    "polarity_conflict": _rule_polarity_conflict,
     "direction": _rule_direction,
     "option": _rule_option,
     "missing_date": _rule_missing_date,
+    "period_conflict": _rule_period_conflict,
     "date_only": _rule_date_only,
     "short_gold": _rule_short_gold,
     "name_mismatch": _rule_name_mismatch,

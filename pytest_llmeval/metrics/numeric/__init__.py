@@ -5,7 +5,8 @@ gold and what the question says about units), :mod:`.tokens` (numbers, words and
 script), :mod:`.candidates` (each stated figure with its scale, sign and currency), :mod:`.roles`
 (what a figure is: the answer, an input, a year, a page), :mod:`.selection` (which figure is the
 answer), :mod:`.comparison` (equal within tolerance and rounding, scale and percent readings),
-:mod:`.explanation` (the sentence a failure prints), :mod:`.language` (the word tables of each
+:mod:`.polarity` (the sign the answer's own words give its figure: it can
+only veto a match), :mod:`.explanation` (the sentence a failure prints), :mod:`.language` (the word tables of each
 language) and :mod:`.llm_reading` (the judge as a second reader). :mod:`.match` runs them.
 Public names load lazily: importing the package costs nothing until one is used.
 """

@@ -177,6 +177,27 @@ def _cand_interps(
 _GROUPED_RE = re.compile(r"\d,\d{3}(?!\d)")
 
 
+class Reading(NamedTuple):
+    """A found figure read against the gold: does it agree, its signed value in the frame compared,
+    the note naming the frame, and the gold's value in that frame (``reference``). ``magnitude``:
+    they agree as sizes only (the sign came from the question or the gold)."""
+
+    ok: bool
+    value: float
+    note: str
+    reference: float
+    magnitude: bool = False
+
+
+def reading_difference(r: Reading) -> float:
+    """|value - reference| as a percentage of |reference|: the two values compared (sizes when
+    they agree as sizes); 0 or infinity when the reference is zero."""
+    a, b = (abs(r.value), abs(r.reference)) if r.magnitude else (r.value, r.reference)
+    if b:
+        return abs(a - b) / abs(b) * 100.0
+    return 0.0 if a == b else math.inf
+
+
 def _match_candidate(
     g: _Gold,
     c: Candidate,
@@ -187,7 +208,22 @@ def _match_candidate(
     percent_mode: str,
     gis: list[_Interp] | None = None,
 ) -> tuple[bool, float, str]:
-    """(agrees, signed value used, note). Applies the sign conventions. ``gis``: the gold's
+    """(agrees, signed value used, note): :func:`_read_against` without the gold's frame."""
+    r = _read_against(g, c, hints, resp_scale, tol, mode, percent_mode, gis)
+    return r.ok, r.value, r.note
+
+
+def _read_against(
+    g: _Gold,
+    c: Candidate,
+    hints: _QuestionHints,
+    resp_scale: float | None,
+    tol: float,
+    mode: str,
+    percent_mode: str,
+    gis: list[_Interp] | None = None,
+) -> Reading:
+    """The figure read against the gold, applying the sign conventions. ``gis``: the gold's
     readings when the caller already has them (they depend on the gold and question only)."""
     if gis is None:
         gis = _gold_interps(g, hints, percent_mode)
@@ -212,14 +248,19 @@ def _match_candidate(
             for sgn, snote in signs:
                 cv = sgn * ci.value
                 ok = _agree(unit, gi.value, gi.ulp, cv, ci.ulp, csig, tol, mode)
+                sizes = False
                 if not ok and magnitude:
-                    ok = _agree(unit, abs(gi.value), gi.ulp, abs(cv), ci.ulp, csig, tol, mode)
+                    ok = sizes = _agree(unit, abs(gi.value), gi.ulp, abs(cv), ci.ulp, csig, tol, mode)
                     if ok:
-                        snote = "sign read from the question's direction"
+                        snote = (
+                            "sign read from the question's direction"
+                            if hints.magnitude_ok
+                            else "sign read from the expected answer's words"
+                        )
                 if ok:
                     notes = [n for n in (gi.note, ci.note, snote) if n]
-                    return True, cv, "; ".join(notes)
-    return False, _nearest_reading(gis[0], cis, signs, c.value), ""
+                    return Reading(True, cv, "; ".join(notes), gi.value, sizes)
+    return Reading(False, _nearest_reading(gis[0], cis, signs, c.value), "", gis[0].value)
 
 
 # The sign as written: the only reading of a figure whose sign no word states.

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_llmeval.errors import GraderError
 from pytest_llmeval.metrics.numeric.candidates import Candidate, extract_values
-from pytest_llmeval.metrics.numeric.comparison import _match_candidate
+from pytest_llmeval.metrics.numeric.comparison import _read_against, reading_difference
 from pytest_llmeval.metrics.numeric.explanation import _fmt_val, _tol_text, _unit_match
 from pytest_llmeval.metrics.numeric.gold import (
     _Gold,
@@ -294,7 +294,8 @@ def _compare(
     percent_mode = str(opts.get("percent", "ratio-or-percent"))
     hints = _question_hints(question)
     resp_scale = _response_scale(response)
-    ok, val, note = _match_candidate(gold, cand, hints, resp_scale, tol, mode, percent_mode)
+    reading = _read_against(gold, cand, hints, resp_scale, tol, mode, percent_mode)
+    ok, val, note = reading.ok, reading.value, reading.note
     exp_currency = gold.currency or hints.currency
     found_currency = _currency_as_expected(cand, exp_currency)
     if opts.get("require_currency") and exp_currency and found_currency != exp_currency:
@@ -303,10 +304,7 @@ def _compare(
         return False, val, "percent required to match (percent='strict')"
     if not _unit_match(gold, cand, exp_currency, found_currency):
         note = "; ".join(n for n in (note, f"unit differs ({found_currency or '%'})") if n)
-    denom = abs(gold.value)
-    pdiff = (
-        abs(val - gold.value) / denom * 100.0 if denom else (0.0 if val == gold.value else math.inf)
-    )
+    pdiff = reading_difference(reading)
     diff = f"difference {pdiff:.4g}%" if math.isfinite(pdiff) else "difference inf%"
     verdict = (
         f"match within {_tol_text(tol, mode)}" if ok else f"{diff} exceeds {_tol_text(tol, mode)}"

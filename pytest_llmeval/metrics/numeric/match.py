@@ -13,16 +13,20 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from pytest_llmeval.errors import GraderError
 from pytest_llmeval.metrics.base import MetricResult, enforce
+from pytest_llmeval.metrics.numeric import polarity
 from pytest_llmeval.metrics.numeric.candidates import Candidate, extract_values, zero_phrases
 from pytest_llmeval.metrics.numeric.comparison import (
+    Reading,
     _currency_as_expected,
     _gold_interps,
     _Interp,
-    _match_candidate,
+    _read_against,
+    reading_difference,
     values_agree,
 )
 from pytest_llmeval.metrics.numeric.explanation import _fmt_val, _tol_text, _unit_match
@@ -333,6 +337,8 @@ def _numeric_match(
     if gold is None:
         return _not_numeric(cands, exp_repr)
     hints = _question_hints(question)
+    if not hints.magnitude_ok and polarity.asks_for_a_fall(question):
+        hints = dataclasses.replace(hints, magnitude_ok=True)  # the question's words in any language
     resp_scale = _response_scale(response)
     exp_currency = gold.currency or hints.currency
     gold_interps = _gold_interps(gold, hints, percent_mode)
@@ -348,24 +354,28 @@ def _numeric_match(
             details={"selection": how, "expected_raw": str(exp_repr)},
         )
 
-    def compare(c: Candidate) -> tuple[bool, float, str]:
-        return _match_candidate(gold, c, hints, resp_scale, tol, mode, percent_mode, gold_interps)
+    def compare(c: Candidate) -> Reading:
+        return _read_against(gold, c, hints, resp_scale, tol, mode, percent_mode, gold_interps)
 
-    ok, found, found_val, note, how = _compare_selected(compare, chosen, extras, how)
+    ok, found, reading, how = _compare_selected(compare, chosen, extras, how)
+    found_val, note = reading.value, reading.note
     found_currency = _currency_as_expected(found, exp_currency)
     unit_match = _unit_match(gold, found, exp_currency, found_currency)
     currency_note = _currency_note(found, exp_currency, found_currency, require_currency)
     currency_failed = bool(require_currency and exp_currency and found_currency != exp_currency)
     if currency_failed or (percent_mode == "strict" and gold.percent != found.percent):
         ok = False
-    pdiff = _percentage_difference(found_val, gold.value)
+    sign_conflict = _sign_conflict(response, found, cands, gold, expected, question) if ok else None
+    if sign_conflict:
+        ok = False
+    pdiff = reading_difference(reading)
     score = _score(ok, pdiff, partial_credit)
     found_desc = (
         f'found {_fmt_val(found_val, found.percent, found.currency)} (from "{found.raw}", {how})'
     )
     if note:
         found_desc += f" [{note}]"
-    verdict = _verdict_text(ok, pdiff, tol, mode, currency_failed)
+    verdict = _verdict_text(ok, pdiff, tol, mode, currency_failed, sign_conflict)
     return NumericMatch(
         passed=ok,
         score=round(score, 6),
@@ -386,6 +396,19 @@ def _numeric_match(
             "match": match,
         },
     )
+
+
+def _sign_conflict(
+    response: str, found: Candidate, cands: list[Candidate], gold: _Gold, expected: Any, question: str | None
+) -> str | None:
+    """The answer's own polarity words stand: a sign read from the question or the gold never
+    overrules them, so they can only turn a match into a contradiction (why, or None)."""
+    wanted = polarity.expected(gold, expected if isinstance(expected, str) else None, question)
+    said = None if wanted is None else polarity.contradiction(polarity.stated(response, found, cands), wanted)
+    if said is None and isinstance(expected, str):
+        # "Revenue fell 5% to $10 million" vs "rose 5% to $10 million": a figure beside the answer
+        said = polarity.restated_conflict(expected, response, cands)
+    return said
 
 
 def _not_numeric(cands: list[Candidate], exp_repr: Any) -> NumericMatch:
@@ -464,37 +487,31 @@ def _nothing_stated(cands: list[Candidate]) -> str:
 
 
 def _compare_selected(
-    compare: Callable[[Candidate], tuple[bool, float, str]],
+    compare: Callable[[Candidate], Reading],
     chosen: list[Candidate],
     extras: list[Asserted],
     how: str,
-) -> tuple[bool, Candidate, float, str, str]:
+) -> tuple[bool, Candidate, Reading, str]:
     """Compare the stated figures, then the figures asserted beside them, with the gold:
-    (agrees, figure reported, its value, note, how it was found)."""
+    (agrees, figure reported, its reading, how it was found)."""
     found = chosen[0] if chosen else extras[0].cand
-    found_val = found.value
-    ok = False
-    note = ""
+    reading: Reading | None = None
     for c in chosen:
-        agree, val, nt = compare(c)
-        if agree:
-            ok, found, found_val, note = True, c, val, nt
-            break
-        if c is chosen[0]:
-            found_val = val
-    if not chosen:
-        found_val = compare(found)[1]
+        r = compare(c)
+        if r.ok:
+            return True, c, r, how
+        if reading is None:
+            reading = r
+    if reading is None:
+        reading = compare(found)
         how = f"{extras[0].description}, {how}"
-    if not ok:
-        # The gold asserted in another role of the answer sentence (a change beside its
-        # endpoints, the level it leads to, a total before its parts) answers too.
-        for a in extras:
-            agree, val, nt = compare(a.cand)
-            if agree:
-                ok, found, found_val, note = True, a.cand, val, nt
-                how = f"{a.description}, beside {how}"
-                break
-    return ok, found, found_val, note, how
+    # The gold asserted in another role of the answer sentence (a change beside its
+    # endpoints, the level it leads to, a total before its parts) answers too.
+    for a in extras:
+        r = compare(a.cand)
+        if r.ok:
+            return True, a.cand, r, f"{a.description}, beside {how}"
+    return False, found, reading, how
 
 
 def _currency_note(
@@ -508,16 +525,13 @@ def _currency_note(
     return ""
 
 
-def _percentage_difference(found_val: float, gold_val: float) -> float:
-    """|found - gold| as a percentage of |gold|; 0 or infinity when the gold is zero."""
-    denom = abs(gold_val) if gold_val else 0.0
-    if denom:
-        return abs(found_val - gold_val) / denom * 100.0
-    return 0.0 if found_val == gold_val else math.inf
-
-
-def _verdict_text(ok: bool, pdiff: float, tol: float, mode: str, currency_failed: bool) -> str:
-    """The closing clause of the explanation: within tolerance, by how much not, or currency."""
+def _verdict_text(
+    ok: bool, pdiff: float, tol: float, mode: str, currency_failed: bool, sign_conflict: str | None = None
+) -> str:
+    """The closing clause of the explanation: within tolerance, by how much not, currency, or
+    the answer's own sign word."""
+    if sign_conflict:
+        return f"{sign_conflict} (difference {pdiff:.4g}% as sizes)"
     if ok:
         return f"match within {_tol_text(tol, mode)} (difference {pdiff:.4g}%)"
     if currency_failed:
@@ -643,5 +657,20 @@ def looks_numeric(expected: str) -> bool:
     for c in reversed(cands):
         rest = rest[: c.span[0]] + " " + rest[c.span[1] :]
     rest = _FILLER_RE.sub(" ", rest)
-    leftover = re.findall(r"[A-Za-z]{2,}", rest)
+    leftover = [w for w in re.findall(r"[^\W\d_]{2,}", rest) if w.lower() not in _figure_words()]
     return len(leftover) <= 1
+
+
+@lru_cache(maxsize=1)
+def _figure_words() -> frozenset[str]:
+    """Words of any language's tables that only say what a figure is: scale, percent, currency,
+    sign and polarity words ("Et underskudd på 12 millioner kroner" is a figure)."""
+    from pytest_llmeval.metrics.numeric.language import LANGUAGES
+
+    words: set[str] = set()
+    for t in LANGUAGES.values():
+        words.update(t.scales, t.percent, t.points, t.currency_words, t.negative_after)
+        words.update(w for phrase in t.negative_before for w in phrase.split())
+    for p in polarity.TABLES.values():
+        words.update(p.up, p.down, p.filler)
+    return frozenset(w.lower().rstrip(".") for w in words)

@@ -614,9 +614,17 @@ def _label_score(
         for weight, w in zip((1.0, 0.75, 0.5), reversed(content[-3:]), strict=False):
             if w[:5] in wanted:
                 label_sc += weight / df.get(w[:5], 1)
+    # "500M profit on 1.5B revenue": a label right after its figure names it as well
+    after = _LABEL_HEAD_RE.match(text, c.span[1], values[i + 1].span[0] if i + 1 < len(values) else seg[1])
+    if after:
+        w = after.group(1).lower()
+        if w not in _STOP and w[:5] in wanted:
+            label_sc += 1.0 / df.get(w[:5], 1)
     return label_sc
 
 
+# The word right after a figure, before any mark or digit ("1.5B revenue", "500M in profit").
+_LABEL_HEAD_RE = re.compile(r"[^\S\n]+(?:in[^\S\n]+)?([A-Za-z][\w&'-]*)")
 # The words between the previous number and this one (its label).
 _LABEL_TAIL_RE = re.compile(r"(?:[^\d]|(?<![\d.,])(?:19|20)\d\d(?![\d.,]))+$")
 # A word each phrase of _HYPOTHETICAL_RE holds.
@@ -628,7 +636,8 @@ _HYPOTHETICAL_RE = re.compile(
 # Starts with the class of its first character, which the engine scans for in C; the
 # lookbehinds then tell a comma's break from a word's.
 _CLAUSE_SPLIT_RE = re.compile(
-    r"[,;\s](?:(?<=[,;])\s|(?<=\s)(?:and|while|whereas|but|compared)\s)", re.IGNORECASE
+    r"[,;\s](?:(?<=[,;])\s|(?<=\s)(?:and|while|whereas|but|compared|og|mens|och|medan|und|während)\s)",
+    re.IGNORECASE,
 )
 _YEAR_RE = re.compile(r"\b(?:19|20)\d{2}\b")
 # Searched backwards over the 40 characters before a figure: the gate lets a word start fail on
@@ -1014,7 +1023,8 @@ def _restatements(
 _ANY_YEAR_RE = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 _CAT_YEAR_RE = re.compile(r"(?i)\b(?:fiscal\s+(?:year\s+)?|fy\s*'?|cy\s*)?(?:19|20)\d\d\b|\bfy\b")
 # Between a figure and a label that names it afterwards: "$1,036.5 million for AMS".
-_LABEL_AFTER_RE = re.compile(r"\s*(?:for|in|at|from)\s+(?:the\s+|its\s+)?", re.IGNORECASE)
+# "$1,036.5 million for AMS", "1.5B revenue": a label right after its figure (bare, or after a preposition).
+_LABEL_AFTER_RE = re.compile(r"[^\S\n]*(?:(?:for|in|at|from)\s+(?:the\s+|its\s+)?)?", re.IGNORECASE)
 # "sales of $18 billion", "revenue was $5 million": the figure right after the label is its own.
 _STATED_LINK_RE = re.compile(
     r"\s*(?:of|was|were|is|are|:|=|totall?ed|reached|came\s+to|at)?\s*(?:about\s+|approximately\s+)?"

@@ -12,10 +12,13 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_llmeval.metrics.structured.assign import best_assignment
 from pytest_llmeval.metrics.structured.rules import default_comparison, rule_for, show_path
+
+if TYPE_CHECKING:
+    from pytest_llmeval.metrics.base import MetricResult
 
 MATCH_FLOOR = 0.5  # below this agreement a gold item and an answer item are not the same line
 # n x m item comparisons before a list is compared in order instead (100 x 100 lines take ~1 s;
@@ -255,10 +258,34 @@ def _text(self: Comparer, gold: Any, got: Any, rule: dict[str, Any]) -> tuple[bo
         return False, f"expected text, got {_kind(got)}"
     if " ".join(got.split()).casefold() == " ".join(str(gold).split()).casefold():
         return True, ""
+    # One grading path: the grader a sample with this gold would get (dates and periods by the
+    # identity grader, figures by the numeric grader, prose by answer correctness).
+    from pytest_llmeval.registry import choose_accuracy_grader
+
+    name = choose_accuracy_grader({}, str(gold), "answer_correctness")
+    verdict = TEXT_GRADERS.get(name, _correctness)(self, str(gold), got)
+    return verdict.passed, "" if verdict.passed else f"{name}: {verdict.explanation[:160]}"
+
+
+def _correctness(self: Comparer, gold: str, got: str) -> MetricResult:
     from pytest_llmeval.metrics.freetext.correctness import answer_correctness
 
-    verdict = answer_correctness(got, str(gold), question=self.question, judge=self.text_judge or "offline")
-    return verdict.passed, "" if verdict.passed else f"answer_correctness: {verdict.explanation[:160]}"
+    return answer_correctness(got, gold, question=self.question, judge=self.text_judge or "offline")
+
+
+def _identity(self: Comparer, gold: str, got: str) -> MetricResult:
+    from pytest_llmeval.metrics.freetext.identity import identity_match
+
+    return identity_match(got, gold)
+
+
+def _numeric(self: Comparer, gold: str, got: str) -> MetricResult:
+    from pytest_llmeval.metrics.numeric.match import numeric_match
+
+    return numeric_match(got, gold, question=self.question)
+
+
+TEXT_GRADERS = {"answer_correctness": _correctness, "identity": _identity, "numeric": _numeric}
 
 
 LEAF_COMPARISONS = {"exact": _exact, "number": _number, "date": _date, "text": _text}

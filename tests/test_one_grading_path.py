@@ -1,0 +1,79 @@
+"""One grading path: the same (question, expected, answer) gets the same verdict as a single sample,
+an alias, a conversation turn and a structured field, in a default gold-file run."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tests.conftest import write_suite
+
+pytest_plugins = ["pytester"]
+
+# (question, expected, answer, a passed verdict?)
+TRIPLES: list[tuple[str, str, str, bool]] = [
+    ("What was Acme's net income?", "A net loss of $3.2 million", "Acme reported a net profit of $3.2 million", False),
+    ("What was Acme's net income?", "A net loss of $3.2 million", "Acme reported a net loss of $3.2 million.", True),
+    ("Hva ble årsresultatet?", "Et underskudd på 12 millioner kroner", "Selskapet fikk et overskudd på 12 millioner kroner.", False),
+    ("When did fiscal 2021 end?", "September 25, 2021", "Fiscal 2021 ended on September 24, 2021", False),
+    ("When did fiscal 2021 end?", "September 25, 2021", "Fiscal 2021 ended on September 25, 2021.", True),
+    ("What is the reduced VAT rate?", "reduced rate of 15%", "reduced rate of 12%", False),
+    ("What is the reduced VAT rate?", "reduced rate of 15%", "The reduced rate is 15%.", True),
+    ("Hva er redusert mva-sats for matvarer?", "Matvarer har redusert sats, 15 prosent.", "Matvarer har redusert sats på 12 prosent.", False),
+    ("What was revenue?", "$1.5 billion", "We booked 1.5B revenue, 500M profit.", True),
+    ("What was revenue?", "$500 million", "We booked 1.5B revenue, 500M profit.", False),
+    ("When did revenue peak?", "Revenue peaked in fiscal 2022.", "Revenue peaked in fiscal 2021.", False),
+    ("Hvordan utviklet omsetningen seg?", "Omsetningen falt 5 prosent.", "Omsetningen økte 5 prosent.", False),
+    ("How did the company do?", "The company made a loss in 2023.", "The company made a profit in 2023.", False),
+    ("How did the company do?", "The company made a loss in 2023.", "It made a loss in 2023.", True),
+]
+
+
+def _records() -> list[dict[str, Any]]:
+    records: list[dict[str, Any]] = []
+    for i, (question, expected, answer, _) in enumerate(TRIPLES):
+        records.append({"id": f"single-{i}", "question": question, "expected": expected, "response": answer})
+        records.append({"id": f"alias-{i}", "question": question, "expected": [expected], "response": answer})
+        records.append({
+            "id": f"turn-{i}",
+            "messages": [
+                {"role": "user", "content": "Hello"},
+                {"role": "assistant", "content": "Hello", "response": "Hello"},
+                {"role": "user", "content": question},
+                {"role": "assistant", "content": expected, "response": answer},
+            ],
+        })
+        records.append({
+            "id": f"field-{i}",
+            "question": question,
+            "expected": expected,
+            "expected_structured": {"answer": expected},
+            "response": json.dumps({"answer": answer}, ensure_ascii=False),
+            "eval_criteria": {"accuracy": "structured"},
+        })
+    return records
+
+
+def _passed(status: str) -> bool:
+    return status in ("pass", "acceptable")
+
+
+def test_every_path_gives_the_same_verdict(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
+    write_suite(pytester, _records())
+    pytester.runpytest(*plugin_args, "--llm-report=r.json", "-p", "no:randomly")
+    report = json.loads((pytester.path / "r.json").read_text())
+    by_id = {r["sample_id"]: r for r in report["sample_results"]}
+    verdicts = {}
+    for i, (question, expected, answer, should_pass) in enumerate(TRIPLES):
+        turn = by_id[f"turn-{i}"]["turns"][1]
+        verdicts[(question, expected, answer)] = {
+            "expected": should_pass,
+            "single": _passed(by_id[f"single-{i}"]["status"]),
+            "alias": _passed(by_id[f"alias-{i}"]["status"]),
+            "turn": _passed(turn["tier"]),
+            "field": _passed(by_id[f"field-{i}"]["status"]),
+        }
+    differing = {k: v for k, v in verdicts.items() if len(set(v.values())) > 1}
+    assert not differing
