@@ -134,9 +134,9 @@ def parse_completion(text: str, *, status: int, model: str) -> dict[str, Any]:
     from pytest_llmeval.fileio import scrub_surrogates
     from pytest_llmeval.redact import redact
 
-    return {
-        # a lone surrogate ("\ud800") would stop the cache file and the reports: replaced here
-        "text": redact(scrub_surrogates(content if isinstance(content, str) else "")),  # a model quoting the key back never gets it written anywhere
+    # a lone surrogate ("\ud800") anywhere in the reply would stop the cache file and the reports: replaced here
+    return scrub_surrogates({
+        "text": redact(content if isinstance(content, str) else ""),  # a model quoting the key back never gets it written anywhere
         "tool_calls": tool_calls,
         "finish_reason": first.get("finish_reason"),
         "model": str(body.get("model") or model)[:200],
@@ -144,7 +144,7 @@ def parse_completion(text: str, *, status: int, model: str) -> dict[str, Any]:
         # a usage field that is not token counts is ignored, and counted in the stats
         "junk_usage": usage is not None and (not isinstance(usage, dict) or None in counts.values()),
         "service_s": server_service_s(body),
-    }
+    })
 
 
 MAX_SERVICE_S = 86400.0
