@@ -99,8 +99,21 @@ class LLMEvalSession:
 
     # -- run budget (--llm-budget-usd / --llm-budget-tokens) -----------------------
     def check_budget(self) -> None:
-        if self.settings.budget_usd is not None and not self.settings.prices:
+        if self.settings.budget_usd is None:
+            return
+        if not self.settings.prices:
             raise pytest.UsageError("--llm-budget-usd (ini llm_budget_usd) needs --llm-prices to know what a call costs")
+        from pytest_llmeval.models.stats import Stats
+
+        # a request to a model without a price would cost an unknown amount: the cap could not hold
+        prices = Stats(self.settings.prices)
+        served = [m for m in (*self.settings.models, self.settings.judge_model) if m and not m.startswith(("python:", "file:"))]
+        unpriced = [m for m in served if prices._price(m) is None]
+        if unpriced:
+            raise pytest.UsageError(
+                f"--llm-budget-usd (ini llm_budget_usd): --llm-prices has no price for {', '.join(unpriced)}, "
+                f"so what its requests cost is unknown (priced: {', '.join(sorted(self.settings.prices))})"
+            )
 
     @property
     def run_budget(self) -> Any:

@@ -468,11 +468,17 @@ class Engine:
         except ModelError:
             self.stats.record_error()
             raise
+        usage = completion.usage
+        if completion.usage_missing:
+            from pytest_llmeval.models.stats import estimate_usage
+
+            usage = estimate_usage(messages, completion.text, completion.tool_calls)
         self.stats.record_call(
-            chat.model, completion.usage, completion.latency_s, wait_s=completion.wait_s, service_s=completion.service_s
+            chat.model, usage, completion.latency_s, wait_s=completion.wait_s, service_s=completion.service_s,
+            estimated=completion.usage_missing,
         )
         if self.budget is not None:
-            self.budget.spend(*self.stats.usage_cost(chat.model, completion.usage))
+            self.budget.spend(*self.stats.usage_cost(chat.model, usage))
         if completion.junk_usage:
             self.stats.record_junk_usage()
         return completion

@@ -143,6 +143,9 @@ def parse_completion(text: str, *, status: int, model: str) -> dict[str, Any]:
         "usage": {name: count or 0 for name, count in counts.items()},
         # a usage field that is not token counts is ignored, and counted in the stats
         "junk_usage": usage is not None and (not isinstance(usage, dict) or None in counts.values()),
+        # no token counts at all: the run counts an estimate (stats.estimate_usage), or its budget would not hold
+        "usage_missing": not isinstance(usage, dict) or None in counts.values()
+                         or not any(name in usage for name in counts),
         "service_s": server_service_s(body),
     })
 
@@ -395,6 +398,7 @@ class OpenAIChat:
                 attempts=attempt,
                 model=parsed["model"],
                 junk_usage=parsed["junk_usage"],
+                usage_missing=parsed["usage_missing"],
                 wait_s=waited,
                 service_s=parsed["service_s"],
                 tool_calls=parsed["tool_calls"],
