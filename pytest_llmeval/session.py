@@ -157,6 +157,7 @@ class LLMEvalSession:
         # (item, sample) for gold items and llm_sample tests; an item's model is set with several --llm-model specs
         pairs = [(getattr(item, "model", None), sample) for item in items if (sample := sample_of(item)) is not None]
         # a conversation's requests depend on its own earlier replies: asked turn by turn at setup
+        conversations = [(model, sample) for model, sample in pairs if sample.turns]
         pairs = [(model, sample) for model, sample in pairs if not sample.turns]
         samples = [sample for model, sample in pairs if model in (None, self.settings.model)]
         if not pairs:
@@ -168,8 +169,10 @@ class LLMEvalSession:
             reporter = self.config.pluginmanager.get_plugin("terminalreporter")
             for model in self.settings.models:
                 model_samples = [sample for m, sample in pairs if m in (None, model)]
+                later = sum(1 for m, _ in conversations if m in (None, model))
                 self.answers_for(model).prefetch(
-                    model_samples, worker_index=worker_index, worker_count=worker_count, reporter=reporter
+                    model_samples, worker_index=worker_index, worker_count=worker_count, reporter=reporter,
+                    later=later if worker_count == 1 else 0,  # under xdist a worker's share is not known here
                 )
         self._prefetch_embeddings(samples)
 

@@ -139,3 +139,17 @@ def test_a_lone_surrogate_in_a_tool_call_is_replaced_so_the_paid_reply_is_cached
     fake_openai.reply_with(lambda body: Reply.error(500, "the replay must not call the model"))
     pytester.runpytest(*args, "--llm-record=none").assert_outcomes(failed=1)
     assert fake_openai.chat_requests == 0
+
+
+def test_an_answer_that_only_calls_tools_shows_its_calls_in_the_failure(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
+) -> None:
+    write_suite(pytester, [{"id": "s0", "question": "Bokfør salg", "expected_tool_calls": EXPECTED,
+                            "tools": TOOLS, "eval_criteria": {"weights": {"length": 0}}}])
+    fake_openai.reply_with(lambda body: Reply(tool_calls=[("post_voucher", {"account": 3001, "amount": 1000})]))
+    result = pytester.runpytest("--llm-model=gpt-test", f"--llm-base-url={fake_openai.url}", "--llm-cache-dir=llm_cache")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "  response: (no text: the answer only calls tools)",  # was an empty "response:"
+        '  tool calls: post_voucher({"account": 3001, "amount": 1000})',
+    ])
