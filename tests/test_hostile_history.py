@@ -138,3 +138,18 @@ def test_history_files_get_the_mode_the_umask_allows(pytester: pytest.Pytester) 
     [table] = (pytester.path / "hist" / "tables").iterdir()
     modes = {stat.S_IMODE(p.stat().st_mode) for p in (*_runs(pytester), table, pytester.path / "r.json")}
     assert modes == {file_mode()}
+
+
+def test_the_history_pages_python_block_reads_a_recorded_history(pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.docs_examples import REPO, extract_blocks
+
+    make_suite(pytester, 3)
+    run(pytester, MODEL, "--llm-history=.llmeval_history")
+    run(pytester, MODEL, "--llm-history=.llmeval_history")
+    [block] = [b for b in extract_blocks((REPO / "docs" / "history.md").read_text(encoding="utf-8")) if b.lang == "python"]
+    capsys.readouterr()
+    exec(compile(block.text, "docs/history.md", "exec"), {})  # the page's own code, as a reader would paste it
+    printed = capsys.readouterr().out.splitlines()
+    assert len(printed) == 6  # 2 runs x 3 samples (the old block failed: a run file is two JSON lines)
+    assert [line.split()[0] for line in printed] == ["1"] * 3 + ["2"] * 3
+    assert all(line.split()[-2:] == ["P", "1"] for line in printed)
