@@ -215,5 +215,5 @@ def test_the_progress_line_counts_the_conversation_apart(pytester: pytest.Pytest
     fake_openai.reply_with(scripted_model)
     result = pytester.runpytest(*model_args(fake_openai, "-p", "no:xdist"))
     result.assert_outcomes(passed=3)
-    # was "2/2 done" for 3 samples: the conversation is answered turn by turn as it runs
+    # 3 samples, 2 prefetched: the line says where the third went
     result.stdout.fnmatch_lines(["llmeval answers from openai:gpt-test: 2/2 done, *; 1 conversation(s) answered turn by turn as they run"])

@@ -150,6 +150,6 @@ def test_the_history_pages_python_block_reads_a_recorded_history(pytester: pytes
     capsys.readouterr()
     exec(compile(block.text, "docs/history.md", "exec"), {})  # the page's own code, as a reader would paste it
     printed = capsys.readouterr().out.splitlines()
-    assert len(printed) == 6  # 2 runs x 3 samples (the old block failed: a run file is two JSON lines)
+    assert len(printed) == 6  # 2 runs x 3 samples: both lines of each run file read
     assert [line.split()[0] for line in printed] == ["1"] * 3 + ["2"] * 3
     assert all(line.split()[-2:] == ["P", "1"] for line in printed)

@@ -105,7 +105,7 @@ def test_replay_of_a_judge_reply_unusable_when_recorded_says_so(
         "(it starts 'Sure! The verdict is: factually matching.'), so it was not kept; recording again sends "
         "the same request to openai:judge-model and would likely buy the same reply*",
     ])
-    assert "To record it" not in replay.stdout.str()  # was the advice: re-recording would buy the same reply
+    assert "To record it" not in replay.stdout.str()  # re-recording would buy the same reply
     assert fake_openai.chat_requests == 0
 
 
@@ -114,7 +114,7 @@ def test_the_prompts_placeholder_is_no_reason(pytester: pytest.Pytester, fake_op
     placeholder = json.dumps({"reasons": ["one reason per criterion"], "verdict": "factually matching"})
     fake_openai.reply_with(lambda body: placeholder)
     result = pytester.runpytest(*judge_args(fake_openai, "-p", "no:xdist"))
-    result.assert_outcomes(errors=1)  # was a pass on the placeholder
+    result.assert_outcomes(errors=1)  # the placeholder is no reason to pass on
     result.stdout.fnmatch_lines(["*unusable JSON after one repair request*'one reason per criterion' is the template's placeholder*"])
     repair = fake_openai.requests[1]["messages"][-1]["content"]
     assert "template's placeholder" in repair

@@ -150,6 +150,6 @@ def test_an_answer_that_only_calls_tools_shows_its_calls_in_the_failure(
     result = pytester.runpytest("--llm-model=gpt-test", f"--llm-base-url={fake_openai.url}", "--llm-cache-dir=llm_cache")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines([
-        "  response: (no text: the answer only calls tools)",  # was an empty "response:"
+        "  response: (no text: the answer only calls tools)",  # not an empty "response:"
         '  tool calls: post_voucher({"account": 3001, "amount": 1000})',
     ])

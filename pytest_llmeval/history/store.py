@@ -172,7 +172,7 @@ def _read_members(path: Path, *, both: bool) -> tuple[Any, Any]:
             raise HistoryError(f"{path}: line {member + 1} inflates to more than {MAX_RUN_LINE_BYTES} bytes")
         if not inflate.eof:
             raise HistoryError(f"{path}: cannot read: truncated gzip data")
-        # a line no longer than the bound cannot hold more than it: only a long line is scanned
+        # a line within the bound cannot hold more than it: only a long line is scanned
         skeleton = len(_JSON_STRING.sub(b"", text)) if len(text) > MAX_RUN_SKELETON else 0
         if skeleton > MAX_RUN_SKELETON:
             raise HistoryError(f"{path}: line {member + 1} holds {skeleton} bytes of JSON outside its strings; "
