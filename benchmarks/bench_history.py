@@ -74,7 +74,7 @@ def build(root: Path, runs: int, samples: int) -> float:
             "models": [MODEL], "settings": {"errors": "fail", "repeat": 1}, "totals": {}, "graders": ["answer_correctness"],
             "results": {MODEL: columns(kinds, run, runs, rng, tokens)},
         }
-        write_run(root, meta, rows if run < runs // 2 else changed)
+        write_run(root, meta, rows if run < runs // 2 else changed, seq=run + 1)  # not next_seq: n reads per write
     return time.perf_counter() - began
 
 

@@ -62,6 +62,15 @@ def nesting(value: Any, limit: int = MAX_NESTING) -> int:
     return deepest
 
 
+def decode_problem(exc: json.JSONDecodeError) -> str:
+    """The decoder's message, or what the usual hand-editing slips are called (a trailing comma)."""
+    closing = exc.doc[exc.pos : exc.pos + 1]
+    before = exc.doc[: exc.pos].rstrip()
+    if closing in ("}", "]") and before.endswith(","):
+        return f"a trailing comma before {closing!r} (JSON allows none)"
+    return exc.msg
+
+
 def _where(text: str, index: int) -> str:
     line = text.count("\n", 0, index) + 1
     column = index - (text.rfind("\n", 0, index) + 1) + 1
@@ -98,7 +107,8 @@ def loads(text: str, *, max_nesting: int = MAX_NESTING) -> Any:
             text, parse_constant=_reject_constant, parse_float=_finite_float, parse_int=_bounded_int
         )
     except json.JSONDecodeError as exc:
-        raise JSONProblem(str(exc)) from None  # "Expecting ...: line 1 column 2 (char 1)"
+        problem = decode_problem(exc)  # "Expecting ...", or a trailing comma
+        raise JSONProblem(f"{problem}: line {exc.lineno} column {exc.colno} (char {exc.pos})") from None
     except RecursionError:
         raise JSONProblem(f"{too_deep}: {_where(text, _too_deep_at(text, max_nesting))}") from None
     except ValueError as exc:  # long integers, NaN/Infinity, 1e999

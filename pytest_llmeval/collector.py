@@ -91,7 +91,9 @@ def parse_line(line: str) -> tuple[Any, str | None]:
             line, parse_constant=_reject_constant, parse_float=_finite_float, parse_int=_bounded_int
         )
     except json.JSONDecodeError as exc:
-        return None, f"invalid JSON at column {exc.colno}: {exc.msg}"
+        from pytest_llmeval.bounded_json import decode_problem
+
+        return None, f"invalid JSON at column {exc.colno}: {decode_problem(exc)}"
     except RecursionError:
         return None, f"invalid JSON: nested more than {MAX_NESTING} levels deep"
     except ValueError as exc:  # > 4300-digit integers, NaN/Infinity, 1e999

@@ -149,6 +149,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         from pytest_llmeval.redact import redact
 
         report.longrepr = redact(report.longrepr)
+    if report.skipped and isinstance(report.longrepr, tuple) and getattr(item, "is_llmeval_gold", False):
+        path, line, _ = item.reportinfo()  # the gold line, not the plugin line that skipped it
+        report.longrepr = (str(path), (line or 0) + 1, report.longrepr[2])
     record = get_session(item.config).record_for(item, report, item.stash.get(HELPER_RESULTS_KEY, None))
     if record is not None:
         report.llmeval = record  # type: ignore[attr-defined]

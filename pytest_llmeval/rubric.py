@@ -49,6 +49,7 @@ class GradeResult:
     response: str
     names: tuple[str, ...] = ()  # every registered component, applied or not
     record: dict[str, Any] = field(default_factory=dict)  # sample-level fields set by components
+    tool_calls: list[dict[str, Any]] | None = None  # the answer's, shown when it has no text
 
     def scores(self) -> dict[str, float | None]:
         out: dict[str, float | None] = {"overall": round(self.overall, 4)}
@@ -77,7 +78,10 @@ class GradeResult:
             lines.append(f"  {comp.name:<10} {comp.score:>6.3f} {weight:>7}  {comp.metric + ': ' if comp.metric else ''}{comp.reason}")
         lines.append(f"  question: {_clip(sample.question)}")
         lines.append(f"  expected: {_clip(sample.expected)}")
-        lines.append(f"  response: {_clip(self.response)}")
+        silent = self.tool_calls and not self.response.strip()
+        lines.append(f"  response: {'(no text: the answer only calls tools)' if silent else _clip(self.response)}")
+        if self.tool_calls:
+            lines.append(f"  tool calls: {_clip(shown_tool_calls(self.tool_calls))}")
         return "\n".join(lines)
 
     def to_builtins(self) -> dict[str, Any]:
@@ -105,6 +109,16 @@ def _builtins(value: dict[str, Any]) -> dict[str, Any]:
         return dict(json.loads(json.dumps(value, default=str)))
     except (TypeError, ValueError):
         return {"unserialisable": repr(value)[:200]}
+
+
+def shown_tool_calls(calls: list[dict[str, Any]]) -> str:
+    """``name(arguments), ...`` of an answer's tool calls, as the API sent them."""
+    shown = []
+    for call in calls:
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict):
+            shown.append(f"{function.get('name')}({function.get('arguments') or ''})")
+    return ", ".join(shown)
 
 
 def _clip(text: str, limit: int = 300) -> str:
@@ -201,6 +215,7 @@ class Rubric:
             response=ctx.response,
             names=tuple(self.components.names()),
             record=ctx.record,
+            tool_calls=answer.tool_calls,
         )
 
     @staticmethod

@@ -44,6 +44,20 @@ def _closed_objects(node: dict[str, Any], path: tuple[str, ...] = ()) -> Iterato
 
 
 @functools.lru_cache(maxsize=1)
+def known_keys() -> tuple[tuple[tuple[str, ...], str], ...]:
+    """(path, key) of every key the schema names, closed object or not (first place wins)."""
+    found: dict[str, tuple[str, ...]] = {}
+    stack: list[tuple[dict[str, Any], tuple[str, ...]]] = [(_schema(), ())]
+    while stack:
+        node, path = stack.pop(0)
+        for name, child in (node.get("properties") or {}).items():
+            found.setdefault(name, path)
+            if isinstance(child, dict):
+                stack.append((child, (*path, name)))
+    return tuple((path, name) for name, path in found.items())
+
+
+@functools.lru_cache(maxsize=1)
 def closed_objects() -> dict[tuple[str, ...], tuple[str, ...]]:
     """Where unknown keys are errors (the record, ``eval_criteria``, ...) and the keys allowed there."""
     return dict(_closed_objects(_schema()))
@@ -71,6 +85,11 @@ def _unknown_keys(
                 yield (*path[len(root):], key), _suggestion(key, path, root, shown_root, allowed_at)
 
 
+# What other evaluation tools call a key (no spelling is near ours).
+SYNONYMS = {"grader": "accuracy", "metric": "accuracy", "scorer": "accuracy", "evaluator": "accuracy",
+            "keywords": "must_include", "contains": "must_include", "schema": "structured"}
+
+
 def _suggestion(
     key: str,
     path: tuple[str, ...],
@@ -85,6 +104,8 @@ def _suggestion(
             return ".".join((*shown_root, *where[len(root):], name))
         return ".".join((*where, name))
 
+    if key in SYNONYMS and SYNONYMS[key] in allowed_at[path]:
+        return f"; did you mean {shown(path, SYNONYMS[key])!r}?"
     if len(key) <= 100:  # a hostile megabyte key gets no fuzzy search
         close = difflib.get_close_matches(key, allowed_at[path], n=1, cutoff=0.6)
         if close:
@@ -93,6 +114,11 @@ def _suggestion(
         for other, names in allowed_at.items():
             if other != path and key in names:
                 return f"; did you mean {shown(other, key)!r}?"
+        # A misspelt key of another level ('tolerence' for eval_criteria.numeric.tolerance).
+        elsewhere = {name: where for where, name in known_keys() if where != path}
+        by_name = difflib.get_close_matches(key, list(elsewhere), n=1, cutoff=0.75)
+        if by_name:
+            return f"; did you mean {shown(elsewhere[by_name[0]], by_name[0])!r}?"
     where = ".".join(path[len(root):]) or "here"
     return f" (valid in {where}: {', '.join(sorted(allowed_at[path]))})"
 

@@ -105,8 +105,21 @@ class LLMEvalSession:
 
     # -- run budget (--llm-budget-usd / --llm-budget-tokens) -----------------------
     def check_budget(self) -> None:
-        if self.settings.budget_usd is not None and not self.settings.prices:
+        if self.settings.budget_usd is None:
+            return
+        if not self.settings.prices:
             raise pytest.UsageError("--llm-budget-usd (ini llm_budget_usd) needs --llm-prices to know what a call costs")
+        from pytest_llmeval.models.stats import Stats
+
+        # a request to a model without a price would cost an unknown amount: the cap could not hold
+        prices = Stats(self.settings.prices)
+        served = [m for m in (*self.settings.models, self.settings.judge_model) if m and not m.startswith(("python:", "file:"))]
+        unpriced = [m for m in served if prices._price(m) is None]
+        if unpriced:
+            raise pytest.UsageError(
+                f"--llm-budget-usd (ini llm_budget_usd): --llm-prices has no price for {', '.join(unpriced)}, "
+                f"so what its requests cost is unknown (priced: {', '.join(sorted(self.settings.prices))})"
+            )
 
     @property
     def run_budget(self) -> Any:
@@ -150,6 +163,7 @@ class LLMEvalSession:
         # (item, sample) for gold items and llm_sample tests; an item's model is set with several --llm-model specs
         pairs = [(getattr(item, "model", None), sample) for item in items if (sample := sample_of(item)) is not None]
         # a conversation's requests depend on its own earlier replies: asked turn by turn at setup
+        conversations = [(model, sample) for model, sample in pairs if sample.turns]
         pairs = [(model, sample) for model, sample in pairs if not sample.turns]
         samples = [sample for model, sample in pairs if model in (None, self.settings.model)]
         if not pairs:
@@ -161,8 +175,10 @@ class LLMEvalSession:
             reporter = self.config.pluginmanager.get_plugin("terminalreporter")
             for model in self.settings.models:
                 model_samples = [sample for m, sample in pairs if m in (None, model)]
+                later = sum(1 for m, _ in conversations if m in (None, model))
                 self.answers_for(model).prefetch(
-                    model_samples, worker_index=worker_index, worker_count=worker_count, reporter=reporter
+                    model_samples, worker_index=worker_index, worker_count=worker_count, reporter=reporter,
+                    later=later if worker_count == 1 else 0,  # under xdist a worker's share is not known here
                 )
         self._prefetch_embeddings(samples)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,7 @@ def test_budget_stops_requests_at_the_cap_and_the_rest_are_errors(
     assert fake_openai.chat_requests == 4
     result.assert_outcomes(passed=4, errors=6)
     result.stdout.fnmatch_lines([
-        "*run budget reached: 400 tokens used of --llm-budget-tokens=350; no new model or judge requests in this run*",
+        "*run budget reached (--llm-budget-tokens=350); no new model or judge requests in this run*",
         "INCOMPLETE run: run budget reached: 400 tokens used of --llm-budget-tokens=350*",
     ])
     data = report(pytester, "r.json")
@@ -84,7 +85,10 @@ def test_usd_budget(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) ->
     ))
     assert fake_openai.chat_requests == 3
     result.assert_outcomes(passed=3, errors=3)
-    result.stdout.fnmatch_lines(["*run budget reached: $0.3000 spent of --llm-budget-usd=0.25*"])
+    result.stdout.fnmatch_lines([
+        "*run budget reached (--llm-budget-usd=0.25); no new model or judge requests*",
+        "INCOMPLETE run: run budget reached: $0.3000 spent of --llm-budget-usd=0.25*",
+    ])
 
 
 def test_shared_state_file_counts_every_thread(tmp_path: Path) -> None:
@@ -103,5 +107,50 @@ def test_shared_state_file_counts_every_thread(tmp_path: Path) -> None:
     assert budget.spent()["tokens"] == 8000
     assert other.spent()["requests"] == 800
     budget.spend(2000, None)
-    with pytest.raises(BudgetExceeded, match="10000 tokens used of --llm-budget-tokens=10000"):
+    assert other.reason() == "run budget reached: 10000 tokens used of --llm-budget-tokens=10000"
+    with pytest.raises(BudgetExceeded, match=r"run budget reached \(--llm-budget-tokens=10000\)"):
         other.check()
+
+
+def test_requests_in_flight_count_and_every_message_gives_the_one_total(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
+) -> None:
+    suite(pytester, 10)
+    fake_openai.reply_with(lambda body: Reply(content=echo(body), usage={"prompt_tokens": 60, "completion_tokens": 40}, delay=0.2))
+    result = pytester.runpytest(*model_args(
+        fake_openai, "--llm-budget-tokens=350", "--llm-concurrency=4", "--llm-record=off", "-p", "no:xdist", "-rE",
+    ))
+    spent = PER_CALL * fake_openai.chat_requests
+    assert spent > 400  # requests in flight when the cap was reached finished and counted
+    output = result.stdout.str()
+    assert set(re.findall(r"(\d+) tokens used", output)) == {str(spent)}  # no message gives a spend the in-flight requests outgrew
+    result.stdout.fnmatch_lines([f"INCOMPLETE run: run budget reached: {spent} tokens used of --llm-budget-tokens=350*",
+                                 f"model calls: *tokens {spent * 6 // 10}+{spent * 4 // 10} *"])
+
+
+def _no_usage(body: dict[str, Any]) -> Reply:
+    return Reply(body={"id": "x", "object": "chat.completion", "model": "gpt-test",
+                       "choices": [{"index": 0, "message": {"role": "assistant", "content": echo(body)}, "finish_reason": "stop"}]})
+
+
+def test_a_server_that_sends_no_usage_is_counted_by_an_estimate(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
+    suite(pytester, 20)
+    fake_openai.reply_with(_no_usage)
+    result = pytester.runpytest(*model_args(
+        fake_openai, "--llm-budget-tokens=40", "--llm-concurrency=1", "--llm-record=off", "-p", "no:xdist",
+    ))
+    assert fake_openai.chat_requests < 20  # an estimate counts: the cap holds without usage
+    result.stdout.fnmatch_lines([
+        "INCOMPLETE run: run budget reached: * tokens used of --llm-budget-tokens=40*",
+        f"model calls: {fake_openai.chat_requests} | * | tokens *+* ({fake_openai.chat_requests} replies without usage, "
+        "estimated at 4 characters a token)*",
+    ])
+
+
+def test_usd_budget_refuses_a_model_without_a_price(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
+    suite(pytester, 2)
+    prices = json.dumps({"gpt-other": [1.0, 1.0]})
+    result = pytester.runpytest(*model_args(fake_openai, "--llm-budget-usd=0.25", f"--llm-prices={prices}"))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--llm-budget-usd (ini llm_budget_usd): --llm-prices has no price for gpt-test, *(priced: gpt-other)"])
+    assert fake_openai.chat_requests == 0

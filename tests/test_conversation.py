@@ -207,3 +207,13 @@ def test_python_callable_gets_each_turn_with_its_own_history(pytester: pytest.Py
         "('vat-chat/turn2', ['system', 'user', 'assistant', 'user'])",
         "('vat-chat/turn3', ['system', 'user', 'assistant', 'user', 'assistant', 'user'])",
     ]
+
+
+def test_the_progress_line_counts_the_conversation_apart(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
+    plain = [{"id": f"q{i}", "question": TURNS[0][0], "expected": TURNS[0][1], "eval_criteria": CRITERIA} for i in range(2)]
+    write_suite(pytester, [*plain, conversation()], "chat_eval.jsonl")
+    fake_openai.reply_with(scripted_model)
+    result = pytester.runpytest(*model_args(fake_openai, "-p", "no:xdist"))
+    result.assert_outcomes(passed=3)
+    # 3 samples, 2 prefetched: the line says where the third went
+    result.stdout.fnmatch_lines(["llmeval answers from openai:gpt-test: 2/2 done, *; 1 conversation(s) answered turn by turn as they run"])

@@ -67,6 +67,22 @@ def test_core_pages_opt_in() -> None:
         assert name in checked
 
 
+ILLUSTRATIVE = {"docs/changelog.md": "the changelog", "docs/index.md": None, "docs/install.md": "install",
+                "docs/limitations.md": "limitations", "docs/numeric_speed.md": "numeric speed",
+                "docs/troubleshooting.md": "troubleshooting", "docs/untrusted-input.md": "untrusted input"}
+
+
+def test_every_page_opts_in_or_the_readme_names_it_illustrative() -> None:
+    """The README says which pages' examples are illustrations; every other page runs its examples."""
+    checked = {str(p.relative_to(REPO)) for p in PAGES}
+    pages = {str(p.relative_to(REPO)) for p in sorted((REPO / "docs").rglob("*.md"))}
+    assert pages - checked == set(ILLUSTRATIVE)
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    said = readme.split("The pages on ", 1)[1].split("as illustrations", 1)[0]
+    for name in filter(None, ILLUSTRATIVE.values()):
+        assert name in said, name
+
+
 def _gen_module():  # type: ignore[no-untyped-def]
     spec = importlib.util.spec_from_file_location("gen_docs_reference", REPO / "scripts" / "gen_docs_reference.py")
     assert spec

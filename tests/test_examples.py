@@ -206,3 +206,21 @@ def test_structured_and_conversation_suites_name_what_failed(demo: DemoRun) -> N
     turns = demo.samples["vat-rate-answers-at-once"]["turns"]
     assert [(t["accuracy_grader"], t["tier"]) for t in turns] == [("clarify", "fail"), ("answer_correctness", "pass"),
                                                                    ("answer_correctness", "pass")]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="make and sh")
+@pytest.mark.parametrize(("pytest_code", "make_code"), [(0, 0), (1, 0), (4, 2)])
+def test_make_demo_exits_as_the_readme_says(tmp_path: Path, pytest_code: int, make_code: int) -> None:
+    """The README and getting-started: pytest's 1 is printed, the target exits 0; above 1 it fails."""
+    stub = tmp_path / "python"
+    stub.write_text(f"#!/bin/sh\nexit {pytest_code}\n", encoding="utf-8")
+    stub.chmod(0o755)
+    stamp = tmp_path / "stamp"
+    stamp.touch()
+    os.utime(stamp, (2**31 - 1, 2**31 - 1))  # newer than the stub and pyproject.toml: nothing to install
+    done = subprocess.run(["make", "-s", "-C", str(ROOT), "demo", f"PY={stub}", f"STAMP={stamp}"],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert f"pytest exit code: {pytest_code}" in done.stdout
+    assert done.returncode == make_code, done.stdout + done.stderr
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert "so pytest exits 1. The target prints that code and still exits 0" in readme

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.conftest import EXACT, write_suite
@@ -73,3 +75,11 @@ def test_collect_only_applies_no_gate(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--co", "-q", "--llm-min-pass-rate=0.8")
     assert result.ret == pytest.ExitCode.OK
     assert "llmeval gate" not in result.stdout.str()
+
+
+def test_a_gate_over_nothing_collected_keeps_pytests_exit_5_as_troubleshooting_says(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--llm-min-pass-rate=0.8")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    result.stdout.fnmatch_lines(["llmeval gate FAILED: no sample was graded (no gold sample was collected)*"])
+    docs = " ".join((Path(__file__).parent.parent / "docs" / "troubleshooting.md").read_text(encoding="utf-8").split())
+    assert "pytest's own exit 5 (\"no tests collected\", also a failed CI job) when nothing at all was collected" in docs

@@ -223,7 +223,7 @@ def test_a_bad_run_file_is_one_located_warning(pytester: pytest.Pytester) -> Non
     assert result.ret == 0
     result.stdout.fnmatch_lines(["history hist: 1 runs (1 complete)"])
     result.stderr.fnmatch_lines([
-        f"warning: skipped: *{second.name}: field 'results.*.status' is not a string of 3 status letters",
+        f"warning: skipped: *{second.name}: field 'results.*.status' is not a string of 3 status letters*",
         "warning: skipped: *junk.json.gz: cannot read: *",
         "warning: skipped: *zz-bad-git.json.gz: field 'git' must be an object or null",
     ])

@@ -85,3 +85,36 @@ def test_needs_review_names_the_llm_judge_when_it_disagreed(pytester: pytest.Pyt
     assert "offline judge and fuzzy check" not in result.stdout.str()
     report = json.loads((pytester.path / "r.json").read_text())
     assert report["sample_results"][0]["review_between"].startswith("LLM judge (")
+
+
+def test_replay_of_a_judge_reply_unusable_when_recorded_says_so(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
+) -> None:
+    write_suite(pytester, SUITE[:1])
+    fake_openai.reply_with(lambda body: "Sure! The verdict is: factually matching.")
+    first = pytester.runpytest(*judge_args(fake_openai, "-p", "no:xdist"))
+    first.assert_outcomes(errors=1)
+    first.stdout.fnmatch_lines(["*returned unusable JSON after one repair request*"])
+    assert fake_openai.chat_requests == 2
+    fake_openai.reset()
+    fake_openai.reply_with(lambda body: Reply.error(500, "the replay must not call the judge"))
+    replay = pytester.runpytest(*judge_args(fake_openai, "--llm-record=none", "-p", "no:xdist"))
+    replay.assert_outcomes(errors=1)
+    replay.stdout.fnmatch_lines([
+        "*judge 'openai:judge-model' failed: the reply to this request was unusable when it was recorded "
+        "(it starts 'Sure! The verdict is: factually matching.'), so it was not kept; recording again sends "
+        "the same request to openai:judge-model and would likely buy the same reply*",
+    ])
+    assert "To record it" not in replay.stdout.str()  # re-recording would buy the same reply
+    assert fake_openai.chat_requests == 0
+
+
+def test_the_prompts_placeholder_is_no_reason(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
+    write_suite(pytester, SUITE[:1])
+    placeholder = json.dumps({"reasons": ["one reason per criterion"], "verdict": "factually matching"})
+    fake_openai.reply_with(lambda body: placeholder)
+    result = pytester.runpytest(*judge_args(fake_openai, "-p", "no:xdist"))
+    result.assert_outcomes(errors=1)  # the placeholder is no reason to pass on
+    result.stdout.fnmatch_lines(["*unusable JSON after one repair request*'one reason per criterion' is the template's placeholder*"])
+    repair = fake_openai.requests[1]["messages"][-1]["content"]
+    assert "template's placeholder" in repair

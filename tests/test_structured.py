@@ -305,3 +305,16 @@ def test_length_does_not_weigh_a_structured_gold_unless_asked(pytester: pytest.P
     sample = json.loads((pytester.path / "r.json").read_text())["sample_results"][0]
     assert sample["scores"]["overall"] == 1.0
     assert "length" not in sample["components"]  # dropped: the weights renormalise over the rest
+
+
+def test_a_400_digit_integer_in_the_answer_is_a_fail_with_a_reason(pytester: pytest.Pytester) -> None:
+    huge = "1" + "0" * 400
+    result = structured_match('{"account": 3000, "amount": ' + huge + "}", {"account": 3000, "amount": 5})
+    assert not result.passed
+    assert "integer of 401 digits" in result.explanation
+    write_suite(pytester, [{"id": "s0", "question": "q", "expected_structured": {"account": 3000, "amount": 5},
+                            "response": '{"account": 3000, "amount": ' + huge + "}"}], "x_eval.jsonl")
+    result_run = pytester.runpytest("--llm-report=r.json")
+    result_run.assert_outcomes(failed=1)  # a wrong answer, not an error item
+    [sample] = json.loads((pytester.path / "r.json").read_text())["sample_results"]
+    assert "integer of 401 digits" in sample["reason"]

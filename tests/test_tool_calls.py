@@ -122,3 +122,34 @@ def test_reply_with_only_tool_calls_is_no_malformed_reply() -> None:
     parsed = parse_completion(json.dumps(body), status=200, model="m")
     assert parsed["text"] == ""
     assert parsed["tool_calls"][0]["function"] == {"name": "f", "arguments": '{"a": 1}'}
+
+
+def test_a_lone_surrogate_in_a_tool_call_is_replaced_so_the_paid_reply_is_cached_and_replays(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
+) -> None:
+    write_suite(pytester, [{"id": "s0", "question": "Bokfør salg", "expected_tool_calls": [{"name": "post_voucher", "arguments": {}}],
+                            "tools": TOOLS, "eval_criteria": {"weights": {"length": 0}}}])
+    fake_openai.reply_with(lambda body: Reply(tool_calls=[("post_voucher\ud800", {})]))
+    args = ["--llm-model=gpt-test", f"--llm-base-url={fake_openai.url}", "--llm-cache-dir=llm_cache", "-p", "no:xdist"]
+    pytester.runpytest(*args).assert_outcomes(failed=1)  # the name differs: a fail, not an error item
+    (cached,) = (pytester.path / "llm_cache").rglob("*.json")
+    [call] = json.loads(cached.read_text(encoding="utf-8"))["response"]["tool_calls"]
+    assert call["function"]["name"] == "post_voucher\ufffd"
+    fake_openai.reset()
+    fake_openai.reply_with(lambda body: Reply.error(500, "the replay must not call the model"))
+    pytester.runpytest(*args, "--llm-record=none").assert_outcomes(failed=1)
+    assert fake_openai.chat_requests == 0
+
+
+def test_an_answer_that_only_calls_tools_shows_its_calls_in_the_failure(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
+) -> None:
+    write_suite(pytester, [{"id": "s0", "question": "Bokfør salg", "expected_tool_calls": EXPECTED,
+                            "tools": TOOLS, "eval_criteria": {"weights": {"length": 0}}}])
+    fake_openai.reply_with(lambda body: Reply(tool_calls=[("post_voucher", {"account": 3001, "amount": 1000})]))
+    result = pytester.runpytest("--llm-model=gpt-test", f"--llm-base-url={fake_openai.url}", "--llm-cache-dir=llm_cache")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "  response: (no text: the answer only calls tools)",  # not an empty "response:"
+        '  tool calls: post_voucher({"account": 3001, "amount": 1000})',
+    ])

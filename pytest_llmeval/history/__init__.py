@@ -33,7 +33,7 @@ def record_run(llm_session: LLMEvalSession) -> Path | None:
     try:
         path = write_run(root, clean_for_output(run), rows)
         keep = llm_session.settings.history_keep
-        pruned = prune(root, keep) if keep else 0
+        pruned = prune(root, keep, current=path) if keep else 0
     except OSError as exc:
         llm_session.warnings.append(f"history {llm_session.settings.history} not written: {exc}")
         return None

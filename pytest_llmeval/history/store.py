@@ -9,6 +9,9 @@ Two writers never touch the same run file (the name holds a fresh run id), and a
 the hash of its content, so two writers of the same table write the same bytes: concurrent CI jobs
 and xdist-free merges of two history directories (copy both trees) lose nothing. Every file is
 written to a temp file beside it and renamed. Stdlib only.
+
+A run's ``seq`` is one more than the highest ``seq`` already in the history: pruning orders runs by
+it, never by the clock-derived file name, so a run file dated in the future cannot push new runs out.
 """
 
 from __future__ import annotations
@@ -18,11 +21,14 @@ import gzip
 import hashlib
 import json
 import os
+import re
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from pytest_llmeval.fileio import file_mode
 
 RUN_FORMAT = "pytest-llmeval-history-run"
 TABLE_FORMAT = "pytest-llmeval-history-table"
@@ -31,12 +37,25 @@ RUNS = "runs"
 TABLES = "tables"
 # A history is untrusted input (committed, downloaded as a CI artifact): bound what one file may inflate to.
 MAX_FILE_BYTES = 256 * 1024 * 1024
+# One line of a run file: JSON outside its strings (brackets, commas, numbers) is what makes parsed
+# objects, tens of bytes each; a real run has a few per model plus one per error reason.
+MAX_RUN_LINE_BYTES = 64 * 1024 * 1024
+MAX_RUN_SKELETON = 1024 * 1024
+MAX_REPEAT = 10_000
+MAX_SEQ = 2**53
 MAX_RUN_FILES = 100_000
 # A table nobody references is removed by pruning only when older than this: a writer that has
 # written its table but not yet its run file must not lose the table to a concurrent prune.
 TABLE_GRACE_S = 3600.0
 STATUS_CHARS = {"pass": "P", "acceptable": "A", "fail": "F", "error": "E", "skipped": "S"}
 NOT_RUN = "."
+_STATUS = re.compile(r"[PAFES.]*")
+_NUMBER = r"(?:\.|-?\d{1,20}(?:\.\d{1,12})?)"
+_NUMBERS = re.compile(rf"{_NUMBER}(?: {_NUMBER})*")
+_COUNTS = re.compile(r"(?:\.|\d{1,9})(?: (?:\.|\d{1,9}))*")
+NUMBER_COLUMNS = {"score": _NUMBERS, "grader": _COUNTS, "tokens": _COUNTS, "latency_s": _NUMBERS,
+                  "cost_usd": _NUMBERS, "pass_count": _COUNTS}
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 
 
 class HistoryError(Exception):
@@ -51,6 +70,8 @@ def _atomic_write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        with contextlib.suppress(AttributeError, OSError):  # mkstemp's 0600 would hide it from a CI job of another user
+            os.fchmod(fd, file_mode())
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         os.replace(tmp, path)
@@ -63,13 +84,46 @@ def write_table(root: Path, rows: list[list[Any]]) -> str:
     """Store the sample rows once (content-addressed) and return the table id runs refer to."""
     table = {"format": TABLE_FORMAT, "version": VERSION, "rows": rows}
     data = canonical(table)
-    table_id = hashlib.sha256(data).hexdigest()[:20]
+    table_id = table_hash(data)
     path = root / TABLES / f"{table_id}.json.gz"
     try:
-        os.utime(path)  # reused: fresh again, so a concurrent prune's grace period covers it
-    except OSError:
+        intact = _inflate(path) == data  # a table is trusted by its name only when its content matches
+    except HistoryError:
+        intact = False
+    if intact:
+        with contextlib.suppress(OSError):  # reused: fresh again, so a concurrent prune's grace period covers it
+            os.utime(path)
+    else:
         _atomic_write(path, gzip.compress(data, compresslevel=6, mtime=0))
     return table_id
+
+
+def table_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:20]
+
+
+def next_seq(root: Path) -> int:
+    """One more than the highest ``seq`` of the runs already written (unreadable ones count 0)."""
+    highest = 0
+    for path in (root / RUNS).glob("*.json.gz") if (root / RUNS).is_dir() else []:
+        highest = max(highest, _seq_of(path))
+    return min(highest + 1, MAX_SEQ)
+
+
+def _seq_of(path: Path) -> int:
+    try:
+        data = _read_members(path, both=False)[0]
+    except HistoryError:
+        return 0
+    return _seq(data.get("seq") if isinstance(data, dict) else None)
+
+
+def _seq(value: Any) -> int:
+    return value if _valid_seq(value) else 0
+
+
+def _valid_seq(seq: Any) -> bool:
+    return isinstance(seq, int) and not isinstance(seq, bool) and 0 <= seq <= MAX_SEQ
 
 
 def run_file_name(finished: str, run_id: str) -> str:
@@ -77,15 +131,17 @@ def run_file_name(finished: str, run_id: str) -> str:
     return f"{stamp}Z-{run_id}.json.gz"
 
 
-def write_run(root: Path, run: dict[str, Any], rows: list[list[Any]]) -> Path:
+def write_run(root: Path, run: dict[str, Any], rows: list[list[Any]], *, seq: int | None = None) -> Path:
     """Write the table, then the run file (in that order: a run never names a missing table).
 
     The run file is two JSON lines, each its own gzip member: the metadata with each model's
     ``status`` string, then the other columns. ``zcat`` shows both; pass rates, trends and flips
     decompress only the first (a few kB), which keeps ``history`` fast on long histories.
+    ``seq`` defaults to :func:`next_seq`.
     """
     results = run.get("results") or {}
     head = {**run, "format": RUN_FORMAT, "version": VERSION, "table": write_table(root, rows),
+            "seq": next_seq(root) if seq is None else seq,
             "results": {m: {"status": c["status"]} for m, c in results.items()}}
     details = {"details": {m: {k: v for k, v in c.items() if k != "status"} for m, c in results.items()}}
     path = root / RUNS / run_file_name(str(run["finished"]), str(run["run_id"]))
@@ -109,13 +165,18 @@ def _read_members(path: Path, *, both: bool) -> tuple[Any, Any]:
     for member in range(2 if both else 1):
         inflate = zlib.decompressobj(wbits=31)  # one gzip member
         try:
-            text = inflate.decompress(raw, MAX_FILE_BYTES + 1)
+            text = inflate.decompress(raw, MAX_RUN_LINE_BYTES + 1)
         except zlib.error as exc:
             raise HistoryError(f"{path}: cannot read: not gzip ({exc})") from None
-        if len(text) > MAX_FILE_BYTES or inflate.unconsumed_tail:
-            raise HistoryError(f"{path}: line {member + 1} inflates to more than {MAX_FILE_BYTES} bytes")
+        if len(text) > MAX_RUN_LINE_BYTES or inflate.unconsumed_tail:
+            raise HistoryError(f"{path}: line {member + 1} inflates to more than {MAX_RUN_LINE_BYTES} bytes")
         if not inflate.eof:
             raise HistoryError(f"{path}: cannot read: truncated gzip data")
+        # a line within the bound cannot hold more than it: only a long line is scanned
+        skeleton = len(_JSON_STRING.sub(b"", text)) if len(text) > MAX_RUN_SKELETON else 0
+        if skeleton > MAX_RUN_SKELETON:
+            raise HistoryError(f"{path}: line {member + 1} holds {skeleton} bytes of JSON outside its strings; "
+                               f"a run has at most {MAX_RUN_SKELETON}")
         try:
             out.append(json.loads(text))
         except (ValueError, RecursionError) as exc:
@@ -124,7 +185,7 @@ def _read_members(path: Path, *, both: bool) -> tuple[Any, Any]:
     return out[0], (out[1] if both else None)
 
 
-def _read_json_gz(path: Path) -> Any:
+def _inflate(path: Path) -> bytes:
     try:
         with gzip.open(path, "rb") as handle:
             data = handle.read(MAX_FILE_BYTES + 1)
@@ -132,6 +193,14 @@ def _read_json_gz(path: Path) -> Any:
         raise HistoryError(f"{path}: cannot read: {exc}") from None
     if len(data) > MAX_FILE_BYTES:
         raise HistoryError(f"{path}: inflates to more than {MAX_FILE_BYTES} bytes")
+    return data
+
+
+def _read_table(path: Path, table_id: str) -> Any:
+    data = _inflate(path)
+    if table_hash(data) != table_id:
+        raise HistoryError(f"{path}: content does not match its name (SHA-256 {table_hash(data)}...); "
+                           "the next run of these samples rewrites it")
     try:
         return json.loads(data)
     except (ValueError, RecursionError) as exc:
@@ -163,6 +232,10 @@ class Run:
         return git.get("commit") if isinstance(git, dict) else None
 
     @property
+    def seq(self) -> int:
+        return _seq(self.meta.get("seq"))
+
+    @property
     def complete(self) -> bool:
         return bool(self.meta.get("complete"))
 
@@ -178,7 +251,8 @@ class Run:
                 found = data.get("details") if isinstance(data, dict) else None
                 if not isinstance(found, dict):
                     raise HistoryError(f"{self.path}: line 2: field 'details' missing or not an object")
-                self._details = _check_results(self.path, found, len(self.rows), detail=True)
+                _check_columns(self.path, _check_results(self.path, found, len(self.rows), detail=True))
+                self._details = found
             except HistoryError as exc:
                 self.warnings.append(f"columns left out: {exc}")
         found = self._details.get(model)
@@ -209,6 +283,18 @@ def _check_run(path: Path, data: Any) -> dict[str, Any]:
             raise HistoryError(f"{path}: field {name!r} must be an object or null")
     if not isinstance(data.get("complete"), bool):
         raise HistoryError(f"{path}: field 'complete' missing or not true/false")
+    for name in ("started", "incomplete_reason"):
+        if data.get(name) is not None and not isinstance(data[name], str):
+            raise HistoryError(f"{path}: field {name!r} must be a string or null")
+    for name in ("commit", "branch"):
+        value = (data.get("git") or {}).get(name)
+        if value is not None and not isinstance(value, str):
+            raise HistoryError(f"{path}: field 'git.{name}' must be a string or null")
+    repeat = (data.get("settings") or {}).get("repeat")
+    if repeat is not None and not (isinstance(repeat, int) and not isinstance(repeat, bool) and 1 <= repeat <= MAX_REPEAT):
+        raise HistoryError(f"{path}: field 'settings.repeat' is not a whole number from 1 to {MAX_REPEAT}")
+    if "seq" in data and not _valid_seq(data["seq"]):
+        raise HistoryError(f"{path}: field 'seq' is not a whole number from 0 to {MAX_SEQ}")
     return data
 
 
@@ -227,12 +313,24 @@ def _check_results(path: Path, results: dict[str, Any], length: int, *, detail: 
         if not isinstance(columns, dict):
             raise HistoryError(f"{path}: {where}.{model}' is not an object")
         status = columns.get("status")
-        if not detail and (not isinstance(status, str) or len(status) != length):
-            raise HistoryError(f"{path}: {where}.{model}.status' is not a string of {length} status letters")
+        if not detail and (not isinstance(status, str) or len(status) != length or not _STATUS.fullmatch(status)):
+            raise HistoryError(f"{path}: {where}.{model}.status' is not a string of {length} status letters (P A F E S .)")
         for name, text in columns.items():
             if name != "status" and isinstance(text, str) and text and text.count(" ") + 1 != length:
                 raise HistoryError(f"{path}: {where}.{model}.{name}' does not hold {length} values")
     return results
+
+
+def _check_columns(path: Path, details: dict[str, dict[str, Any]]) -> None:
+    """The number columns hold numbers (or ``.``), the reasons are text."""
+    for model, columns in details.items():
+        for name, pattern in NUMBER_COLUMNS.items():
+            text = columns.get(name)
+            if text is not None and not (isinstance(text, str) and (not text or pattern.fullmatch(text))):
+                raise HistoryError(f"{path}: line 2: field 'details.{model}.{name}' holds a value that is not a number")
+        reasons = columns.get("reasons")
+        if reasons is not None and not (isinstance(reasons, dict) and all(isinstance(v, str) for v in reasons.values())):
+            raise HistoryError(f"{path}: line 2: field 'details.{model}.reasons' is not an object of texts")
 
 
 class History:
@@ -265,7 +363,7 @@ class History:
         if table_id not in self._tables:
             path = self.root / TABLES / f"{table_id}.json.gz"
             try:
-                self._tables[table_id] = _check_table(path, _read_json_gz(path))
+                self._tables[table_id] = _check_table(path, _read_table(path, table_id))
             except HistoryError:
                 self._tables[table_id] = None
                 raise
@@ -285,20 +383,30 @@ class History:
         return list(dict.fromkeys(m for run in self.runs for m in run.results))
 
 
-def prune(root: Path, keep: int) -> int:
-    """``--llm-history-keep=N``: delete all but the newest ``keep`` run files, then tables that no
-    remaining run names (and that are older than :data:`TABLE_GRACE_S`). Returns runs deleted."""
-    runs = sorted((root / RUNS).glob("*.json.gz"))
-    doomed = runs[: max(0, len(runs) - keep)]
+def prune(root: Path, keep: int, current: Path | None = None) -> int:
+    """``--llm-history-keep=N``: delete all but the newest ``keep`` run files, newest by ``seq``
+    (then name), never ``current``; then tables that no remaining run names (and that are older
+    than :data:`TABLE_GRACE_S`). Returns runs deleted."""
+    heads: dict[Path, Any] = {}
+    for path in (root / RUNS).glob("*.json.gz"):
+        try:
+            heads[path] = _read_members(path, both=False)[0]
+        except HistoryError:
+            heads[path] = None
+
+    def order(path: Path) -> tuple[bool, int, str]:
+        return (path == current, _seq(heads[path].get("seq") if isinstance(heads[path], dict) else None), path.name)
+
+    runs = sorted(heads, key=order)
+    doomed = runs[: max(0, len(runs) - max(keep, 1))]
     for path in doomed:
         with contextlib.suppress(OSError):
             path.unlink()
     referenced: set[str] = set()
     for path in runs[len(doomed):]:
-        with contextlib.suppress(HistoryError):
-            data = _read_members(path, both=False)[0]
-            if isinstance(data, dict) and isinstance(data.get("table"), str):
-                referenced.add(data["table"])
+        data = heads[path]
+        if isinstance(data, dict) and isinstance(data.get("table"), str):
+            referenced.add(data["table"])
     now = time.time()
     for table in (root / TABLES).glob("*.json.gz") if (root / TABLES).is_dir() else []:
         if table.name.removesuffix(".json.gz") in referenced:

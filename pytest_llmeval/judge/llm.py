@@ -261,12 +261,20 @@ class CorrectnessJudgement:
     raw: dict[str, Any] = field(default_factory=dict)
 
 
+def _real_reasons(value: dict[str, Any]) -> list[str]:
+    """A reason that only repeats the reply template's placeholder is no reason (a small model's echo)."""
+    copied = [r for r in value.get("reasons") or [] if " ".join(str(r).split()).strip(" .").casefold() == prompts.REASON_PLACEHOLDER]
+    if copied:
+        return [f"reasons: {prompts.REASON_PLACEHOLDER!r} is the template's placeholder; write each reason about this answer"]
+    return []
+
+
 def judge_correctness(
     model: ChatModel, *, question: str | None, expected: str, response: str
 ) -> CorrectnessJudgement:
     """'factually matching' vs 'factually contradicting', with the judge's reasons."""
     messages = prompts.correctness_messages(question=question, expected=expected, response=response)
-    reply = call_json(model, messages, load_schema("correctness"))
+    reply = call_json(model, messages, load_schema("correctness"), check=_real_reasons)
     return CorrectnessJudgement(
         correct=reply["verdict"] == "factually matching",
         reasons=[str(r) for r in reply["reasons"]],
@@ -294,7 +302,7 @@ def verify_correctness(
         fuzzy_correct=fuzzy_correct,
         fuzzy_evidence=fuzzy_evidence,
     )
-    reply = call_json(model, messages, load_schema("correctness"))
+    reply = call_json(model, messages, load_schema("correctness"), check=_real_reasons)
     return CorrectnessJudgement(
         correct=reply["verdict"] == "factually matching",
         reasons=[str(r) for r in reply["reasons"]],

@@ -83,6 +83,10 @@ CORRECTNESS_CRITERIA = (
 )
 
 
+# The reply template's placeholder: a judge that copies it back has given no reason.
+REASON_PLACEHOLDER = "one reason per criterion"
+
+
 def correctness_messages(
     *, question: str | None, expected: str, response: str
 ) -> list[dict[str, str]]:
@@ -92,7 +96,7 @@ def correctness_messages(
         "'factually matching' only if ALL of these hold:\n" + criteria + "\n"
         "Extra correct detail is fine. A refusal, or saying the information is unavailable, is "
         "'factually contradicting'. " + _DATA_RULE.format(tag="answer") + " "
-        'Reply with JSON only: {"reasons": ["one reason per criterion"], '
+        'Reply with JSON only: {"reasons": ["' + REASON_PLACEHOLDER + '"], '
         '"verdict": "factually matching" | "factually contradicting"}.'
     )
     parts = []
@@ -129,7 +133,7 @@ def verification_messages(
         "matches, while shared words around a different fact do not. A refusal, or saying the "
         "information is unavailable, is 'factually contradicting'. "
         + _DATA_RULE.format(tag="answer") + " "
-        'Reply with JSON only: {"reasons": ["one reason per criterion"], '
+        'Reply with JSON only: {"reasons": ["' + REASON_PLACEHOLDER + '"], '
         '"verdict": "factually matching" | "factually contradicting"}.'
     )
     first = "; ".join(" ".join(str(r).split()) for r in judge_reasons) or "no reasons given"

@@ -23,6 +23,7 @@ class Completion:
     attempts: int = 1
     model: str = ""
     junk_usage: bool = False  # the reply's "usage" was not token counts (ignored)
+    usage_missing: bool = False  # the reply gave no token counts: the run counts an estimate
     structured: str = ""  # which structured-output forms were tried, when negotiated (models.formats)
     # latency_s is the round trip of the request that answered: sent to reply read, so it includes
     # the time the request waited in the server's queue. wait_s: before sending, for our own

@@ -99,18 +99,24 @@ class RunBudget:
     def reason(self, spent: dict[str, Any] | None = None) -> str | None:
         """Why no new request may start, or None while the run is under its cap."""
         spent = self.spent() if spent is None else spent
-        if self.tokens is not None and spent["tokens"] >= self.tokens:
+        if self._tokens_reached(spent):
             return f"run budget reached: {spent['tokens']} tokens used of --llm-budget-tokens={self.tokens}"
         if self.usd is not None and spent["usd"] >= self.usd:
             return f"run budget reached: ${spent['usd']:.4f} spent of --llm-budget-usd={self.usd:g}"
         return None
 
     def check(self) -> None:
-        """Before a request: raise :class:`BudgetExceeded` once the cap is reached."""
-        reason = self.reason()
-        if reason is not None:
+        """Before a request: raise :class:`BudgetExceeded` once the cap is reached. The message
+        names the cap, not the spend: requests in flight still add to it, and the summary gives the total."""
+        spent = self.spent()
+        if self.reason(spent) is not None:
             self._update(refused=1)
-            raise BudgetExceeded(f"{reason}; no new model or judge requests in this run")
+            cap = f"--llm-budget-tokens={self.tokens}" if self._tokens_reached(spent) else f"--llm-budget-usd={self.usd:g}"
+            raise BudgetExceeded(f"run budget reached ({cap}); no new model or judge requests in this run; "
+                                 "the llmeval summary gives what the run spent")
+
+    def _tokens_reached(self, spent: dict[str, Any]) -> bool:
+        return self.tokens is not None and spent["tokens"] >= self.tokens
 
     def spend(self, tokens: int, usd: float | None) -> None:
         self._update(tokens=tokens, usd=usd or 0.0, requests=1)

@@ -62,6 +62,7 @@ def legacy_key(identity: dict[str, Any], endpoint: str) -> str:
 # replayable, never "corrupt" on the next run and bought again.
 MAX_REPLY_BYTES = 4 * 1024 * 1024
 MAX_FILE_BYTES = 2 * MAX_REPLY_BYTES
+UNUSABLE_NOTE_CHARS = 300  # of a reply the caller could not use, kept to say why a replay misses it
 MAX_NESTING = 64
 
 
@@ -179,6 +180,30 @@ class ResponseCache:
     def path_for(self, key: str) -> Path:
         return self.dir / f"{key}.json"
 
+    def _unusable_path(self, key: str) -> Path:
+        return self.dir / f"{key}.unusable"  # not *.json: no reply, so "once" still finds the folder empty
+
+    def note_unusable(self, key: str, text: str) -> None:
+        """A reply the caller could not use (a judge's invalid JSON) is not cached, but its start
+        is noted: a replay that misses it says why, instead of advising to record it again."""
+        from pytest_llmeval.redact import redact
+
+        with contextlib.suppress(OSError):
+            write_atomic(self._unusable_path(key), redact(text[:UNUSABLE_NOTE_CHARS]), newline="\n")
+
+    def unusable_error(self, key: str) -> CacheMissError | None:
+        """The replay's error for a request whose recorded reply was unusable, or None."""
+        try:
+            with self._unusable_path(key).open("rb") as handle:
+                start = handle.read(UNUSABLE_NOTE_CHARS * 4).decode("utf-8", "replace")
+        except OSError:
+            return None
+        return CacheMissError(
+            f"the reply to this request was unusable when it was recorded (it starts {start[:120]!r}), so it "
+            f"was not kept; recording again sends the same request to {self.namespace} and would likely buy "
+            "the same reply: use another model for it, or change what is asked"
+        )
+
     def written_after(self, key: str, timestamp: float) -> bool:
         try:
             return self.path_for(key).stat().st_mtime >= timestamp - 1.0  # coarse filesystem clocks
@@ -228,6 +253,8 @@ class ResponseCache:
         if len(text.encode("utf-8")) > MAX_FILE_BYTES:
             return None  # the reader would refuse it: never write a file replay calls corrupt
         target = self.path_for(key)
+        with contextlib.suppress(OSError):
+            self._unusable_path(key).unlink(missing_ok=True)  # a usable reply replaces the note
         for attempt in range(5):  # Windows refuses to replace a file a reader holds open
             try:
                 write_atomic(target, text, newline="\n")

@@ -262,7 +262,7 @@ class Engine:
         if not cache.writes:
             if count_hit:  # a sample of another worker's share: that worker counts the miss
                 self.stats.record_error()
-            raise cache.miss_error(key, identity, label=label)
+            raise cache.unusable_error(key) or cache.miss_error(key, identity, label=label)
         # "all" mode re-records, but still takes a reply another worker wrote while we waited
         fresh = None if cache.reads else time.time()
         hit, waited = await self._lock_or_hit(cache, key, count_hit, fresh, accept)
@@ -284,7 +284,8 @@ class Engine:
                 self._share_failure(key, exc)
                 raise
             if accept is not None and not accept(completion.text):
-                return completion  # never cached: the next run asks again
+                cache.note_unusable(key, completion.text)  # never cached: the next recording run asks again
+                return completion
             self._mark_fetched(key)  # before the reply is visible to other workers
             self._record(cache, key, identity, completion, chat=chat, label=label)
             return completion
@@ -468,11 +469,17 @@ class Engine:
         except ModelError:
             self.stats.record_error()
             raise
+        usage = completion.usage
+        if completion.usage_missing:
+            from pytest_llmeval.models.stats import estimate_usage
+
+            usage = estimate_usage(messages, completion.text, completion.tool_calls)
         self.stats.record_call(
-            chat.model, completion.usage, completion.latency_s, wait_s=completion.wait_s, service_s=completion.service_s
+            chat.model, usage, completion.latency_s, wait_s=completion.wait_s, service_s=completion.service_s,
+            estimated=completion.usage_missing,
         )
         if self.budget is not None:
-            self.budget.spend(*self.stats.usage_cost(chat.model, completion.usage))
+            self.budget.spend(*self.stats.usage_cost(chat.model, usage))
         if completion.junk_usage:
             self.stats.record_junk_usage()
         return completion

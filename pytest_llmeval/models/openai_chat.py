@@ -134,17 +134,20 @@ def parse_completion(text: str, *, status: int, model: str) -> dict[str, Any]:
     from pytest_llmeval.fileio import scrub_surrogates
     from pytest_llmeval.redact import redact
 
-    return {
-        # a lone surrogate ("\ud800") would stop the cache file and the reports: replaced here
-        "text": redact(scrub_surrogates(content if isinstance(content, str) else "")),  # a model quoting the key back never gets it written anywhere
+    # a lone surrogate ("\ud800") anywhere in the reply would stop the cache file and the reports: replaced here
+    return scrub_surrogates({
+        "text": redact(content if isinstance(content, str) else ""),  # a model quoting the key back never gets it written anywhere
         "tool_calls": tool_calls,
         "finish_reason": first.get("finish_reason"),
         "model": str(body.get("model") or model)[:200],
         "usage": {name: count or 0 for name, count in counts.items()},
         # a usage field that is not token counts is ignored, and counted in the stats
         "junk_usage": usage is not None and (not isinstance(usage, dict) or None in counts.values()),
+        # no token counts at all: the run counts an estimate (stats.estimate_usage), or its budget would not hold
+        "usage_missing": not isinstance(usage, dict) or None in counts.values()
+                         or not any(name in usage for name in counts),
         "service_s": server_service_s(body),
-    }
+    })
 
 
 MAX_SERVICE_S = 86400.0
@@ -395,6 +398,7 @@ class OpenAIChat:
                 attempts=attempt,
                 model=parsed["model"],
                 junk_usage=parsed["junk_usage"],
+                usage_missing=parsed["usage_missing"],
                 wait_s=waited,
                 service_s=parsed["service_s"],
                 tool_calls=parsed["tool_calls"],

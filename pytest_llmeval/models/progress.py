@@ -11,10 +11,11 @@ class Progress:
 
     REFRESH_S = 0.1
 
-    def __init__(self, reporter: Any, total: int, what: str) -> None:
+    def __init__(self, reporter: Any, total: int, what: str, *, later: int = 0) -> None:
         self.reporter = reporter
         self.total = total
         self.what = what
+        self.later = later  # conversations: each turn's request waits for the reply before it
         self.done = self.errors = self.hits = 0
         self.started = time.perf_counter()
         self._shown = 0.0
@@ -30,6 +31,7 @@ class Progress:
             f"llmeval {self.what}: {self.done}/{self.total} done, {self.hits} cached, "
             f"{self.errors} errors, {rate:.1f}/s, {elapsed:.1f} s"
             + (", stopped by a fatal model error" if self.stopped else "")
+            + (f"; {self.later} conversation(s) answered turn by turn as they run" if self.later else "")
         )
 
     def advance(self, *, error: bool = False, cached: bool = False) -> None:

@@ -84,11 +84,13 @@ class AnswerService:
         worker_index: int = 0,
         worker_count: int = 1,
         reporter: Any = None,
+        later: int = 0,
     ) -> None:
         """Fetch this worker's share of the model answers concurrently (blocks until done).
 
         The share is every ``worker_count``-th sample from ``worker_index``; other samples
         are answered on demand by :meth:`answer`, which waits for the worker holding their lock.
+        ``later``: conversations of this model, answered turn by turn as they run (the progress line says so).
         """
         if self.provider is None or not self.provider.prefetch or self._fatal is not None:
             return
@@ -106,7 +108,7 @@ class AnswerService:
                 share.append(sample)
         if not share:
             return
-        progress = Progress(reporter, len(share) * self.repeat, f"answers from {self.provider.name}")
+        progress = Progress(reporter, len(share) * self.repeat, f"answers from {self.provider.name}", later=later)
         try:
             self.engine.runner.run(self._prefetch(share, progress))
         finally:

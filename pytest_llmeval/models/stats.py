@@ -8,8 +8,25 @@ from typing import Any
 
 from pytest_llmeval.models.base import Usage
 
-# junk_usage: replies whose "usage" was not token counts (ignored, counted as 0 tokens)
-_COUNTERS = ("calls", "cache_hits", "retries", "errors", "prompt_tokens", "completion_tokens", "junk_usage")
+# junk_usage: replies whose "usage" was not token counts (ignored); estimated_usage: replies without
+# token counts whose tokens were estimated (:func:`estimate_usage`) and counted as if reported
+_COUNTERS = ("calls", "cache_hits", "retries", "errors", "prompt_tokens", "completion_tokens", "junk_usage", "estimated_usage")
+CHARS_PER_TOKEN = 4  # English text with common BPE tokenizers; a server that reports usage is counted exactly
+
+
+def estimate_usage(messages: Iterable[Mapping[str, Any]], text: str, tool_calls: Any = None) -> Usage:
+    """Tokens of a request whose reply gave none: its characters over :data:`CHARS_PER_TOKEN`, rounded up."""
+    import json
+
+    def tokens(chars: int) -> int:
+        return -(-chars // CHARS_PER_TOKEN)
+
+    def chars(content: Any) -> int:
+        return len(content) if isinstance(content, str) else len(json.dumps(content))
+
+    sent = sum(chars(m.get("content")) for m in messages)
+    got = len(text) + (len(json.dumps(tool_calls)) if tool_calls else 0)
+    return Usage(prompt_tokens=tokens(sent), completion_tokens=tokens(got))
 # Beside "latencies" (each call's round trip: sent to reply read, so it includes any wait in the
 # server's queue): time waiting for our own concurrency slot and rate limit before sending, and,
 # for servers that report it (llama.cpp's "timings"), the server's own time and the rest of the
@@ -53,12 +70,15 @@ class Stats:
         self.cost: float | None = None
 
     def record_call(
-        self, model: str, usage: Usage, latency_s: float, *, wait_s: float = 0.0, service_s: float | None = None
+        self, model: str, usage: Usage, latency_s: float, *, wait_s: float = 0.0, service_s: float | None = None,
+        estimated: bool = False,
     ) -> None:
         """``latency_s``: round trip (includes the server's queue); ``wait_s``: for our own slot
-        before sending; ``service_s``: the server's own time, when it reports it."""
+        before sending; ``service_s``: the server's own time, when it reports it; ``estimated``:
+        ``usage`` is an estimate (the reply gave none)."""
         with self._lock:
             self.counts["calls"] += 1
+            self.counts["estimated_usage"] += estimated
             self.counts["prompt_tokens"] += usage.prompt_tokens
             self.counts["completion_tokens"] += usage.completion_tokens
             self.latencies.append(round(latency_s, 4))

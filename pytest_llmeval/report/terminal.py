@@ -228,7 +228,12 @@ def _helpers_line(helpers: list[dict[str, Any]]) -> str:
 def model_stats_line(stats: dict[str, Any]) -> str:
     parts = [f"model calls: {stats.get('calls', 0)}", f"cache hits {stats.get('cache_hits', 0)}"]
     parts.append(f"retries {stats.get('retries', 0)}")
-    parts.append(f"tokens {stats.get('prompt_tokens', 0)}+{stats.get('completion_tokens', 0)}")
+    tokens = f"tokens {stats.get('prompt_tokens', 0)}+{stats.get('completion_tokens', 0)}"
+    if stats.get("estimated_usage"):
+        from pytest_llmeval.models.stats import CHARS_PER_TOKEN
+
+        tokens += f" ({stats['estimated_usage']} replies without usage, estimated at {CHARS_PER_TOKEN} characters a token)"
+    parts.append(tokens)
     if stats.get("latency_median_s") is not None:
         from pytest_llmeval.report.latency import latency_parts
 
