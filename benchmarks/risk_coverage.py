@@ -4,7 +4,7 @@ Usage:  python benchmarks/risk_coverage.py --data ../shared/data [--folds 5] [--
 
 The offline judge (``answer_correctness``) learns two things: the logistic weights of the evidence
 no rule decides (``correctness.TEXT_WEIGHTS``, fitted on FinanceBench text rows) and the abstention
-band (``correctness.ABSTAIN_BAND``): weighed evidence inside it is not decided (needs review, or the
+bands (``correctness.ABSTAIN_BANDS``, one per kind of gold): weighed evidence inside one is not decided (needs review, or the
 LLM judge). Everything else is a rule or a convention (tolerances) and is not fitted here.
 
 Rows are grouped by question; each fold's questions are held out together, so no question both
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import random
 import sys
 import time
@@ -47,9 +48,18 @@ from pytest_llmeval.registry import GraderRegistry, choose_accuracy_grader
 from pytest_llmeval.rubric import MAX_GRADED_CHARS, Rubric
 from pytest_llmeval.schema import normalise
 
-Band = tuple[float, float]
+Band = tuple[float, float]  # the pass threshold of short golds, of descriptive golds
 GRID = [round(0.05 * k, 2) for k in range(10, 20)]  # pass thresholds 0.50 .. 0.95
 EVEN = 0.5  # the logistic's even odds: below it a fail is more likely right than wrong
+
+
+def as_bands(band: Band) -> dict[str, tuple[float, float]]:
+    """The judge's per-kind abstention bands for pass thresholds (short, descriptive)."""
+    return {"short": (EVEN, band[0]), "descriptive": (EVEN, band[1])}
+
+
+def show(band: Band) -> str:
+    return f"short [{EVEN:.2f}, {band[0]:.2f}) descriptive [{EVEN:.2f}, {band[1]:.2f})"
 
 
 @dataclass
@@ -124,33 +134,32 @@ def fit_weights(rows: list[Row], ks: list[int]) -> tuple[float, ...]:
 class Outcome:
     passed: bool  # decided pass (the gate counts it)
     review: bool
-    evidence: float | None  # the weighed score of the alias that counted, None when ruled or fixed
 
 
-def offline_alias(signals: correctness.Signals, weights: tuple[float, ...], band: Band) -> tuple[MetricResult, float | None]:
-    correct, score, reasons = correctness.decide(signals, weights_override=weights)
+_weighed: dict[tuple[int, tuple[float, ...]], tuple[bool, float, list[str]]] = {}
+
+
+def offline_alias(signals: correctness.Signals, weights: tuple[float, ...], band: Band) -> MetricResult:
+    """The offline judge's verdict on one acceptable answer, as ``answer_correctness`` reaches it."""
+    key = (id(signals), weights)
+    if key not in _weighed:  # the weighing does not depend on the band: once per fit
+        _weighed[key] = correctness.decide(signals, weights_override=weights)
+    correct, score, reasons = _weighed[key]
     if correctness.ruling(signals) is None:
-        correct = score >= band[0]
-    judged = correctness._offline_judgement((correct, score, reasons, signals), band)
-    result = MetricResult(
+        correct = score >= EVEN
+    judged = correctness._offline_judgement((correct, score, reasons, signals), as_bands(band))
+    return MetricResult(
         metric="answer_correctness", score=1.0 if judged.correct else correctness._partial_score(signals),
-        passed=judged.correct,
-        details={"needs_review": bool(judged.review_notes)},
+        passed=judged.correct, details={"needs_review": bool(judged.review_notes)},
     )
-    return result, (score if judged.decided_by == "weighed evidence" else None)
 
 
 def outcome(row: Row, weights: tuple[float, ...], band: Band) -> Outcome:
-    graded = []
-    for alias in row.aliases:
-        if alias.signals is not None:
-            graded.append(offline_alias(alias.signals, weights, band))
-        else:
-            assert alias.fixed is not None
-            graded.append((alias.fixed, None))
-    result, evidence = max(graded, key=lambda g: _alias_rank(g[0]))
+    """The sample's verdict: its acceptable answers combined as the accuracy component combines them."""
+    graded = [offline_alias(a.signals, weights, band) if a.signals is not None else a.fixed for a in row.aliases]
+    result = max((g for g in graded if g is not None), key=_alias_rank)
     review = bool(result.details.get("needs_review"))
-    return Outcome(bool(result.passed) and not review, review, evidence)
+    return Outcome(bool(result.passed) and not review, review)
 
 
 def figures(rows: list[Row], outs: list[Outcome]) -> dict[str, float]:
@@ -168,33 +177,61 @@ def figures(rows: list[Row], outs: list[Outcome]) -> dict[str, float]:
 
 
 def bands() -> list[Band]:
-    """The candidate bands: below even odds fails, from there to ``high`` needs review, above passes."""
-    return [(EVEN, high) for high in GRID if high >= EVEN]
+    """The candidate pass thresholds (short, descriptive), lowest first: below even odds fails,
+    from there to the threshold needs review, above it passes."""
+    return sorted(((a, b) for a in GRID for b in GRID), key=lambda band: (sum(band), band))
 
 
-def choose_band(rows: list[Row], ks: list[int], weights: tuple[float, ...], target: float) -> Band:
-    """The lowest pass threshold whose false passes among decided stay <= target on every set."""
+def binomial_upper(k: int, n: int, confidence: float) -> float:
+    """One-sided exact (Clopper-Pearson) upper bound of a rate seen k times in n: the p at which
+    seeing k or fewer has probability 1 - confidence."""
+    if n == 0 or k >= n:
+        return 1.0
+
+    def cdf(p: float) -> float:
+        return sum(
+            math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * math.log(p) + (n - i) * math.log1p(-p))
+            for i in range(k + 1)
+        )
+
+    low, high = k / n, 1.0
+    for _ in range(60):
+        mid = (low + high) / 2
+        low, high = (mid, high) if cdf(mid) > 1 - confidence else (low, mid)
+    return high
+
+
+def choose_band(rows: list[Row], ks: list[int], weights: tuple[float, ...], target: float, confidence: float) -> Band:
+    """The pass thresholds that decide the most (mean share over sets; then agreement) among those at
+    which, on every set, the false passes among decided wrong answers stay <= target with the given
+    one-sided confidence (the margin a fit needs to hold on questions it has not seen)."""
     sets = sorted({rows[k].set for k in ks if any(a.signals is not None for a in rows[k].aliases)})
+    members = {name: [k for k in ks if rows[k].set == name] for name in sets}
+    best: tuple[tuple[float, float, float], Band] | None = None
     for band in bands():
         outs = {k: outcome(rows[k], weights, band) for k in ks}
-        worst = 0.0
-        for name in sets:
-            members = [k for k in ks if rows[k].set == name]
-            worst = max(worst, figures([rows[k] for k in members], [outs[k] for k in members])["fp_decided"])
-        if worst <= target:
-            return band
-    return bands()[-1]
+        worst, agreement, decided = 0.0, 0.0, 0.0
+        for group in members.values():
+            decided_wrong = [k for k in group if rows[k].wrong and not outs[k].review]
+            worst = max(worst, binomial_upper(sum(outs[k].passed for k in decided_wrong), len(decided_wrong), confidence))
+            agreement += sum(outs[k].passed == rows[k].human for k in group) / len(group) / len(sets)
+            decided += sum(not outs[k].review for k in group) / len(group) / len(sets)
+        key = (float(worst <= target), decided if worst <= target else -worst, agreement)
+        if best is None or key > best[0]:
+            best = (key, band)
+    assert best is not None
+    return best[1]
 
 
 @contextlib.contextmanager
 def shipped(weights: tuple[float, ...], band: Band) -> Iterator[None]:
     """The rubric grades with these weights and this band (the module constants the judge reads)."""
-    saved = correctness.TEXT_WEIGHTS, correctness.ABSTAIN_BAND
-    correctness.TEXT_WEIGHTS, correctness.ABSTAIN_BAND = weights, band
+    saved = correctness.TEXT_WEIGHTS, correctness.ABSTAIN_BANDS
+    correctness.TEXT_WEIGHTS, correctness.ABSTAIN_BANDS = weights, as_bands(band)
     try:
         yield
     finally:
-        correctness.TEXT_WEIGHTS, correctness.ABSTAIN_BAND = saved
+        correctness.TEXT_WEIGHTS, correctness.ABSTAIN_BANDS = saved
 
 
 def grade_rows(rows: list[Row], ks: list[int], rubric: Rubric, weights: tuple[float, ...], band: Band) -> dict[int, Outcome]:
@@ -206,7 +243,7 @@ def grade_rows(rows: list[Row], ks: list[int], rubric: Rubric, weights: tuple[fl
             sample = normalise(row.record, path=row.set, line=k + 1, defaults={})
             result = rubric.grade(sample, Answer(text=row.response, source="response"))
             review = bool(result.record.get("needs_review"))
-            out[k] = Outcome(result.tier in ("pass", "acceptable") and not review, review, None)
+            out[k] = Outcome(result.tier in ("pass", "acceptable") and not review, review)
     return out
 
 
@@ -218,12 +255,24 @@ def line(label: str, f: dict[str, float]) -> str:
 
 
 def curve(rows: list[Row], outs_for: Callable[[Band], list[Outcome]], chosen: list[Band]) -> list[str]:
-    """Share decided, false passes among decided and agreement for each candidate band."""
-    lines = ["    band           decided  false-pass among decided  agreement"]
+    """Risk against coverage: for each share decided, the lowest false-pass rate among decided any pair
+    of pass thresholds reaches (the Pareto front over the grid), with its agreement."""
+    points = []
     for band in bands():
         f = figures(rows, outs_for(band))
+        points.append((f["decided"], f["fp_decided"], f["agreement"], band))
+    front: list[tuple[float, float, float, Band]] = []
+    for point in sorted(points, key=lambda p: (-p[0], p[1], -p[2])):
+        if not front or point[1] < front[-1][1] - 1e-12:
+            front.append(point)
+    lines = ["    decided  false-pass among decided  agreement  pass at (short, descriptive)"]
+    for decided, fp, agreement, band in front:
         mark = f"  <- chosen in {chosen.count(band)} fold(s)" if band in chosen else ""
-        lines.append(f"    [{band[0]:.2f}, {band[1]:.2f})  {f['decided']:7.3f}  {f['fp_decided']:24.3f}  {f['agreement']:9.3f}{mark}")
+        lines.append(f"    {decided:7.3f}  {fp:24.3f}  {agreement:9.3f}  {band[0]:.2f}, {band[1]:.2f}{mark}")
+    for band in sorted({b for b in chosen if b not in [p[3] for p in front]}):
+        f = figures(rows, outs_for(band))
+        lines.append(f"    {f['decided']:7.3f}  {f['fp_decided']:24.3f}  {f['agreement']:9.3f}  {band[0]:.2f}, {band[1]:.2f}"
+                     f"  <- chosen in {chosen.count(band)} fold(s), off the front")
     return lines
 
 
@@ -232,6 +281,8 @@ def main() -> None:
     ap.add_argument("--data", type=Path, required=True, help="the dev data folder (../shared/data)")
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--target", type=float, default=0.08, help="false passes among decided to hold (default 0.08)")
+    ap.add_argument("--confidence", type=float, default=0.8,
+                    help="one-sided confidence that the fitting rows' rate is under the target (default 0.8)")
     args = ap.parse_args()
     t0 = time.perf_counter()
     rubric = Rubric(default_settings(), GraderRegistry(), judge=None, components=ComponentRegistry())
@@ -240,7 +291,7 @@ def main() -> None:
     everything = list(range(len(rows)))
 
     w_all = fit_weights(rows, everything)
-    band_all = choose_band(rows, everything, w_all, args.target)
+    band_all = choose_band(rows, everything, w_all, args.target, args.confidence)
     in_sample = grade_rows(rows, everything, rubric, w_all, band_all)
 
     cv: dict[int, Outcome] = {}
@@ -249,15 +300,18 @@ def main() -> None:
         train = [k for k in everything if fold[k] != f]
         test = [k for k in everything if fold[k] == f]
         w = fit_weights(rows, train)
-        band = choose_band(rows, train, w, args.target)
+        band = choose_band(rows, train, w, args.target, args.confidence)
         fold_fits.append((w, band))
         cv.update(grade_rows(rows, test, rubric, w, band))
 
-    print(f"offline judge, {args.folds} folds grouped by question, target false passes among decided <= {args.target:.0%}")
-    print(f"  fitted on all dev: weights {w_all}  band [{band_all[0]:.2f}, {band_all[1]:.2f})")
+    print(
+        f"offline judge, {args.folds} folds grouped by question; band: false passes among decided <= {args.target:.0%} "
+        f"at {args.confidence:.0%} one-sided confidence on the fitting rows"
+    )
+    print(f"  fitted on all dev: weights {w_all}  bands {show(band_all)}")
     for f, (w, band) in enumerate(fold_fits):
-        print(f"  fold {f}: band [{band[0]:.2f}, {band[1]:.2f})  weights {w}")
-    print(f"  shipped: weights {correctness.TEXT_WEIGHTS}  band {correctness.ABSTAIN_BAND}")
+        print(f"  fold {f}: bands {show(band)}  weights {w}")
+    print(f"  shipped: weights {correctness.TEXT_WEIGHTS}  bands {correctness.ABSTAIN_BANDS}")
     for name in ("financebench", "openqa", "numeric"):
         ks = [k for k in everything if rows[k].set == name]
         members = [rows[k] for k in ks]

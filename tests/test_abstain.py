@@ -26,7 +26,7 @@ CLEAR = {"id": "clear", "question": "What is the capital of France?", "expected"
 
 def test_weighed_evidence_inside_the_band_is_undecided() -> None:
     verdict = answer_correctness(UNSURE_ANSWER, GOLD, question=QUESTION, judge="offline")
-    low, high = correctness.ABSTAIN_BAND
+    low, high = correctness.ABSTAIN_BANDS["descriptive"]
     assert low <= verdict.details["confidence"] < high, "the example must sit inside the shipped band"
     assert verdict.needs_review
     assert verdict.details["decided_by"] == "weighed evidence"
@@ -38,7 +38,8 @@ def test_weighed_evidence_inside_the_band_is_undecided() -> None:
 def test_band_edges_fail_below_review_inside_pass_above(score: float, passed: bool, review: bool) -> None:
     signals = correctness.analyse(UNSURE_ANSWER, GOLD, QUESTION)
     assert correctness.ruling(signals) is None
-    judged = correctness._offline_judgement((score >= 0.5, score, ["weighed"], signals), (0.5, 0.75))
+    bands = {"short": (0.5, 0.55), "descriptive": (0.5, 0.75)}
+    judged = correctness._offline_judgement((score >= 0.5, score, ["weighed"], signals), bands)
     assert (judged.correct, bool(judged.review_notes)) == (passed, review)
 
 
@@ -61,7 +62,7 @@ def test_undecided_sample_is_needs_review_listed_with_its_reason(pytester: pytes
     result = pytester.runpytest("--llm-report=r.json", "--llm-min-pass-rate=0.75", *xdist)
     result.stdout.fnmatch_lines([
         "needs review (offline judge (abstains)):",
-        "  qa_eval.jsonl::unsure: undecided: weighed evidence 0.* inside the abstention band [0.50, 0.75)",
+        "  qa_eval.jsonl::unsure: undecided: weighed evidence 0.* inside the abstention band [0.50, 0.75) of descriptive*",
         "*gate FAILED*1 pass-tier sample(s) needing review not counted*",
     ])
     assert result.ret == 1
@@ -115,3 +116,21 @@ def test_with_a_judge_a_decided_offline_verdict_it_contradicts_still_needs_revie
     row = json.loads((pytester.path / "r.json").read_text())["sample_results"][0]
     assert row["needs_review"] is True
     assert row["review_between"].startswith("LLM judge (")
+
+
+FIGURE_Q = "By how much did Acme raise its full-year sales growth outlook in Q1?"
+FIGURE_GOLD = "Acme raised its full-year sales growth outlook by 2 percentage points."
+
+
+@pytest.mark.parametrize(
+    ("answer", "contradicted", "decided_pass"),
+    [
+        ("Acme raised its full-year sales growth outlook by 5 percentage points.", 1, False),
+        ("Acme raised its full-year sales growth outlook by 2 percentage points.", 0, True),
+    ],
+)
+def test_another_figure_in_place_of_the_golds_is_evidence_against(answer: str, contradicted: int, decided_pass: bool) -> None:
+    signals = correctness.analyse(answer, FIGURE_GOLD, FIGURE_Q)
+    assert signals.key_contradicted == contradicted
+    verdict = answer_correctness(answer, FIGURE_GOLD, question=FIGURE_Q, judge="offline")
+    assert (verdict.correct and not verdict.needs_review) is decided_pass
