@@ -136,12 +136,12 @@ class Outcome:
     review: bool
 
 
-_weighed: dict[tuple[int, tuple[float, ...]], tuple[bool, float, list[str]]] = {}
+_weighed: dict[tuple[int, tuple[float, ...], tuple[tuple[str, float], ...]], tuple[bool, float, list[str]]] = {}
 
 
 def offline_alias(signals: correctness.Signals, weights: tuple[float, ...], band: Band) -> MetricResult:
     """The offline judge's verdict on one acceptable answer, as ``answer_correctness`` reaches it."""
-    key = (id(signals), weights)
+    key = (id(signals), weights, tuple(sorted(correctness.INCLUSION_CUTS.items())))
     if key not in _weighed:  # the weighing does not depend on the band: once per fit
         _weighed[key] = correctness.decide(signals, weights_override=weights)
     correct, score, reasons = _weighed[key]
@@ -223,21 +223,77 @@ def choose_band(rows: list[Row], ks: list[int], weights: tuple[float, ...], targ
     return best[1]
 
 
+Cuts = dict[str, float]
+# Candidate inclusion cuts of the rules (shipped values in correctness.INCLUSION_CUTS among them).
+CUT_GRID: dict[str, list[float]] = {
+    "no_gold_facts": [0.1, 0.15, 0.2, 0.25, 0.3],
+    "hedged": [0.4, 0.5, 0.6, 0.7, 0.8],
+    "thin_evidence": [0.15, 0.2, 0.25, 0.3, 0.35],
+}
+
+
+@dataclass
+class Fit:
+    cuts: Cuts
+    weights: tuple[float, ...]
+    band: Band
+
+
 @contextlib.contextmanager
-def shipped(weights: tuple[float, ...], band: Band) -> Iterator[None]:
-    """The rubric grades with these weights and this band (the module constants the judge reads)."""
-    saved = correctness.TEXT_WEIGHTS, correctness.ABSTAIN_BANDS
-    correctness.TEXT_WEIGHTS, correctness.ABSTAIN_BANDS = weights, as_bands(band)
+def using(cuts: Cuts, weights: tuple[float, ...] | None = None, band: Band | None = None) -> Iterator[None]:
+    """The judge reads these cuts (and weights and bands): the module values it reads, swapped for a while."""
+    saved = correctness.INCLUSION_CUTS, correctness.TEXT_WEIGHTS, correctness.ABSTAIN_BANDS
+    correctness.INCLUSION_CUTS = dict(cuts)
+    if weights is not None:
+        correctness.TEXT_WEIGHTS = weights
+    if band is not None:
+        correctness.ABSTAIN_BANDS = as_bands(band)
     try:
         yield
     finally:
-        correctness.TEXT_WEIGHTS, correctness.ABSTAIN_BANDS = saved
+        correctness.INCLUSION_CUTS, correctness.TEXT_WEIGHTS, correctness.ABSTAIN_BANDS = saved
 
 
-def grade_rows(rows: list[Row], ks: list[int], rubric: Rubric, weights: tuple[float, ...], band: Band) -> dict[int, Outcome]:
+def fit(rows: list[Row], ks: list[int], target: float, confidence: float, refit_cuts: bool) -> Fit:
+    """Cuts (one pass over each, the best gate agreement among the cuts that hold the target; only with
+    refit_cuts), then weights, then pass thresholds: all from the rows ``ks``."""
+    cuts = dict(correctness.INCLUSION_CUTS)
+    if refit_cuts:
+        with using(cuts):
+            weights = fit_weights(rows, ks)
+            band = choose_band(rows, ks, weights, target, confidence)
+        for name, grid in CUT_GRID.items():
+            scored = []
+            for value in grid:
+                trial = {**cuts, name: value}
+                with using(trial):
+                    w = fit_weights(rows, ks)
+                    outs = {k: outcome(rows[k], w, band) for k in ks}
+                scored.append((holds(rows, ks, outs, target, confidence), value))
+            cuts[name] = max(scored)[1]
+    with using(cuts):
+        weights = fit_weights(rows, ks)
+        band = choose_band(rows, ks, weights, target, confidence)
+    return Fit(cuts, weights, band)
+
+
+def holds(rows: list[Row], ks: list[int], outs: dict[int, Outcome], target: float, confidence: float) -> tuple[float, float, float]:
+    """(target held on every set, mean agreement, mean share decided) of outcomes on the rows ``ks``."""
+    sets = sorted({rows[k].set for k in ks if any(a.signals is not None for a in rows[k].aliases)})
+    worst, agreement, decided = 0.0, 0.0, 0.0
+    for name in sets:
+        group = [k for k in ks if rows[k].set == name]
+        decided_wrong = [k for k in group if rows[k].wrong and not outs[k].review]
+        worst = max(worst, binomial_upper(sum(outs[k].passed for k in decided_wrong), len(decided_wrong), confidence))
+        agreement += sum(outs[k].passed == rows[k].human for k in group) / len(group) / len(sets)
+        decided += sum(not outs[k].review for k in group) / len(group) / len(sets)
+    return float(worst <= target), agreement, decided
+
+
+def grade_rows(rows: list[Row], ks: list[int], rubric: Rubric, fitted: Fit) -> dict[int, Outcome]:
     """The held-out rows graded by the default rubric, as a gold-file run would grade them."""
     out = {}
-    with shipped(weights, band):
+    with using(fitted.cuts, fitted.weights, fitted.band):
         for k in ks:
             row = rows[k]
             sample = normalise(row.record, path=row.set, line=k + 1, defaults={})
@@ -283,6 +339,8 @@ def main() -> None:
     ap.add_argument("--target", type=float, default=0.08, help="false passes among decided to hold (default 0.08)")
     ap.add_argument("--confidence", type=float, default=0.8,
                     help="one-sided confidence that the fitting rows' rate is under the target (default 0.8)")
+    ap.add_argument("--refit-cuts", action="store_true",
+                    help="also choose the rules' inclusion cuts on the fitting folds (slower)")
     args = ap.parse_args()
     t0 = time.perf_counter()
     rubric = Rubric(default_settings(), GraderRegistry(), judge=None, components=ComponentRegistry())
@@ -290,28 +348,25 @@ def main() -> None:
     fold = folds_of(rows, args.folds)
     everything = list(range(len(rows)))
 
-    w_all = fit_weights(rows, everything)
-    band_all = choose_band(rows, everything, w_all, args.target, args.confidence)
-    in_sample = grade_rows(rows, everything, rubric, w_all, band_all)
+    fit_all = fit(rows, everything, args.target, args.confidence, args.refit_cuts)
+    in_sample = grade_rows(rows, everything, rubric, fit_all)
 
     cv: dict[int, Outcome] = {}
-    fold_fits: list[tuple[tuple[float, ...], Band]] = []
+    fold_fits: list[Fit] = []
     for f in range(args.folds):
         train = [k for k in everything if fold[k] != f]
         test = [k for k in everything if fold[k] == f]
-        w = fit_weights(rows, train)
-        band = choose_band(rows, train, w, args.target, args.confidence)
-        fold_fits.append((w, band))
-        cv.update(grade_rows(rows, test, rubric, w, band))
+        fold_fits.append(fit(rows, train, args.target, args.confidence, args.refit_cuts))
+        cv.update(grade_rows(rows, test, rubric, fold_fits[-1]))
 
     print(
         f"offline judge, {args.folds} folds grouped by question; band: false passes among decided <= {args.target:.0%} "
         f"at {args.confidence:.0%} one-sided confidence on the fitting rows"
+        + ("; rule cuts refitted too" if args.refit_cuts else "; rule cuts as shipped")
     )
-    print(f"  fitted on all dev: weights {w_all}  bands {show(band_all)}")
-    for f, (w, band) in enumerate(fold_fits):
-        print(f"  fold {f}: bands {show(band)}  weights {w}")
-    print(f"  shipped: weights {correctness.TEXT_WEIGHTS}  bands {correctness.ABSTAIN_BANDS}")
+    for label, fitted in [("fitted on all dev", fit_all), *((f"fold {f}", ff) for f, ff in enumerate(fold_fits))]:
+        print(f"  {label}: bands {show(fitted.band)}  cuts {fitted.cuts}  weights {fitted.weights}")
+    print(f"  shipped: bands {correctness.ABSTAIN_BANDS}  cuts {correctness.INCLUSION_CUTS}  weights {correctness.TEXT_WEIGHTS}")
     for name in ("financebench", "openqa", "numeric"):
         ks = [k for k in everything if rows[k].set == name]
         members = [rows[k] for k in ks]
@@ -322,9 +377,13 @@ def main() -> None:
         print("  risk-coverage, out-of-fold weights (each row scored with the weights of the folds it is not in):")
 
         def outs_for(band: Band, ks: list[int] = ks) -> list[Outcome]:
-            return [outcome(rows[k], fold_fits[fold[k]][0], band) for k in ks]
+            outs = []
+            for k in ks:
+                with using(fold_fits[fold[k]].cuts):
+                    outs.append(outcome(rows[k], fold_fits[fold[k]].weights, band))
+            return outs
 
-        print("\n".join(curve(members, outs_for, [b for _, b in fold_fits])))
+        print("\n".join(curve(members, outs_for, [ff.band for ff in fold_fits])))
     print(f"\n({time.perf_counter() - t0:.0f}s)")
 
 

@@ -583,6 +583,12 @@ def text_features(s: Signals) -> list[float]:
 
 Verdict = tuple[bool, float, list[str]]
 
+# Cuts on the key-word inclusion (share of the gold's key words the answer states) below which a
+# rule fails the answer (no_gold_facts, hedged) or a pass is too thin to count (thin_evidence).
+# Cross-validated by question with the weights and bands: benchmarks/risk_coverage.py --refit-cuts
+# chooses each on the fitting folds and prints what the held-out folds score with them.
+INCLUSION_CUTS: dict[str, float] = {"no_gold_facts": 0.2, "hedged": 0.6, "thin_evidence": 0.25}
+
 
 def _rule_refusal(s: Signals) -> Verdict | None:
     return (False, 0.0, [s.refusal_why]) if s.refusal else None
@@ -673,7 +679,7 @@ def _rule_no_gold_facts(s: Signals) -> Verdict | None:
     that weighing passed were wrong answers)."""
     if (
         s.key_words >= 3
-        and s.inclusion < 0.2
+        and s.inclusion < INCLUSION_CUTS["no_gold_facts"]
         and s.key_matched == 0
         and not s.gold_negative
         and not (s.gold_polarity and s.gold_polarity in (s.resp_polarity, s.concl_polarity))
@@ -718,7 +724,7 @@ def _rule_negated_answer(s: Signals) -> Verdict | None:
 
 def _rule_hedged(s: Signals) -> Verdict | None:
     """"There is no specific mention of X; however, earlier years show ..." without the gold's facts."""
-    if not s.hedged or s.key_matched or s.dates_matched or s.inclusion >= 0.6:
+    if not s.hedged or s.key_matched or s.dates_matched or s.inclusion >= INCLUSION_CUTS["hedged"]:
         return None
     return False, 0.0, ["the response opens by saying the information is missing and then states "
                         "neither the expected figures nor most of its key words"]
@@ -846,7 +852,7 @@ def _thin_evidence(s: Signals) -> bool:
         and not s.date_only
         and s.key_matched == 0
         and s.dates_matched == 0
-        and s.inclusion < 0.25
+        and s.inclusion < INCLUSION_CUTS["thin_evidence"]
         and not (s.gold_polarity and s.gold_polarity in (s.resp_polarity, s.concl_polarity))
     )
 
