@@ -134,3 +134,16 @@ def test_another_figure_in_place_of_the_golds_is_evidence_against(answer: str, c
     assert signals.key_contradicted == contradicted
     verdict = answer_correctness(answer, FIGURE_GOLD, question=FIGURE_Q, judge="offline")
     assert (verdict.correct and not verdict.needs_review) is decided_pass
+
+
+@pytest.mark.parametrize(
+    ("answer", "gold", "correct"),
+    [
+        ("Dr. B.R. Ambedkar is known as the father of the Indian Constitution.", "Bhimrao Ramji Ambedkar", True),
+        ("J.R.R. Tolkien", "John Ronald Reuel Tolkien", True),
+        ("R. Smith", "Timmy Smith", False),  # an initial that is not the gold's
+        ("Emmitt Smith", "Timmy Smith", False),
+    ],
+)
+def test_initials_stand_for_the_names_they_abbreviate(answer: str, gold: str, correct: bool) -> None:
+    assert answer_correctness(answer, gold, judge="offline").correct is correct
