@@ -1,24 +1,29 @@
 """Risk-coverage of the offline judge, cross-validated by question, and the fit of its learned values.
 
 Usage:  python benchmarks/risk_coverage.py --data ../shared/data [--folds 5] [--target 0.08]
+        [--confidence 0.8] [--refit-cuts]
 
-The offline judge (``answer_correctness``) learns two things: the logistic weights of the evidence
-no rule decides (``correctness.TEXT_WEIGHTS``, fitted on FinanceBench text rows) and the abstention
-bands (``correctness.ABSTAIN_BANDS``, one per kind of gold): weighed evidence inside one is not decided (needs review, or the
-LLM judge). Everything else is a rule or a convention (tolerances) and is not fitted here.
+The offline judge (``answer_correctness``) learns the logistic weights of the evidence no rule
+decides (``correctness.TEXT_WEIGHTS``, fitted on FinanceBench text rows) and the abstention bands
+(``correctness.ABSTAIN_BANDS``, one pass threshold per kind of gold: short, descriptive): weighed
+evidence from even odds up to the threshold is not decided (needs review, or the LLM judge). With
+``--refit-cuts`` the rules' inclusion cuts (``correctness.INCLUSION_CUTS``) are chosen on the
+fitting folds too. Tolerances are conventions and are not fitted.
 
 Rows are grouped by question; each fold's questions are held out together, so no question both
-fits and scores. Per fold the weights are fitted on the other folds' FinanceBench rows, and the
-band is chosen on the other folds' rows of both sets: the widest coverage whose false-pass rate
-among decided samples stays at or under ``--target`` on each set. The held-out fold is then graded
-by the default rubric with that fold's weights and band (as a gold-file run grades it).
+fits and scores. Per fold the weights are fitted on the other folds' FinanceBench rows and the
+thresholds are chosen on the other folds' rows of every set: the most decided whose false passes
+among decided wrong answers stay at or under ``--target`` on each set with ``--confidence``
+one-sided (Clopper-Pearson) confidence. The held-out fold is then graded by the default rubric
+with that fold's values (as a gold-file run grades it).
 
 Prints, per dev set (financebench, openqa, numeric), in-sample (fitted on every row) and
 cross-validated figures side by side in the gate view (needs review is not a pass): agreement,
 false-pass rate (share of wrong answers graded pass; FinanceBench: label "incorrect"), false-fail
-rate, false passes among decided wrong answers, and the share decided; then the risk-coverage curve:
-for each band on the out-of-fold scores, the share decided against the false-pass rate among
-decided samples (the numeric grader learns nothing here: one point).
+rate, false passes among decided wrong answers, and the share decided; then the risk-coverage curve
+with each row scored by the weights of the folds it is not in: the Pareto front of share decided
+against false passes among decided over the threshold grid (the numeric grader learns nothing
+here: one point).
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from eval_answer_correctness import fit_logistic
 from eval_verdicts import SETS, default_settings
+from shared_data import data_file
 
 from pytest_llmeval.components import ComponentRegistry, _alias_rank
 from pytest_llmeval.metrics.base import MetricResult
@@ -255,8 +261,8 @@ def using(cuts: Cuts, weights: tuple[float, ...] | None = None, band: Band | Non
 
 
 def fit(rows: list[Row], ks: list[int], target: float, confidence: float, refit_cuts: bool) -> Fit:
-    """Cuts (one pass over each, the best gate agreement among the cuts that hold the target; only with
-    refit_cuts), then weights, then pass thresholds: all from the rows ``ks``."""
+    """Cuts (only with refit_cuts: one pass over each, the best gate agreement among the cuts that hold
+    the target), then weights, then pass thresholds: all from the rows ``ks``."""
     cuts = dict(correctness.INCLUSION_CUTS)
     if refit_cuts:
         with using(cuts):
@@ -269,8 +275,9 @@ def fit(rows: list[Row], ks: list[int], target: float, confidence: float, refit_
                 with using(trial):
                     w = fit_weights(rows, ks)
                     outs = {k: outcome(rows[k], w, band) for k in ks}
-                scored.append((holds(rows, ks, outs, target, confidence), value))
-            cuts[name] = max(scored)[1]
+                # on a tie the value nearest the shipped one: no change without evidence
+                scored.append((holds(rows, ks, outs, target, confidence), -abs(value - cuts[name]), value))
+            cuts[name] = max(scored)[2]
     with using(cuts):
         weights = fit_weights(rows, ks)
         band = choose_band(rows, ks, weights, target, confidence)
@@ -342,6 +349,8 @@ def main() -> None:
     ap.add_argument("--refit-cuts", action="store_true",
                     help="also choose the rules' inclusion cuts on the fitting folds (slower)")
     args = ap.parse_args()
+    for name in ("financebench_dev.jsonl", "openqa_dev.jsonl", "numeric_dev.jsonl"):
+        data_file(args.data, name, script="risk_coverage.py")  # one line naming a missing file
     t0 = time.perf_counter()
     rubric = Rubric(default_settings(), GraderRegistry(), judge=None, components=ComponentRegistry())
     rows = [r for name in ("financebench", "openqa", "numeric") for r in load(name, args.data, rubric)]
