@@ -154,7 +154,9 @@ def accuracy(ctx: ComponentContext) -> MetricResult:
         needs_review=needs_review,
         accuracy_fallback=result.details.get("fallback"),
         review_between=result.details.get("review_between") if needs_review else None,
-        review_reason=result.details.get("review_reason") if needs_review else None,
+        review_reason=(result.details.get("review_reason") or "; ".join(result.details.get("review_notes") or []) or None)
+        if needs_review
+        else None,
         reverified=bool(result.details.get("reverified", False)),
     )
     if refusal:
