@@ -73,6 +73,7 @@ RECORD_DEFAULTS: dict[str, Any] = {
     "retrieval_metrics": None,
     "accuracy_fallback": None,
     "review_between": None,
+    "review_reason": None,  # why the sample needs review, as its grader says
     "reverified": False,
     "matched_expected": None,  # which of several acceptable answers matched
 }
@@ -153,6 +154,9 @@ def accuracy(ctx: ComponentContext) -> MetricResult:
         needs_review=needs_review,
         accuracy_fallback=result.details.get("fallback"),
         review_between=result.details.get("review_between") if needs_review else None,
+        review_reason=(result.details.get("review_reason") or "; ".join(result.details.get("review_notes") or []) or None)
+        if needs_review
+        else None,
         reverified=bool(result.details.get("reverified", False)),
     )
     if refusal:

@@ -387,7 +387,9 @@ def test_selectable_as_the_accuracy_grader_in_a_gold_suite(pytester: pytest.Pyte
     result = pytester.runpytest("--llm-report=r.json")
     assert result.parseoutcomes() == {"passed": 1, "failed": 3}, result.stdout.str()
     result.stdout.fnmatch_lines(["refusals: 1   needs review: 1"])
-    result.stdout.fnmatch_lines(["needs review (offline judge and fuzzy check disagree):", "  qa_eval.jsonl::review"])
+    result.stdout.fnmatch_lines(
+        ["needs review (offline judge and fuzzy check disagree):", "  qa_eval.jsonl::review: offline verdict (incorrect) and fuzzy fact inclusion*"]
+    )
     report = json.loads((pytester.path / "r.json").read_text())
     by_id = {s["sample_id"]: s for s in report["sample_results"]}
     assert by_id["refused"]["refusal"] is True

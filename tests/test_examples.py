@@ -122,11 +122,14 @@ def test_each_demo_sample_lands_in_its_documented_tier(demo: DemoRun) -> None:
     vat = [s for s in demo.report["sample_results"] if s["domain"] == "vat"]
     # The gold-layer file has no ids: items are named by line number.
     assert {s["sample_id"] for s in vat} == {"line2", "line3", "line4", "line5", "line6"}
-    # line6 contradicts the gold (services are taxable too): the default grader sees it
+    # line6 contradicts the gold (services are taxable too): the offline judge cannot tell from its
+    # words, so it is undecided (needs review), and the missing citation and keywords fail it
     assert {s["sample_id"]: s["status"] for s in vat} == {
         "line2": "pass", "line3": "pass", "line4": "pass", "line5": "pass", "line6": "fail"
     }
-    assert next(s for s in vat if s["sample_id"] == "line6")["scores"]["accuracy"] == 0.0
+    line6 = next(s for s in vat if s["sample_id"] == "line6")
+    assert line6["needs_review"] is True
+    assert line6["review_between"] == "offline judge (abstains)"
     assert all(s["scores"]["citation"] is not None for s in vat)
 
 

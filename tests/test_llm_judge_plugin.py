@@ -81,7 +81,9 @@ def test_needs_review_names_the_llm_judge_when_it_disagreed(pytester: pytest.Pyt
     fake_openai.reply_with(lambda body: json.dumps({"reasons": ["no"], "verdict": "factually contradicting"}))
     result = pytester.runpytest(*judge_args(fake_openai, "--llm-report=r.json"))
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["needs review (LLM judge (*judge-model*) and offline verdict disagree):", "  qa_eval.jsonl::rev-up"])
+    result.stdout.fnmatch_lines(
+        ["needs review (LLM judge (*judge-model*) and offline verdict disagree):", "  qa_eval.jsonl::rev-up: LLM judge (incorrect) and offline verdict (correct: *"]
+    )
     assert "offline judge and fuzzy check" not in result.stdout.str()
     report = json.loads((pytester.path / "r.json").read_text())
     assert report["sample_results"][0]["review_between"].startswith("LLM judge (")

@@ -114,7 +114,7 @@ def test_disagreement_needs_review_naming_both_readings(pytester: pytest.Pyteste
     fake_openai.reply_with(judge)
     result = pytester.runpytest(*judge_args(fake_openai))
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["needs review (heuristic and LLM numeric readings disagree):", "  qa_eval.jsonl::disagree"])
+    result.stdout.fnmatch_lines(["needs review (heuristic and LLM numeric readings disagree):", "  qa_eval.jsonl::disagree: *"])
     record = results(pytester)["disagree"]
     assert record["needs_review"] is True
     assert record["review_between"] == "heuristic and LLM numeric readings"

@@ -105,7 +105,7 @@ def test_needs_review_pass_is_not_counted_by_the_gate_unless_asked(pytester: pyt
     assert verdict.correct
     assert verdict.needs_review
     strict = pytester.runpytest("--llm-min-pass-rate=0.75", "--llm-tiers=0.5,0.4")
-    strict.stdout.fnmatch_lines(["*needs review (offline judge (thin evidence))*", "*::thin*",
+    strict.stdout.fnmatch_lines(["*needs review (offline judge (*))*", "*::thin*",
                                  "*gate FAILED*1 pass-tier sample(s) needing review not counted*"])
     assert strict.ret == 1
     lenient = pytester.runpytest("--llm-min-pass-rate=0.75", "--llm-tiers=0.5,0.4", "--llm-review-passes")

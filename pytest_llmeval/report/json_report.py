@@ -181,6 +181,7 @@ def sample_result(r: dict[str, Any]) -> dict[str, Any]:
         "needs_review": r.get("needs_review", False),
         **({"human_label": r["human_label"]} if r.get("human_label") else {}),
         **({"review_between": r["review_between"]} if r.get("review_between") else {}),
+        **({"review_reason": r["review_reason"]} if r.get("review_reason") else {}),
         **({"matched_expected": r["matched_expected"]} if r.get("matched_expected") is not None else {}),
         **({"earlier_attempts": r["earlier_attempts"]} if r.get("earlier_attempts") else {}),
         **({"components": r["components"]} if "components" in r else {}),

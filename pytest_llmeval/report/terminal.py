@@ -136,11 +136,14 @@ def _needs_review(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst:
         return
     parties = sorted({str(r.get("review_between") or "judge and check") for r in review})
     # Name who disagreed: the offline judge with the fuzzy check, or an LLM judge with the offline verdict.
-    only = parties[0] + (" disagree" if " and " in parties[0] else "")  # "offline judge (weak evidence)"
+    only = parties[0] + (" disagree" if " and " in parties[0] else "")  # "offline judge (abstains)"
     out.add(f"needs review ({only}):" if len(parties) == 1 else "needs review (verdicts disagree or evidence is thin):", yellow=True)
     for record in review[:worst]:
         who = f"  ({record.get('review_between') or 'judge and check'})" if len(parties) > 1 else ""
-        out.add(f"  {record['nodeid']}{who}")
+        reason = " ".join(str(record.get("review_reason") or "").split())
+        if len(reason) > 110:
+            reason = reason[:109] + "…"
+        out.add(f"  {record['nodeid']}{who}" + (f": {reason}" if reason else ""))
 
 
 def _worst(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst: int) -> None:

@@ -57,7 +57,6 @@ class AnswerVerdict(MetricResult):
 PARAMS: dict[str, float] = {
     "rel_tol": 0.01,  # relative tolerance between a response figure and the gold figure
     "review_inclusion": 0.5,  # fuzzy inclusion that "agrees" with a correct verdict for needs_review
-    "review_band": 0.15,  # weighed evidence within 0.5 +/- this is flagged needs_review
     "derived_tol": 0.03,  # relative tolerance of a change/ratio/difference computed from two stated levels
     # Analysis switches (1 on, 0 off) so the benchmark can measure each class of fix on grouped folds.
     "derived_figures": 1.0,
@@ -230,6 +229,7 @@ class Signals:
     date_only: bool = False
     short_gold: bool = False
     key_derived: int = 0
+    key_contradicted: int = 0  # key figures missing where the response states another of their kind
     concl_direction: str | None = None
     concl_polarity: str | None = None
     answer_negated: bool = False
@@ -477,6 +477,7 @@ def _figure_signals(
             "key_matched": 0,
             "key_total": 0,
             "key_derived": 0,
+            "key_contradicted": 0,
         }
 
     def stated(text: str | None) -> list[Any]:
@@ -485,12 +486,13 @@ def _figure_signals(
     q_vals, r_vals = [c.value for c in stated(question)], [c.value for c in stated(response)]
     keys = [g for g in stated(gold_part) if not any(values_agree(g.value, q) for q in q_vals)]
     unmatched = [g for g in keys if not any(values_agree(abs(r), abs(g.value), rel_tol=tol) for r in r_vals)]
-    key_derived = 0
+    missing = unmatched
     if unmatched and p["derived_figures"]:
         # "a decline of about 42%" vs "$1,874 million ... decreased to $1,093 million"
         derived = _derived_values([stated(sent) for sent in _sentences(response)])
-        key_derived = sum(1 for g in unmatched if _derived_agree(g.value, g.percent, derived, p["derived_tol"]))
-    key_matched = len(keys) - len(unmatched) + key_derived
+        missing = [g for g in unmatched if not _derived_agree(g.value, g.percent, derived, p["derived_tol"])]
+    key_matched = len(keys) - len(missing)
+    response_kinds = {c.percent for c in stated(response)}
     from pytest_llmeval.metrics.freetext.contradiction import (
         figure_conflict,
         period_conflict,
@@ -505,7 +507,10 @@ def _figure_signals(
         "numeric_why": "",
         "key_matched": key_matched,
         "key_total": len(keys),
-        "key_derived": key_derived,
+        "key_derived": len(unmatched) - len(missing),
+        # a key figure the response does not state while it states others of its kind (a
+        # percentage where the gold has one): the answer gives another figure in its place
+        "key_contradicted": sum(1 for g in missing if g.percent in response_kinds),
         "figure_conflict": conflict,
         "polarity_conflict": polarity_conflict(gold_part, response),
         "period_conflict": period_conflict(gold_part, response, question),
@@ -561,23 +566,11 @@ TEXT_FEATURES = (
     "question_coverage",
     "summary_preamble",
     "implicit_polarity_conflict",
+    "figure_contradicted",
 )
-# Logistic weights (bias first) for textual gold answers, fitted on FinanceBench dev
-# (benchmarks/eval_answer_correctness.py prints them; cross-validated by question).
-TEXT_WEIGHTS: tuple[float, ...] = (
-    0.16,
-    1.59,
-    -0.4,
-    0.35,
-    -0.04,
-    -0.14,
-    1.31,
-    -1.67,
-    0.28,
-    0.97,
-    -0.87,
-    -0.02,
-)
+# Logistic weights (bias first) for textual gold answers no rule decides, fitted on every
+# FinanceBench dev row (benchmarks/risk_coverage.py prints them with each fold's refit).
+TEXT_WEIGHTS: tuple[float, ...] = (0.73, 1.21, -0.48, 0.67, 0.13, -0.13, 1.11, -1.21, 0.15, 0.97, -0.88, -0.06, -1.0)
 
 
 def text_features(s: Signals) -> list[float]:
@@ -600,10 +593,17 @@ def text_features(s: Signals) -> list[float]:
                 or (s.gold_polarity == "no" and not s.resp_negative)
             )
         ),
+        float(s.key_contradicted > 0),
     ]
 
 
 Verdict = tuple[bool, float, list[str]]
+
+# Cuts on the key-word inclusion (share of the gold's key words the answer states) below which a
+# rule fails the answer (no_gold_facts, hedged) or a pass is too thin to count (thin_evidence).
+# Cross-validated by question with the weights and bands: benchmarks/risk_coverage.py --refit-cuts
+# chooses each on the fitting folds and prints what the held-out folds score with them.
+INCLUSION_CUTS: dict[str, float] = {"no_gold_facts": 0.2, "hedged": 0.6, "thin_evidence": 0.25}
 
 
 def _rule_refusal(s: Signals) -> Verdict | None:
@@ -713,7 +713,7 @@ def _rule_no_gold_facts(s: Signals) -> Verdict | None:
     that weighing passed were wrong answers)."""
     if (
         s.key_words >= 3
-        and s.inclusion < 0.2
+        and s.inclusion < INCLUSION_CUTS["no_gold_facts"]
         and s.key_matched == 0
         and not s.gold_negative
         and not (s.gold_polarity and s.gold_polarity in (s.resp_polarity, s.concl_polarity))
@@ -758,7 +758,7 @@ def _rule_negated_answer(s: Signals) -> Verdict | None:
 
 def _rule_hedged(s: Signals) -> Verdict | None:
     """"There is no specific mention of X; however, earlier years show ..." without the gold's facts."""
-    if not s.hedged or s.key_matched or s.dates_matched or s.inclusion >= 0.6:
+    if not s.hedged or s.key_matched or s.dates_matched or s.inclusion >= INCLUSION_CUTS["hedged"]:
         return None
     return False, 0.0, ["the response opens by saying the information is missing and then states "
                         "neither the expected figures nor most of its key words"]
@@ -789,14 +789,44 @@ RULES: dict[str, Callable[[Signals], Verdict | None]] = {
 }
 
 
-def rule_verdict(s: Signals, disabled: frozenset[str] = frozenset()) -> Verdict | None:
-    """The verdicts that need no weighing: refusals, numeric gold answers, contradictions."""
+# Rules that read a contradiction in the answer's own words: their fail is decided, never
+# turned into needs review by a second opinion (the fuzzy check cannot overrule what it says).
+CONTRADICTIONS = frozenset(
+    {
+        "metric_rejection", "refusal", "filing_dump", "polarity", "negated_answer", "direction", "option",
+        "name_mismatch", "figure_conflict", "polarity_conflict", "period_conflict",
+    }
+)
+
+# Weighed evidence (the logistic score of a verdict no rule decides) below low fails, at or
+# above high passes, and in [low, high) is not decided: needs review, or the LLM judge's
+# verdict with --llm-judge. low is the logistic's even odds; high, one per kind of gold (a
+# short name or phrase, a descriptive answer: their evidence is spread differently), is the
+# lowest pass threshold that holds false passes among decided samples at or under 8 % on every
+# dev set with 80 % one-sided confidence, chosen with cross-validation by question
+# (benchmarks/risk_coverage.py prints the curve and each fold's choice).
+ABSTAIN_BANDS: dict[str, tuple[float, float]] = {"short": (0.5, 0.55), "descriptive": (0.5, 0.75)}
+
+
+def gold_kind(s: Signals) -> str:
+    """Which abstention band applies: "short" (a name or phrase) or "descriptive"."""
+    return "short" if s.short_gold else "descriptive"
+
+
+def ruling(s: Signals, disabled: frozenset[str] = frozenset()) -> tuple[str, Verdict] | None:
+    """The first rule that decides, by name, with its verdict; None when the evidence is weighed."""
     for name, rule in RULES.items():
         if name not in disabled:
             verdict = rule(s)
             if verdict is not None:
-                return verdict
+                return name, verdict
     return None
+
+
+def rule_verdict(s: Signals, disabled: frozenset[str] = frozenset()) -> Verdict | None:
+    """The verdicts that need no weighing: refusals, numeric gold answers, contradictions."""
+    ruled = ruling(s, disabled)
+    return ruled[1] if ruled is not None else None
 
 
 def decide(
@@ -815,7 +845,7 @@ def decide(
     feats = text_features(s)
     z = weights[0] + sum(w * f for w, f in zip(weights[1:], feats, strict=True))
     score = 1.0 / (1.0 + math.exp(-z))
-    correct = score >= 0.5
+    correct = score >= ABSTAIN_BANDS[gold_kind(s)][0]  # a pass inside the band is tentative (needs review)
     if s.gold_polarity and s.resp_polarity == s.gold_polarity:
         reasons.append(f"same yes/no polarity ({s.gold_polarity!r})")
     if s.gold_direction and s.resp_direction == s.gold_direction:
@@ -832,7 +862,7 @@ def decide(
         reasons.append(
             f"the response covers only {s.question_coverage:.0%} of the question's words"
         )
-    reasons.append(f"combined evidence {score:.2f} {'>=' if correct else '<'} 0.50")
+    reasons.append(f"combined evidence {score:.2f}")
     return correct, score, reasons
 
 
@@ -862,7 +892,7 @@ def _thin_evidence(s: Signals) -> bool:
         and not s.date_only
         and s.key_matched == 0
         and s.dates_matched == 0
-        and s.inclusion < 0.25
+        and s.inclusion < INCLUSION_CUTS["thin_evidence"]
         and not (s.gold_polarity and s.gold_polarity in (s.resp_polarity, s.concl_polarity))
     )
 
@@ -899,6 +929,7 @@ class _Judgement:
     review_notes: list[str] = field(default_factory=list)
     review_between: str | None = None
     verification: dict[str, Any] | None = None
+    decided_by: str = "weighed evidence"  # or "rule <name>"
 
 
 def answer_correctness(
@@ -944,9 +975,11 @@ def answer_correctness(
             "needs_review": needs_review,
             **({"reverified": True, "verification": judged.verification} if judged.verification is not None else {}),
             "review_notes": judged.review_notes,
+            "review_reason": "; ".join(judged.review_notes) if needs_review else None,
             "review_between": judged.review_between if needs_review else None,
             "judge": judged.judge_label,
             "offline_correct": offline[0],
+            "decided_by": judged.decided_by,
             "fact_inclusion": round(signals.inclusion, 4),
             "confidence": round(float(judged.score), 4),
             "reasons": judged.reasons,
@@ -954,13 +987,26 @@ def answer_correctness(
     )
 
 
-def _offline_judgement(offline: tuple[bool, float, list[str], Signals]) -> _Judgement:
-    """The offline verdict and when it needs a person: a pass on thin evidence, a fail the fuzzy
-    check disputes, a fail close to the cut."""
+def _offline_judgement(
+    offline: tuple[bool, float, list[str], Signals], bands: dict[str, tuple[float, float]] | None = None
+) -> _Judgement:
+    """The offline verdict and when it needs a person: weighed evidence inside the abstention
+    band, a pass on thin evidence, a fail the fuzzy check disputes. A contradiction in the
+    answer's own words stays a decided fail."""
     correct, score, reasons, signals = offline
+    low, high = (ABSTAIN_BANDS if bands is None else bands)[gold_kind(signals)]
     judged = _Judgement(correct, score, reasons, "offline")
-    ruled = rule_verdict(signals) is not None
-    if correct and not ruled and _thin_evidence(signals):
+    ruled = ruling(signals)
+    if ruled is not None:
+        judged.decided_by = f"rule {ruled[0]}"
+    if ruled is None and low <= score < high:
+        judged.correct = True  # more likely right than wrong, not sure enough to decide
+        judged.review_notes.append(
+            f"undecided: weighed evidence {score:.2f} inside the abstention band [{low:.2f}, {high:.2f}) "
+            f"of {gold_kind(signals)} expected answers"
+        )
+        judged.review_between = "offline judge (abstains)"
+    elif judged.correct and ruled is None and _thin_evidence(signals):
         # A pass resting on almost nothing is not a pass the gate should count: a person or
         # the judge decides (--llm-review-passes counts it anyway).
         judged.review_notes.append(
@@ -968,15 +1014,11 @@ def _offline_judgement(offline: tuple[bool, float, list[str], Signals]) -> _Judg
             "expected answer, no shared yes/no"
         )
         judged.review_between = "offline judge (thin evidence)"
-    elif not correct and _fuzzy_says_correct(signals):
+    elif not judged.correct and not (ruled and ruled[0] in CONTRADICTIONS) and _fuzzy_says_correct(signals):
         judged.review_notes.append(
             f"offline verdict (incorrect) and fuzzy fact inclusion ({_fuzzy_evidence(signals)}) disagree"
         )
         judged.review_between = "offline judge and fuzzy check"
-    elif not correct and not ruled and abs(score - 0.5) <= PARAMS["review_band"]:
-        # weak evidence: on FinanceBench dev these verdicts agree with people far less often
-        judged.review_notes.append(f"weak evidence: combined {score:.2f}, close to the 0.50 cut")
-        judged.review_between = "offline judge (weak evidence)"
     return judged
 
 
@@ -988,17 +1030,21 @@ def _llm_judgement(
     expected: str,
     response: str,
 ) -> _Judgement:
-    """The LLM judge's verdict, asked once more when the fuzzy check disagrees (second verification);
-    a disagreement with the offline verdict needs review."""
+    """The LLM judge's verdict, asked once more when the fuzzy check disagrees (second verification).
+    A disagreement with a decided offline verdict needs review; where the offline judge is undecided
+    (it would flag the sample for review) the judge's verdict decides."""
     from pytest_llmeval.judge.llm import judge_correctness, verify_correctness
 
     off_correct, _, off_reasons, signals = offline
+    offline_view = _offline_judgement(offline)
     judgement = judge_correctness(model, question=question, expected=expected, response=response)
     judged = _Judgement(
-        bool(judgement.correct), 0.0, list(judgement.reasons), str(getattr(model, "name", type(model).__name__))
+        bool(judgement.correct), 0.0, list(judgement.reasons), str(getattr(model, "name", type(model).__name__)),
+        decided_by="LLM judge",
     )
     fuzzy_correct = _fuzzy_says_correct(signals)
-    if judged.correct != fuzzy_correct:
+    # Where the offline judge is undecided the fuzzy check is part of why: the judge's one verdict decides.
+    if judged.correct != fuzzy_correct and not offline_view.review_notes:
         # Second verification (RAG metrics note): the judge and the fuzzy fact-inclusion
         # check disagree, so the judge is asked once more with both verdicts and the evidence.
         what = _fuzzy_evidence(signals)
@@ -1015,7 +1061,9 @@ def _llm_judgement(
         }
         judged.correct, judged.reasons = bool(second.correct), list(second.reasons)
     judged.score = 1.0 if judged.correct else 0.0
-    if judged.correct != off_correct:
+    if offline_view.review_notes:
+        judged.decided_by = f"LLM judge (offline judge undecided: {'; '.join(offline_view.review_notes)})"
+    elif judged.correct != off_correct:
         judged.review_notes.append(
             f"LLM judge ({'correct' if judged.correct else 'incorrect'}) and offline verdict "
             f"({'correct' if off_correct else 'incorrect'}: {'; '.join(off_reasons)}) disagree"

@@ -268,7 +268,8 @@ def swapped_words(response: str, expected: str, missing: list[str]) -> list[tupl
             j = said.index(neighbour) + step
             if 0 <= j < len(said):
                 other = said[j]
-                initial = len(other.replace(".", "")) <= 2 and other[0] == word[0]  # "B. R. Ambedkar"
+                letters = other.replace(".", "")
+                initial = len(letters) <= 3 and word[0] in letters  # "B. R. Ambedkar", "B.R. Ambedkar"
                 if other not in _STOPWORDS and other not in gold and not _in_stems(other, gold) and not initial:
                     swaps.append((word, other))
                     break
