@@ -322,7 +322,11 @@ def _registry() -> Any:
     import referencing
     import referencing.exceptions
 
-    def refuse(uri: str) -> Any:
-        raise referencing.exceptions.NoSuchResource(ref=uri)
+    # attrs classes: typed loosely here, their keyword arguments are what mypy cannot see
+    no_such: Any = referencing.exceptions.NoSuchResource
+    registry: Any = referencing.Registry
 
-    return referencing.Registry(retrieve=refuse)
+    def refuse(uri: str) -> Any:
+        raise no_such(ref=uri)
+
+    return registry(retrieve=refuse)
