@@ -145,3 +145,27 @@ def test_schema_problems_are_found_without_running_the_schema() -> None:
     assert schema_problem({"$ref": "#"}) is not None
     assert schema_problem({"type": "object", "properties": {"child": {"$ref": "#"}}}) is None  # a tree: fine
     assert schema_problem({"oneOf": [{"$ref": "#/$defs/x"}], "$defs": {"x": {"not": {"$ref": "#/oneOf/0"}}}}) is not None
+
+
+def test_a_header_schema_is_checked_once_per_file(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    import uuid
+
+    import jsonschema
+
+    checked: list[Any] = []
+    original = jsonschema.Draft202012Validator.check_schema.__func__  # type: ignore[attr-defined]
+
+    def counting(cls: Any, schema: Any, *args: Any, **kwargs: Any) -> None:
+        checked.append(schema)
+        original(cls, schema, *args, **kwargs)
+
+    monkeypatch.setattr(jsonschema.Draft202012Validator, "check_schema", classmethod(counting))
+    # a fresh schema (the description), so no earlier test has it checked already
+    schema = {"description": uuid.uuid4().hex, "type": "object",
+              "properties": {f"f{i}": {"type": "string", "pattern": f"^x{i}"} for i in range(50)}}
+    samples = [{"id": f"s{i}", "question": "q", "expected_structured": {"f1": "x1"}, "response": '{"f1": "x1"}'}
+               for i in range(40)]
+    write_suite(pytester, [{"llmeval_file": {"structured": {"schema": schema}}}, *samples], "h_eval.jsonl")
+    result = pytester.runpytest("-p", "no:xdist")
+    result.assert_outcomes(passed=40)
+    assert sum(1 for s in checked if s == schema) == 1
