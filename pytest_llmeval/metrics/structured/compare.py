@@ -19,7 +19,9 @@ from pytest_llmeval.metrics.structured.rules import default_comparison, rule_for
 
 MATCH_FLOOR = 0.5  # below this agreement a gold item and an answer item are not the same line
 # n x m item comparisons before a list is compared in order instead (100 x 100 lines take ~1 s;
-# an answer inventing 50 000 lines must not take minutes)
+# an answer inventing 50 000 lines must not take minutes). One bound for the whole comparison:
+# each pair of an outer list compares the lists inside it, so nested lists (a table's rows of
+# cells) share what is left rather than each taking the full amount.
 MAX_PAIRS = 20_000
 _NUMBER_EPS = 1e-9
 
@@ -101,6 +103,10 @@ class Comparer:
         self.text_judge = text_judge
         self.question = question
         self._rules: dict[str, dict[str, Any]] = {}  # path -> rule: n x m pairs ask for the same paths
+        self.pairs_left = MAX_PAIRS
+        # While a list's n x m pairs are scored for the assignment, prose is judged offline: the
+        # LLM judge sees only the pairs kept (one request per gold item, not per pair).
+        self._offline_text = False
 
     def rule(self, path: str) -> dict[str, Any]:
         found = self._rules.get(path)
@@ -147,17 +153,27 @@ class Comparer:
             result.total += leaf_weight(gold, self, parts)
             result.verdicts.append(Verdict(path, False, "missing", gold, got, f"expected a list, got {_kind(got)}"))
             return result
-        in_order = bool(rule.get("ordered")) or len(gold) * len(got) > MAX_PAIRS
+        pairs = len(gold) * len(got)
+        in_order = bool(rule.get("ordered")) or pairs > self.pairs_left
+        if not in_order:
+            self.pairs_left -= pairs
         if in_order:
             pairs = [(i, i) for i in range(min(len(gold), len(got)))]
             compared = {p: self.compare(gold[p[0]], got[p[1]], (*parts, p[0])) for p in pairs}
             kept = pairs
         else:
-            compared = {
-                (i, j): self.compare(g, a, (*parts, i)) for i, g in enumerate(gold) for j, a in enumerate(got)
-            }
+            outer_offline, self._offline_text = self._offline_text, True
+            try:
+                compared = {
+                    (i, j): self.compare(g, a, (*parts, i)) for i, g in enumerate(gold) for j, a in enumerate(got)
+                }
+            finally:
+                self._offline_text = outer_offline
             matrix = [[compared[(i, j)].score for j in range(len(got))] for i in range(len(gold))]
             kept = [(i, j) for i, j in best_assignment(matrix) if matrix[i][j] >= MATCH_FLOOR]
+            if self.text_judge is not None and not outer_offline:
+                for i, j in kept:  # the verdicts that count: now with the judge
+                    compared[(i, j)] = self.compare(gold[i], got[j], (*parts, i))
         exact = 0
         for pair in kept:
             result.add(compared[pair])
@@ -257,7 +273,8 @@ def _text(self: Comparer, gold: Any, got: Any, rule: dict[str, Any]) -> tuple[bo
         return True, ""
     from pytest_llmeval.metrics.freetext.correctness import answer_correctness
 
-    verdict = answer_correctness(got, str(gold), question=self.question, judge=self.text_judge or "offline")
+    judge = "offline" if self._offline_text else (self.text_judge or "offline")
+    verdict = answer_correctness(got, str(gold), question=self.question, judge=judge)
     return verdict.passed, "" if verdict.passed else f"answer_correctness: {verdict.explanation[:160]}"
 
 
