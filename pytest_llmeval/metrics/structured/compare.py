@@ -153,10 +153,10 @@ class Comparer:
             result.total += leaf_weight(gold, self, parts)
             result.verdicts.append(Verdict(path, False, "missing", gold, got, f"expected a list, got {_kind(got)}"))
             return result
-        pairs = len(gold) * len(got)
-        in_order = bool(rule.get("ordered")) or pairs > self.pairs_left
+        cost = len(gold) * len(got)
+        in_order = bool(rule.get("ordered")) or cost > self.pairs_left
         if not in_order:
-            self.pairs_left -= pairs
+            self.pairs_left -= cost
         if in_order:
             pairs = [(i, i) for i in range(min(len(gold), len(got)))]
             compared = {p: self.compare(gold[p[0]], got[p[1]], (*parts, p[0])) for p in pairs}
