@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_llmeval.fileio import open_regular, read_regular_bytes
+
 RUN_FORMAT = "pytest-llmeval-history-run"
 TABLE_FORMAT = "pytest-llmeval-history-table"
 VERSION = 1
@@ -102,7 +104,7 @@ def _read_members(path: Path, *, both: bool) -> tuple[Any, Any]:
     import zlib
 
     try:
-        raw = path.read_bytes()
+        raw = read_regular_bytes(path)
     except OSError as exc:
         raise HistoryError(f"{path}: cannot read: {exc.strerror or exc}") from None
     out: list[Any] = []
@@ -126,7 +128,7 @@ def _read_members(path: Path, *, both: bool) -> tuple[Any, Any]:
 
 def _read_json_gz(path: Path) -> Any:
     try:
-        with gzip.open(path, "rb") as handle:
+        with open_regular(path) as raw, gzip.GzipFile(fileobj=raw, mode="rb") as handle:
             data = handle.read(MAX_FILE_BYTES + 1)
     except (OSError, EOFError) as exc:  # gzip.BadGzipFile is an OSError
         raise HistoryError(f"{path}: cannot read: {exc}") from None

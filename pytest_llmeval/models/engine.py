@@ -25,6 +25,7 @@ from pytest_llmeval.errors import (
     ModelError,
     ResponseFormatRejected,
 )
+from pytest_llmeval.fileio import read_regular_bytes
 from pytest_llmeval.models import formats
 from pytest_llmeval.models.base import Completion, Usage
 from pytest_llmeval.models.cache import ResponseCache, cache_key, legacy_key, slug
@@ -169,7 +170,7 @@ class Engine:
         if self._failures is None:
             return None
         try:
-            data = json.loads((self._failures / f"{key}.json").read_text(encoding="utf-8"))
+            data = json.loads(read_regular_bytes(self._failures / f"{key}.json", 1 << 20))
             return ModelError(
                 str(data["message"]), status=data.get("status"), attempts=int(data["attempts"])
             )
