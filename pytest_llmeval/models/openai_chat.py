@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from pytest_llmeval.errors import FatalModelError, ModelError, ResponseFormatRejected
-from pytest_llmeval.models import limits
+from pytest_llmeval.models import formats, limits
 from pytest_llmeval.models.base import Completion, Usage
 from pytest_llmeval.models.cache import MAX_REPLY_BYTES
 
@@ -214,6 +214,9 @@ class OpenAIChat:
         self.key_flag = "--llm-judge-api-key-env" if getattr(settings, "role", None) == "judge" else "--llm-api-key-env"
         self.temperature = settings.temperature
         self.max_tokens = settings.max_tokens
+        # sent when max_tokens is unset (the judge's bound); not in the cache key, so caches
+        # recorded without it still replay
+        self.default_max_tokens = getattr(settings, "default_max_tokens", None)
         self.seed = settings.seed
         self.timeout = float(settings.timeout)
         self.extra_body = dict(settings.extra_body or {})
@@ -256,7 +259,7 @@ class OpenAIChat:
                 "max_tokens": self.max_tokens,
                 "seed": self.seed,
                 "extra_body": self.extra_body,
-                "response_format": response_format,
+                "response_format": formats.public(response_format),
                 # only when sent: caches recorded without tools keep their keys
                 **({"tools": tools} if tools else {}),
             },
@@ -483,12 +486,13 @@ class OpenAIChat:
             "messages": messages,
             "temperature": self.temperature,
         }
-        if self.max_tokens is not None:
-            body["max_tokens"] = self.max_tokens
+        max_tokens = self.max_tokens if self.max_tokens is not None else self.default_max_tokens
+        if max_tokens is not None:
+            body["max_tokens"] = max_tokens
         if self.seed is not None:
             body["seed"] = self.seed
         if response_format is not None:
-            body["response_format"] = response_format
+            body["response_format"] = formats.public(response_format)
         body.update(structured or {})  # vLLM's structured_outputs / guided_json, Ollama's format
         if tools:
             body["tools"] = tools
