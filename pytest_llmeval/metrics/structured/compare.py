@@ -104,8 +104,9 @@ class Comparer:
         self.question = question
         self._rules: dict[str, dict[str, Any]] = {}  # path -> rule: n x m pairs ask for the same paths
         self.pairs_left = MAX_PAIRS
-        # While a list's n x m pairs are scored for the assignment, prose is judged offline: the
-        # LLM judge sees only the pairs kept (one request per gold item, not per pair).
+        # While a list's n x m pairs are scored for the assignment, prose is compared offline
+        # (by shared words when an LLM judge will rule): the judge sees only the pairs kept, one
+        # request per gold item, not one per pair.
         self._offline_text = False
 
     def rule(self, path: str) -> dict[str, Any]:
@@ -273,9 +274,21 @@ def _text(self: Comparer, gold: Any, got: Any, rule: dict[str, Any]) -> tuple[bo
         return True, ""
     from pytest_llmeval.metrics.freetext.correctness import answer_correctness
 
-    judge = "offline" if self._offline_text else (self.text_judge or "offline")
-    verdict = answer_correctness(got, str(gold), question=self.question, judge=judge)
+    if self._offline_text and self.text_judge is not None:
+        # choosing pairs for the judge: shared words are enough, the judge rules on the pairs kept
+        return _shared_words(str(gold), got) >= _SHARED_WORDS_FLOOR, ""
+    verdict = answer_correctness(got, str(gold), question=self.question, judge=self.text_judge or "offline")
     return verdict.passed, "" if verdict.passed else f"answer_correctness: {verdict.explanation[:160]}"
+
+
+_SHARED_WORDS_FLOOR = 0.5
+_WORD_RE = re.compile(r"\w+")
+
+
+def _shared_words(a: str, b: str) -> float:
+    """Jaccard overlap of the casefolded words of ``a`` and ``b`` (first 2,000 characters)."""
+    left, right = set(_WORD_RE.findall(a[:2000].casefold())), set(_WORD_RE.findall(b[:2000].casefold()))
+    return len(left & right) / len(left | right) if left or right else 1.0
 
 
 LEAF_COMPARISONS = {"exact": _exact, "number": _number, "date": _date, "text": _text}
