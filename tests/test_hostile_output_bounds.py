@@ -54,3 +54,19 @@ def test_llama_cpp_python_gets_the_schema_with_its_bounds(pytester: pytest.Pytes
     reasons = constrained[-1]["properties"]["reasons"]
     assert (reasons["maxItems"], reasons["items"]["maxLength"]) == (32, 1000)
     assert all("llmeval_full_schema" not in json.dumps(r) for r in fake_openai.requests)
+
+
+def test_llama_cpp_gets_the_full_schema_in_json_schema_once_it_is_known(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
+) -> None:
+    fake_openai.report_timings = True  # llama.cpp's server: its json_schema form is a grammar
+    fake_openai.reply_with(_judge)
+    write_suite(pytester, [{**SUITE[0], "id": f"rev{i}", "response": f"Revenue increased by 8 percent ({i})."}
+                           for i in range(3)])
+    result = pytester.runpytest("--llm-judge=openai:judge-model", f"--llm-base-url={fake_openai.url}",
+                                "--llm-record=off", "-p", "no:xdist")
+    result.assert_outcomes(passed=3)
+    schemas = [r["response_format"]["json_schema"]["schema"]["properties"]["reasons"] for r in fake_openai.requests]
+    assert "maxItems" not in schemas[0]  # before any reply: the strict form OpenAI takes
+    assert all(s["maxItems"] == 32 and s["items"]["maxLength"] == 1000 for s in schemas[1:])
+    assert len(schemas) == 3

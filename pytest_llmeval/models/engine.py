@@ -389,7 +389,7 @@ class Engine:
         request as asked: the reply is validated against the schema whatever was sent)."""
         if response_format is None or not formats.negotiable(response_format):
             return await self._send(
-                chat, messages, {"response_format": response_format} if response_format else {}, tools
+                chat, messages, {"response_format": formats.public(response_format)} if response_format else {}, tools
             )
         endpoint = chat.base_url
         known = self.formats.get(endpoint)
@@ -401,7 +401,7 @@ class Engine:
                     return await self._probe(chat, endpoint, messages, response_format, tools)
         form, tried = known
         try:
-            completion = await self._send(chat, *formats.wire_request(form, messages, response_format), tools)
+            completion = await self._send(chat, *formats.wire_request(form, messages, response_format, grammar=chat.grammar_server), tools)
         except ResponseFormatRejected:
             # the server behind this URL changed since the form was chosen: choose again
             self.formats.forget(endpoint)
@@ -422,7 +422,7 @@ class Engine:
         tried: list[tuple[str, str]] = []
         for form in formats.LADDER:
             try:
-                completion = await self._send(chat, *formats.wire_request(form, messages, response_format), tools)
+                completion = await self._send(chat, *formats.wire_request(form, messages, response_format, grammar=chat.grammar_server), tools)
             except ResponseFormatRejected:
                 tried.append((form, "refused"))
                 continue  # deterministic: the next form, never a retry of this one

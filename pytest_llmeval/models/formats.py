@@ -76,11 +76,16 @@ _FIELDS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 
 
 def wire_request(
-    mode: str, messages: list[dict[str, Any]], response_format: dict[str, Any]
+    mode: str, messages: list[dict[str, Any]], response_format: dict[str, Any], *, grammar: bool = False
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The messages and the body fields to send for ``mode`` (from a ``json_schema`` request)."""
+    """The messages and the body fields to send for ``mode`` (from a ``json_schema`` request).
+    ``grammar``: the server is known to turn ``json_schema`` into a grammar (llama.cpp)."""
     if mode == JSON_SCHEMA:
-        return messages, {"response_format": public(response_format)}
+        asked = public(response_format) or {}
+        if grammar and FULL_SCHEMA_KEY in response_format:
+            spec = {**(asked.get("json_schema") or {}), "schema": _full_schema(response_format)}
+            asked = {**asked, "json_schema": spec}
+        return messages, {"response_format": asked}
     sent = [dict(m) for m in messages]
     note = schema_instruction(response_format)
     # the last user turn carries it: some chat templates refuse a second system message

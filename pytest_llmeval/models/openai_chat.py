@@ -217,6 +217,9 @@ class OpenAIChat:
         # sent when max_tokens is unset (the judge's bound); not in the cache key, so caches
         # recorded without it still replay
         self.default_max_tokens = getattr(settings, "default_max_tokens", None)
+        # Set once a reply carries llama.cpp's ``timings``: its json_schema form is a grammar that
+        # enforces every keyword, so the full schema (maxLength, pattern) can be sent there.
+        self.grammar_server = False
         self.seed = settings.seed
         self.timeout = float(settings.timeout)
         self.extra_body = dict(settings.extra_body or {})
@@ -390,6 +393,8 @@ class OpenAIChat:
                 error, wait = self._http_error(status, text, headers, attempt, response_format, structured)
                 return None, error, wait
             parsed = parse_completion(text, status=status, model=self.name)
+            if parsed["service_s"] is not None:
+                self.grammar_server = True
             outcome = limits.OK
             return Completion(
                 text=parsed["text"],
