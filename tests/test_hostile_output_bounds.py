@@ -32,7 +32,7 @@ def _run(pytester: pytest.Pytester, server: FakeOpenAIServer, *extra: str) -> py
 def test_a_judge_request_carries_a_default_output_bound(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
     _run(pytester, fake_openai).assert_outcomes(passed=1)
     assert [r["max_tokens"] for r in fake_openai.requests] == [DEFAULT_MAX_TOKENS]
-    # the default is not part of the cache key: a cache recorded before it still replays
+    # the default is not part of the cache key: a cache recorded without it still replays
     files = [p for p in (pytester.path / "cache").rglob("*.json") if p.parent.name != ".locks"]
     assert len(files) == 1
     assert json.loads(files[0].read_text())["request"]["params"]["max_tokens"] is None

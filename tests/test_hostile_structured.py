@@ -20,7 +20,7 @@ def test_a_table_answer_against_a_table_gold_grades_fast() -> None:
     answer = {"rows": [[f"a{r}-{c}" for c in range(200)] for r in range(8)]}
     started = time.perf_counter()
     result = structured_match(json.dumps(answer), gold)
-    assert time.perf_counter() - started < 10  # 27 s to minutes when each row pair took 20,000 pairs
+    assert time.perf_counter() - started < 10  # each row pair taking its own 20,000 pairs: minutes
     assert not result.passed
 
 
@@ -47,7 +47,7 @@ def test_prose_fields_are_judged_for_matched_pairs_only(pytester: pytest.Pyteste
     result = pytester.runpytest("--llm-judge=openai:judge-model", f"--llm-base-url={fake_openai.url}",
                                 "--llm-cache-dir=cache", "--llm-report=r.json")
     result.assert_outcomes(failed=1)  # 190 invented lines
-    assert 1 <= len(fake_openai.requests) <= 20  # 3,900 before: one per gold x answer pair (and retries)
+    assert 1 <= len(fake_openai.requests) <= 20  # one per matched line, not one per gold x answer pair
     sample = json.loads((pytester.path / "r.json").read_text())["sample_results"][0]
     lines = sample["components"]["accuracy"]["details"]["lines"][0]
     assert (lines["gold"], lines["answer"], lines["exact"]) == (10, 200, 10)

@@ -1,4 +1,4 @@
-"""Hostile answers that used to pass: a figure that overflows to infinity agrees with nothing."""
+"""Hostile answers graded as passes by mistake: a figure that overflows to infinity agrees with nothing."""
 
 from __future__ import annotations
 
