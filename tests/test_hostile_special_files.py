@@ -3,6 +3,7 @@ regular files are read, so none of them blocks the run or fills its memory."""
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from collections.abc import Callable
@@ -17,7 +18,10 @@ from pytest_llmeval.history.store import RUNS, History
 from pytest_llmeval.models.cache import ResponseCache
 from pytest_llmeval.models.format_memory import FILE_NAME, FormatMemory
 from pytest_llmeval.options import RecordMode
+from tests.conftest import write_suite
+from tests.fake_openai import FakeOpenAIServer
 
+pytest_plugins = ["pytester"]
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
 
 
@@ -74,3 +78,17 @@ def test_a_jsonl_reader_refuses_a_fifo(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "g.jsonl")
     with pytest.raises(NotRegularFileError, match="FIFO"):
         finishes(lambda: list(read_lines(tmp_path / "g.jsonl")))
+
+
+def test_a_run_with_a_fifo_as_its_structured_output_memory_finishes(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
+) -> None:
+    write_suite(pytester, [{"id": "rev", "question": "How did revenue change?", "expected": "Revenue rose 8%.",
+                            "response": "Revenue increased by 8 percent.",
+                            "eval_criteria": {"accuracy": "answer_correctness", "weights": {"length": 0}}}])
+    (pytester.path / "cache").mkdir()
+    os.mkfifo(pytester.path / "cache" / FILE_NAME)
+    fake_openai.reply_with(lambda body: json.dumps({"reasons": ["same"], "verdict": "factually matching"}))
+    result = pytester.runpytest_subprocess("--llm-judge=openai:judge-model", f"--llm-base-url={fake_openai.url}",
+                                           "--llm-cache-dir=cache", "-p", "no:xdist", timeout=60)
+    result.assert_outcomes(passed=1)
