@@ -51,3 +51,27 @@ def test_prose_fields_are_judged_for_matched_pairs_only(pytester: pytest.Pyteste
     sample = json.loads((pytester.path / "r.json").read_text())["sample_results"][0]
     lines = sample["components"]["accuracy"]["details"]["lines"][0]
     assert (lines["gold"], lines["answer"], lines["exact"]) == (10, 200, 10)
+
+
+def _paraphrase_judge(body: dict[str, Any]) -> str:
+    prompt = body["messages"][-1]["content"]
+    same = prompt.count("ividend") >= 2 or prompt.count("Europe") >= 2
+    return json.dumps({"reasons": ["compared"], "verdict": "factually matching" if same else "factually contradicting"})
+
+
+def test_a_paraphrase_with_few_shared_words_still_reaches_the_judge(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
+) -> None:
+    gold = {"points": ["The company raised its dividend this year", "Revenue declined in Europe over the period"]}
+    answer = {"points": ["Sales in Europe went down", "Dividend was increased by the firm", "It rained a lot in spring"]}
+    write_suite(pytester, [{"id": "points", "question": "Summarise.", "expected_structured": gold,
+                            "response": json.dumps(answer), "eval_criteria": {"structured": {"min_agreement": 0.0}}}],
+                "p_eval.jsonl")
+    fake_openai.reply_with(_paraphrase_judge)
+    result = pytester.runpytest("--llm-judge=openai:judge-model", f"--llm-base-url={fake_openai.url}",
+                                "--llm-record=off", "--llm-report=r.json")
+    result.stdout.fnmatch_lines(["*points[[]answer 2[]]: answer item 2 matches no gold item*"])
+    assert 2 <= len(fake_openai.requests) <= 4  # one per gold item (and a re-check where offline disagrees)
+    sample = json.loads((pytester.path / "r.json").read_text())["sample_results"][0]
+    lines = sample["components"]["accuracy"]["details"]["lines"][0]
+    assert (lines["gold"], lines["answer"], lines["exact"]) == (2, 3, 2)

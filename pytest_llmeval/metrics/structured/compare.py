@@ -148,6 +148,24 @@ class Comparer:
             result.add(self.compare(value, got[key], child))
         return result
 
+    def _judged_pairs(
+        self, gold: list[Any], got: list[Any], parts: tuple[str | int, ...], matrix: list[list[float]],
+        compared: dict[tuple[int, int], Comparison],
+    ) -> list[tuple[int, int]]:
+        """With an LLM judge: each gold item meets the answer item the offline scores (shared words
+        breaking ties) say is closest, the judge rules on that pair, and it stays a pair if it
+        agrees enough: at most one request per gold item, and a paraphrase is not lost to words."""
+        gold_words = [_words(json.dumps(g, ensure_ascii=False)) for g in gold]
+        got_words = [_words(json.dumps(a, ensure_ascii=False)) for a in got]
+        closeness = [[score + 1e-3 * _jaccard(gold_words[i], got_words[j]) for j, score in enumerate(row)]
+                     for i, row in enumerate(matrix)]
+        kept = []
+        for i, j in best_assignment(closeness):
+            compared[(i, j)] = self.compare(gold[i], got[j], (*parts, i))  # now with the judge
+            if compared[(i, j)].score >= MATCH_FLOOR:
+                kept.append((i, j))
+        return kept
+
     def _list(self, gold: list[Any], got: Any, parts: tuple[str | int, ...], path: str, rule: dict[str, Any]) -> Comparison:
         result = Comparison()
         if not isinstance(got, list):
@@ -171,10 +189,10 @@ class Comparer:
             finally:
                 self._offline_text = outer_offline
             matrix = [[compared[(i, j)].score for j in range(len(got))] for i in range(len(gold))]
-            kept = [(i, j) for i, j in best_assignment(matrix) if matrix[i][j] >= MATCH_FLOOR]
             if self.text_judge is not None and not outer_offline:
-                for i, j in kept:  # the verdicts that count: now with the judge
-                    compared[(i, j)] = self.compare(gold[i], got[j], (*parts, i))
+                kept = self._judged_pairs(gold, got, parts, matrix, compared)
+            else:
+                kept = [(i, j) for i, j in best_assignment(matrix) if matrix[i][j] >= MATCH_FLOOR]
         exact = 0
         for pair in kept:
             result.add(compared[pair])
@@ -285,10 +303,17 @@ _SHARED_WORDS_FLOOR = 0.5
 _WORD_RE = re.compile(r"\w+")
 
 
+def _words(text: str) -> frozenset[str]:
+    return frozenset(_WORD_RE.findall(text[:2000].casefold()))
+
+
+def _jaccard(left: frozenset[str], right: frozenset[str]) -> float:
+    return len(left & right) / len(left | right) if left or right else 1.0
+
+
 def _shared_words(a: str, b: str) -> float:
     """Jaccard overlap of the casefolded words of ``a`` and ``b`` (first 2,000 characters)."""
-    left, right = set(_WORD_RE.findall(a[:2000].casefold())), set(_WORD_RE.findall(b[:2000].casefold()))
-    return len(left & right) / len(left | right) if left or right else 1.0
+    return _jaccard(_words(a), _words(b))
 
 
 LEAF_COMPARISONS = {"exact": _exact, "number": _number, "date": _date, "text": _text}
