@@ -108,6 +108,7 @@ class Comparer:
         # (by shared words when an LLM judge will rule): the judge sees only the pairs kept, one
         # request per gold item, not one per pair.
         self._offline_text = False
+        self._llm_judge = text_judge is not None and text_judge != "offline"
 
     def rule(self, path: str) -> dict[str, Any]:
         found = self._rules.get(path)
@@ -189,7 +190,7 @@ class Comparer:
             finally:
                 self._offline_text = outer_offline
             matrix = [[compared[(i, j)].score for j in range(len(got))] for i in range(len(gold))]
-            if self.text_judge is not None and not outer_offline:
+            if self._llm_judge and not outer_offline:
                 kept = self._judged_pairs(gold, got, parts, matrix, compared)
             else:
                 kept = [(i, j) for i, j in best_assignment(matrix) if matrix[i][j] >= MATCH_FLOOR]
@@ -292,7 +293,7 @@ def _text(self: Comparer, gold: Any, got: Any, rule: dict[str, Any]) -> tuple[bo
         return True, ""
     from pytest_llmeval.metrics.freetext.correctness import answer_correctness
 
-    if self._offline_text and self.text_judge is not None:
+    if self._offline_text and self._llm_judge:
         # choosing pairs for the judge: shared words are enough, the judge rules on the pairs kept
         return _shared_words(str(gold), got) >= _SHARED_WORDS_FLOOR, ""
     verdict = answer_correctness(got, str(gold), question=self.question, judge=self.text_judge or "offline")
