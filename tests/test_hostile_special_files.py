@@ -3,6 +3,7 @@ regular files are read, so none of them blocks the run or fills its memory."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import threading
@@ -69,7 +70,7 @@ def test_a_fifo_or_device_in_place_of_a_cached_reply_is_a_miss_that_says_why(tmp
     os.mkfifo(cache.path_for("a" * 64))
     cache.path_for("b" * 64).symlink_to("/dev/zero")
     for key in ("a" * 64, "b" * 64):
-        record, problem = finishes(lambda key=key: cache.load(key))
+        record, problem = finishes(functools.partial(cache.load, key))
         assert record is None
         assert "not a regular file" in str(problem)
 
