@@ -132,7 +132,9 @@ def read_lines(
     """
     if max_line_bytes is None:
         max_line_bytes = MAX_LINE_BYTES
-    with path.open("rb") as handle:
+    from pytest_llmeval.fileio import open_regular
+
+    with open_regular(path) as handle:
         number = 0
         while True:
             raw = handle.readline(max_line_bytes + 1)

@@ -57,6 +57,12 @@ def open_regular(path: Path | str, *, encoding: str | None = None, errors: str |
         raise
 
 
+def read_regular_bytes(path: Path | str, limit: int = -1) -> bytes:
+    """Up to ``limit`` bytes of ``path`` (all with -1); only a regular file is read."""
+    with open_regular(path) as handle:
+        return bytes(handle.read(limit))
+
+
 def read_regular_text(path: Path | str, encoding: str = "utf-8") -> str:
     """``Path.read_text`` for untrusted inputs: only a regular file is read."""
     with open_regular(path, encoding=encoding) as handle:

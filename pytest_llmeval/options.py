@@ -374,7 +374,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("llm_judge_base_url", "Base URL of the judge's OpenAI-compatible API (else the --llm-base-url of the model)", None, _optional_str),
     OptionSpec("llm_judge_api_key_env", "Environment variable holding the judge's API key (else --llm-api-key-env)", None, _optional_str),
     OptionSpec("llm_judge_temperature", "Judge sampling temperature (never the model's --llm-temperature)", 0.0, _finite),
-    OptionSpec("llm_judge_max_tokens", "Max tokens per judge reply (never the model's --llm-max-tokens; none: the server's limit)", None, _optional_int),
+    OptionSpec("llm_judge_max_tokens", "Max tokens per judge reply (never the model's --llm-max-tokens; unset: 1024)", None, _optional_int),
     OptionSpec("llm_judge_timeout", "Per-request timeout of judge calls in seconds (else --llm-timeout)", None, _optional_timeout),
     OptionSpec("llm_judge_extra_body", "Extra JSON merged into each judge request body (the model's --llm-extra-body is not)", "", _json_object),
     OptionSpec("llm_reference_metrics", "Also report BLEU, ROUGE-1, ROUGE-L and a BERTScore-style F1 against the gold answer (informational, never scored; ini: true|false)", False, _bool),

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from importlib import resources
 from typing import Any
 
+from pytest_llmeval.errors import GraderError
 from pytest_llmeval.sample import Sample
 
 SCHEMA_FILE = "gold_sample.schema.json"
@@ -184,7 +185,10 @@ def structured_problem(record: dict[str, Any], defaults: dict[str, Any]) -> str 
     if problem:
         return f"field {where!r}: {problem}"
     if "expected_structured" in record:
-        broken = violations(record["expected_structured"], schema)
+        try:
+            broken = violations(record["expected_structured"], schema)
+        except GraderError as exc:
+            return f"field {where!r}: {exc}"
         if broken:
             return f"field 'expected_structured': fails its own schema ({where}): {'; '.join(broken[:3])}"
     return None

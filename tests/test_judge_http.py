@@ -135,9 +135,11 @@ def test_judge_falls_back_once_per_endpoint_when_json_schema_is_refused(
     assert len(fake_openai.requests) == probes + 3
     refused = fake_openai.requests[:probes]
     assert refused[0]["response_format"]["type"] == "json_schema"
-    from pytest_llmeval.judge.llm import load_schema
+    from pytest_llmeval.judge.llm import grammar_schema, load_schema
 
-    schema = judge_wire_schema(load_schema("correctness"))
+    # a grammar-constrained server gets the bounds too (maxItems, maxLength): its model cannot run on
+    schema = grammar_schema(load_schema("correctness"))
+    assert schema["properties"]["reasons"]["items"]["maxLength"] == 1000
     for body in fake_openai.requests[probes:]:
         if wire == "json_object+schema":
             assert body["response_format"] == {"type": "json_object", "schema": schema}

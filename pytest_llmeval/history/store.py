@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_llmeval.fileio import file_mode
+from pytest_llmeval.fileio import file_mode, open_regular, read_regular_bytes
 
 RUN_FORMAT = "pytest-llmeval-history-run"
 TABLE_FORMAT = "pytest-llmeval-history-table"
@@ -158,7 +158,7 @@ def _read_members(path: Path, *, both: bool) -> tuple[Any, Any]:
     import zlib
 
     try:
-        raw = path.read_bytes()
+        raw = read_regular_bytes(path)
     except OSError as exc:
         raise HistoryError(f"{path}: cannot read: {exc.strerror or exc}") from None
     out: list[Any] = []
@@ -187,7 +187,7 @@ def _read_members(path: Path, *, both: bool) -> tuple[Any, Any]:
 
 def _inflate(path: Path) -> bytes:
     try:
-        with gzip.open(path, "rb") as handle:
+        with open_regular(path) as raw, gzip.GzipFile(fileobj=raw, mode="rb") as handle:
             data = handle.read(MAX_FILE_BYTES + 1)
     except (OSError, EOFError) as exc:  # gzip.BadGzipFile is an OSError
         raise HistoryError(f"{path}: cannot read: {exc}") from None

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_llmeval.errors import FatalModelError, GraderError, ModelError
 from pytest_llmeval.judge import prompts
 from pytest_llmeval.judge.matching import ClaimLink, Matching
+from pytest_llmeval.models.formats import FULL_SCHEMA_KEY
 
 if TYPE_CHECKING:
     from pytest_llmeval.models.base import ChatModel
@@ -63,10 +64,19 @@ def _wire_schema(schema: Any) -> Any:
 def response_format(schema: dict[str, Any]) -> dict[str, Any]:
     """The OpenAI ``response_format`` asking for ``schema`` (strict structured output)."""
     name = re.sub(r"[^A-Za-z0-9_-]", "_", str(schema.get("title") or "llmeval_reply"))[:64]
+    wire = _wire_schema(schema)
+    full = grammar_schema(schema)
     return {
         "type": "json_schema",
-        "json_schema": {"name": name, "schema": _wire_schema(schema), "strict": True},
+        "json_schema": {"name": name, "schema": wire, "strict": True},
+        **({FULL_SCHEMA_KEY: full} if full != wire else {}),
     }
+
+
+def grammar_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` for a server whose grammar enforces every keyword (llama.cpp, vLLM, Ollama):
+    the length and pattern bounds kept, only the annotations dropped."""
+    return {k: v for k, v in schema.items() if k not in ("$schema", "title")}
 
 
 _FENCE_RE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.S | re.I)

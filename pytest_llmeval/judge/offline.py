@@ -247,12 +247,14 @@ def _simple_values(text: str) -> list[tuple[float, bool]]:
     for m in _NUMBER_RE.finditer(text):
         number = float(m.group(1).replace(",", ""))
         unit = (m.group(2) or "").lower()
-        values.append((number * _SCALES.get(unit, 1.0), unit in ("%", "percent")))
+        value = number * _SCALES.get(unit, 1.0)
+        if math.isfinite(value):  # 309 digits read as inf: no figure
+            values.append((value, unit in ("%", "percent")))
     return values
 
 
 def _simple_agree(a: tuple[float, bool], b: tuple[float, bool]) -> bool:
-    if a[1] != b[1]:
+    if a[1] != b[1] or not (math.isfinite(a[0]) and math.isfinite(b[0])):
         return False
     return abs(a[0] - b[0]) <= 0.01 * max(abs(a[0]), abs(b[0]), 1e-9)
 

@@ -19,6 +19,9 @@ _FALLBACK = {
     "llm_judge_extra_body": None,
 }
 _DEFAULTS = {"llm_judge_temperature": 0.0, "llm_judge_extra_body": {}}
+# Sent as max_tokens when --llm-judge-max-tokens is unset: a judge reply is a verdict and a few
+# reasons, and a small model that ignores the schema must not write to its context's end.
+DEFAULT_MAX_TOKENS = 1024
 
 
 def judge_settings(settings: Any) -> Any:
@@ -39,5 +42,6 @@ def judge_settings(settings: Any) -> Any:
         if value is None:
             value = _DEFAULTS.get(judge_name)
         values["llm_" + judge_name.removeprefix("llm_judge_")] = value
+    values["llm_default_max_tokens"] = DEFAULT_MAX_TOKENS
     values["llm_role"] = "judge"  # error messages name the judge's flags
     return Settings(values)

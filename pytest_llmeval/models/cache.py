@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_llmeval.errors import CacheMissError, CacheUnwritableError
-from pytest_llmeval.fileio import describe_os_error, probe_dir, write_atomic
+from pytest_llmeval.fileio import describe_os_error, probe_dir, read_regular_bytes, write_atomic
 from pytest_llmeval.options import RecordMode
 
 FORMAT_VERSION = 2
@@ -218,8 +218,7 @@ class ResponseCache:
         """(record, None), (None, None) when there is no file, or (None, what is wrong with it)."""
         path = self.path_for(key)
         try:
-            with path.open("rb") as handle:
-                raw = handle.read(MAX_FILE_BYTES + 1)
+            raw = read_regular_bytes(path, MAX_FILE_BYTES + 1)
         except FileNotFoundError:
             return None, None
         except OSError as exc:
@@ -329,7 +328,7 @@ class ResponseCache:
     def _is_stale(path: Path, stale_after: float) -> bool:
         try:
             age = time.time() - path.stat().st_mtime
-            host, _, pid = path.read_text(encoding="utf-8").strip().partition(" ")
+            host, _, pid = read_regular_bytes(path, 4096).decode("utf-8").strip().partition(" ")
         except (OSError, ValueError):
             return False  # vanished or unreadable: the holder is alive or just finished
         if not host and age > EMPTY_LOCK_STALE_S:

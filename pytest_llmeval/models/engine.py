@@ -25,6 +25,7 @@ from pytest_llmeval.errors import (
     ModelError,
     ResponseFormatRejected,
 )
+from pytest_llmeval.fileio import read_regular_bytes
 from pytest_llmeval.models import formats
 from pytest_llmeval.models.base import Completion, Usage
 from pytest_llmeval.models.cache import ResponseCache, cache_key, legacy_key, slug
@@ -169,7 +170,7 @@ class Engine:
         if self._failures is None:
             return None
         try:
-            data = json.loads((self._failures / f"{key}.json").read_text(encoding="utf-8"))
+            data = json.loads(read_regular_bytes(self._failures / f"{key}.json", 1 << 20))
             return ModelError(
                 str(data["message"]), status=data.get("status"), attempts=int(data["attempts"])
             )
@@ -389,7 +390,7 @@ class Engine:
         request as asked: the reply is validated against the schema whatever was sent)."""
         if response_format is None or not formats.negotiable(response_format):
             return await self._send(
-                chat, messages, {"response_format": response_format} if response_format else {}, tools
+                chat, messages, {"response_format": formats.public(response_format)} if response_format else {}, tools
             )
         endpoint = chat.base_url
         known = self.formats.get(endpoint)
@@ -401,7 +402,7 @@ class Engine:
                     return await self._probe(chat, endpoint, messages, response_format, tools)
         form, tried = known
         try:
-            completion = await self._send(chat, *formats.wire_request(form, messages, response_format), tools)
+            completion = await self._send(chat, *formats.wire_request(form, messages, response_format, grammar=chat.grammar_server), tools)
         except ResponseFormatRejected:
             # the server behind this URL changed since the form was chosen: choose again
             self.formats.forget(endpoint)
@@ -422,7 +423,7 @@ class Engine:
         tried: list[tuple[str, str]] = []
         for form in formats.LADDER:
             try:
-                completion = await self._send(chat, *formats.wire_request(form, messages, response_format), tools)
+                completion = await self._send(chat, *formats.wire_request(form, messages, response_format, grammar=chat.grammar_server), tools)
             except ResponseFormatRejected:
                 tried.append((form, "refused"))
                 continue  # deterministic: the next form, never a retry of this one

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from pytest_llmeval.fileio import read_regular_bytes
 from pytest_llmeval.models.formats import LADDER
 
 FILE_NAME = ".structured_output"  # JSON; not *.json, which names cached replies
@@ -50,8 +51,7 @@ class FormatMemory:
         if self.path is None:
             return known
         try:
-            with self.path.open("rb") as handle:
-                raw = handle.read(MAX_BYTES + 1)
+            raw = read_regular_bytes(self.path, MAX_BYTES + 1)
             data: Any = json.loads(raw.decode("utf-8")) if len(raw) <= MAX_BYTES else None
         except (OSError, ValueError, RecursionError):
             return known

@@ -28,6 +28,25 @@ PROMPT = "prompt"  # no field: the schema only in the prompt
 LADDER = (JSON_SCHEMA, JSON_OBJECT_SCHEMA, STRUCTURED_OUTPUTS, GUIDED_JSON, OLLAMA_FORMAT, JSON_OBJECT, PROMPT)
 
 
+# A response_format may carry the schema with every keyword (pattern, maxLength, ...) beside the
+# one strict json_schema servers (OpenAI) accept: grammar-constrained servers (llama.cpp,
+# llama-cpp-python, vLLM, Ollama) enforce those keywords, which bounds what a model can write.
+# Never sent under this key, and not part of the cache key.
+FULL_SCHEMA_KEY = "llmeval_full_schema"
+
+
+def public(response_format: dict[str, Any] | None) -> dict[str, Any] | None:
+    """``response_format`` as sent and as cached: without :data:`FULL_SCHEMA_KEY`."""
+    if not isinstance(response_format, dict) or FULL_SCHEMA_KEY not in response_format:
+        return response_format
+    return {k: v for k, v in response_format.items() if k != FULL_SCHEMA_KEY}
+
+
+def _full_schema(response_format: dict[str, Any]) -> dict[str, Any]:
+    full = response_format.get(FULL_SCHEMA_KEY)
+    return full if isinstance(full, dict) else _schema(response_format)
+
+
 def negotiable(response_format: dict[str, Any] | None) -> bool:
     return isinstance(response_format, dict) and response_format.get("type") == JSON_SCHEMA
 
@@ -57,11 +76,16 @@ _FIELDS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 
 
 def wire_request(
-    mode: str, messages: list[dict[str, Any]], response_format: dict[str, Any]
+    mode: str, messages: list[dict[str, Any]], response_format: dict[str, Any], *, grammar: bool = False
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The messages and the body fields to send for ``mode`` (from a ``json_schema`` request)."""
+    """The messages and the body fields to send for ``mode`` (from a ``json_schema`` request).
+    ``grammar``: the server is known to turn ``json_schema`` into a grammar (llama.cpp)."""
     if mode == JSON_SCHEMA:
-        return messages, {"response_format": response_format}
+        asked = public(response_format) or {}
+        if grammar and FULL_SCHEMA_KEY in response_format:
+            spec = {**(asked.get("json_schema") or {}), "schema": _full_schema(response_format)}
+            asked = {**asked, "json_schema": spec}
+        return messages, {"response_format": asked}
     sent = [dict(m) for m in messages]
     note = schema_instruction(response_format)
     # the last user turn carries it: some chat templates refuse a second system message
@@ -71,7 +95,7 @@ def wire_request(
             break
     else:
         sent.append({"role": "user", "content": note})
-    return sent, _FIELDS[mode](_schema(response_format))
+    return sent, _FIELDS[mode](_full_schema(response_format))
 
 
 def describe(tried: list[tuple[str, str]]) -> str:

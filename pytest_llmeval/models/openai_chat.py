@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from pytest_llmeval.errors import FatalModelError, ModelError, ResponseFormatRejected
-from pytest_llmeval.models import limits
+from pytest_llmeval.models import formats, limits
 from pytest_llmeval.models.base import Completion, Usage
 from pytest_llmeval.models.cache import MAX_REPLY_BYTES
 
@@ -217,6 +217,12 @@ class OpenAIChat:
         self.key_flag = "--llm-judge-api-key-env" if getattr(settings, "role", None) == "judge" else "--llm-api-key-env"
         self.temperature = settings.temperature
         self.max_tokens = settings.max_tokens
+        # sent when max_tokens is unset (the judge's bound); not in the cache key, so caches
+        # recorded without it still replay
+        self.default_max_tokens = getattr(settings, "default_max_tokens", None)
+        # Set once a reply carries llama.cpp's ``timings``: its json_schema form is a grammar that
+        # enforces every keyword, so the full schema (maxLength, pattern) can be sent there.
+        self.grammar_server = False
         self.seed = settings.seed
         self.timeout = float(settings.timeout)
         self.extra_body = dict(settings.extra_body or {})
@@ -259,7 +265,7 @@ class OpenAIChat:
                 "max_tokens": self.max_tokens,
                 "seed": self.seed,
                 "extra_body": self.extra_body,
-                "response_format": response_format,
+                "response_format": formats.public(response_format),
                 # only when sent: caches recorded without tools keep their keys
                 **({"tools": tools} if tools else {}),
             },
@@ -390,6 +396,8 @@ class OpenAIChat:
                 error, wait = self._http_error(status, text, headers, attempt, response_format, structured)
                 return None, error, wait
             parsed = parse_completion(text, status=status, model=self.name)
+            if parsed["service_s"] is not None:
+                self.grammar_server = True
             outcome = limits.OK
             return Completion(
                 text=parsed["text"],
@@ -487,12 +495,13 @@ class OpenAIChat:
             "messages": messages,
             "temperature": self.temperature,
         }
-        if self.max_tokens is not None:
-            body["max_tokens"] = self.max_tokens
+        max_tokens = self.max_tokens if self.max_tokens is not None else self.default_max_tokens
+        if max_tokens is not None:
+            body["max_tokens"] = max_tokens
         if self.seed is not None:
             body["seed"] = self.seed
         if response_format is not None:
-            body["response_format"] = response_format
+            body["response_format"] = formats.public(response_format)
         body.update(structured or {})  # vLLM's structured_outputs / guided_json, Ollama's format
         if tools:
             body["tools"] = tools

@@ -12,6 +12,7 @@ linear in the input length.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -376,7 +377,11 @@ def extract_values(
             continue
         s, e = m.span()
         number, decimals, sig = parsed
-        append(_build_candidate(text, s, e, number, decimals, sig, raw_num, q_tokens, kw, lang))
+        cand = _build_candidate(text, s, e, number, decimals, sig, raw_num, q_tokens, kw, lang)
+        # A run of 309 digits overflows to inf (so does a long one before "billion"): not a
+        # figure anyone stated, and inf would "agree" with every gold.
+        if math.isfinite(cand.value) and math.isfinite(cand.number):
+            append(cand)
     _share_range_units(text, out)
     if (count_words and n < 200_000) or _has_word_number_hint(text, n, letter_runs, low):
         out.extend(_word_candidates(text, count_words))
@@ -386,7 +391,7 @@ def extract_values(
         if words:
             out.extend(words)
             out.sort(key=lambda c: c.span[0])
-    return out
+    return [c for c in out if math.isfinite(c.value)]
 
 
 _WORD_HINT_RE = re.compile(

@@ -69,6 +69,8 @@ def _agree(
     unit: float, gv: float, gulp: float, cv: float, culp: float, csig: int, tol: float, mode: str
 ) -> bool:
     """Does the answer value ``cv`` state the expected ``gv``? ``unit``: one expected unit (absolute mode)."""
+    if not (math.isfinite(gv) and math.isfinite(cv)):
+        return False  # inf <= 1e-9 * inf would hold
     diff = abs(gv - cv)
     scale = max(abs(gv), abs(cv))
     if diff <= 1e-9 * scale or diff <= 1e-15:

@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 
 MATCH_FLOOR = 0.5  # below this agreement a gold item and an answer item are not the same line
 # n x m item comparisons before a list is compared in order instead (100 x 100 lines take ~1 s;
-# an answer inventing 50 000 lines must not take minutes)
+# an answer inventing 50 000 lines must not take minutes). One bound for the whole comparison:
+# each pair of an outer list compares the lists inside it, so nested lists (a table's rows of
+# cells) share what is left rather than each taking the full amount.
 MAX_PAIRS = 20_000
 _NUMBER_EPS = 1e-9
 
@@ -104,6 +106,12 @@ class Comparer:
         self.text_judge = text_judge
         self.question = question
         self._rules: dict[str, dict[str, Any]] = {}  # path -> rule: n x m pairs ask for the same paths
+        self.pairs_left = MAX_PAIRS
+        # While a list's n x m pairs are scored for the assignment, prose is compared offline
+        # (by shared words when an LLM judge will rule): the judge sees only the pairs kept, one
+        # request per gold item, not one per pair.
+        self._offline_text = False
+        self._llm_judge = text_judge is not None and text_judge != "offline"
 
     def rule(self, path: str) -> dict[str, Any]:
         found = self._rules.get(path)
@@ -144,23 +152,51 @@ class Comparer:
             result.add(self.compare(value, got[key], child))
         return result
 
+    def _judged_pairs(
+        self, gold: list[Any], got: list[Any], parts: tuple[str | int, ...], matrix: list[list[float]],
+        compared: dict[tuple[int, int], Comparison],
+    ) -> list[tuple[int, int]]:
+        """With an LLM judge: each gold item meets the answer item the offline scores (shared words
+        breaking ties) say is closest, the judge rules on that pair, and it stays a pair if it
+        agrees enough: at most one request per gold item, and a paraphrase is not lost to words."""
+        gold_words = [_words(json.dumps(g, ensure_ascii=False)) for g in gold]
+        got_words = [_words(json.dumps(a, ensure_ascii=False)) for a in got]
+        closeness = [[score + 1e-3 * _jaccard(gold_words[i], got_words[j]) for j, score in enumerate(row)]
+                     for i, row in enumerate(matrix)]
+        kept = []
+        for i, j in best_assignment(closeness):
+            compared[(i, j)] = self.compare(gold[i], got[j], (*parts, i))  # now with the judge
+            if compared[(i, j)].score >= MATCH_FLOOR:
+                kept.append((i, j))
+        return kept
+
     def _list(self, gold: list[Any], got: Any, parts: tuple[str | int, ...], path: str, rule: dict[str, Any]) -> Comparison:
         result = Comparison()
         if not isinstance(got, list):
             result.total += leaf_weight(gold, self, parts)
             result.verdicts.append(Verdict(path, False, "missing", gold, got, f"expected a list, got {_kind(got)}"))
             return result
-        in_order = bool(rule.get("ordered")) or len(gold) * len(got) > MAX_PAIRS
+        cost = len(gold) * len(got)
+        in_order = bool(rule.get("ordered")) or cost > self.pairs_left
+        if not in_order:
+            self.pairs_left -= cost
         if in_order:
             pairs = [(i, i) for i in range(min(len(gold), len(got)))]
             compared = {p: self.compare(gold[p[0]], got[p[1]], (*parts, p[0])) for p in pairs}
             kept = pairs
         else:
-            compared = {
-                (i, j): self.compare(g, a, (*parts, i)) for i, g in enumerate(gold) for j, a in enumerate(got)
-            }
+            outer_offline, self._offline_text = self._offline_text, True
+            try:
+                compared = {
+                    (i, j): self.compare(g, a, (*parts, i)) for i, g in enumerate(gold) for j, a in enumerate(got)
+                }
+            finally:
+                self._offline_text = outer_offline
             matrix = [[compared[(i, j)].score for j in range(len(got))] for i in range(len(gold))]
-            kept = [(i, j) for i, j in best_assignment(matrix) if matrix[i][j] >= MATCH_FLOOR]
+            if self._llm_judge and not outer_offline:
+                kept = self._judged_pairs(gold, got, parts, matrix, compared)
+            else:
+                kept = [(i, j) for i, j in best_assignment(matrix) if matrix[i][j] >= MATCH_FLOOR]
         exact = 0
         for pair in kept:
             result.add(compared[pair])
@@ -263,6 +299,9 @@ def _text(self: Comparer, gold: Any, got: Any, rule: dict[str, Any]) -> tuple[bo
     from pytest_llmeval.registry import choose_accuracy_grader
 
     name = choose_accuracy_grader({}, str(gold), "answer_correctness")
+    if name == "answer_correctness" and self._offline_text and self._llm_judge:
+        # choosing pairs for the judge: shared words are enough, the judge rules on the pairs kept
+        return _shared_words(str(gold), got) >= _SHARED_WORDS_FLOOR, ""
     verdict = TEXT_GRADERS.get(name, _correctness)(self, str(gold), got)
     return verdict.passed, "" if verdict.passed else f"{name}: {verdict.explanation[:160]}"
 
@@ -286,6 +325,23 @@ def _numeric(self: Comparer, gold: str, got: str) -> MetricResult:
 
 
 TEXT_GRADERS = {"answer_correctness": _correctness, "identity": _identity, "numeric": _numeric}
+
+
+_SHARED_WORDS_FLOOR = 0.5
+_WORD_RE = re.compile(r"\w+")
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(_WORD_RE.findall(text[:2000].casefold()))
+
+
+def _jaccard(left: frozenset[str], right: frozenset[str]) -> float:
+    return len(left & right) / len(left | right) if left or right else 1.0
+
+
+def _shared_words(a: str, b: str) -> float:
+    """Jaccard overlap of the casefolded words of ``a`` and ``b`` (first 2,000 characters)."""
+    return _jaccard(_words(a), _words(b))
 
 
 LEAF_COMPARISONS = {"exact": _exact, "number": _number, "date": _date, "text": _text}
