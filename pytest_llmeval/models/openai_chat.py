@@ -135,7 +135,7 @@ def parse_completion(text: str, *, status: int, model: str) -> dict[str, Any]:
     from pytest_llmeval.redact import redact
 
     # a lone surrogate ("\ud800") anywhere in the reply would stop the cache file and the reports: replaced here
-    return scrub_surrogates({
+    reply: dict[str, Any] = scrub_surrogates({
         "text": redact(content if isinstance(content, str) else ""),  # a model quoting the key back never gets it written anywhere
         "tool_calls": tool_calls,
         "finish_reason": first.get("finish_reason"),
@@ -148,6 +148,7 @@ def parse_completion(text: str, *, status: int, model: str) -> dict[str, Any]:
                          or not any(name in usage for name in counts),
         "service_s": server_service_s(body),
     })
+    return reply
 
 
 MAX_SERVICE_S = 86400.0
