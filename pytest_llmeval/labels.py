@@ -57,6 +57,12 @@ class Label:
     origin: str = "labels"  # "labels" (--llm-labels) or "review" (--llm-review-import)
 
 
+def label_field(label: Label) -> dict[str, Any]:
+    """``sample_results[].people_label``: the verdict that applied to the answer, and whether it may
+    correct a rate (a later run's baseline comparison reads it)."""
+    return {"label": "correct" if label.correct else "incorrect", "random": label.random, "origin": label.origin}
+
+
 def _text_field(row: dict[str, Any], key: str) -> str | None:
     value = row.get(key)
     if value is None:

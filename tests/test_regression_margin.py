@@ -340,7 +340,7 @@ def test_a_corrected_estimator_plugs_into_the_comparison_and_its_gate(monkeypatc
         new["sample_results"][i]["label"] = new["sample_results"][i]["status"] == "pass" and i % 7 != 0
     comparison = compare(base, new["sample_results"], {}, baseline_path="base.json", estimator="corrected")
     assert comparison["test"] == "ppi_plus_plus"
-    assert comparison["ci_method"] == "PPI++ normal interval (60 samples labelled on both sides)"
+    assert comparison["ci_method"] == "PPI++ normal interval, cluster-robust (60 samples labelled on both sides)"
     assert comparison["upper_bound_method"] == "normal, one-sided 95%"
     assert comparison["min_detectable_newly_failing"] is None
     se = (comparison["ci95"][1] - comparison["ci95"][0]) / 2 / scipy_stats.norm.ppf(0.975)
