@@ -251,3 +251,14 @@ def test_the_baseline_people_label_is_untrusted(tmp_path: Path) -> None:
                          baseline_path="b.json", labels=[])
     assert any("field 'people_label' not understood" in w for w in comparison["warnings"])
     assert comparison["people_labels"]["corrected"] is False
+
+
+def test_offline_compare_corrects_as_the_run_does(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from pytest_llmeval.__main__ import main
+
+    for name, kind in (("base.json", base_kind), ("run.json", run_kind)):
+        (tmp_path / name).write_text(json.dumps({"version": 1, "metadata": {}, "sample_results": _entries(kind, SELECTED)}))
+    main(["compare", str(tmp_path / "base.json"), str(tmp_path / "run.json"), "--json"])
+    comparison = json.loads(capsys.readouterr().out)
+    assert comparison["people_labels"]["corrected"] is True
+    assert comparison["pass_rate_delta"] == pytest.approx(expected(SELECTED)["delta"], abs=1e-6)

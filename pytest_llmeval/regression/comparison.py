@@ -532,7 +532,8 @@ def comparison_lines(comparison: dict[str, Any], *, title: str | None = None, li
     lines: list[tuple[str, dict[str, bool]]] = [
         (title or _title(comparison), {"bold": True}),
         (
-            f"  paired {comparison['paired']} | pass rate {_pct(comparison['baseline_pass_rate'])} -> "
+            f"  paired {comparison['paired']} | {'corrected ' if (comparison.get('people_labels') or {}).get('corrected') else ''}"
+            f"pass rate {_pct(comparison['baseline_pass_rate'])} -> "
             f"{_pct(comparison['run_pass_rate'])} (delta {comparison['pass_rate_delta']:+.1%}, 95% CI {lo:+.1%} to {hi:+.1%})",
             {},
         ),
