@@ -127,7 +127,7 @@ def _entries(kind: Any, labelled: list[int]) -> list[dict[str, Any]]:
     out = []
     for i in range(N):
         text, correct = KINDS[kind(i)]
-        entry = {"sample_id": f"s{i}", "status": "pass" if text == "Oslo" else "fail", "file": "qa_eval.jsonl",
+        entry: dict[str, Any] = {"sample_id": f"s{i}", "status": "pass" if text == "Oslo" else "fail", "file": "qa_eval.jsonl",
                  "group": f"g{i // 2}", "answer_sha256": answer_hash(text)}
         if i in labelled:
             entry["people_label"] = {"label": "correct" if correct else "incorrect", "random": True, "origin": "labels"}
