@@ -262,3 +262,55 @@ def test_offline_compare_corrects_as_the_run_does(tmp_path: Path, capsys: pytest
     comparison = json.loads(capsys.readouterr().out)
     assert comparison["people_labels"]["corrected"] is True
     assert comparison["pass_rate_delta"] == pytest.approx(expected(SELECTED)["delta"], abs=1e-6)
+
+
+def test_a_baseline_without_answer_hashes_says_labels_cannot_reach_it() -> None:
+    entries = _entries(base_kind, [])
+    for entry in entries:
+        del entry["answer_sha256"]  # as a history run rebuilds them
+    comparison = compare({"version": 1, "metadata": {}, "sample_results": entries}, _entries(run_kind, SELECTED), {},
+                         baseline_path="history:last", labels=[])
+    assert comparison["people_labels"]["not_corrected"].startswith("the baseline records no answer hashes")
+    assert comparison["test"] == "mcnemar_exact"
+
+
+def test_two_independent_spot_checks_labelled_on_both_answers_cover_the_people_s_change() -> None:
+    """Seeded simulation through ``compare``: 300 paired samples in groups of three, half the answers unchanged
+    (one label covers both sides), an independent random spot check of 20 % on each run, the other answer of
+    every selected sample labelled too; the 95 % interval covers the people's change in >= 93 % of draws."""
+    rng = random.Random(7)
+    big_n, draws = 300, 200
+    people, graded, same = [], [], []
+    for _ in range(big_n):
+        unchanged = rng.random() < 0.5
+        b = rng.random() < 0.6
+        r = b if unchanged else rng.random() < 0.5
+        gb = b if rng.random() > 0.15 else not b
+        gr = gb if unchanged else (r if rng.random() > 0.15 else not r)
+        people.append((b, r))
+        graded.append((gb, gr))
+        same.append(unchanged)
+    truth = sum(float(r) - float(b) for b, r in people) / big_n
+
+    def entries(side: int, selected: set[int]) -> list[dict[str, Any]]:
+        out = []
+        for i in range(big_n):
+            text = f"answer {i}" + ("" if same[i] else f" from run {side}")
+            entry: dict[str, Any] = {"sample_id": f"s{i}", "status": "pass" if graded[i][side] else "fail",
+                                     "file": "f.jsonl", "group": f"g{i // 3}", "answer_sha256": answer_hash(text)}
+            if i in selected:
+                entry["people_label"] = {"label": "correct" if people[i][side] else "incorrect", "random": True}
+            out.append(entry)
+        return out
+
+    covered = corrected = 0
+    for _ in range(draws):
+        union = set(rng.sample(range(big_n), 60)) | set(rng.sample(range(big_n), 60))
+        comparison = compare({"version": 1, "metadata": {}, "sample_results": entries(0, union)}, entries(1, union), {},
+                             baseline_path="b.json", labels=[])
+        if comparison["people_labels"]["corrected"]:
+            corrected += 1
+            low, high = comparison["ci95"]
+            covered += low <= truth <= high
+    assert corrected >= 0.9 * draws  # the rest: too few disagreements, the grader decides
+    assert covered / corrected >= 0.93

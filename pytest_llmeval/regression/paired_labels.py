@@ -43,6 +43,7 @@ class PairedLabels:
     conflicts: list[str] = field(default_factory=list)  # an answer labelled both correct and incorrect
     not_random: int = 0  # answers whose only labels come from a hand-picked selection
     malformed: list[str] = field(default_factory=list)
+    unhashed: int = 0  # baseline answers without a recorded hash: no label can reach them
     reason: str | None = None  # why no correction (None: it may correct)
 
 
@@ -95,6 +96,7 @@ def resolve(pairs: Sequence[tuple[Outcome, Outcome]], extra: Sequence[Label], na
     present = False
     for base, run in pairs:
         key = (run.file, run.sample_id)
+        out.unhashed += base.status != "error" and not base.entry.get("answer_sha256")
         sides: list[bool | None] = []
         selected = False
         for outcome, other in ((base, run), (run, base)):
@@ -147,6 +149,11 @@ def _reason(out: PairedLabels, pairs: Sequence[tuple[Outcome, Outcome]], kind: s
         return "no paired sample has a label from a random selection on either answer"
     if out.conflicts:
         return f"answers labelled both correct and incorrect: {_ids(out.conflicts)}"
+    if out.one_side and pairs and out.unhashed == len(pairs):
+        return (
+            "the baseline records no answer hashes (a history run keeps verdicts only), so no label can reach its "
+            "answers: compare with a --llm-report JSON of the baseline run"
+        )
     if out.one_side:
         return (
             f"{len(out.one_side)} of the {out.selected} randomly selected paired samples have a person's verdict on "
