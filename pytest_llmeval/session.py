@@ -540,7 +540,7 @@ class LLMEvalSession:
         if not labels and not self.settings.labels:
             self.label_match = LabelMatch()
             return
-        self.label_match = match_labels(self.records, labels)
+        self.label_match = match_labels(self.records, labels, self._baseline_answers())
         self.label_match.given = bool(self.settings.labels)
         self.people_labels = labels
         for record in self.records:
@@ -552,6 +552,15 @@ class LLMEvalSession:
         self.corrections = {None: correction(self.tally(), self.label_match, alpha=alpha)}
         for model, tally in self.model_tallies().items():
             self.corrections[model] = correction(tally, self.label_match, alpha=alpha)
+
+    def _baseline_answers(self) -> frozenset[tuple[str, str]]:
+        """(sample id, answer hash) of the baseline's answers: labels of those are for the comparison."""
+        if self.baseline is None:
+            return frozenset()
+        return frozenset(
+            (str(e.get("sample_id")), e["answer_sha256"]) for e in self.baseline.report["sample_results"]
+            if isinstance(e, dict) and isinstance(e.get("answer_sha256"), str)
+        )
 
     def junit_properties(self) -> None:
         """The corrected pass rates as properties of the JUnit XML's test suite (controller, before

@@ -217,6 +217,9 @@ def test_labels_on_both_runs_correct_the_regression_gate(pytester: pytest.Pytest
         f"corrected by {len(SELECTED)} paired labels (PPI++ on paired differences*",
     ])
     assert result.ret == pytest.ExitCode.TESTS_FAILED
+    if where != "baseline report":  # labels of the baseline's answers are no changed answers of this run
+        result.stdout.fnmatch_lines(["people's labels: 120 read, 60 applied * did not apply (* label the baseline's answer)"])
+        result.stdout.no_fnmatch_line("*did not apply because the answer changed*")
 
 
 def test_without_labels_the_regression_gate_is_as_before(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
