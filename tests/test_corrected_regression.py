@@ -250,9 +250,11 @@ def test_labels_on_this_run_only_say_why_the_gate_is_not_corrected(pytester: pyt
 def test_the_baseline_people_label_is_untrusted(tmp_path: Path) -> None:
     entries = _entries(base_kind, SELECTED)
     entries[0]["people_label"] = {"label": "maybe", "random": "yes"}
+    entries[2]["people_label"] = {"label": ["correct"], "random": True}
+    entries[4]["people_label"] = "correct"
     comparison = compare({"version": 1, "metadata": {}, "sample_results": entries}, _entries(run_kind, SELECTED), {},
                          baseline_path="b.json", labels=[])
-    assert any("field 'people_label' not understood" in w for w in comparison["warnings"])
+    assert any("field 'people_label' not understood on 3 entr(ies), first 's0'" in w for w in comparison["warnings"])
     assert comparison["people_labels"]["corrected"] is False
 
 

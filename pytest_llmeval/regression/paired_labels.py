@@ -52,15 +52,17 @@ def _own(entry: dict[str, Any]) -> tuple[bool | None, bool]:
     label = entry.get("people_label")
     if not isinstance(label, dict):
         return None, False
-    if label.get("random") is True and label.get("label") in LABEL_WORDS:
-        return LABEL_WORDS[label["label"]], True
+    word = label.get("label")
+    if label.get("random") is True and isinstance(word, str) and word in LABEL_WORDS:
+        return LABEL_WORDS[word], True
     return None, True
 
 
 def _well_formed(entry: dict[str, Any]) -> bool:
     label = entry.get("people_label")
     return label is None or (
-        isinstance(label, dict) and label.get("label") in LABEL_WORDS and isinstance(label.get("random"), bool)
+        isinstance(label, dict) and isinstance(label.get("label"), str) and label["label"] in LABEL_WORDS
+        and isinstance(label.get("random"), bool)
     )
 
 
