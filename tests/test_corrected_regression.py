@@ -319,3 +319,13 @@ def test_two_independent_spot_checks_labelled_on_both_answers_cover_the_people_s
             covered += low <= truth <= high
     assert corrected >= 0.9 * draws  # the rest: too few disagreements, the grader decides
     assert covered / corrected >= 0.93
+
+
+def test_non_inferiority_reads_the_corrected_bound() -> None:
+    base = {"version": 1, "metadata": {}, "sample_results": _entries(base_kind, SELECTED)}
+    comparison = compare(base, _entries(run_kind, SELECTED), {}, baseline_path="b.json", labels=[], mode="non-inferiority")
+    want = expected(SELECTED)
+    assert comparison["gate_passed"] is False
+    assert f"the drop's one-sided 95% upper bound is {want['upper']:.1%}" in comparison["gate_line"]
+    assert "the observed drop" in comparison["gate_line"] and f"{-want['delta']:.1%} is itself not below" in comparison["gate_line"]
+    assert "corrected by 60 paired labels" in comparison["gate_line"]
