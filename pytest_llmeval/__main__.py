@@ -97,7 +97,7 @@ def compare_command(args: argparse.Namespace) -> int:
         baseline, run["sample_results"], run.get("metadata") or {},
         baseline_path=args.baseline, alpha=args.alpha, errors_mode=errors_mode,
         run_model=first_of_several(run), baseline_model=first_of_several(baseline),
-        margin=args.margin, mode=args.regression,
+        margin=args.margin, mode=args.regression, labels=(),  # people's labels both reports carry
     )
     if args.json:
         print(json.dumps(comparison, indent=2, ensure_ascii=False))

@@ -37,7 +37,7 @@ MAX_LABEL_LINES = 1_000_000
 PROBLEMS_LISTED = 10  # located errors listed one by one before the rest are counted
 _HEX = frozenset("0123456789abcdef")
 # Why a label did not apply, in the order the summary names them.
-NOT_APPLIED = ("answer changed", "sample not graded", "sample not in run", "labels disagree")
+NOT_APPLIED = ("answer changed", "label the baseline's answer", "sample not graded", "sample not in run", "labels disagree")
 
 
 def answer_hash(text: str) -> str:
@@ -55,6 +55,12 @@ class Label:
     file: str | None = None
     model: str | None = None
     origin: str = "labels"  # "labels" (--llm-labels) or "review" (--llm-review-import)
+
+
+def label_field(label: Label) -> dict[str, Any]:
+    """``sample_results[].people_label``: the verdict that applied to the answer, and whether it may
+    correct a rate (a later run's baseline comparison reads it)."""
+    return {"label": "correct" if label.correct else "incorrect", "random": label.random, "origin": label.origin}
 
 
 def _text_field(row: dict[str, Any], key: str) -> str | None:
@@ -187,10 +193,14 @@ def _matches(label: Label, record: dict[str, Any]) -> bool:
     return label.model is None or record.get("model") == label.model
 
 
-def match_labels(records: list[dict[str, Any]], labels: list[Label]) -> LabelMatch:
+def match_labels(
+    records: list[dict[str, Any]], labels: list[Label], baseline_answers: frozenset[tuple[str, str]] = frozenset(),
+) -> LabelMatch:
     """Apply each label to the run's samples with its id (file, model) and the identical answer text.
 
-    Two labels that disagree on one answer are one located error, and neither is used."""
+    Two labels that disagree on one answer are one located error, and neither is used. A label of
+    another answer that is the baseline's (``baseline_answers``: (sample id, answer hash)) is there for
+    the baseline comparison, not a changed answer."""
     match = LabelMatch(read=len(labels))
     by_id: dict[str, list[dict[str, Any]]] = {}
     for record in records:
@@ -207,7 +217,10 @@ def match_labels(records: list[dict[str, Any]], labels: list[Label]) -> LabelMat
         graded = [r for r in candidates if r.get("status") in ("pass", "acceptable", "fail")]
         same = [r for r in graded if r.get("answer_sha256") == label.answer_sha256]
         if not same:
-            match.not_applied["answer changed" if graded else "sample not graded"] += 1
+            if (label.sample_id, label.answer_sha256) in baseline_answers:
+                match.not_applied["label the baseline's answer"] += 1
+            else:
+                match.not_applied["answer changed" if graded else "sample not graded"] += 1
             continue
         for record in same:
             nodeid = record["nodeid"]

@@ -26,7 +26,7 @@ from pytest_llmeval.run_state import sample_of as sample_of
 if TYPE_CHECKING:
     from pytest_llmeval.collector import GoldItem
     from pytest_llmeval.components import ComponentRegistry
-    from pytest_llmeval.labels import LabelMatch
+    from pytest_llmeval.labels import Label, LabelMatch
     from pytest_llmeval.models.base import Answer, ChatModel
     from pytest_llmeval.regression.baseline import BaselineRun
     from pytest_llmeval.regression.gates import GateResult
@@ -66,6 +66,7 @@ class LLMEvalSession:
         # People's labels matched to this run's answers, and per model (None: the whole run) what they
         # did to the pass rate (labels.correction); set once on the controller at the end.
         self.label_match: LabelMatch | None = None
+        self.people_labels: list[Label] = []  # as read: they may also label the baseline's answers
         self.corrections: dict[str | None, dict[str, Any]] = {}
         self._review_verdicts: tuple[dict[str, Any], list[str]] | None = None
         self.output_notes: list[str] = []  # lines the summary prints about files written
@@ -523,6 +524,7 @@ class LLMEvalSession:
         from pytest_llmeval.labels import (
             LabelMatch,
             correction,
+            label_field,
             labels_from_review,
             match_labels,
             read_labels,
@@ -538,13 +540,27 @@ class LLMEvalSession:
         if not labels and not self.settings.labels:
             self.label_match = LabelMatch()
             return
-        self.label_match = match_labels(self.records, labels)
+        self.label_match = match_labels(self.records, labels, self._baseline_answers())
         self.label_match.given = bool(self.settings.labels)
+        self.people_labels = labels
+        for record in self.records:
+            applied = self.label_match.applied.get(record["nodeid"])
+            if applied is not None:
+                record["people_label"] = label_field(applied)
         self.warnings.extend(f"labels error: {p}" for p in self.label_match.problems)
         alpha = self.settings.alpha
         self.corrections = {None: correction(self.tally(), self.label_match, alpha=alpha)}
         for model, tally in self.model_tallies().items():
             self.corrections[model] = correction(tally, self.label_match, alpha=alpha)
+
+    def _baseline_answers(self) -> frozenset[tuple[str, str]]:
+        """(sample id, answer hash) of the baseline's answers: labels of those are for the comparison."""
+        if self.baseline is None:
+            return frozenset()
+        return frozenset(
+            (str(e.get("sample_id")), e["answer_sha256"]) for e in self.baseline.report["sample_results"]
+            if isinstance(e, dict) and isinstance(e.get("answer_sha256"), str)
+        )
 
     def junit_properties(self) -> None:
         """The corrected pass rates as properties of the JUnit XML's test suite (controller, before
@@ -596,7 +612,10 @@ class LLMEvalSession:
         from pytest_llmeval.report.json_report import run_identity, sample_result
 
         results = [sample_result(r) for r in self.records]
-        self.baseline.compare(results, run_identity(self.settings), run_models=tuple(self.settings.models), **self.comparison_options())
+        self.baseline.compare(
+            results, run_identity(self.settings), run_models=tuple(self.settings.models), labels=self.people_labels,
+            **self.comparison_options(),
+        )
 
     def comparison_options(self) -> dict[str, Any]:
         """How every paired comparison of this run is tested and gated."""

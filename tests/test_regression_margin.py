@@ -297,23 +297,11 @@ def test_html_report_shows_the_gate_line(pytester: pytest.Pytester) -> None:
 # -- the seam for rates corrected by people's labels ---------------------------------------------------------
 
 
-def test_ppi_mean_against_a_hand_computation() -> None:
-    import numpy as np
-
-    labelled = [(1.0, 1.0), (0.0, 1.0), (1.0, 1.0), (-1.0, 0.0), (0.0, 0.0), (1.0, 0.0), (0.0, -1.0), (-1.0, -1.0)]
-    unlabelled = [1.0, 0.0, 0.0, -1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0, -1.0, 0.0]
-    y, f, u = (np.array(v) for v in ([a for a, _ in labelled], [b for _, b in labelled], unlabelled))
-    n, big_n = len(y), len(u)
-    var_f = (f.var(ddof=1) * (n - 1) + u.var(ddof=1) * (big_n - 1)) / (n + big_n - 2)
-    lam = np.clip(np.cov(y, f, ddof=1)[0, 1] / ((1 + n / big_n) * var_f), 0, 1)
-    expected = y.mean() + lam * (u.mean() - f.mean())
-    se = np.sqrt((y - lam * f).var(ddof=1) / n + lam**2 * u.var(ddof=1) / big_n)
-    assert stats.ppi_mean(labelled, unlabelled) == pytest.approx((expected, se, lam), rel=1e-12)
-
-
 def test_ppi_paired_delta_covers_the_peoples_delta_in_simulation() -> None:
     """A grader wrong on 15 % of answers, 20 % of 300 pairs labelled at random: the 95 % interval of the
     people's paired delta covers it in at least ~93 % of draws."""
+    from pytest_llmeval.regression.ppi import ppi_difference
+
     rng = random.Random(3)
     draws, covered = 300, 0
     z = scipy_stats.norm.ppf(0.975)
@@ -321,9 +309,9 @@ def test_ppi_paired_delta_covers_the_peoples_delta_in_simulation() -> None:
         people = [(rng.random() < 0.7, rng.random() < 0.62) for _ in range(300)]
         graded = [tuple(p if rng.random() > 0.15 else not p for p in pair) for pair in people]
         chosen = set(rng.sample(range(300), 60))
-        labelled = [(float(people[i][1]) - people[i][0], float(graded[i][1]) - graded[i][0]) for i in chosen]
-        rest = [float(graded[i][1]) - graded[i][0] for i in range(300) if i not in chosen]
-        estimate, se, _ = stats.ppi_mean(labelled, rest)
+        labelled = [(float(people[i][1]) - people[i][0], float(graded[i][1]) - graded[i][0], str(i)) for i in chosen]
+        population = [float(graded[i][1]) - graded[i][0] for i in range(300)]
+        estimate, se, _ = ppi_difference(labelled, population)
         truth = sum(float(r) - b for b, r in people) / 300
         covered += abs(estimate - truth) <= z * se
     assert covered / draws >= 0.93
@@ -340,7 +328,7 @@ def test_a_corrected_estimator_plugs_into_the_comparison_and_its_gate(monkeypatc
         new["sample_results"][i]["label"] = new["sample_results"][i]["status"] == "pass" and i % 7 != 0
     comparison = compare(base, new["sample_results"], {}, baseline_path="base.json", estimator="corrected")
     assert comparison["test"] == "ppi_plus_plus"
-    assert comparison["ci_method"] == "PPI++ normal interval (60 samples labelled on both sides)"
+    assert comparison["ci_method"] == "PPI++ normal interval, cluster-robust (60 samples labelled on both sides)"
     assert comparison["upper_bound_method"] == "normal, one-sided 95%"
     assert comparison["min_detectable_newly_failing"] is None
     se = (comparison["ci95"][1] - comparison["ci95"][0]) / 2 / scipy_stats.norm.ppf(0.975)

@@ -11,13 +11,17 @@ import json
 import math
 import statistics
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from statistics import NormalDist
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_llmeval.regression import stats
+
+if TYPE_CHECKING:
+    from pytest_llmeval.labels import Label
+    from pytest_llmeval.regression.paired_labels import PairedLabels
 
 MAX_REPORT_BYTES = 512 * 1024 * 1024  # a baseline is untrusted input: bound what we read
 IDENTITY_FIELDS = ("model", "judge", "judge_prompt_version", "rubric")
@@ -195,20 +199,32 @@ def compare(
     margin: float = DEFAULT_MARGIN,
     mode: str = DIFFERENCE,
     estimator: str | None = None,
+    labels: Sequence[Label] | None = None,
 ) -> dict[str, Any]:
     """The JSON ``comparison`` object of this run against ``baseline`` (a loaded report), with the
-    verdict of the regression gate in ``mode`` (``gate_passed``, ``gate_line``)."""
+    verdict of the regression gate in ``mode`` (``gate_passed``, ``gate_line``).
+
+    ``labels`` (this run's labels file, possibly empty) turns people's labels on: the entries'
+    ``people_label`` and these labels correct the paired delta when :mod:`.paired_labels` allows it;
+    None leaves the grader's verdicts to decide."""
     meta = baseline.get("metadata") or {}
     base = outcomes(baseline["sample_results"], errors_mode=errors_mode, model=baseline_model)
     run = outcomes(run_results, errors_mode=errors_mode, model=run_model)
     paired_keys = [k for k in run if k in base]
-    labels = _labels(sorted({*base, *run}))
-    newly_failing = [labels[k] for k in paired_keys if base[k].passed and not run[k].passed]
-    newly_passing = [labels[k] for k in paired_keys if not base[k].passed and run[k].passed]
+    names = _labels(sorted({*base, *run}))
+    newly_failing = [names[k] for k in paired_keys if base[k].passed and not run[k].passed]
+    newly_passing = [names[k] for k in paired_keys if not base[k].passed and run[k].passed]
     n = len(paired_keys)
     pairs = [(base[k], run[k]) for k in paired_keys]
     kind = "repeats" if any(b.repeats > 1 or r.repeats > 1 for b, r in pairs) else "verdicts"
     est = ESTIMATORS[estimator or kind](pairs, alpha)
+    people, grader_est = None, est
+    if labels is not None and estimator is None:
+        from pytest_llmeval.regression.paired_labels import resolve
+
+        people = resolve(pairs, labels, names, kind=kind)
+        if people is not None and people.reason is None:
+            est = corrected_paired(pairs, people.verdicts, alpha, people.groups)
     significant = est.p_value < alpha
     needed = min_paired(alpha)
     comparison = {
@@ -223,8 +239,8 @@ def compare(
         "min_paired": needed,
         "newly_failing": newly_failing,
         "newly_passing": newly_passing,
-        "only_in_baseline": [labels[k] for k in base if k not in run],
-        "only_in_run": [labels[k] for k in run if k not in base],
+        "only_in_baseline": [names[k] for k in base if k not in run],
+        "only_in_run": [names[k] for k in run if k not in base],
         "baseline_pass_rate": None if est.base_rate is None else _round(est.base_rate),
         "run_pass_rate": None if est.run_rate is None else _round(est.run_rate),
         "pass_rate_delta": _round(est.delta),
@@ -240,9 +256,57 @@ def compare(
         **detectability(est, n, alpha=alpha, margin=margin, mode=mode),
         "warnings": identity_warnings(meta, run_meta),
     }
+    if people is not None:
+        comparison["people_labels"] = people_fields(people, grader_est if people.reason is None else None)
+        if est.lam is not None:
+            comparison["people_labels"]["lambda"] = _round(est.lam)
+        if people.malformed:
+            comparison["warnings"].append(
+                f"field 'people_label' not understood on {len(people.malformed)} entr(ies), first {people.malformed[0]!r}; "
+                "those answers count as unlabelled"
+            )
     passed, line = regression_gate_message(comparison)
     comparison.update(gate_passed=passed, gate_line=line)
     return comparison
+
+
+def people_fields(people: PairedLabels, grader: PairedEstimate | None) -> dict[str, Any]:
+    """``comparison.people_labels``: whether people's labels corrected the paired delta (then how, and
+    the grader's own figures beside), or why not."""
+    from pytest_llmeval.regression.paired_labels import LISTED
+    from pytest_llmeval.regression.ppi import PAIRED_METHOD
+
+    fields: dict[str, Any] = {
+        "corrected": grader is not None,
+        "paired_labels": len(people.verdicts),
+        "selected": people.selected,
+        "method": PAIRED_METHOD if grader is not None else None,
+        "groups": len(set(people.groups.values())),
+        "not_corrected": people.reason,
+        "labelled_on_one_side": people.one_side[:LISTED],
+    }
+    if grader is not None:
+        fields.update(
+            grader_pass_rate_delta=_round(grader.delta), grader_ci95=[_round(grader.ci[0]), _round(grader.ci[1])],
+            grader_test=grader.test, grader_p_value=grader.p_value,
+            grader_baseline_pass_rate=None if grader.base_rate is None else _round(grader.base_rate),
+            grader_run_pass_rate=None if grader.run_rate is None else _round(grader.run_rate),
+        )
+    return fields
+
+
+def corrected_clause(comparison: dict[str, Any]) -> str | None:
+    """"corrected by N paired labels (method)" or why people's labels did not correct (None without labels)."""
+    people = comparison.get("people_labels")
+    if not people:
+        return None
+    if people["corrected"]:
+        return (
+            f"corrected by {people['paired_labels']} paired labels ({people['method']}, {people['groups']} groups, "
+            f"lambda {people.get('lambda', 0):.2f}); the grader's delta {people['grader_pass_rate_delta']:+.1%}, "
+            f"{TEST_NAMES.get(people['grader_test'], people['grader_test'])} p={people['grader_p_value']:.4g}"
+        )
+    return f"not corrected by people's labels: {people['not_corrected']}"
 
 
 @dataclass(frozen=True)
@@ -263,6 +327,7 @@ class PairedEstimate:
     sd_diff: float  # standard deviation of the per-sample difference
     step: float  # the smallest non-zero per-sample difference possible
     se: float | None = None  # standard error of a normal-theory delta: the figures of the gate then read it
+    lam: float | None = None  # PPI++ power-tuning weight of the grader's verdicts (corrected estimates)
 
 
 def _sd(diffs: list[float]) -> float:
@@ -302,49 +367,65 @@ def grader_repeats(pairs: list[tuple[Outcome, Outcome]], alpha: float) -> Paired
     )
 
 
-def corrected_estimator(label_of: Callable[[dict[str, Any]], bool | None]) -> Callable[[list[tuple[Outcome, Outcome]], float], PairedEstimate]:
-    """An estimator of the paired delta of people's pass rates: PPI++ on the per-sample differences.
+def corrected_paired(
+    pairs: list[tuple[Outcome, Outcome]], verdicts: dict[tuple[str, str], tuple[bool, bool]], alpha: float,
+    groups: dict[tuple[str, str], str] | None = None,
+) -> PairedEstimate:
+    """The paired delta of people's pass rates: PPI++ on the per-sample changes of verdict.
 
-    ``label_of(entry)`` is a person's verdict on that side's answer (True: correct), or None when the
-    answer has no label that may correct a rate (none, another answer, a hand-picked set). Samples
-    labelled on both sides are the labelled subset (they must be a random one); fewer than two leave
-    the grader's verdicts to decide.
-    """
+    ``verdicts`` holds a person's (baseline, run) verdicts of the labelled pairs by (file, sample id);
+    they must be a uniformly random subset of ``pairs``. Every pair's grader change (run - baseline, in
+    -1, 0, 1) is the prediction; the labelled pairs' change of people's verdicts the label. The interval
+    is normal at ``alpha``, cluster-robust by ``groups`` (each pair its own group by default)."""
+    from pytest_llmeval.regression.ppi import ppi_difference
+
+    population = [float(r.passed) - float(b.passed) for b, r in pairs]
+    keyed = [((r.file, r.sample_id), b, r) for b, r in pairs]
+    labelled = [(float(verdicts[k][1]) - float(verdicts[k][0]), float(r.passed) - float(b.passed),
+                 (groups or {}).get(k, f"{k[0]}::{k[1]}")) for k, b, r in keyed if k in verdicts]
+    grader = grader_verdicts(pairs, alpha)
+    if len(labelled) < 2:
+        return grader
+    delta, se, lam = ppi_difference(labelled, population)
+    sides = [
+        ppi_difference(
+            [(float(verdicts[k][side]), float((b, r)[side].passed), "") for k, b, r in keyed if k in verdicts],
+            [float((b, r)[side].passed) for _, b, r in keyed],
+        )[0]
+        for side in (0, 1)
+    ]
+    z = stats.z_quantile(1 - alpha / 2)
+    if se > 0:
+        p_value = min(1.0, 2 * NormalDist().cdf(-abs(delta) / se))
+    else:  # every pair labelled: the people's change is known exactly
+        p_value = 0.0 if abs(delta) > 1e-12 else 1.0
+    return dataclasses.replace(
+        grader, delta=delta, ci=(delta - z * se, delta + z * se), p_value=p_value, exact=False, test=PPI,
+        ci_method=f"PPI++ normal interval, cluster-robust ({len(labelled)} samples labelled on both sides)",
+        base_rate=min(1.0, max(0.0, sides[0])), run_rate=min(1.0, max(0.0, sides[1])), se=se, lam=lam,
+    )
+
+
+def corrected_estimator(label_of: Callable[[dict[str, Any]], bool | None]) -> Callable[[list[tuple[Outcome, Outcome]], float], PairedEstimate]:
+    """:func:`corrected_paired` as an ``ESTIMATORS`` entry: ``label_of(entry)`` is a person's verdict on
+    that side's answer (True: correct) or None; samples labelled on both sides are the labelled subset."""
 
     def estimate(pairs: list[tuple[Outcome, Outcome]], alpha: float) -> PairedEstimate:
-        labelled, rest, sides = [], [], []
+        verdicts = {}
         for b, r in pairs:
-            graded = float(r.passed) - float(b.passed)
             people = (label_of(b.entry), label_of(r.entry))
-            if people[0] is None or people[1] is None:
-                rest.append(graded)
-            else:
-                labelled.append((float(people[1]) - float(people[0]), graded))
-                sides.append((float(people[0]), float(b.passed), float(people[1]), float(r.passed)))
-        if len(labelled) < 2:
-            return grader_verdicts(pairs, alpha)
-        delta, se, _ = stats.ppi_mean(labelled, rest)
-        unlabelled = [(float(b.passed), float(r.passed)) for b, r in pairs
-                      if label_of(b.entry) is None or label_of(r.entry) is None]
-        base_rate = stats.ppi_mean([(y, f) for y, f, _, _ in sides], [f for f, _ in unlabelled])[0]
-        run_rate = stats.ppi_mean([(y, f) for _, _, y, f in sides], [f for _, f in unlabelled])[0]
-        z = stats.z_quantile(0.975)
-        grader = grader_verdicts(pairs, alpha)
-        p_value = 1.0 if se == 0 else min(1.0, 2 * NormalDist().cdf(-abs(delta) / se))
-        return dataclasses.replace(
-            grader, delta=delta, ci=(delta - z * se, delta + z * se), p_value=p_value, exact=False, test=PPI,
-            ci_method=f"PPI++ normal interval ({len(labelled)} samples labelled on both sides)",
-            base_rate=base_rate, run_rate=run_rate, se=se,
-        )
+            if people[0] is not None and people[1] is not None:
+                verdicts[(r.file, r.sample_id)] = (people[0], people[1])
+        return corrected_paired(pairs, verdicts, alpha)
 
     return estimate
 
 
 # How a comparison estimates the paired delta, by name. ``verdicts`` and ``repeats`` read the grader's
-# verdicts. An estimator of pass rates corrected by people's labels on both runs registers here too (it
-# reads each side's ``sample_results`` entry as ``Outcome.entry``) and is picked by ``compare(...,
-# estimator=NAME)``, as ``ESTIMATORS["corrected"] = corrected_estimator(label_of)``; the detectability
-# figures and both gate modes then read its PairedEstimate.
+# verdicts; ``compare(..., labels=...)`` switches to :func:`corrected_paired` where people's labels on
+# both answers of a random subset of pairs allow it. Another estimator (it reads each side's
+# ``sample_results`` entry as ``Outcome.entry``) registers here and is picked by ``compare(...,
+# estimator=NAME)``; the detectability figures and both gate modes then read its PairedEstimate.
 ESTIMATORS: dict[str, Callable[[list[tuple[Outcome, Outcome]], float], PairedEstimate]] = {
     "verdicts": grader_verdicts,
     "repeats": grader_repeats,
@@ -451,7 +532,8 @@ def comparison_lines(comparison: dict[str, Any], *, title: str | None = None, li
     lines: list[tuple[str, dict[str, bool]]] = [
         (title or _title(comparison), {"bold": True}),
         (
-            f"  paired {comparison['paired']} | pass rate {_pct(comparison['baseline_pass_rate'])} -> "
+            f"  paired {comparison['paired']} | {'corrected ' if (comparison.get('people_labels') or {}).get('corrected') else ''}"
+            f"pass rate {_pct(comparison['baseline_pass_rate'])} -> "
             f"{_pct(comparison['run_pass_rate'])} (delta {comparison['pass_rate_delta']:+.1%}, 95% CI {lo:+.1%} to {hi:+.1%})",
             {},
         ),
@@ -462,6 +544,9 @@ def comparison_lines(comparison: dict[str, Any], *, title: str | None = None, li
         if comparison[key]:
             lines.append((_ids(name, comparison[key], limit), {}))
     lines.append((f"  test: {test}, p={comparison['p_value']:.4g}", {}))
+    people = corrected_clause(comparison)
+    if people:
+        lines.append((f"  {people}", {}))
     if "min_detectable_drop" in comparison:
         lines.append((f"  {detectable_clause(comparison, warn=False)}", {}))
         lines.append((f"  {_bound_text(comparison)}", {}))
@@ -507,7 +592,11 @@ def regression_gate_message(comparison: dict[str, Any], model: str | None = None
         )
     passed, verdict_text = GATE_MODES[mode](comparison)
     state = "passed" if passed else "FAILED"
-    return passed, f"llmeval regression gate {state}{whose}: {verdict_text}; {detectable_clause(comparison, warn=mode == DIFFERENCE)}"
+    people = corrected_clause(comparison)
+    return passed, (
+        f"llmeval regression gate {state}{whose}: {verdict_text}; {detectable_clause(comparison, warn=mode == DIFFERENCE)}"
+        + (f"; {people}" if people else "")
+    )
 
 
 def _test_name(comparison: dict[str, Any]) -> str:
@@ -515,8 +604,10 @@ def _test_name(comparison: dict[str, Any]) -> str:
 
 
 def _detail(comparison: dict[str, Any]) -> str:
+    corrected = (comparison.get("people_labels") or {}).get("corrected")
     return (
-        f"pass rate {comparison['pass_rate_delta']:+.1%} ({len(comparison['newly_failing'])} newly failing, "
+        f"{'corrected ' if corrected else ''}pass rate {comparison['pass_rate_delta']:+.1%} "
+        f"({'by the grader ' if corrected else ''}{len(comparison['newly_failing'])} newly failing, "
         f"{len(comparison['newly_passing'])} newly passing of {comparison['paired']} paired), "
         f"{_test_name(comparison)} p={comparison['p_value']:.4g}"
     )
@@ -549,10 +640,17 @@ def _noninferiority_gate(comparison: dict[str, Any]) -> tuple[bool, str]:
         return True, f"non-inferior to baseline {path}: {bound}, within the margin {margin:.1%}; {_detail(comparison)}"
     n = comparison["paired"]
     failing, passing = _changed_shares(comparison)
+    normal = comparison.get("min_detectable_newly_failing") is None and comparison.get("min_detectable_drop") is not None
     if comparison.get("samples_needed") is None:
+        drop = -comparison["pass_rate_delta"] if normal else failing - passing
         more = (
-            f"the observed drop {failing - passing:.1%} is itself not below the margin, so no number of samples "
+            f"the observed drop {drop:.1%} is itself not below the margin, so no number of samples "
             "would show non-inferiority"
+        )
+    elif normal:
+        more = (
+            f"about {comparison['samples_needed']} paired samples would be needed, not {n} (80% power, assuming "
+            "the observed drop and the variance per sample stay)"
         )
     else:
         more = (

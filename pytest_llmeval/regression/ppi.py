@@ -209,3 +209,30 @@ def grader_error(labelled: Sequence[Labelled], *, alpha: float = 0.05) -> dict[s
         "confidence": 1 - alpha,
         "interval": "Clopper-Pearson (cluster-robust effective size where samples share groups)",
     }
+
+
+PAIRED_METHOD = "PPI++ on paired differences (power-tuned, finite population, cluster-robust)"
+
+
+def ppi_difference(labelled: Sequence[tuple[float, float, str]], population: Sequence[float]) -> tuple[float, float, float]:
+    """(estimate, standard error, lambda) of the population mean of ``y`` by the power-tuned difference
+    estimator of the module docstring, for any bounded ``y`` (a paired change of people's verdicts).
+
+    ``labelled``: (y, f, group) of a uniformly random subset, f the grader's value; ``population``: f of
+    every member, the labelled ones included. The variance is cluster-robust by group and carries the
+    finite-population factor ``1 - n/N`` (zero when every member is labelled).
+    """
+    n, big_n = len(labelled), len(population)
+    if n < 2 or n > big_n:
+        raise ValueError(f"{n} labelled members of a population of {big_n}")
+    ys = [y for y, _, _ in labelled]
+    fs = [f for _, f, _ in labelled]
+    y_bar, f_bar = math.fsum(ys) / n, math.fsum(fs) / n
+    pop_mean = math.fsum(population) / big_n
+    var = math.fsum((v - pop_mean) ** 2 for v in population) / (big_n - 1) if big_n > 1 else 0.0
+    cov = math.fsum((y - y_bar) * (f - f_bar) for y, f in zip(ys, fs, strict=True)) / (n - 1)
+    lam = 0.0 if var <= 0.0 else min(1.0, max(0.0, cov / var))
+    residuals = [y - lam * f for y, f in zip(ys, fs, strict=True)]
+    estimate = lam * pop_mean + math.fsum(residuals) / n
+    variance = (1 - n / big_n) * cluster_variance_of_mean(residuals, [g for _, _, g in labelled])
+    return estimate, math.sqrt(max(variance, 0.0)), lam

@@ -15,8 +15,6 @@
   interval (unconditional: an unchanged small suite still gets a wide bound).
 - :func:`noninferiority_samples`: paired samples a non-inferiority test of that drop needs (Nam 1997, the
   sample size of Tango's score test).
-- :func:`ppi_mean`: the PPI++ estimate of a mean from a labelled random subset and the grader's values on
-  the rest, with its standard error (for a paired delta of rates corrected by people's labels).
 """
 
 from __future__ import annotations
@@ -267,37 +265,3 @@ def noninferiority_samples(
     alt_sd = math.sqrt(max(0.0, p_fail + p_pass - drop * drop))
     root = z_quantile(1 - alpha) * null_sd + z_quantile(power) * alt_sd
     return min(limit, max(1, math.ceil((root / (margin - drop)) ** 2)))
-
-
-def ppi_mean(labelled: Sequence[tuple[float, float]], unlabelled: Sequence[float]) -> tuple[float, float, float]:
-    """(estimate, standard error, lambda) of the mean of Y by PPI++ (Angelopoulos, Duchi and Zrnic 2023).
-
-    ``labelled``: (Y, f) of a random subset, f the grader's value; ``unlabelled``: f of the other samples.
-    theta = mean(Y) + lambda * (mean(f unlabelled) - mean(f labelled)), with the variance-minimising
-    lambda = Cov(Y, f) / ((1 + n/N) Var(f)) clipped to [0, 1] (0: the labels alone).
-    """
-    n, big_n = len(labelled), len(unlabelled)
-    if n < 2:
-        raise ValueError("PPI needs at least two labelled samples")
-    ys = [y for y, _ in labelled]
-    fs = [f for _, f in labelled]
-    y_bar, f_bar = math.fsum(ys) / n, math.fsum(fs) / n
-    if big_n < 2:
-        return y_bar, math.sqrt(_var(ys) / n), 0.0
-    u_bar = math.fsum(unlabelled) / big_n
-    var_f = (_var(fs) * (n - 1) + _var(unlabelled) * (big_n - 1)) / (n + big_n - 2)
-    cov = math.fsum((y - y_bar) * (f - f_bar) for y, f in labelled) / (n - 1)
-    lam = 0.0 if var_f <= 0 else min(1.0, max(0.0, cov / ((1 + n / big_n) * var_f)))
-    estimate = y_bar + lam * (u_bar - f_bar)
-    residual = [y - lam * f for y, f in labelled]
-    se = math.sqrt(_var(residual) / n + lam * lam * _var(unlabelled) / big_n)
-    return estimate, se, lam
-
-
-def _var(values: Sequence[float]) -> float:
-    """Sample variance (n - 1); 0 for fewer than two values."""
-    m = len(values)
-    if m < 2:
-        return 0.0
-    mean = math.fsum(values) / m
-    return math.fsum((v - mean) ** 2 for v in values) / (m - 1)

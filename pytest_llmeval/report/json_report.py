@@ -180,6 +180,7 @@ def sample_result(r: dict[str, Any]) -> dict[str, Any]:
         "refusal": r.get("refusal", False),
         "needs_review": r.get("needs_review", False),
         **({"human_label": r["human_label"]} if r.get("human_label") else {}),
+        **({"people_label": r["people_label"]} if r.get("people_label") else {}),
         **({"review_between": r["review_between"]} if r.get("review_between") else {}),
         **({"review_reason": r["review_reason"]} if r.get("review_reason") else {}),
         **({"matched_expected": r["matched_expected"]} if r.get("matched_expected") is not None else {}),
