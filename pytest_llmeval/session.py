@@ -121,6 +121,21 @@ class LLMEvalSession:
                 f"so what its requests cost is unknown (priced: {', '.join(sorted(self.settings.prices))})"
             )
 
+    def check_batch(self) -> None:
+        """``--llm-batch`` needs a cache to keep the results in, and one process to submit once."""
+        if not self.settings.batch:
+            return
+        from pytest_llmeval.options import RecordMode
+
+        if RecordMode(self.settings.record) is RecordMode.OFF:
+            raise pytest.UsageError("--llm-batch (ini llm_batch) keeps the batch's results in the response cache: "
+                                    "it cannot run with --llm-record=off")
+        if not self.is_worker and (self.config.getoption("numprocesses", None) or 0) not in (0, "0"):
+            raise pytest.UsageError(
+                "--llm-batch (ini llm_batch) submits one batch from one process: run it without -n "
+                "(grading a recorded cache is fast), then grade with -n if you like"
+            )
+
     @property
     def run_budget(self) -> Any:
         """The run's :class:`~pytest_llmeval.models.budget.RunBudget` (None without a cap); under
@@ -175,6 +190,9 @@ class LLMEvalSession:
             reporter = self.config.pluginmanager.get_plugin("terminalreporter")
             for model in self.settings.models:
                 model_samples = [sample for m, sample in pairs if m in (None, model)]
+                if self.settings.batch:
+                    why = self.answers_for(model).batch(model_samples, reporter=reporter)
+                    self.incomplete_reason = self.incomplete_reason or why
                 later = sum(1 for m, _ in conversations if m in (None, model))
                 self.answers_for(model).prefetch(
                     model_samples, worker_index=worker_index, worker_count=worker_count, reporter=reporter,

@@ -1,0 +1,198 @@
+"""``--llm-batch``: uncached model requests through the provider's files and batches endpoints."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_llmeval.models.batch import STATE_DIR
+from tests.fake_openai import FakeOpenAIServer, Reply, echo
+from tests.test_models_plugin import model_args, report, suite
+
+FAST = ["-o", "llm_batch_poll=0.02"]
+
+
+def batch_args(server: FakeOpenAIServer, *extra: str) -> list[str]:
+    return model_args(server, "--llm-batch", *FAST, "-p", "no:randomly", *extra)
+
+
+def submissions(server: FakeOpenAIServer) -> int:
+    return server.batch_calls.count(("POST", "batches"))
+
+
+def cached_keys(folder: Path) -> set[str]:
+    return {p.stem for p in folder.rglob("*.json") if STATE_DIR not in p.parts and ".locks" not in p.parts}
+
+
+def state_files(pytester: pytest.Pytester) -> list[Path]:
+    return sorted((pytester.path / "llm_cache" / STATE_DIR).rglob("*.json"))
+
+
+def test_200_uncached_samples_make_one_batch_and_no_chat_request(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
+) -> None:
+    suite(pytester, 200)
+    fake_openai.batch_polls = 2  # a slow batch: several looks before it ends
+    result = pytester.runpytest(*batch_args(fake_openai, "--llm-report=r.json"))
+    result.assert_outcomes(passed=200)
+    assert fake_openai.chat_requests == 0
+    assert submissions(fake_openai) == 1
+    assert fake_openai.batch_calls.count(("POST", "files")) == 1
+    assert fake_openai.batch_rows == 200
+    result.stdout.fnmatch_lines(["llmeval batch (openai:gpt-test): batch_1 completed 200/200 done, 0 failed, *"])
+    stats = report(pytester, "r.json")["model_stats"]
+    assert stats["calls"] == 200 and stats["cache_hits"] == 0
+    assert state_files(pytester) == []  # collected: nothing left to resume
+    batched = cached_keys(pytester.path / "llm_cache")
+    assert len(batched) == 200
+
+    # the cache holds exactly the keys live calls use: a live run in another folder writes the same files
+    live = pytester.runpytest(*model_args(fake_openai, "--llm-cache-dir=live_cache", "-p", "no:randomly"))
+    live.assert_outcomes(passed=200)
+    assert cached_keys(pytester.path / "live_cache") == batched
+
+    # the rerun asks nothing: no batch, no chat request
+    calls_before, chats_before = list(fake_openai.batch_calls), fake_openai.chat_requests
+    rerun = pytester.runpytest(*batch_args(fake_openai, "--llm-report=again.json"))
+    rerun.assert_outcomes(passed=200)
+    assert fake_openai.batch_calls == calls_before
+    assert fake_openai.chat_requests == chats_before
+    assert report(pytester, "again.json")["model_stats"]["cache_hits"] == 200
+
+
+def test_a_run_stopped_after_submitting_resumes_the_same_batch(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
+) -> None:
+    suite(pytester, 6)
+    fake_openai.batch_outcome = "stuck"
+    first = pytester.runpytest(*batch_args(fake_openai, "-o", "llm_batch_wait=0.2", "--llm-report=first.json"))
+    first.assert_outcomes(errors=6)
+    first.stdout.fnmatch_lines([
+        "*batch batch_1 still in_progress after llm_batch_wait=0.2 s; the next run picks it up*",
+        "INCOMPLETE run: batch batch_1 still in_progress*",
+    ])
+    assert report(pytester, "first.json")["metadata"]["incomplete"] is True
+    assert fake_openai.chat_requests == 0  # the unfinished rows are not asked live
+    [state] = state_files(pytester)
+    assert json.loads(state.read_text())["id"] == "batch_1"
+
+    fake_openai.batch_outcome = "completed"
+    second = pytester.runpytest(*batch_args(fake_openai))
+    second.assert_outcomes(passed=6)
+    assert submissions(fake_openai) == 1  # picked up, not submitted (nor paid) again
+    assert fake_openai.batch_rows == 6
+    assert fake_openai.chat_requests == 0
+    assert state_files(pytester) == []
+
+
+def test_a_partly_failed_batch_gives_error_items_with_the_providers_reason(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
+) -> None:
+    suite(pytester, 5)
+
+    def refuse_norway(body: dict[str, Any]) -> str | Reply:
+        if "Norway" in body["messages"][-1]["content"]:
+            return Reply.error(400, "this request was flagged by the content filter", code="content_filter")
+        if "spider" in body["messages"][-1]["content"]:
+            return Reply(body={"id": "no choices"})  # a malformed row: its own request only
+        return echo(body)
+
+    fake_openai.reply_with(refuse_norway)
+    result = pytester.runpytest(*batch_args(fake_openai, "--llm-report=r.json"))
+    result.assert_outcomes(passed=3, errors=2)
+    assert fake_openai.chat_requests == 0
+    reasons = {s["sample_id"]: s.get("reason") or "" for s in report(pytester, "r.json")["sample_results"]}
+    assert "batch_1 failed this request (HTTP 400): content_filter: this request was flagged by the content filter" in reasons["s0"]
+    assert "malformed reply" in reasons["s2"]
+    assert report(pytester, "r.json")["metadata"]["incomplete"] is False  # the batch ended: failed rows are errors
+
+    # the next run batches only the failed requests again
+    fake_openai.reply_with(echo)
+    again = pytester.runpytest(*batch_args(fake_openai))
+    again.assert_outcomes(passed=5)
+    assert submissions(fake_openai) == 2
+    assert fake_openai.batch_rows == 5 + 2
+
+
+def test_an_expired_batch_is_an_incomplete_run_that_keeps_the_answered_rows(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
+) -> None:
+    suite(pytester, 6)
+    fake_openai.batch_outcome, fake_openai.batch_answered = "expired", 4
+    result = pytester.runpytest(*batch_args(fake_openai, "--llm-report=r.json"))
+    result.assert_outcomes(passed=4, errors=2)
+    result.stdout.fnmatch_lines(["INCOMPLETE run: batch batch_1 expired: 2 of 6 request(s) unanswered*"])
+    data = report(pytester, "r.json")
+    assert data["metadata"]["incomplete"] is True
+    errors = [s for s in data["sample_results"] if s["status"] == "error"]
+    assert all("batch batch_1 expired before answering this request" in s["reason"] for s in errors)
+    assert len(cached_keys(pytester.path / "llm_cache")) == 4
+    assert fake_openai.chat_requests == 0
+    assert state_files(pytester) == []
+
+    fake_openai.batch_outcome = "completed"
+    again = pytester.runpytest(*batch_args(fake_openai))
+    again.assert_outcomes(passed=6)
+    assert fake_openai.batch_rows == 4 + 2
+
+
+def test_a_failed_batch_names_the_providers_reason(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
+    suite(pytester, 3)
+    fake_openai.batch_outcome = "failed"
+    result = pytester.runpytest(*batch_args(fake_openai, "--llm-report=r.json"))
+    result.assert_outcomes(errors=3)
+    result.stdout.fnmatch_lines(["INCOMPLETE run: batch batch_1 failed: 3 of 3 request(s) unanswered*"])
+    reasons = [s["reason"] for s in report(pytester, "r.json")["sample_results"]]
+    assert all("batch batch_1 failed before answering this request: invalid_batch: the batch was refused" in r for r in reasons)
+
+
+def test_batch_usage_costs_the_batch_price(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
+    suite(pytester, 4)
+    fake_openai.reply_with(lambda body: Reply(content=echo(body), usage={"prompt_tokens": 600, "completion_tokens": 400}))
+    prices = '--llm-prices={"gpt-test": [1.0, 2.0]}'
+    result = pytester.runpytest(*batch_args(fake_openai, prices, "--llm-budget-usd=100", "--llm-report=r.json",
+                                            "--llm-history=hist"))
+    result.assert_outcomes(passed=4)
+    full = 4 * (0.6 * 1.0 + 0.4 * 2.0)
+    assert report(pytester, "r.json")["model_stats"]["cost_usd"] == pytest.approx(0.5 * full)
+    from pytest_llmeval.history.store import History
+
+    [run] = History.load(pytester.path / "hist").runs
+    assert run.meta["budget"]["spent"]["usd"] == pytest.approx(0.5 * full)
+
+    pytester.runpytest(*batch_args(fake_openai, prices, "-o", "llm_batch_price=1", "--llm-report=full.json",
+                                   "--llm-record=all"))
+    assert report(pytester, "full.json")["model_stats"]["cost_usd"] == pytest.approx(full)
+
+
+def test_batch_with_xdist_is_a_usage_error(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
+    suite(pytester, 2)
+    result = pytester.runpytest(*model_args(fake_openai, "--llm-batch", "-n", "2"))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--llm-batch (ini llm_batch) submits one batch from one process: run it without -n*"])
+    assert fake_openai.batch_calls == []
+
+
+def test_batch_with_the_cache_off_is_a_usage_error(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
+    suite(pytester, 2)
+    result = pytester.runpytest(*batch_args(fake_openai, "--llm-record=off"))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--llm-batch (ini llm_batch) keeps the batch's results in the response cache*"])
+
+
+def test_batch_size_splits_the_requests(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
+    suite(pytester, 5)
+    result = pytester.runpytest(*batch_args(fake_openai, "--llm-batch-size=2"))
+    result.assert_outcomes(passed=5)
+    assert submissions(fake_openai) == 3
+    assert fake_openai.chat_requests == 0
+
+
+def test_a_replay_run_submits_nothing(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
+    suite(pytester, 2)
+    result = pytester.runpytest(*batch_args(fake_openai, "--llm-record=none"))
+    result.assert_outcomes(errors=2)  # replay misses, as without --llm-batch
+    assert fake_openai.batch_calls == [] and fake_openai.chat_requests == 0
