@@ -196,3 +196,35 @@ def test_a_replay_run_submits_nothing(pytester: pytest.Pytester, fake_openai: Fa
     result = pytester.runpytest(*batch_args(fake_openai, "--llm-record=none"))
     result.assert_outcomes(errors=2)  # replay misses, as without --llm-batch
     assert fake_openai.batch_calls == [] and fake_openai.chat_requests == 0
+
+
+def test_a_run_killed_while_polling_resumes_without_a_second_submission(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
+) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    suite(pytester, 4)
+    fake_openai.batch_outcome = "stuck"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parents[1]), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pytest", *batch_args(fake_openai)], cwd=pytester.path, env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    deadline = time.monotonic() + 60
+    while fake_openai.batch_calls.count(("GET", "batches/batch_1")) < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGTERM)  # a cancelled CI job, while the run polls the submitted batch
+    output = proc.communicate(timeout=60)[0].decode()
+    assert proc.returncode == pytest.ExitCode.INTERRUPTED, output
+    assert submissions(fake_openai) == 1
+    assert len(state_files(pytester)) == 1
+
+    fake_openai.batch_outcome = "completed"
+    rerun = pytester.runpytest(*batch_args(fake_openai))
+    rerun.assert_outcomes(passed=4)
+    assert submissions(fake_openai) == 1
+    assert fake_openai.chat_requests == 0
