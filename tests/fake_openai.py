@@ -281,6 +281,7 @@ class FakeOpenAIServer:
         self.batch_answered = 0  # expired: rows answered before it expired
         self.batch_calls: list[tuple[str, str]] = []
         self.batch_rows = 0
+        self.batch_junk: list[str] = []  # lines put before the output file's rows (hostile servers)
         self._files: dict[str, bytes] = {}
         self._batches: dict[str, dict[str, Any]] = {}
         self._handler: Handler = echo
@@ -320,6 +321,7 @@ class FakeOpenAIServer:
         self.batch_polls = 0
         self.batch_outcome = "completed"
         self.batch_answered = 0
+        self.batch_junk = []
         with self._lock:
             self.batch_calls.clear()
             self.batch_rows = 0
@@ -436,6 +438,7 @@ class FakeOpenAIServer:
                       "response": {"status_code": reply.status, "request_id": f"req_{index}",
                                    "body": self._body_for(reply, body)}}
             (errors if reply.status >= 400 else output).append(json.dumps(answer))
+        output[:0] = self.batch_junk
         with self._lock:
             self.batch_rows += len(rows)
             for name, lines in (("output_file_id", output), ("error_file_id", errors)):
@@ -446,7 +449,7 @@ class FakeOpenAIServer:
         batch.update(
             status="completed" if self.batch_outcome == "completed" else "expired",
             completed_at=int(time.time()),
-            request_counts={"total": len(batch["rows"]), "completed": len(output), "failed": len(errors)},
+            request_counts={"total": len(batch["rows"]), "completed": len(rows) - len(errors), "failed": len(errors)},
         )
 
     # -- used by the request handler ---------------------------------------

@@ -228,3 +228,27 @@ def test_a_run_killed_while_polling_resumes_without_a_second_submission(
     rerun.assert_outcomes(passed=4)
     assert submissions(fake_openai) == 1
     assert fake_openai.chat_requests == 0
+
+
+def test_stray_lines_in_the_output_file_are_skipped(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
+    suite(pytester, 3)
+    from pytest_llmeval.models.cache import cache_key
+    from pytest_llmeval.models.openai_chat import OpenAIChat
+    from tests.test_models import make_settings
+
+    chat = OpenAIChat("gpt-test", make_settings(base_url=fake_openai.url))
+    s0 = cache_key(chat.identity([{"role": "user", "content": "What is the capital of Norway?"}], None))
+    wrong = {"custom_id": s0, "error": None, "response": {"status_code": 200, "body": {
+        "model": "gpt-test", "choices": [{"message": {"role": "assistant", "content": "a second row for s0"}}]}}}
+    fake_openai.batch_junk = [
+        "not json at all", "[1, 2]", json.dumps({"custom_id": "never-asked", "response": {}}),
+        json.dumps({"custom_id": ["a", "list"]}), json.dumps(wrong).replace("a second row", "the first row"),
+    ]
+    result = pytester.runpytest(*batch_args(fake_openai, "--llm-report=r.json"))
+    # s0's first row (a wrong answer) is the one kept; the real row after it is a duplicate, skipped
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["llmeval batch batch_1: a line that is not JSON: b'not json at all'",
+                                 "llmeval batch batch_1: a line that is not a JSON object: b'[1, 2]'"])
+    failed = [s for s in report(pytester, "r.json")["sample_results"] if s["status"] != "pass"]
+    assert [s["sample_id"] for s in failed] == ["s0"]
+    assert state_files(pytester) == []

@@ -394,7 +394,7 @@ class BatchRun:
         """Keep every row the batch answered; the others are errors (and, unless it completed,
         the run is incomplete)."""
         answered: set[str] = set()
-        limit = len(batch.requests) + 1
+        limit = 2 * len(batch.requests) + 100  # stray lines are skipped, not read without end
         latency = _turnaround(batch)
         for field_name in ("output_file_id", "error_file_id"):
             file_id = batch.info.get(field_name)
@@ -402,7 +402,7 @@ class BatchRun:
                 continue
             try:
                 for row in self.api.rows(file_id, limit):
-                    key = self._keep_row(batch, row, latency)
+                    key = self._keep_row(batch, row, latency, answered)
                     if key is not None:
                         answered.add(key)
             except BatchError as exc:
@@ -419,8 +419,9 @@ class BatchRun:
             self._incomplete(f"batch {batch.id} {batch.status}: {len(missing)} of {len(batch.requests)} request(s) unanswered")
         batch.path.unlink(missing_ok=True)
 
-    def _keep_row(self, batch: Pending, row: dict[str, Any] | str, latency: float) -> str | None:
-        """Write one answered row into the cache (or note its error); its key, or None for a stray row."""
+    def _keep_row(self, batch: Pending, row: dict[str, Any] | str, latency: float, answered: set[str]) -> str | None:
+        """Write one answered row into the cache (or note its error); its key, or None for a stray row
+        (not JSON, an id the batch did not ask, a second row for an answered id)."""
         from pytest_llmeval.models.openai_chat import parse_completion
 
         if isinstance(row, str):
@@ -428,7 +429,7 @@ class BatchRun:
             return None
         custom_id = row.get("custom_id")
         request = batch.requests.get(custom_id) if isinstance(custom_id, str) else None
-        if request is None:
+        if request is None or request.key in answered:
             return None
         response = row.get("response") if isinstance(row.get("response"), dict) else {}
         status = response.get("status_code")
