@@ -198,6 +198,9 @@ class LLMEvalSession:
                     model_samples, worker_index=worker_index, worker_count=worker_count, reporter=reporter,
                     later=later if worker_count == 1 else 0,  # under xdist a worker's share is not known here
                 )
+        if self.settings.batch:
+            reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+            self.incomplete_reason = self.incomplete_reason or self._batch_judge(pairs, reporter)
         self._prefetch_embeddings(samples)
 
     def _prefetch_embeddings(self, samples: list[Sample]) -> None:
@@ -294,15 +297,39 @@ class LLMEvalSession:
     @property
     def rubric(self) -> Rubric:
         if self._rubric is None:
-            from pytest_llmeval.registry import GraderRegistry
-            from pytest_llmeval.rubric import Rubric
-
-            registry = GraderRegistry()
-            for extra in self.config.hook.pytest_llmeval_graders(config=self.config):
-                for name, grader in (extra or {}).items():
-                    registry.register(name, grader)
-            self._rubric = Rubric(self.settings, registry, judge=self.judge, components=self.components)
+            self._rubric = self._make_rubric(self.judge)
         return self._rubric
+
+    def _make_rubric(self, judge: Any) -> Rubric:
+        from pytest_llmeval.registry import GraderRegistry
+        from pytest_llmeval.rubric import Rubric
+
+        registry = GraderRegistry()
+        for extra in self.config.hook.pytest_llmeval_graders(config=self.config):
+            for name, grader in (extra or {}).items():
+                registry.register(name, grader)
+        return Rubric(self.settings, registry, judge=judge, components=self.components)
+
+    def _batch_judge(self, pairs: list[tuple[str | None, Sample]], reporter: Any) -> str | None:
+        """``--llm-batch``: once the answers are in, the judge's requests go in batch rounds too
+        (see :func:`pytest_llmeval.models.batch.judge_rounds`); why the run is incomplete, or None."""
+        from pytest_llmeval.models.service import CachedChatModel
+
+        judge = self.judge
+        if not isinstance(judge, CachedChatModel):
+            return None
+        from pytest_llmeval.models.batch import judge_rounds
+
+        def grade_all(capture: Any) -> None:
+            rubric = self._make_rubric(capture)
+            for model, sample in pairs:
+                for repeat in range(1, self.settings.repeat + 1):
+                    try:
+                        rubric.grade(sample, self.answer_for(sample, repeat, model))
+                    except Exception:  # the item reports it when it runs
+                        continue
+
+        return judge_rounds(self.answers.engine, judge.chat, grade_all, reporter=reporter)
 
     def grade_item(self, item: GoldItem) -> None:
         # A rerun (pytest-rerunfailures) grades again: keep only this attempt's properties.

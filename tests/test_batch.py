@@ -252,3 +252,58 @@ def test_stray_lines_in_the_output_file_are_skipped(pytester: pytest.Pytester, f
     failed = [s for s in report(pytester, "r.json")["sample_results"] if s["status"] != "pass"]
     assert [s["sample_id"] for s in failed] == ["s0"]
     assert state_files(pytester) == []
+
+
+CORRECTNESS = {"accuracy": "answer_correctness", "weights": {"accuracy": 1, "length": 0}}
+ANSWERS = {"How did revenue change in FY2022?": "Revenue rose by 8 percent, reaching $394.3 billion.",
+           "How did revenue change in FY2023?": "Revenue fell 8% to $394.3 billion."}
+
+
+def model_and_judge(body: dict[str, Any]) -> str:
+    prompt = json.dumps(body["messages"])
+    if body["model"] == "judge-model":
+        verdict = "factually contradicting" if "fell" in prompt else "factually matching"
+        return json.dumps({"reasons": [f"judged: {verdict}"], "verdict": verdict})
+    return ANSWERS[body["messages"][-1]["content"]]
+
+
+def judged_suite(pytester: pytest.Pytester, *, recorded: bool) -> None:
+    from tests.conftest import write_suite
+
+    write_suite(pytester, [
+        {"id": f"y{year}", "question": question, "expected": "Revenue increased 8% to $394.3 billion.",
+         "eval_criteria": CORRECTNESS, **({"response": answer} if recorded else {})}
+        for year, (question, answer) in zip((2022, 2023), ANSWERS.items(), strict=True)
+    ])
+
+
+def test_judge_requests_go_in_a_second_batch_once_the_answers_are_in(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
+) -> None:
+    judged_suite(pytester, recorded=False)
+    fake_openai.reply_with(model_and_judge)
+    args = batch_args(fake_openai, "--llm-judge=openai:judge-model", "--llm-report=r.json")
+    result = pytester.runpytest(*args)
+    result.assert_outcomes(passed=1, failed=1)
+    assert fake_openai.chat_requests == 0
+    assert submissions(fake_openai) == 2  # the answers, then the judge's requests quoting them
+    assert fake_openai.batch_rows == 4
+    result.stdout.fnmatch_lines(["llmeval batch (openai:judge-model): batch_2 completed 2/2 done, 0 failed, *"])
+    stats = report(pytester, "r.json")["model_stats"]
+    assert (stats["calls"], stats["cache_hits"]) == (4, 0)
+
+    rerun = pytester.runpytest(*batch_args(fake_openai, "--llm-judge=openai:judge-model", "--llm-record=none"))
+    rerun.assert_outcomes(passed=1, failed=1)
+    assert submissions(fake_openai) == 2 and fake_openai.chat_requests == 0
+
+
+def test_judge_requests_of_recorded_answers_are_batched(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
+    judged_suite(pytester, recorded=True)
+    fake_openai.reply_with(model_and_judge)
+    result = pytester.runpytest(
+        "--llm-batch", *FAST, "--llm-judge=openai:judge-model", f"--llm-base-url={fake_openai.url}",
+        "--llm-cache-dir=llm_cache", "-p", "no:randomly",
+    )
+    result.assert_outcomes(passed=1, failed=1)
+    assert fake_openai.chat_requests == 0
+    assert submissions(fake_openai) == 1

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -60,6 +60,8 @@ class Request:
     identity: dict[str, Any]
     label: str
     answers: list[AnswerKey] = field(default_factory=list)
+    body: dict[str, Any] | None = None  # what is sent (None: resumed, already sent)
+    accept: Callable[[str], bool] | None = None  # the judge's check of a reply: one it rejects is not cached
 
 
 @dataclass
@@ -252,7 +254,9 @@ class BatchRun:
                 if key not in wanted and self.cache.reads and self._cached(key, identity):
                     continue
                 label = sample.id if index == 1 else f"{sample.id} (repeat {index})"
-                wanted.setdefault(key, Request(key, identity, label)).answers.append((sample.path, sample.id, index))
+                if key not in wanted:
+                    wanted[key] = Request(key, identity, label, body=request_body(self.chat, messages, sample.tools))
+                wanted[key].answers.append((sample.path, sample.id, index))
         return wanted
 
     def _cached(self, key: str, identity: dict[str, Any]) -> bool:
@@ -302,13 +306,17 @@ class BatchRun:
     def run(self, samples: list[Sample], repeat: int) -> Outcome:
         if self.cache is None or not self.cache.writes:
             return self.outcome  # replay only: nothing may be recorded, so nothing is bought
+        return self.send(self.requests(samples, repeat))
+
+    def send(self, wanted: dict[str, Request]) -> Outcome:
+        """Resume this endpoint's pending batches, submit what they do not hold, wait, keep the results."""
         try:
-            wanted = self.requests(samples, repeat)
             pending = self._load_pending()
             for batch in pending:
                 for key, request in batch.requests.items():
                     if key in wanted:
-                        request.answers = wanted.pop(key).answers
+                        mine = wanted.pop(key)
+                        request.answers, request.accept = mine.answers, mine.accept
             self.outcome.resumed = len(pending)
             if wanted:
                 pending += self._submit(list(wanted.values()))
@@ -328,10 +336,7 @@ class BatchRun:
                 if self.engine.budget is not None:
                     self.engine.budget.check()
                 lines = [
-                    json.dumps({
-                        "custom_id": r.key, "method": "POST", "url": CHAT_URL,
-                        "body": request_body(self.chat, r.identity["messages"], r.identity["params"].get("tools")),
-                    }, ensure_ascii=False)
+                    json.dumps({"custom_id": r.key, "method": "POST", "url": CHAT_URL, "body": r.body}, ensure_ascii=False)
                     for r in chunk
                 ]
                 file_id = self.api.upload(("\n".join(lines) + "\n").encode("utf-8"))
@@ -452,6 +457,10 @@ class BatchRun:
         )
         self._account(request, completion)
         assert self.cache is not None
+        if request.accept is not None and not request.accept(completion.text):
+            self.cache.note_unusable(request.key, completion.text)  # asked again live when its sample is graded
+            return request.key
+        self.engine.batched.add(request.key)  # reading it back this run is no cache hit
         self.engine._record(self.cache, request.key, request.identity, completion, chat=self.chat, label=request.label)
         for answer_key in request.answers:
             self.outcome.results[answer_key] = Answer(
@@ -526,3 +535,73 @@ def _turnaround(batch: Pending) -> float:
 def run_batch(engine: Engine, chat: OpenAIChat, samples: list[Sample], *, repeat: int = 1, reporter: Any = None) -> Outcome:
     """The batch phase of one model over these samples (see the module docstring)."""
     return BatchRun(engine, chat, reporter=reporter).run(samples, repeat)
+
+
+class _Deferred(ModelError):
+    """A judge request the cache cannot answer yet: written down for the next batch round."""
+
+
+class CaptureJudge:
+    """The judge of a capture pass: replies from the cache, and writes down (then refuses) each
+    request the cache does not hold, with the body a live call would send."""
+
+    accepts_validator = True
+
+    def __init__(self, engine: Engine, chat: OpenAIChat) -> None:
+        self.engine = engine
+        self.chat = chat
+        self.name = chat.name
+        self.cache = engine.cache_for(chat.name)
+        self.missing: dict[str, Request] = {}
+
+    def complete(
+        self,
+        messages: list[dict[str, str]],
+        response_format: dict[str, Any] | None = None,
+        *,
+        accept: Callable[[str], bool] | None = None,
+    ) -> Completion:
+        from pytest_llmeval.models import formats
+
+        assert self.cache is not None
+        messages = [dict(m) for m in messages]
+        identity = self.chat.identity(messages, response_format, None)
+        key = cache_key(identity)
+        for candidate in (key, legacy_key(identity, self.chat.base_url)):
+            hit = self.engine._from_cache(self.cache, candidate, count_hit=False, accept=accept) if self.cache.reads else None
+            if hit is not None:
+                return hit
+        if key not in self.missing:
+            sent, fields = messages, ({"response_format": response_format} if response_format else {})
+            if response_format is not None and formats.negotiable(response_format):
+                known = self.engine.formats.get(self.chat.base_url)
+                sent, fields = formats.wire_request(known[0] if known else formats.JSON_SCHEMA, messages, response_format)
+            body = request_body(self.chat, sent, None)
+            body.update(fields)
+            body.update(self.chat.extra_body)
+            self.missing[key] = Request(key, identity, "judge", body=body, accept=accept)
+        raise _Deferred(f"{self.name}: judge request deferred to the batch")
+
+
+def judge_rounds(
+    engine: Engine, chat: OpenAIChat, grade_all: Callable[[CaptureJudge], None], *, reporter: Any = None,
+    rounds: int = 3,
+) -> str | None:
+    """Batch the judge's requests: grade every answered sample with a :class:`CaptureJudge`, batch
+    what it could not answer, and again (a judge's second request may quote its first reply), at
+    most ``rounds`` times; why the run is incomplete, or None. What is left is asked live."""
+    cache = engine.cache_for(chat.name)
+    if cache is None or not cache.writes:
+        return None
+    asked: set[str] = set()
+    for _ in range(rounds):
+        capture = CaptureJudge(engine, chat)
+        grade_all(capture)
+        wanted = {k: r for k, r in capture.missing.items() if k not in asked}  # failed rows: live at grading
+        if not wanted:
+            return None
+        asked.update(wanted)
+        outcome = BatchRun(engine, chat, reporter=reporter).send(wanted)
+        if outcome.incomplete:
+            return outcome.incomplete
+    return None
