@@ -10,8 +10,9 @@ Resumable: a state file per submitted batch in ``<cache dir>/.batches/<model>/``
 after submission and removed once the batch's results are kept, so a run stopped in between picks
 the same batch up (no second submission, no second bill).
 
-Judge requests are not batched: they depend on the answers, so they go live (and are cached) as
-the answers are graded.
+Judge requests quote the answers, so they follow in rounds (:func:`judge_rounds`): once the answers
+are in, a capture pass grades with a judge that writes down each request the cache lacks, and those
+are batched in turn.
 
 Every reply is untrusted: the metadata replies and each output line are read up to a bound, and
 a malformed row is an error of its own request only.
