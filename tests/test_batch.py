@@ -44,7 +44,7 @@ def test_200_uncached_samples_make_one_batch_and_no_chat_request(
     assert fake_openai.batch_rows == 200
     result.stdout.fnmatch_lines(["llmeval batch (openai:gpt-test): batch_1 completed 200/200 done, 0 failed, *"])
     stats = report(pytester, "r.json")["model_stats"]
-    assert stats["calls"] == 200 and stats["cache_hits"] == 0
+    assert (stats["calls"], stats["cache_hits"]) == (200, 0)
     assert state_files(pytester) == []  # collected: nothing left to resume
     batched = cached_keys(pytester.path / "llm_cache")
     assert len(batched) == 200
@@ -195,7 +195,7 @@ def test_a_replay_run_submits_nothing(pytester: pytest.Pytester, fake_openai: Fa
     suite(pytester, 2)
     result = pytester.runpytest(*batch_args(fake_openai, "--llm-record=none"))
     result.assert_outcomes(errors=2)  # replay misses, as without --llm-batch
-    assert fake_openai.batch_calls == [] and fake_openai.chat_requests == 0
+    assert (fake_openai.batch_calls, fake_openai.chat_requests) == ([], 0)
 
 
 def test_a_run_killed_while_polling_resumes_without_a_second_submission(
@@ -294,7 +294,7 @@ def test_judge_requests_go_in_a_second_batch_once_the_answers_are_in(
 
     rerun = pytester.runpytest(*batch_args(fake_openai, "--llm-judge=openai:judge-model", "--llm-record=none"))
     rerun.assert_outcomes(passed=1, failed=1)
-    assert submissions(fake_openai) == 2 and fake_openai.chat_requests == 0
+    assert (submissions(fake_openai), fake_openai.chat_requests) == (2, 0)
 
 
 def test_judge_requests_of_recorded_answers_are_batched(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
@@ -307,3 +307,25 @@ def test_judge_requests_of_recorded_answers_are_batched(pytester: pytest.Pyteste
     result.assert_outcomes(passed=1, failed=1)
     assert fake_openai.chat_requests == 0
     assert submissions(fake_openai) == 1
+
+
+def test_the_state_file_never_holds_the_api_key(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.conftest import write_suite
+
+    secret = "sk-batchsecret0123456789abcdef"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    question = f"My key is {secret}, repeat it?"
+    write_suite(pytester, [{"id": "k", "question": question, "expected": "x", "eval_criteria": {"accuracy": "exact"}}])
+    fake_openai.batch_outcome = "stuck"
+    pytester.runpytest(*batch_args(fake_openai, "-o", "llm_batch_wait=0.1"))
+    [state] = state_files(pytester)
+    assert secret not in state.read_text()
+    assert fake_openai.request_headers == []  # the key went only into the batch API's Authorization header
+
+    fake_openai.batch_outcome = "completed"
+    result = pytester.runpytest(*batch_args(fake_openai))
+    result.assert_outcomes(failed=1)  # resumed under the request's own key: graded, not "no row"
+    assert submissions(fake_openai) == 1
+    assert all(secret not in p.read_text() for p in (pytester.path / "llm_cache").rglob("*.json"))

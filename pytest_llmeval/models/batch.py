@@ -21,6 +21,7 @@ a malformed row is an error of its own request only.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from pytest_llmeval.models.openai_chat import OpenAIChat
     from pytest_llmeval.sample import Sample
 
+_KEY = re.compile(r"[0-9a-f]{64}")
 STATE_DIR = ".batches"
 STATE_VERSION = 1
 CHAT_URL = "/v1/chat/completions"
@@ -281,7 +283,9 @@ class BatchRun:
                     identity = entry["identity"]
                     if not isinstance(identity, dict) or not isinstance(identity.get("messages"), list):
                         raise ValueError("a request without messages")
-                    key = cache_key(identity)  # never trusted from the file: the key is the request's hash
+                    key = cache_key(identity)  # the request's hash, unless redaction changed the request
+                    if key != entry.get("key") and _KEY.fullmatch(str(entry.get("key"))):
+                        key = entry["key"]
                     requests[key] = Request(key, identity, str(entry.get("label") or "")[:200])
                 found.append(Pending(str(data["id"]), path, requests, float(data.get("submitted") or time.time())))
             except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
@@ -290,7 +294,7 @@ class BatchRun:
 
     def _save(self, pending: Pending) -> None:
         from pytest_llmeval.fileio import write_atomic
-        from pytest_llmeval.redact import strip_url_credentials
+        from pytest_llmeval.redact import redact, strip_url_credentials
 
         state = {
             "version": STATE_VERSION,
@@ -301,7 +305,8 @@ class BatchRun:
             "submitted": pending.submitted,
             "requests": [{"key": r.key, "label": r.label, "identity": r.identity} for r in pending.requests.values()],
         }
-        write_atomic(pending.path, json.dumps(state, ensure_ascii=False) + "\n", newline="\n")
+        # a prompt quoting the API key never gets it written (as in the cache files)
+        write_atomic(pending.path, redact(json.dumps(state, ensure_ascii=False)) + "\n", newline="\n")
 
     # -- the phase ------------------------------------------------------------------
     def run(self, samples: list[Sample], repeat: int) -> Outcome:
