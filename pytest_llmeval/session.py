@@ -323,6 +323,8 @@ class LLMEvalSession:
         def grade_all(capture: Any) -> None:
             rubric = self._make_rubric(capture)
             for model, sample in pairs:
+                if not self.settings.model and sample.response is None:
+                    continue  # answered by the generate hook at setup: the user's code is not run twice
                 for repeat in range(1, self.settings.repeat + 1):
                     try:
                         rubric.grade(sample, self.answer_for(sample, repeat, model))

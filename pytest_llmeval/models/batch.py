@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     from pytest_llmeval.sample import Sample
 
 _KEY = re.compile(r"[0-9a-f]{64}")
+_ID = re.compile(r"[A-Za-z0-9_.:-]{1,200}")
+PROGRESS_EVERY_S = 60.0  # off a terminal: a line on each status change, else at most this often
 STATE_DIR = ".batches"
 STATE_VERSION = 1
 CHAT_URL = "/v1/chat/completions"
@@ -201,7 +203,7 @@ def _row(line: bytes) -> dict[str, Any] | str:
 
 def _object_id(body: dict[str, Any], what: str, name: str) -> str:
     value = body.get("id")
-    if not isinstance(value, str) or not value or len(value) > 200 or "/" in value:
+    if not isinstance(value, str) or not _ID.fullmatch(value):  # it goes into URLs, file names, the terminal
         raise BatchError(f"{name}: the {what} reply has no usable id: {json.dumps(body)[:200]}")
     return value
 
@@ -231,6 +233,7 @@ class BatchRun:
         self.state_dir = engine.cache_root / STATE_DIR / slug(chat.name)
         self.outcome = Outcome()
         self._api: BatchAPI | None = None
+        self._statuses = ""  # of the last progress line
 
     @property
     def api(self) -> BatchAPI:
@@ -363,7 +366,7 @@ class BatchRun:
         deadline = None if wait is None else time.monotonic() + float(wait)
         started = time.perf_counter()
         active = list(pending)
-        shown = ""
+        shown = ("", 0.0)
         while active:
             for batch in list(active):
                 state = self._look(batch)
@@ -398,7 +401,7 @@ class BatchRun:
         batch.failed_looks = 0
         batch.info = info
         status = info.get("status")
-        batch.status = status if isinstance(status, str) and len(status) < 40 else "unknown"
+        batch.status = status if isinstance(status, str) and re.fullmatch(r"[a-z_]{1,40}", status) else "unknown"
         return "ended" if batch.status in ENDED else "running"
 
     def _collect(self, batch: Pending) -> None:
@@ -409,7 +412,7 @@ class BatchRun:
         latency = _turnaround(batch)
         for field_name in ("output_file_id", "error_file_id"):
             file_id = batch.info.get(field_name)
-            if not isinstance(file_id, str) or not file_id or "/" in file_id:
+            if not isinstance(file_id, str) or not _ID.fullmatch(file_id):
                 continue
             try:
                 for row in self.api.rows(file_id, limit):
@@ -509,25 +512,35 @@ class BatchRun:
         if self.reporter is not None and getattr(self.reporter, "verbosity", 0) >= 0:
             self.reporter.write_line(line)
 
-    def _progress(self, pending: list[Pending], started: float, shown: str, *, final: bool = False) -> str:
-        """One line per change (live on a terminal): status and request counts of each batch."""
-        parts = []
+    def _progress(
+        self, pending: list[Pending], started: float, shown: tuple[str, float], *, final: bool = False
+    ) -> tuple[str, float]:
+        """Status and request counts of each batch: live on a terminal; otherwise a line on each
+        status change, and at most every :data:`PROGRESS_EVERY_S` while counts move."""
+        parts, statuses = [], []
         for batch in pending:
             counts = batch.info.get("request_counts") if isinstance(batch.info.get("request_counts"), dict) else {}
             done, failed = (counts.get(k) if isinstance(counts.get(k), int) else 0 for k in ("completed", "failed"))
             parts.append(f"{batch.id} {batch.status} {done}/{len(batch.requests)} done, {failed} failed")
+            statuses.append(batch.status)
         text = f"llmeval batch ({self.chat.name}): " + "; ".join(parts)
         reporter = self.reporter
+        now = time.perf_counter()
         if reporter is None or getattr(reporter, "verbosity", 0) < 0:
-            return text
-        elapsed = f", {time.perf_counter() - started:.1f} s"
+            return shown
+        line = f"{text}, {now - started:.1f} s"
         if getattr(reporter, "isatty", False):
-            reporter.rewrite(text + elapsed)
+            reporter.rewrite(line)
             if final:
                 reporter.write_line("")
-        elif text != shown:
-            reporter.write_line(text + elapsed)
-        return text
+            return text, now
+        last_text, last_at = shown
+        changed = " ".join(statuses) != self._statuses
+        self._statuses = " ".join(statuses)
+        if text != last_text and (changed or final or now - last_at >= PROGRESS_EVERY_S):
+            reporter.write_line(line)
+            return text, now
+        return shown
 
 
 def _turnaround(batch: Pending) -> float:
