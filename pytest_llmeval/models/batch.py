@@ -95,8 +95,10 @@ class Outcome:
 def request_body(chat: OpenAIChat, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> dict[str, Any]:
     """The chat-completion body a live call sends for the same request."""
     body: dict[str, Any] = {"model": chat.model, "messages": messages, "temperature": chat.temperature}
-    if chat.max_tokens is not None:
-        body["max_tokens"] = chat.max_tokens
+    # a client may carry a role's default cap (the judge's) where its settings give none
+    max_tokens = chat.max_tokens if chat.max_tokens is not None else getattr(chat, "default_max_tokens", None)
+    if max_tokens is not None:
+        body["max_tokens"] = max_tokens
     if chat.seed is not None:
         body["seed"] = chat.seed
     if tools:
