@@ -329,3 +329,15 @@ def test_the_state_file_never_holds_the_api_key(
     result.assert_outcomes(failed=1)  # resumed under the request's own key: graded, not "no row"
     assert submissions(fake_openai) == 1
     assert all(secret not in p.read_text() for p in (pytester.path / "llm_cache").rglob("*.json"))
+
+
+def test_a_batch_line_sends_the_body_a_live_call_sends(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
+    suite(pytester, 3)
+    settings = ["--llm-max-tokens=50", "--llm-seed=7", "--llm-temperature=0.3", '--llm-extra-body={"top_k": 3}']
+    pytester.runpytest(*model_args(fake_openai, "--llm-cache-dir=live", *settings)).assert_outcomes(passed=3)
+    live = sorted(fake_openai.requests, key=json.dumps)
+    pytester.runpytest(*batch_args(fake_openai, *settings)).assert_outcomes(passed=3)
+    [batch] = fake_openai._batches.values()
+    assert {row["url"] for row in batch["rows"]} == {"/v1/chat/completions"}
+    assert {row["method"] for row in batch["rows"]} == {"POST"}
+    assert sorted((row["body"] for row in batch["rows"]), key=json.dumps) == live
