@@ -341,3 +341,21 @@ def test_a_batch_line_sends_the_body_a_live_call_sends(pytester: pytest.Pytester
     assert {row["url"] for row in batch["rows"]} == {"/v1/chat/completions"}
     assert {row["method"] for row in batch["rows"]} == {"POST"}
     assert sorted((row["body"] for row in batch["rows"]), key=json.dumps) == live
+
+
+def test_judge_requests_of_an_unfinished_batch_are_not_asked_live(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
+) -> None:
+    judged_suite(pytester, recorded=True)
+    fake_openai.reply_with(model_and_judge)
+    fake_openai.batch_outcome = "stuck"
+    args = ["--llm-batch", *FAST, "--llm-judge=openai:judge-model", f"--llm-base-url={fake_openai.url}",
+            "--llm-cache-dir=llm_cache", "-p", "no:randomly"]
+    result = pytester.runpytest(*args, "-o", "llm_batch_wait=0.1")
+    result.assert_outcomes(errors=2)
+    result.stdout.fnmatch_lines(["*judge*batch batch_1 still in_progress after llm_batch_wait=0.1 s*"])
+    assert fake_openai.chat_requests == 0  # paid once, in the batch the next run collects
+
+    fake_openai.batch_outcome = "completed"
+    pytester.runpytest(*args).assert_outcomes(passed=1, failed=1)
+    assert (submissions(fake_openai), fake_openai.chat_requests) == (1, 0)

@@ -499,6 +499,7 @@ class BatchRun:
     # -- outcomes ---------------------------------------------------------------------
     def _fail(self, requests: list[Request], error: ModelError) -> None:
         for request in requests:
+            self.engine.batch_failures[request.key] = error  # a judge request too: not bought again live
             for answer_key in request.answers:
                 self.outcome.results[answer_key] = error
 

@@ -138,6 +138,7 @@ class Engine:
         # Set when the cache stopped taking files mid-run: no further reply is bought to be lost.
         self._cache_error: CacheUnwritableError | None = None
         self.batched: set[str] = set()  # keys of replies the batch phase (--llm-batch) fetched this run
+        self.batch_failures: dict[str, ModelError] = {}  # its requests left unanswered: not bought again live
 
     @property
     def semaphore(self) -> AdaptiveLimit:
@@ -166,7 +167,9 @@ class Engine:
             self._scratch = run_dir
 
     def _shared_failure(self, key: str) -> ModelError | None:
-        """The failure another worker of this run met on this request (None: none known)."""
+        """The failure another worker of this run (or the batch phase) met on this request (None: none known)."""
+        if key in self.batch_failures:
+            return self.batch_failures[key]
         if self._failures is None:
             return None
         try:
