@@ -447,7 +447,8 @@ class BatchRun:
         request = batch.requests.get(custom_id) if isinstance(custom_id, str) else None
         if request is None or request.key in answered:
             return None
-        response = row.get("response") if isinstance(row.get("response"), dict) else {}
+        response = row.get("response")
+        response = response if isinstance(response, dict) else {}
         status = response.get("status_code")
         body = response.get("body")
         if row.get("error") or status != 200 or not isinstance(body, dict):
@@ -522,7 +523,8 @@ class BatchRun:
         status change, and at most every :data:`PROGRESS_EVERY_S` while counts move."""
         parts, statuses = [], []
         for batch in pending:
-            counts = batch.info.get("request_counts") if isinstance(batch.info.get("request_counts"), dict) else {}
+            counts = batch.info.get("request_counts")
+            counts = counts if isinstance(counts, dict) else {}
             done, failed = (counts.get(k) if isinstance(counts.get(k), int) else 0 for k in ("completed", "failed"))
             parts.append(f"{batch.id} {batch.status} {done}/{len(batch.requests)} done, {failed} failed")
             statuses.append(batch.status)
