@@ -66,6 +66,7 @@ class OptionSpec:
     convert: Callable[[str], Any]
     ini_type: str = "string"
     multiple: bool = False  # the flag may be repeated (ini: one value per line)
+    cli: bool = True  # False: an ini key only (suite policy, not a per-invocation switch)
 
     @property
     def flag(self) -> str:
@@ -368,6 +369,12 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("llm_record", "Cache record mode: off|none|once|new|all", "new", _choice(RecordMode)),
     OptionSpec("llm_cache_dir", "Directory of the response cache (commit it to replay in CI)", ".llmeval_cache", _str),
     OptionSpec("llm_prices", "Price table as JSON {model: [usd_per_1k_prompt, usd_per_1k_completion]}", "", _json_object),
+    # provider batch API (docs/batch.md)
+    OptionSpec("llm_batch", "Send the uncached model requests as one provider batch (files + batches endpoints) and grade once it ends", False, _bool),
+    OptionSpec("llm_batch_size", "Most requests in one batch (more are split over several)", 50000, _positive_int),
+    OptionSpec("llm_batch_price", "Share of --llm-prices a batch request costs (run budget and cost)", 0.5, _fraction, cli=False),
+    OptionSpec("llm_batch_poll", "Seconds between two looks at a running batch", 30.0, _timeout, cli=False),
+    OptionSpec("llm_batch_wait", "Longest wait in seconds for a batch to end before the run goes on incomplete (the batch is picked up by the next run; none = until it ends)", None, _optional_positive, cli=False),
     # judging
     OptionSpec("llm_judge", "Judge for free-form graders: offline or a model spec like openai:MODEL", "offline", _str),
     OptionSpec("llm_numeric_extractor", "Who reads the answer's figure for the numeric grader: heuristic|llm (llm: the --llm-judge model reads it too, and readings that disagree need review)", "heuristic", _choice(NumericExtractor)),
@@ -394,7 +401,9 @@ def addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup(GROUP, "LLM evaluation (pytest-llmeval)")
     for spec in OPTIONS:
         shown = " ".join(spec.default) if isinstance(spec.default, tuple) else spec.default
-        if spec.multiple:
+        if not spec.cli:
+            pass
+        elif spec.multiple:
             group.addoption(spec.flag, dest=spec.name, action="append", default=None, help=f"{spec.help}. Default: {shown!r}")
         elif spec.convert is _bool:
             # a switch on the command line (--llm-gate-only), true/false in the ini file
@@ -455,7 +464,7 @@ def resolve(config: pytest.Config) -> Settings:
                 values[spec.name] = values[spec.name][0] if values[spec.name] else None
         except (ValueError, TypeError, argparse.ArgumentTypeError) as exc:
             raise pytest.UsageError(
-                f"{origin}={raw!r} (ini {spec.name} / {spec.flag}): {exc}"
+                f"{origin}={raw!r} (ini {spec.name}{f' / {spec.flag}' if spec.cli else ''}): {exc}"
             ) from None
     if values["llm_numeric_extractor"] is NumericExtractor.LLM and Settings(values).judge_model is None:
         raise pytest.UsageError(

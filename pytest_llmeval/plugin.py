@@ -44,6 +44,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[SESSION_KEY] = llm_session
     llm_session.load_baseline()
     llm_session.check_budget()
+    llm_session.check_batch()
     llm_session.check_paths()
     # The session also collects per-sample records from pytest_runtest_logreport
     # (which gets no config argument), on the controller and in plain runs alike.

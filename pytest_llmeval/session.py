@@ -122,6 +122,21 @@ class LLMEvalSession:
                 f"so what its requests cost is unknown (priced: {', '.join(sorted(self.settings.prices))})"
             )
 
+    def check_batch(self) -> None:
+        """``--llm-batch`` needs a cache to keep the results in, and one process to submit once."""
+        if not self.settings.batch:
+            return
+        from pytest_llmeval.options import RecordMode
+
+        if RecordMode(self.settings.record) is RecordMode.OFF:
+            raise pytest.UsageError("--llm-batch (ini llm_batch) keeps the batch's results in the response cache: "
+                                    "it cannot run with --llm-record=off")
+        if not self.is_worker and (self.config.getoption("numprocesses", None) or 0) not in (0, "0"):
+            raise pytest.UsageError(
+                "--llm-batch (ini llm_batch) submits one batch from one process: run it without -n "
+                "(grading a recorded cache is fast), then grade with -n if you like"
+            )
+
     @property
     def run_budget(self) -> Any:
         """The run's :class:`~pytest_llmeval.models.budget.RunBudget` (None without a cap); under
@@ -176,11 +191,17 @@ class LLMEvalSession:
             reporter = self.config.pluginmanager.get_plugin("terminalreporter")
             for model in self.settings.models:
                 model_samples = [sample for m, sample in pairs if m in (None, model)]
+                if self.settings.batch:
+                    why = self.answers_for(model).batch(model_samples, reporter=reporter)
+                    self.incomplete_reason = self.incomplete_reason or why
                 later = sum(1 for m, _ in conversations if m in (None, model))
                 self.answers_for(model).prefetch(
                     model_samples, worker_index=worker_index, worker_count=worker_count, reporter=reporter,
                     later=later if worker_count == 1 else 0,  # under xdist a worker's share is not known here
                 )
+        if self.settings.batch:
+            reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+            self.incomplete_reason = self.incomplete_reason or self._batch_judge(pairs, reporter)
         self._prefetch_embeddings(samples)
 
     def _prefetch_embeddings(self, samples: list[Sample]) -> None:
@@ -277,15 +298,41 @@ class LLMEvalSession:
     @property
     def rubric(self) -> Rubric:
         if self._rubric is None:
-            from pytest_llmeval.registry import GraderRegistry
-            from pytest_llmeval.rubric import Rubric
-
-            registry = GraderRegistry()
-            for extra in self.config.hook.pytest_llmeval_graders(config=self.config):
-                for name, grader in (extra or {}).items():
-                    registry.register(name, grader)
-            self._rubric = Rubric(self.settings, registry, judge=self.judge, components=self.components)
+            self._rubric = self._make_rubric(self.judge)
         return self._rubric
+
+    def _make_rubric(self, judge: Any) -> Rubric:
+        from pytest_llmeval.registry import GraderRegistry
+        from pytest_llmeval.rubric import Rubric
+
+        registry = GraderRegistry()
+        for extra in self.config.hook.pytest_llmeval_graders(config=self.config):
+            for name, grader in (extra or {}).items():
+                registry.register(name, grader)
+        return Rubric(self.settings, registry, judge=judge, components=self.components)
+
+    def _batch_judge(self, pairs: list[tuple[str | None, Sample]], reporter: Any) -> str | None:
+        """``--llm-batch``: once the answers are in, the judge's requests go in batch rounds too
+        (see :func:`pytest_llmeval.models.batch.judge_rounds`); why the run is incomplete, or None."""
+        from pytest_llmeval.models.service import CachedChatModel
+
+        judge = self.judge
+        if not isinstance(judge, CachedChatModel):
+            return None
+        from pytest_llmeval.models.batch import judge_rounds
+
+        def grade_all(capture: Any) -> None:
+            rubric = self._make_rubric(capture)
+            for model, sample in pairs:
+                if not self.settings.model and sample.response is None:
+                    continue  # answered by the generate hook at setup: the user's code is not run twice
+                for repeat in range(1, self.settings.repeat + 1):
+                    try:
+                        rubric.grade(sample, self.answer_for(sample, repeat, model))
+                    except Exception:  # the item reports it when it runs
+                        continue
+
+        return judge_rounds(self.answers.engine, judge.chat, grade_all, reporter=reporter)
 
     def grade_item(self, item: GoldItem) -> None:
         # A rerun (pytest-rerunfailures) grades again: keep only this attempt's properties.

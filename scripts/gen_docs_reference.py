@@ -61,8 +61,10 @@ def render() -> str:
     rows = ["| ini key | CLI flag | default | meaning |", "|---|---|---|---|"]
     for spec in OPTIONS:
         assert isinstance(spec, OptionSpec)
-        flag = f"`{spec.flag}`"
-        if spec.multiple:
+        flag = f"`{spec.flag}`" if spec.cli else "(ini only)"
+        if not spec.cli:
+            pass
+        elif spec.multiple:
             flag += " (repeatable)"
         elif spec.convert is _bool:
             flag += " (switch)"

@@ -24,6 +24,13 @@ answers 400 "Unrecognized request argument" to bodies with those fields, as Open
 are served one by one, each taking ``latency``; a request the client gave up on is still served.
 ``report_timings`` adds llama.cpp's ``timings`` to replies: the time in the slot, not in the queue.
 
+The batch API is played too: ``POST /v1/files`` (purpose ``batch``), ``POST /v1/batches``,
+``GET /v1/batches/{id}`` and ``GET /v1/files/{id}/content``. Each row of a batch is answered by the
+handler (a :class:`Reply` with status >= 400 becomes a row of the error file); ``batch_polls`` looks
+answer ``in_progress`` first; ``batch_outcome`` ends the batch ``completed``, ``expired`` (only the
+first ``batch_answered`` rows answered), ``failed`` or never (``stuck``). ``batch_calls`` lists the
+(method, path) of every batch API request, ``batch_rows`` the rows answered.
+
 ``script(*replies)`` queues replies consumed first, one per request, before the handler.
 ``requests`` holds every received body, ``max_in_flight`` the peak of concurrent
 chat requests, ``latency`` a default delay for every reply.
@@ -155,6 +162,9 @@ class _RequestHandler(BaseHTTPRequestHandler):
                 owner.requests.clear()
                 owner.max_in_flight = owner.in_flight
             self._send(200, {"ok": True}, {})
+        elif "/batches/" in self.path or "/files/" in self.path:
+            status, reply = owner._batch_get(self.path, self.headers.get("Authorization", ""))
+            self._send(status, reply, {})
         elif self.path.rstrip("/").endswith("/models"):
             models = sorted(owner.known_models or {"fake-model"})
             data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in models]
@@ -170,6 +180,10 @@ class _RequestHandler(BaseHTTPRequestHandler):
         owner = self.server.owner
         length = int(self.headers.get("Content-Length") or 0)
         raw_body = self.rfile.read(length) if length else b""
+        if self.path.rstrip("/").endswith("/files"):
+            status, reply = owner._upload(self.headers.get("Content-Type", ""), raw_body)
+            self._send(status, reply, {})
+            return
         try:
             body = json.loads(raw_body or b"{}")
         except ValueError:
@@ -178,6 +192,10 @@ class _RequestHandler(BaseHTTPRequestHandler):
                 {"error": {"message": "request body is not JSON", "type": "invalid_request_error"}},
                 {},
             )
+            return
+        if self.path.rstrip("/").endswith("/batches"):
+            status, reply = owner._create_batch(body)
+            self._send(status, reply, {})
             return
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._send(
@@ -258,6 +276,14 @@ class FakeOpenAIServer:
         self.request_headers: list[dict[str, str]] = []  # lower-case names
         self.in_flight = 0
         self.max_in_flight = 0
+        self.batch_polls = 0  # looks answered in_progress before the batch ends
+        self.batch_outcome = "completed"  # completed | expired | failed | stuck
+        self.batch_answered = 0  # expired: rows answered before it expired
+        self.batch_calls: list[tuple[str, str]] = []
+        self.batch_rows = 0
+        self.batch_junk: list[str] = []  # lines put before the output file's rows (hostile servers)
+        self._files: dict[str, bytes] = {}
+        self._batches: dict[str, dict[str, Any]] = {}
         self._handler: Handler = echo
         self._queue: deque[str | Reply] = deque()
         self._lock = threading.Lock()
@@ -292,6 +318,13 @@ class FakeOpenAIServer:
         self.one_at_a_time = False
         self.refused_fields = set()
         self.report_timings = False
+        self.batch_polls = 0
+        self.batch_outcome = "completed"
+        self.batch_answered = 0
+        self.batch_junk = []
+        with self._lock:
+            self.batch_calls.clear()
+            self.batch_rows = 0
 
     def play_llama_cpp_python(self, answer: Handler) -> None:
         """llama-cpp-python's server with a small model: the schema must come inside ``json_object``."""
@@ -341,6 +374,83 @@ class FakeOpenAIServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+    # -- the batch API ---------------------------------------------------------
+    def _upload(self, content_type: str, raw: bytes) -> tuple[int, Any]:
+        from email.parser import BytesParser
+
+        message = BytesParser().parsebytes(b"Content-Type: " + content_type.encode() + b"\r\n\r\n" + raw)
+        fields = {part.get_param("name", header="content-disposition"): part.get_payload(decode=True)
+                  for part in message.get_payload()} if message.is_multipart() else {}
+        with self._lock:
+            self.batch_calls.append(("POST", "files"))
+            if fields.get("purpose") != b"batch" or "file" not in fields:
+                return 400, {"error": {"message": "purpose=batch and a file are required", "type": "invalid_request_error"}}
+            file_id = f"file-{len(self._files) + 1}"
+            self._files[file_id] = fields["file"]
+        return 200, {"id": file_id, "object": "file", "purpose": "batch", "bytes": len(fields["file"])}
+
+    def _create_batch(self, body: dict[str, Any]) -> tuple[int, Any]:
+        with self._lock:
+            self.batch_calls.append(("POST", "batches"))
+            if body.get("input_file_id") not in self._files or body.get("endpoint") != "/v1/chat/completions":
+                return 400, {"error": {"message": "unknown input file or endpoint", "type": "invalid_request_error"}}
+            batch_id = f"batch_{len(self._batches) + 1}"
+            rows = [json.loads(line) for line in self._files[body["input_file_id"]].splitlines() if line.strip()]
+            self._batches[batch_id] = {"id": batch_id, "object": "batch", "status": "validating", "looks": 0,
+                                       "rows": rows, "created_at": int(time.time())}
+        return 200, self._batch_view(batch_id)
+
+    def _batch_view(self, batch_id: str) -> dict[str, Any]:
+        batch = self._batches[batch_id]
+        return {key: value for key, value in batch.items() if key not in ("rows", "looks")}
+
+    def _batch_get(self, path: str, authorization: str) -> tuple[int, Any]:
+        parts = path.rstrip("/").split("/")
+        with self._lock:
+            self.batch_calls.append(("GET", "/".join(parts[-2:]) if parts[-1] != "content" else "content"))
+        if parts[-1] == "content" and parts[-2] in self._files:
+            return 200, self._files[parts[-2]].decode()
+        batch = self._batches.get(parts[-1])
+        if batch is None:
+            return 404, {"error": {"message": f"no batch {parts[-1]}", "type": "invalid_request_error"}}
+        batch["looks"] += 1
+        total = len(batch["rows"])
+        if batch["status"] in ("validating", "in_progress"):
+            if batch["looks"] <= self.batch_polls or self.batch_outcome == "stuck":
+                batch.update(status="in_progress", request_counts={"total": total, "completed": 0, "failed": 0})
+            else:
+                self._run_batch(batch, authorization)
+        return 200, self._batch_view(parts[-1])
+
+    def _run_batch(self, batch: dict[str, Any], authorization: str) -> None:
+        rows = batch["rows"]
+        if self.batch_outcome == "failed":
+            batch.update(status="failed", errors={"object": "list", "data": [{"code": "invalid_batch", "message": "the batch was refused"}]})
+            return
+        if self.batch_outcome == "expired":
+            rows = rows[: self.batch_answered]
+        output, errors = [], []
+        for index, row in enumerate(rows):
+            body = row["body"]
+            reply = self._reply_for(body, authorization)
+            answer = {"id": f"batch_req_{index}", "custom_id": row["custom_id"], "error": None,
+                      "response": {"status_code": reply.status, "request_id": f"req_{index}",
+                                   "body": self._body_for(reply, body)}}
+            (errors if reply.status >= 400 else output).append(json.dumps(answer))
+        output[:0] = self.batch_junk
+        with self._lock:
+            self.batch_rows += len(rows)
+            for name, lines in (("output_file_id", output), ("error_file_id", errors)):
+                if lines:
+                    file_id = f"file-{len(self._files) + 1}"
+                    self._files[file_id] = ("\n".join(lines) + "\n").encode()
+                    batch[name] = file_id
+        batch.update(
+            status="completed" if self.batch_outcome == "completed" else "expired",
+            completed_at=int(time.time()),
+            request_counts={"total": len(batch["rows"]), "completed": len(rows) - len(errors), "failed": len(errors)},
+        )
 
     # -- used by the request handler ---------------------------------------
     def _track(self, conn: socket.socket, *, add: bool) -> None:

@@ -138,6 +138,8 @@ class Engine:
         self.budget: Any = None  # the run's RunBudget (--llm-budget-*), set by the plugin session
         # Set when the cache stopped taking files mid-run: no further reply is bought to be lost.
         self._cache_error: CacheUnwritableError | None = None
+        self.batched: set[str] = set()  # keys of replies the batch phase (--llm-batch) fetched this run
+        self.batch_failures: dict[str, ModelError] = {}  # its requests left unanswered: not bought again live
 
     @property
     def semaphore(self) -> AdaptiveLimit:
@@ -166,7 +168,9 @@ class Engine:
             self._scratch = run_dir
 
     def _shared_failure(self, key: str) -> ModelError | None:
-        """The failure another worker of this run met on this request (None: none known)."""
+        """The failure another worker of this run (or the batch phase) met on this request (None: none known)."""
+        if key in self.batch_failures:
+            return self.batch_failures[key]
         if self._failures is None:
             return None
         try:
@@ -180,6 +184,8 @@ class Engine:
     def _fetched_this_run(self, key: str) -> bool:
         """Whether a worker of this run fetched this reply (reading it is then no cache hit,
         whichever worker reads it first, so hits are the same with and without xdist)."""
+        if key in self.batched:
+            return True
         return self._failures is not None and (self._failures.parent / "fetched" / key).exists()
 
     def _mark_fetched(self, key: str) -> None:

@@ -103,7 +103,7 @@ class AnswerService:
             key = _key(sample)
             if index % max(1, worker_count) != worker_index:
                 self._others.add(key)
-            elif key not in seen and (*key, 1) not in self._results:
+            elif key not in seen and any((*key, r) not in self._results for r in range(1, self.repeat + 1)):
                 seen.add(key)
                 share.append(sample)
         if not share:
@@ -114,6 +114,21 @@ class AnswerService:
         finally:
             progress.finish()
 
+    def batch(self, samples: list[Sample], *, reporter: Any = None) -> str | None:
+        """``--llm-batch``: answer the uncached requests of these samples through the provider's
+        batch API (see :mod:`.batch`); why the run is incomplete, or None."""
+        if not isinstance(self.provider, OpenAIProvider) or self._fatal is not None:
+            return None
+        from pytest_llmeval.models.batch import run_batch
+
+        try:
+            outcome = run_batch(self.engine, self.provider.chat, samples, repeat=self.repeat, reporter=reporter)
+        except FatalModelError as exc:
+            self._fatal = exc  # every item of this model reports it; nothing is asked live
+            return str(exc)
+        self._results.update(outcome.results)
+        return outcome.incomplete
+
     async def _prefetch(self, share: list[Sample], progress: Progress) -> None:
         assert self.provider is not None
         provider = self.provider
@@ -121,6 +136,8 @@ class AnswerService:
         async def one(sample: Sample) -> None:
             # a sample's repeats run in order (a stateful python: model sees repeat 1 first)
             for repeat in range(1, self.repeat + 1):
+                if (*_key(sample), repeat) in self._results:
+                    continue  # answered by the batch phase (--llm-batch)
                 try:
                     answer = await provider.aanswer(sample, repeat=repeat)
                 except FatalModelError as exc:

@@ -71,11 +71,12 @@ class Stats:
 
     def record_call(
         self, model: str, usage: Usage, latency_s: float, *, wait_s: float = 0.0, service_s: float | None = None,
-        estimated: bool = False,
+        estimated: bool = False, price_factor: float = 1.0,
     ) -> None:
         """``latency_s``: round trip (includes the server's queue); ``wait_s``: for our own slot
         before sending; ``service_s``: the server's own time, when it reports it; ``estimated``:
-        ``usage`` is an estimate (the reply gave none)."""
+        ``usage`` is an estimate (the reply gave none); ``price_factor``: share of the listed price
+        paid (a provider batch request costs less)."""
         with self._lock:
             self.counts["calls"] += 1
             self.counts["estimated_usage"] += estimated
@@ -89,7 +90,7 @@ class Stats:
                 self.timings["server_queue_waits"].append(round(max(0.0, latency_s - service_s), 4))
             price = self._price(model)
             if price is not None:
-                cost = (usage.prompt_tokens * price[0] + usage.completion_tokens * price[1]) / 1000
+                cost = price_factor * (usage.prompt_tokens * price[0] + usage.completion_tokens * price[1]) / 1000
                 self.cost = (self.cost or 0.0) + cost
 
     def record_junk_usage(self) -> None:
