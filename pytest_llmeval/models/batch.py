@@ -599,7 +599,10 @@ class CaptureJudge:
             sent, fields = messages, ({"response_format": response_format} if response_format else {})
             if response_format is not None and formats.negotiable(response_format):
                 known = self.engine.formats.get(self.chat.base_url)
-                sent, fields = formats.wire_request(known[0] if known else formats.JSON_SCHEMA, messages, response_format)
+                sent, fields = formats.wire_request(
+                    known[0] if known else formats.JSON_SCHEMA, messages, response_format,
+                    grammar=self.chat.grammar_server,
+                )
             body = request_body(self.chat, sent, None)
             body.update(fields)
             body.update(self.chat.extra_body)
