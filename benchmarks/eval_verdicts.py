@@ -5,7 +5,7 @@ Usage:  python benchmarks/eval_verdicts.py ../shared/data [--set financebench|op
 Each dev set is turned into gold samples (``schema.normalise``, as a gold file would be read) and
 graded by the default rubric, exactly as ``pytest --llm-model=...`` grades them. A sample counts as
 graded correct when its tier passes the default tiers and it is not flagged *needs review* (the gate
-does not count needs-review samples as passes unless ``--llm-review-passes``).
+does not count needs-review samples as passes unless ``llm_review_passes``).
 
 For every set it prints, pooled and macro-averaged by question (each question weighs the same):
 - agreement with the human label;
@@ -48,7 +48,7 @@ class Graded:
     group: str  # the question: rows of one question are validated together
     human: bool  # the person's verdict: a right answer
     passed: bool  # the tier passes and the sample is decided
-    tier_passed: bool  # the tier passes, decided or not (what --llm-review-passes counts)
+    tier_passed: bool  # the tier passes, decided or not (what llm_review_passes counts)
     review: bool  # needs review (undecided)
     refusal: bool
     explanation: str
@@ -200,7 +200,7 @@ def main() -> None:
     ap.add_argument("--set", choices=sorted(SETS), action="append", help="one set (repeatable); default all")
     ap.add_argument("--errors", type=int, default=0, help="print N disagreements per set")
     ap.add_argument("--coarser-dates", choices=("pass", "review", "fail"), default=None,
-                    help="as --llm-coarser-dates (default: the option's default)")
+                    help="as llm_coarser_dates (default: the option's default)")
     args = ap.parse_args()
     overrides = {}
     if args.coarser_dates:

@@ -108,7 +108,7 @@ class LLMEvalSession:
         if self.settings.budget_usd is None:
             return
         if not self.settings.prices:
-            raise pytest.UsageError("--llm-budget-usd (ini llm_budget_usd) needs --llm-prices to know what a call costs")
+            raise pytest.UsageError("--llm-budget-usd (ini llm_budget_usd) needs llm_prices to know what a call costs")
         from pytest_llmeval.models.stats import Stats
 
         # a request to a model without a price would cost an unknown amount: the cap could not hold
@@ -117,7 +117,7 @@ class LLMEvalSession:
         unpriced = [m for m in served if prices._price(m) is None]
         if unpriced:
             raise pytest.UsageError(
-                f"--llm-budget-usd (ini llm_budget_usd): --llm-prices has no price for {', '.join(unpriced)}, "
+                f"--llm-budget-usd (ini llm_budget_usd): llm_prices has no price for {', '.join(unpriced)}, "
                 f"so what its requests cost is unknown (priced: {', '.join(sorted(self.settings.prices))})"
             )
 
@@ -223,7 +223,7 @@ class LLMEvalSession:
                 return  # each item reports it; a usage error would only crash this worker
             # The model cannot load (a directory that is not a model, a missing extra):
             # one line for the run, not an INTERNALERROR or one error per sample.
-            raise pytest.UsageError(f"{exc} (--llm-embedding-model / ini llm_embedding_model)") from None
+            raise pytest.UsageError(f"{exc} (ini llm_embedding_model)") from None
 
     def answer_for(self, sample: Sample, repeat: int = 1, model: str | None = None) -> Answer:
         """Precedence: ``--llm-model`` > pre-recorded ``response`` > ``pytest_llmeval_generate`` hook."""
@@ -563,7 +563,7 @@ class LLMEvalSession:
     def _unreviewed_note(self, tally: Tally) -> str:
         if not tally.unreviewed_passes or self.settings.review_passes:
             return ""
-        return f"; {tally.unreviewed_passes} pass-tier sample(s) needing review not counted, --llm-review-passes counts them"
+        return f"; {tally.unreviewed_passes} pass-tier sample(s) needing review not counted, llm_review_passes counts them"
 
     def load_baseline(self) -> None:
         """Controller only, at configure time: a bad ``--llm-baseline`` is a usage error before anything runs."""

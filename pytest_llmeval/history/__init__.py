@@ -41,6 +41,6 @@ def record_run(llm_session: LLMEvalSession) -> Path | None:
     if not run["complete"]:
         note += f" (incomplete: {run['incomplete_reason']})"
     if pruned:
-        note += f"; {pruned} older run(s) pruned (--llm-history-keep={keep})"
+        note += f"; {pruned} older run(s) pruned (-o llm_history_keep={keep})"
     llm_session.output_notes.append(note)
     return path

@@ -2,7 +2,7 @@
 
 Inherited from the model's settings when the judge's are not set: base URL, API key variable,
 timeout (and seed, retries, cache, concurrency). Never inherited: temperature (the judge's is 0
-unless ``--llm-judge-temperature``), max tokens and extra body, which belong to the model under test.
+unless ``llm_judge_temperature``), max tokens and extra body, which belong to the model under test.
 """
 
 from __future__ import annotations
