@@ -27,7 +27,9 @@ command-line flag with the same words (`--llm-x`): the model and its base URL, t
 concurrency, budget, repeats and history. Grading policy (tiers, weights, how dates, errors and
 needs-review samples count, extractors, the review sample) and the model's request details
 (temperature, seed, timeout, retries, prices, the judge's settings) are properties of a suite: they
-live in the ini file and, where the gold file has a field for them, in the gold file. Precedence:
+live in the ini file and, where the gold file has a field for them (`tiers`, `weights`, `accuracy`,
+`length`, ...), in a sample's `eval_criteria` or the file's `llmeval_file` header (see
+[Gold files](gold-files.md)), which win over the ini file for their samples. Precedence:
 command line > ini file > default. Put them in `pyproject.toml` under `[tool.pytest.ini_options]`
 (or `pytest.ini`, `tox.ini`, `setup.cfg`), so that everyone runs the same configuration:
 
