@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pytest_llmeval.components import ComponentRegistry
 from pytest_llmeval.models.base import Answer
-from pytest_llmeval.options import OPTIONS, Settings
+from pytest_llmeval.options import Settings
 from pytest_llmeval.registry import GraderRegistry
 from pytest_llmeval.rubric import Rubric
 from pytest_llmeval.schema import normalise
@@ -55,9 +55,7 @@ class Graded:
 
 
 def default_settings(**overrides: Any) -> Settings:
-    values = {s.name: (s.convert(s.default) if isinstance(s.default, str) else s.default) for s in OPTIONS}
-    values.update({"llm_" + key: value for key, value in overrides.items()})
-    return Settings(values)
+    return Settings.defaults(**overrides)
 
 
 def read_rows(path: Path) -> list[Row]:

@@ -10,8 +10,8 @@ import argparse
 import enum
 import json
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import MISSING, dataclass, field
 from typing import Any
 
 import pytest
@@ -427,64 +427,138 @@ class _IniOnlyFlag(argparse.Action):
         raise pytest.UsageError(ini_only_message(OPTIONS_BY_NAME[name], values if isinstance(values, str) else None))
 
 
+class Source(str, enum.Enum):
+    """Where a setting's value came from."""
+
+    CLI = "cli"  # its --llm-x flag
+    INI = "ini"  # the ini file, or -o llm_x=VALUE
+    DEFAULT = "default"
+
+
 @dataclass(frozen=True)
 class Settings:
-    """All options, resolved once per run (stored in the session object).
+    """All options, resolved once per run: one typed field per ini key without the ``llm_`` prefix."""
 
-    Read as attributes without the ``llm_`` prefix: ``settings.min_pass_rate``.
-    """
+    gold_files: str
+    min_pass_rate: float | None
+    errors: ErrorsMode
+    gate_only: bool
+    baseline: str | None
+    fail_on_regression: bool
+    alpha: float
+    regression: RegressionMode
+    regression_margin: float
+    repeat: int
+    report: str | None
+    html: str | None
+    weights: dict[str, float]
+    tiers: tuple[float, float]
+    length_bands: dict[str, Any]
+    accuracy: str
+    coarser_dates: CoarserDates
+    review_passes: bool
+    citation_patterns: tuple[str, ...]
+    worst: int
+    review_export: str | None
+    review_fraction: float
+    review_seed: str
+    review_import: str | None
+    labels: str | None
+    gate_on: GateOn
+    model: str | None  # the first of ``models``: what most code needs
+    base_url: str | None
+    api_key_env: str
+    temperature: float
+    max_tokens: int | None
+    seed: int | None
+    timeout: float
+    extra_body: dict[str, Any]
+    concurrency: int
+    rpm: float | None
+    max_retries: int
+    record: RecordMode
+    cache_dir: str
+    prices: dict[str, Any]
+    judge: str
+    numeric_extractor: NumericExtractor
+    judge_base_url: str | None
+    judge_api_key_env: str | None
+    judge_temperature: float
+    judge_max_tokens: int | None
+    judge_timeout: float | None
+    judge_extra_body: dict[str, Any]
+    reference_metrics: bool
+    embedding_model: str | None
+    history: str | None
+    history_keep: int | None
+    budget_usd: float | None
+    budget_tokens: int | None
+    models: tuple[str, ...] = ()  # every --llm-model spec, in order
+    role: str = "model"  # "judge": the request fields are the judge's (error messages name its keys)
+    sources: Mapping[str, Source] = field(default_factory=dict, compare=False, repr=False)
 
-    values: dict[str, Any]
+    @classmethod
+    def from_values(cls, values: Mapping[str, Any], sources: Mapping[str, Source] | None = None) -> Settings:
+        """Settings from ``{"llm_x": value}``; options not given take their built-in default."""
+        unknown = sorted(set(values) - set(OPTIONS_BY_NAME) - {"llm_models", "llm_role"})
+        if unknown:
+            raise TypeError(f"unknown settings: {', '.join(unknown)}")
+        fields: dict[str, Any] = {spec.name[4:]: values.get(spec.name, MISSING) for spec in OPTIONS}
+        for name, value in fields.items():
+            if value is MISSING:
+                fields[name] = default_value(OPTIONS_BY_NAME["llm_" + name])
+        models = values.get("llm_models", (fields["model"],) if fields["model"] else ())
+        return cls(**fields, models=tuple(models), role=values.get("llm_role", "model"), sources=dict(sources or {}))
 
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self.__dict__["values"]["llm_" + name]
-        except KeyError:
-            raise AttributeError(name) from None
+    @classmethod
+    def defaults(cls, **overrides: Any) -> Settings:
+        """The built-in defaults, with some fields replaced (``Settings.defaults(timeout=5.0)``)."""
+        return cls.from_values({"llm_" + name: value for name, value in overrides.items()})
 
-    def get(self, name: str) -> Any:
-        return self.values[name]
+    def source(self, name: str) -> Source:
+        """Where ``name`` (a field, ``min_pass_rate``) came from."""
+        return self.sources.get(name, Source.DEFAULT)
 
     @property
     def judge_model(self) -> str | None:
         """The ``--llm-judge`` model spec, or None for the offline judge."""
-        judge: str = self.values["llm_judge"]
-        return None if judge in ("", "offline", "none") else judge
+        return None if self.judge in ("", "offline", "none") else self.judge
+
+
+def default_value(spec: OptionSpec) -> Any:
+    """The built-in default of an option, converted as a value from the ini file would be."""
+    return spec.convert(spec.default) if isinstance(spec.default, str) else spec.default
 
 
 def resolve(config: pytest.Config) -> Settings:
     """CLI > ini > default; a bad value is a ``pytest.UsageError`` naming both spellings."""
     values: dict[str, Any] = {}
+    sources: dict[str, Source] = {}
     for spec in OPTIONS:
         raw: Any = config.getoption(spec.name, default=None) if spec.cli else None
         if isinstance(raw, list):  # a repeated flag
             raw = "\n".join(raw)
-        origin = spec.flag
+        origin, source = spec.flag, Source.CLI
         if raw is None:
             ini_value = config.getini(spec.name)
             if ini_value not in (None, "", []):
                 raw = "\n".join(ini_value) if isinstance(ini_value, list) else ini_value
-                origin = f"ini {spec.name}"
+                origin, source = f"ini {spec.name}", Source.INI
         if raw is None:
-            values[spec.name] = spec.default if not isinstance(spec.default, str) else _safe(spec, spec.default)
-            if spec.multiple:
-                values[spec.name + "s"] = ()
             continue
+        sources[spec.name[4:]] = source
         try:
-            values[spec.name] = spec.convert(str(raw))
-            if spec.multiple:
-                # settings.model stays the first spec (what most code needs); settings.models has them all
-                values[spec.name + "s"] = values[spec.name]
-                values[spec.name] = values[spec.name][0] if values[spec.name] else None
+            value = spec.convert(str(raw))
         except (ValueError, TypeError, argparse.ArgumentTypeError) as exc:
             spellings = f" (ini {spec.name} / {spec.flag})" if spec.cli else ""
             raise pytest.UsageError(f"{origin}={raw!r}{spellings}: {exc}") from None
-    if values["llm_numeric_extractor"] is NumericExtractor.LLM and Settings(values).judge_model is None:
+        if spec.multiple:
+            values[spec.name + "s"] = value
+            value = value[0] if value else None
+        values[spec.name] = value
+    settings = Settings.from_values(values, sources)
+    if settings.numeric_extractor is NumericExtractor.LLM and settings.judge_model is None:
         raise pytest.UsageError(
             "ini llm_numeric_extractor=llm needs a judge model: --llm-judge=openai:MODEL"
         )
-    return Settings(values)
-
-
-def _safe(spec: OptionSpec, default: str) -> Any:
-    return spec.convert(default)
+    return settings

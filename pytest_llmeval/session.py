@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_llmeval.options import ErrorsMode, GateOn, Settings
+from pytest_llmeval.options import ErrorsMode, GateOn, Settings, Source
 from pytest_llmeval.regression.gates import FailureLedger
 
 # The stash keys and lookups live in run_state (the collector uses them without importing this
@@ -447,7 +447,7 @@ class LLMEvalSession:
         if not by_model:
             tally = self.tally()
             if not tally.records and (
-                self.incomplete_reason is not None or self.config.getoption("llm_min_pass_rate", None) is None
+                self.incomplete_reason is not None or self.settings.source("min_pass_rate") is not Source.CLI
             ):
                 # a run stopped before any sample (usage error, Ctrl-C), or a gate from the ini
                 # file in a run without gold samples (say, unit tests only)

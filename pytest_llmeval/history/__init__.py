@@ -11,7 +11,9 @@ if TYPE_CHECKING:
 
 
 def history_dir(llm_session: LLMEvalSession) -> Path:
-    path = Path(llm_session.settings.history)
+    history = llm_session.settings.history
+    assert history is not None, "only a run with --llm-history has a history directory"
+    path = Path(history)
     return path if path.is_absolute() else Path(llm_session.config.invocation_params.dir) / path
 
 

@@ -11,14 +11,14 @@ from typing import Any
 
 # judge option -> model option it falls back to (None: no fallback, the judge's value or default)
 _FALLBACK = {
-    "llm_judge_base_url": "llm_base_url",
-    "llm_judge_api_key_env": "llm_api_key_env",
-    "llm_judge_timeout": "llm_timeout",
-    "llm_judge_temperature": None,
-    "llm_judge_max_tokens": None,
-    "llm_judge_extra_body": None,
+    "judge_base_url": "base_url",
+    "judge_api_key_env": "api_key_env",
+    "judge_timeout": "timeout",
+    "judge_temperature": None,
+    "judge_max_tokens": None,
+    "judge_extra_body": None,
 }
-_DEFAULTS = {"llm_judge_temperature": 0.0, "llm_judge_extra_body": {}}
+_DEFAULTS: dict[str, Any] = {"judge_temperature": 0.0, "judge_extra_body": {}}
 
 
 def judge_settings(settings: Any) -> Any:
@@ -27,17 +27,18 @@ def judge_settings(settings: Any) -> Any:
     Anything but a :class:`~pytest_llmeval.options.Settings` (a hand-made namespace) is
     returned unchanged.
     """
+    import dataclasses
+
     from pytest_llmeval.options import Settings
 
-    if not isinstance(settings, Settings):
+    if not isinstance(settings, Settings) or settings.role == "judge":
         return settings
-    values = dict(settings.values)
+    changes: dict[str, Any] = {}
     for judge_name, model_name in _FALLBACK.items():
-        value = values.get(judge_name)
+        value = getattr(settings, judge_name)
         if value is None and model_name is not None:
-            value = values.get(model_name)
+            value = getattr(settings, model_name)
         if value is None:
             value = _DEFAULTS.get(judge_name)
-        values["llm_" + judge_name.removeprefix("llm_judge_")] = value
-    values["llm_role"] = "judge"  # error messages name the judge's flags
-    return Settings(values)
+        changes[judge_name.removeprefix("judge_")] = value
+    return dataclasses.replace(settings, **changes, role="judge")  # error messages name the judge's keys
