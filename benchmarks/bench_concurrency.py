@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from pytest_llmeval.models import AnswerService  # noqa: E402
-from pytest_llmeval.options import OPTIONS, Settings  # noqa: E402
+from pytest_llmeval.options import Settings  # noqa: E402
 from pytest_llmeval.sample import Sample  # noqa: E402
 
 
@@ -60,11 +60,7 @@ class RemoteServer:
 
 
 def settings(**overrides: object) -> Settings:
-    values = {
-        s.name: (s.convert(s.default) if isinstance(s.default, str) else s.default) for s in OPTIONS
-    }
-    values.update({"llm_" + k: v for k, v in overrides.items()})
-    return Settings(values)
+    return Settings.defaults(**overrides)
 
 
 def sample(i: int) -> Sample:

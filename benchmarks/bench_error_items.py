@@ -4,7 +4,7 @@ Builds a 200-sample gold suite in a temporary directory and runs pytest on it tw
 alternating so machine load hits both alike:
 
 - graded: every sample carries its ``response`` and is graded (exact match);
-- errors: ``--llm-model`` points at a closed port on 127.0.0.1 with ``--llm-max-retries=0``, so
+- errors: ``--llm-model`` points at a closed port on 127.0.0.1 with ``-o llm_max_retries=0``, so
   every model call fails at once (connection refused) and every sample is an error item.
 
 Prints the median session time (collection, answers, items and summary; a conftest in the
@@ -98,7 +98,7 @@ def main() -> None:
         failing = [
             "--llm-model=openai:bench-model",
             f"--llm-base-url=http://127.0.0.1:{closed_port()}/v1",
-            "--llm-max-retries=0",
+            "-o", "llm_max_retries=0",
             "--llm-record=off",
         ]
         graded: list[tuple[float, float, float]] = []

@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pytest_llmeval.models.base import Answer
-from pytest_llmeval.options import OPTIONS, Settings
+from pytest_llmeval.options import Settings
 from pytest_llmeval.registry import GraderRegistry
 from pytest_llmeval.rubric import MAX_GRADED_CHARS, Rubric
 from pytest_llmeval.sample import Sample
@@ -31,8 +31,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", type=int, default=100_000)
     args = parser.parse_args()
-    defaults = {o.name: (o.convert(o.default) if isinstance(o.default, str) else o.default) for o in OPTIONS}
-    rubric = Rubric(Settings(defaults), GraderRegistry())
+    rubric = Rubric(Settings.defaults(), GraderRegistry())
     for grader in GRADERS:
         worst, worst_seed = 0.0, ""
         for seed in ["warm-up", *SEEDS]:

@@ -35,7 +35,7 @@ def write_suite(folder: Path, n: int) -> None:
 
 def run(folder: Path, server: FakeOpenAIServer, *args: str) -> tuple[float, int | str, str]:
     command = [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:xdist", "-p", "no:cacheprovider",
-               "--llm-model=gpt-test", f"--llm-base-url={server.url}", "--llm-max-retries=0", *args]
+               "--llm-model=gpt-test", f"--llm-base-url={server.url}", "-o", "llm_max_retries=0", *args]
     started = time.monotonic()
     try:
         done = subprocess.run(command, cwd=folder, capture_output=True, text=True, timeout=KILL_AFTER_S)
@@ -64,7 +64,7 @@ def scenario_full_disk(folder: Path, server: FakeOpenAIServer) -> str:
         return "skipped (needs root for a tmpfs)"
     write_suite(folder, 2)
     with full_tmpfs(folder / "disk") as disk:
-        seconds, status, last = run(folder, server, f"--llm-cache-dir={disk}/cache", "--llm-timeout=1")
+        seconds, status, last = run(folder, server, f"--llm-cache-dir={disk}/cache", "-o", "llm_timeout=1")
     return f"{seconds:6.1f} s  exit {status}  requests {server.chat_requests}  {last}"
 
 
@@ -79,7 +79,7 @@ def scenario_unwritable_cache(folder: Path, server: FakeOpenAIServer) -> str:
 def scenario_drip(folder: Path, server: FakeOpenAIServer) -> str:
     write_suite(folder, 1)
     server.script(Reply(content="Question 0?", drip=0.05))
-    seconds, status, last = run(folder, server, "--llm-timeout=1", "--llm-record=off")
+    seconds, status, last = run(folder, server, "-o", "llm_timeout=1", "--llm-record=off")
     return f"{seconds:6.1f} s  exit {status}  requests {server.chat_requests}  {last}"
 
 

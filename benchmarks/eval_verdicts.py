@@ -5,7 +5,7 @@ Usage:  python benchmarks/eval_verdicts.py ../shared/data [--set financebench|op
 Each dev set is turned into gold samples (``schema.normalise``, as a gold file would be read) and
 graded by the default rubric, exactly as ``pytest --llm-model=...`` grades them. A sample counts as
 graded correct when its tier passes the default tiers and it is not flagged *needs review* (the gate
-does not count needs-review samples as passes unless ``--llm-review-passes``).
+does not count needs-review samples as passes unless ``llm_review_passes``).
 
 For every set it prints, pooled and macro-averaged by question (each question weighs the same):
 - agreement with the human label;
@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pytest_llmeval.components import ComponentRegistry
 from pytest_llmeval.models.base import Answer
-from pytest_llmeval.options import OPTIONS, Settings
+from pytest_llmeval.options import Settings
 from pytest_llmeval.registry import GraderRegistry
 from pytest_llmeval.rubric import Rubric
 from pytest_llmeval.schema import normalise
@@ -48,16 +48,14 @@ class Graded:
     group: str  # the question: rows of one question are validated together
     human: bool  # the person's verdict: a right answer
     passed: bool  # the tier passes and the sample is decided
-    tier_passed: bool  # the tier passes, decided or not (what --llm-review-passes counts)
+    tier_passed: bool  # the tier passes, decided or not (what llm_review_passes counts)
     review: bool  # needs review (undecided)
     refusal: bool
     explanation: str
 
 
 def default_settings(**overrides: Any) -> Settings:
-    values = {s.name: (s.convert(s.default) if isinstance(s.default, str) else s.default) for s in OPTIONS}
-    values.update({"llm_" + key: value for key, value in overrides.items()})
-    return Settings(values)
+    return Settings.defaults(**overrides)
 
 
 def read_rows(path: Path) -> list[Row]:
@@ -200,7 +198,7 @@ def main() -> None:
     ap.add_argument("--set", choices=sorted(SETS), action="append", help="one set (repeatable); default all")
     ap.add_argument("--errors", type=int, default=0, help="print N disagreements per set")
     ap.add_argument("--coarser-dates", choices=("pass", "review", "fail"), default=None,
-                    help="as --llm-coarser-dates (default: the option's default)")
+                    help="as llm_coarser_dates (default: the option's default)")
     args = ap.parse_args()
     overrides = {}
     if args.coarser_dates:

@@ -43,7 +43,7 @@ def empty_folder_lines(config: pytest.Config, stats: dict[str, list[Any]], patte
             lines.append(
                 f"llmeval: {_shown(config, folder)} yielded no test: its {len(skipped)} .jsonl file(s) "
                 f"({shown}{more}) match none of llm_gold_files {patterns!r}; rename them, set "
-                "llm_gold_files / --llm-gold-files, or name a gold file on the command line"
+                "llm_gold_files (ini, or -o llm_gold_files=...), or name a gold file on the command line"
             )
     return lines
 

@@ -136,7 +136,7 @@ def unknown_key_problem(record: dict[str, Any]) -> str | None:
 
 
 def tiers_error(record: dict[str, Any]) -> str | None:
-    """Per-sample ``tiers`` are held to the rule ``--llm-tiers`` applies."""
+    """Per-sample ``tiers`` are held to the rule ``llm_tiers`` applies."""
     from pytest_llmeval.options import tiers_problem
 
     criteria = record.get("eval_criteria")
@@ -144,7 +144,7 @@ def tiers_error(record: dict[str, Any]) -> str | None:
     if not (isinstance(tiers, list) and len(tiers) == 2 and all(isinstance(t, int | float) and not isinstance(t, bool) for t in tiers)):
         return None  # absent, or a shape jsonschema reports
     problem = tiers_problem(float(tiers[0]), float(tiers[1]))
-    return None if problem is None else f"field 'eval_criteria.tiers': {tiers!r}: {problem} (the rule of --llm-tiers)"
+    return None if problem is None else f"field 'eval_criteria.tiers': {tiers!r}: {problem} (the rule of llm_tiers)"
 
 
 @functools.lru_cache(maxsize=1)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_llmeval.options import ErrorsMode, GateOn, Settings
+from pytest_llmeval.options import ErrorsMode, GateOn, Settings, Source
 from pytest_llmeval.regression.gates import FailureLedger
 
 # The stash keys and lookups live in run_state (the collector uses them without importing this
@@ -109,7 +109,7 @@ class LLMEvalSession:
         if self.settings.budget_usd is None:
             return
         if not self.settings.prices:
-            raise pytest.UsageError("--llm-budget-usd (ini llm_budget_usd) needs --llm-prices to know what a call costs")
+            raise pytest.UsageError("--llm-budget-usd (ini llm_budget_usd) needs llm_prices to know what a call costs")
         from pytest_llmeval.models.stats import Stats
 
         # a request to a model without a price would cost an unknown amount: the cap could not hold
@@ -118,7 +118,7 @@ class LLMEvalSession:
         unpriced = [m for m in served if prices._price(m) is None]
         if unpriced:
             raise pytest.UsageError(
-                f"--llm-budget-usd (ini llm_budget_usd): --llm-prices has no price for {', '.join(unpriced)}, "
+                f"--llm-budget-usd (ini llm_budget_usd): llm_prices has no price for {', '.join(unpriced)}, "
                 f"so what its requests cost is unknown (priced: {', '.join(sorted(self.settings.prices))})"
             )
 
@@ -245,7 +245,7 @@ class LLMEvalSession:
                 return  # each item reports it; a usage error would only crash this worker
             # The model cannot load (a directory that is not a model, a missing extra):
             # one line for the run, not an INTERNALERROR or one error per sample.
-            raise pytest.UsageError(f"{exc} (--llm-embedding-model / ini llm_embedding_model)") from None
+            raise pytest.UsageError(f"{exc} (ini llm_embedding_model)") from None
 
     def answer_for(self, sample: Sample, repeat: int = 1, model: str | None = None) -> Answer:
         """Precedence: ``--llm-model`` > pre-recorded ``response`` > ``pytest_llmeval_generate`` hook."""
@@ -495,7 +495,7 @@ class LLMEvalSession:
         if not by_model:
             tally = self.tally()
             if not tally.records and (
-                self.incomplete_reason is not None or self.config.getoption("llm_min_pass_rate", None) is None
+                self.incomplete_reason is not None or self.settings.source("min_pass_rate") is not Source.CLI
             ):
                 # a run stopped before any sample (usage error, Ctrl-C), or a gate from the ini
                 # file in a run without gold samples (say, unit tests only)
@@ -626,7 +626,7 @@ class LLMEvalSession:
     def _unreviewed_note(self, tally: Tally) -> str:
         if not tally.unreviewed_passes or self.settings.review_passes:
             return ""
-        return f"; {tally.unreviewed_passes} pass-tier sample(s) needing review not counted, --llm-review-passes counts them"
+        return f"; {tally.unreviewed_passes} pass-tier sample(s) needing review not counted, llm_review_passes counts them"
 
     def load_baseline(self) -> None:
         """Controller only, at configure time: a bad ``--llm-baseline`` is a usage error before anything runs."""

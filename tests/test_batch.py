@@ -152,8 +152,8 @@ def test_a_failed_batch_names_the_providers_reason(pytester: pytest.Pytester, fa
 def test_batch_usage_costs_the_batch_price(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
     suite(pytester, 4)
     fake_openai.reply_with(lambda body: Reply(content=echo(body), usage={"prompt_tokens": 600, "completion_tokens": 400}))
-    prices = '--llm-prices={"gpt-test": [1.0, 2.0]}'
-    result = pytester.runpytest(*batch_args(fake_openai, prices, "--llm-budget-usd=100", "--llm-report=r.json",
+    prices = "-o", 'llm_prices={"gpt-test": [1.0, 2.0]}'
+    result = pytester.runpytest(*batch_args(fake_openai, *prices, "--llm-budget-usd=100", "--llm-report=r.json",
                                             "--llm-history=hist"))
     result.assert_outcomes(passed=4)
     full = 4 * (0.6 * 1.0 + 0.4 * 2.0)
@@ -163,7 +163,7 @@ def test_batch_usage_costs_the_batch_price(pytester: pytest.Pytester, fake_opena
     [run] = History.load(pytester.path / "hist").runs
     assert run.meta["budget"]["spent"]["usd"] == pytest.approx(0.5 * full)
 
-    pytester.runpytest(*batch_args(fake_openai, prices, "-o", "llm_batch_price=1", "--llm-report=full.json",
+    pytester.runpytest(*batch_args(fake_openai, *prices, "-o", "llm_batch_price=1", "--llm-report=full.json",
                                    "--llm-record=all"))
     assert report(pytester, "full.json")["model_stats"]["cost_usd"] == pytest.approx(full)
 
@@ -333,7 +333,7 @@ def test_the_state_file_never_holds_the_api_key(
 
 def test_a_batch_line_sends_the_body_a_live_call_sends(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
     suite(pytester, 3)
-    settings = ["--llm-max-tokens=50", "--llm-seed=7", "--llm-temperature=0.3", '--llm-extra-body={"top_k": 3}']
+    settings = ["-o", "llm_max_tokens=50", "-o", "llm_seed=7", "-o", "llm_temperature=0.3", "-o", 'llm_extra_body={"top_k": 3}']
     pytester.runpytest(*model_args(fake_openai, "--llm-cache-dir=live", *settings)).assert_outcomes(passed=3)
     live = sorted(fake_openai.requests, key=json.dumps)
     pytester.runpytest(*batch_args(fake_openai, *settings)).assert_outcomes(passed=3)

@@ -72,7 +72,7 @@ def test_usd_budget_needs_prices(pytester: pytest.Pytester) -> None:
     suite(pytester, 1)
     result = pytester.runpytest("--llm-budget-usd=1")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--llm-budget-usd (ini llm_budget_usd) needs --llm-prices*"])
+    result.stderr.fnmatch_lines(["*--llm-budget-usd (ini llm_budget_usd) needs llm_prices*"])
 
 
 def test_usd_budget(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
@@ -80,7 +80,7 @@ def test_usd_budget(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) ->
     fake_openai.reply_with(fixed_usage)
     prices = json.dumps({"gpt-test": [1.0, 1.0]})  # 100 tokens = $0.10 a call
     result = pytester.runpytest(*model_args(
-        fake_openai, "--llm-budget-usd=0.25", f"--llm-prices={prices}", "--llm-concurrency=1",
+        fake_openai, "--llm-budget-usd=0.25", "-o", f"llm_prices={prices}", "--llm-concurrency=1",
         "--llm-record=off", "-p", "no:xdist",
     ))
     assert fake_openai.chat_requests == 3
@@ -150,7 +150,7 @@ def test_a_server_that_sends_no_usage_is_counted_by_an_estimate(pytester: pytest
 def test_usd_budget_refuses_a_model_without_a_price(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
     suite(pytester, 2)
     prices = json.dumps({"gpt-other": [1.0, 1.0]})
-    result = pytester.runpytest(*model_args(fake_openai, "--llm-budget-usd=0.25", f"--llm-prices={prices}"))
+    result = pytester.runpytest(*model_args(fake_openai, "--llm-budget-usd=0.25", "-o", f"llm_prices={prices}"))
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--llm-budget-usd (ini llm_budget_usd): --llm-prices has no price for gpt-test, *(priced: gpt-other)"])
+    result.stderr.fnmatch_lines(["*--llm-budget-usd (ini llm_budget_usd): llm_prices has no price for gpt-test, *(priced: gpt-other)"])
     assert fake_openai.chat_requests == 0

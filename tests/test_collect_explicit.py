@@ -10,7 +10,7 @@ from tests.conftest import EXACT, write_suite
 SAMPLE = {"id": "a", "question": "q", "expected": "4", "response": "4", "eval_criteria": EXACT}
 HINT = (
     "llmeval: evals yielded no test: its 2 .jsonl file(s) (evals/more.jsonl, evals/qa.jsonl) match none of "
-    "llm_gold_files '*_eval.jsonl *.llmeval.jsonl'; rename them, set llm_gold_files / --llm-gold-files, "
+    "llm_gold_files '*_eval.jsonl *.llmeval.jsonl'; rename them, set llm_gold_files (ini, or -o llm_gold_files=...), "
     "or name a gold file on the command line"
 )
 

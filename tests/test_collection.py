@@ -156,7 +156,7 @@ def test_sample_tiers_follow_the_llm_tiers_rule(pytester: pytest.Pytester, tiers
     expected = f"qa_eval.jsonl:2: field 'eval_criteria.tiers': {tiers!r}: {problem.rstrip('*')}"
     assert expected in result.stdout.str()
     # The same cut-offs on the command line are rejected by the same rule (a usage error).
-    cli = pytester.runpytest(f"--llm-tiers={tiers[0]},{tiers[1]}")
+    cli = pytester.runpytest("-o", f"llm_tiers={tiers[0]},{tiers[1]}")
     assert cli.ret == pytest.ExitCode.USAGE_ERROR
     assert problem.rstrip("*") in cli.stderr.str()
 

@@ -1,4 +1,4 @@
-"""``--llm-embedding-model``: a wrong name is a one-line usage error; the model loads only when needed."""
+"""``llm_embedding_model``: a wrong name is a one-line usage error; the model loads only when needed."""
 
 from __future__ import annotations
 
@@ -23,11 +23,11 @@ FREE_TEXT = {
 )
 def test_unknown_embedding_model_is_one_usage_error_line(pytester: pytest.Pytester, model: str, says: str) -> None:
     write_suite(pytester, [{"id": "a", **FREE_TEXT, "response": "A tax on sales."}])
-    result = pytester.runpytest(f"--llm-embedding-model={model}")
+    result = pytester.runpytest("-o", f"llm_embedding_model={model}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     errors = [line for line in result.stderr.lines if line.strip()]
     assert len(errors) == 1, errors
-    result.stderr.fnmatch_lines([f"ERROR: --llm-embedding-model=*{says}*"])
+    result.stderr.fnmatch_lines([f"ERROR: ini llm_embedding_model=*{says}*"])
     output = result.stdout.str() + result.stderr.str()
     assert "INTERNALERROR" not in output
     assert "internet" not in output
@@ -37,9 +37,9 @@ def test_unknown_embedding_model_is_one_usage_error_line(pytester: pytest.Pytest
 def test_a_directory_that_is_not_a_model_is_one_usage_error_line(pytester: pytest.Pytester) -> None:
     (pytester.path / "not_a_model").mkdir()
     write_suite(pytester, [{"id": "a", **FREE_TEXT, "response": "A tax on sales."}])
-    result = pytester.runpytest("--llm-embedding-model=not_a_model")
+    result = pytester.runpytest("-o", "llm_embedding_model=not_a_model")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: embedding model 'not_a_model' cannot be loaded: *--llm-embedding-model*"])
+    result.stderr.fnmatch_lines(["ERROR: embedding model 'not_a_model' cannot be loaded: *llm_embedding_model*"])
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
 
 

@@ -37,10 +37,10 @@ def test_same_gate_from_the_ini_file(pytester: pytest.Pytester) -> None:
 
 def test_every_sample_an_error_names_the_errors(pytester: pytest.Pytester) -> None:
     write_suite(pytester, ['{"id": "s0", "question": ["not text"], "expected": "a", "response": "a"}'])
-    result = pytester.runpytest("--llm-min-pass-rate=0.8", "--llm-errors=exclude")
+    result = pytester.runpytest("--llm-min-pass-rate=0.8", "-o", "llm_errors=exclude")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines([
-        "llmeval gate FAILED: no sample was graded (1 error(s), excluded by --llm-errors=exclude), so "
+        "llmeval gate FAILED: no sample was graded (1 error(s), excluded by -o llm_errors=exclude), so "
         "--llm-min-pass-rate 80.0% cannot be met; likely causes: the errors above *",
     ])
 

@@ -200,7 +200,7 @@ def test_runs_without_gold_samples_and_collect_only_are_not_recorded(pytester: p
 def test_keep_prunes_the_oldest_runs(pytester: pytest.Pytester) -> None:
     make_suite(pytester, 3)
     for _ in range(3):
-        run(pytester, MODEL, "--llm-history=hist", "--llm-history-keep=2")
+        run(pytester, MODEL, "--llm-history=hist", "-o", "llm_history_keep=2")
     runs = sorted((pytester.path / "hist" / "runs").iterdir())
     assert len(runs) == 2
     assert len(History.load(pytester.path / "hist").runs) == 2

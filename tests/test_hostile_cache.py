@@ -126,7 +126,7 @@ def test_the_api_key_echoed_by_a_server_reaches_no_written_file(
     fake_openai.echo_authorization = 400  # "Bad request; headers: Authorization: Bearer sk-canary-..."
     # A process of its own: whatever it writes to its stdout and stderr (fd level included) is read.
     result = pytester.runpytest_subprocess(
-        *model_args(fake_openai, "--llm-max-retries=0", "--llm-report=r.json", "--llm-html=r.html"),
+        *model_args(fake_openai, "-o", "llm_max_retries=0", "--llm-report=r.json", "--llm-html=r.html"),
         "--junitxml=junit.xml", "-rE",
     )
     result.assert_outcomes(errors=2)

@@ -15,7 +15,7 @@ from tests.disk_helpers import tmpfs
 from tests.fake_openai import FakeOpenAIServer
 from tests.test_models_plugin import suite
 
-FAST = ("--llm-timeout=1", "--llm-max-retries=0", "-p", "no:xdist")
+FAST = ("-o", "llm_timeout=1", "-o", "llm_max_retries=0", "-p", "no:xdist")
 
 
 def cache_args(server: FakeOpenAIServer, cache_dir: Path | str, *extra: str) -> list[str]:

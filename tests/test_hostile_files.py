@@ -119,7 +119,7 @@ def test_a_report_that_cannot_be_written_stops_no_other_output_and_leaves_no_sta
     (pytester.path / "r.json").write_text('{"stale": "from the run before"}\n')
     pytester.makeconftest(BREAK_REPORT)
     result = pytester.runpytest_subprocess(
-        "--llm-report=r.json", "--llm-html=r.html", "--llm-review-export=review.csv", "--llm-review-fraction=1", timeout=120
+        "--llm-report=r.json", "--llm-html=r.html", "--llm-review-export=review.csv", "-o", "llm_review_fraction=1", timeout=120
     )
     output = result.stdout.str()
     assert result.ret >= 2  # was 1 with every sample passed: CI read it as a test verdict
@@ -191,7 +191,7 @@ def umask_022() -> Iterator[None]:
 @pytest.mark.usefixtures("umask_022")
 def test_written_files_get_the_mode_the_umask_allows(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
     write_suite(pytester, [{"id": "s0", "question": "Paris", "expected": "Paris", "eval_criteria": EXACT}])
-    args = ("--llm-report=r.json", "--llm-html=r.html", "--llm-review-export=review.csv", "--llm-review-fraction=1", "-p", "no:xdist")
+    args = ("--llm-report=r.json", "--llm-html=r.html", "--llm-review-export=review.csv", "-o", "llm_review_fraction=1", "-p", "no:xdist")
     pytester.runpytest_subprocess(*model_args(fake_openai, *args), timeout=120).assert_outcomes(passed=1)
     (cached,) = (pytester.path / "llm_cache").rglob("*.json")
     for path in (cached, pytester.path / "r.json", pytester.path / "r.html", pytester.path / "review.csv"):

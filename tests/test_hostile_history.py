@@ -37,7 +37,7 @@ def test_a_future_dated_run_file_never_prunes_the_new_run(pytester: pytest.Pytes
     first.rename(future)
     if forged_seq is not None:
         _rewrite(future, lambda head: {**head, "seq": forged_seq})
-    result = run(pytester, MODEL, "--llm-history=hist", "--llm-history-keep=1")
+    result = run(pytester, MODEL, "--llm-history=hist", "-o", "llm_history_keep=1")
     [kept] = _runs(pytester)
     assert kept != future  # the run just written is the one kept
     [recorded] = History.load(pytester.path / "hist").runs
@@ -51,7 +51,7 @@ def test_keep_orders_by_sequence_not_by_name(pytester: pytest.Pytester) -> None:
         run(pytester, MODEL, "--llm-history=hist")
     oldest = _runs(pytester)[0]
     oldest.rename(oldest.with_name("99991231235959999999Z-" + oldest.name.split("-", 1)[1]))
-    run(pytester, MODEL, "--llm-history=hist", "--llm-history-keep=2")
+    run(pytester, MODEL, "--llm-history=hist", "-o", "llm_history_keep=2")
     assert [r.seq for r in History.load(pytester.path / "hist").runs] == [3, 4]
 
 

@@ -1,4 +1,4 @@
-"""Hostile servers (issue 21): ``--llm-timeout`` bounds the whole request, and the reply size is
+"""Hostile servers (issue 21): ``llm_timeout`` bounds the whole request, and the reply size is
 capped at what the cache records and replays alike."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pytest_llmeval.models.cache import MAX_FILE_BYTES, MAX_REPLY_BYTES
 from tests.fake_openai import FakeOpenAIServer, Reply
 from tests.test_models_plugin import model_args, suite
 
-FAST = ("--llm-max-retries=0", "-p", "no:xdist", "-rE")
+FAST = ("-o", "llm_max_retries=0", "-p", "no:xdist", "-rE")
 
 
 def test_a_server_dripping_a_valid_reply_is_cut_off_at_the_timeout(
@@ -22,7 +22,7 @@ def test_a_server_dripping_a_valid_reply_is_cut_off_at_the_timeout(
     suite(pytester, n=1)
     fake_openai.script(Reply(content="What is the capital of Norway?", drip=0.2))  # ~300 bytes: 60 s
     started = time.monotonic()
-    result = pytester.runpytest_subprocess(*model_args(fake_openai, "--llm-timeout=1", *FAST), timeout=120)
+    result = pytester.runpytest_subprocess(*model_args(fake_openai, "-o", "llm_timeout=1", *FAST), timeout=120)
     elapsed = time.monotonic() - started
     # 1 s and pytest's start-up on a loaded machine; was 60 s and more (each byte reset a read timeout)
     assert elapsed < 30, f"took {elapsed:.1f} s"

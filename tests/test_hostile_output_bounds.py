@@ -39,7 +39,7 @@ def test_a_judge_request_carries_a_default_output_bound(pytester: pytest.Pyteste
 
 
 def test_the_judge_bound_is_the_flag_when_given(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
-    _run(pytester, fake_openai, "--llm-judge-max-tokens=300").assert_outcomes(passed=1)
+    _run(pytester, fake_openai, "-o", "llm_judge_max_tokens=300").assert_outcomes(passed=1)
     assert [r["max_tokens"] for r in fake_openai.requests] == [300]
 
 

@@ -77,21 +77,21 @@ def test_a_run_that_did_not_finish_normally_is_marked_incomplete(pytester: pytes
 
 
 @pytest.mark.parametrize(
-    ("option", "message"),
+    ("args", "message"),
     [
-        ("--llm-timeout=nan", "must be a number of seconds > 0"),
-        ("--llm-timeout=0", "must be a number of seconds > 0"),
-        ("--llm-timeout=-1", "must be a number of seconds > 0"),
-        ("--llm-report=adir", "is a directory"),
-        ("--llm-rpm=nan", "must be a finite number > 0"),
+        (("-o", "llm_timeout=nan"), "must be a number of seconds > 0"),
+        (("-o", "llm_timeout=0"), "must be a number of seconds > 0"),
+        (("-o", "llm_timeout=-1"), "must be a number of seconds > 0"),
+        (("--llm-report=adir",), "is a directory"),
+        (("-o", "llm_rpm=nan"), "must be a finite number > 0"),
     ],
 )
-def test_bad_options_are_usage_errors_up_front(pytester: pytest.Pytester, option: str, message: str) -> None:
+def test_bad_options_are_usage_errors_up_front(pytester: pytest.Pytester, args: tuple[str, ...], message: str) -> None:
     (pytester.path / "adir").mkdir()
     write_suite(pytester, [{"id": "a", "question": "q", "expected": "yes", "response": "yes", "eval_criteria": EXACT}])
-    result = pytester.runpytest(option)
+    result = pytester.runpytest(*args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([f"*{option.split('=')[0]}*{message}*"])
+    result.stderr.fnmatch_lines([f"*{args[-1].split('=')[0]}*{message}*"])
 
 
 def test_xdist_record_off_leaves_no_scratch_folder(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
@@ -106,9 +106,9 @@ def test_xdist_record_off_leaves_no_scratch_folder(pytester: pytest.Pytester, fa
 @pytest.mark.parametrize("weights", ["accuracy=inf", "accuracy=nan", "length=1e308", '{"accuracy": -1}'])
 def test_non_finite_or_absurd_ini_weights_are_usage_errors(pytester: pytest.Pytester, weights: str) -> None:
     write_suite(pytester, [{"id": "a", "question": "q", "expected": "yes", "response": "yes", "eval_criteria": EXACT}])
-    result = pytester.runpytest(f"--llm-weights={weights}")
+    result = pytester.runpytest("-o", f"llm_weights={weights}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--llm-weights*must be a number from 0 to 1000*"])
+    result.stderr.fnmatch_lines(["*llm_weights*must be a number from 0 to 1000*"])
 
 
 def test_the_json_report_is_valid_json_whatever_the_weights(pytester: pytest.Pytester) -> None:

@@ -14,7 +14,7 @@ from pytest_llmeval.errors import GraderError
 from pytest_llmeval.judge.llm import judge_correctness
 from pytest_llmeval.metrics.freetext.claims import claims_f1
 from pytest_llmeval.models import make_chat_model
-from pytest_llmeval.options import OPTIONS, Settings
+from pytest_llmeval.options import Settings
 from tests.fake_openai import FakeOpenAIServer, Reply
 from tests.test_claims import GOLD, GOLD_CLAIMS, QUESTION, RESPONSE, scripted_10b5_judge
 from tests.test_judge import INJECTION, rule_following_judge
@@ -25,11 +25,8 @@ def judge(
     fake_openai: FakeOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Any]:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    values = {
-        o.name: o.convert(o.default) if isinstance(o.default, str) else o.default for o in OPTIONS
-    }
-    values.update(llm_base_url=fake_openai.url, llm_retries=0)
-    model = make_chat_model("openai:judge-model", Settings(values), rootdir=tmp_path)
+    settings = Settings.defaults(base_url=fake_openai.url, max_retries=0)
+    model = make_chat_model("openai:judge-model", settings, rootdir=tmp_path)
     yield model
     model.close()
 

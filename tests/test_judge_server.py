@@ -89,8 +89,8 @@ def test_model_and_judge_on_two_servers(
         """
     )
     result = pytester.runpytest(
-        "--llm-model=openai:answer-model", f"--llm-base-url={fake_openai.url}", "--llm-temperature=0.7",
-        "--llm-max-tokens=64", '--llm-extra-body={"top_k": 5}', "--llm-cache-dir=cache", "-p", "no:xdist",
+        "--llm-model=openai:answer-model", f"--llm-base-url={fake_openai.url}", "-o", "llm_temperature=0.7",
+        "-o", "llm_max_tokens=64", "-o", 'llm_extra_body={"top_k": 5}', "--llm-cache-dir=cache", "-p", "no:xdist",
     )
     result.assert_outcomes(passed=1, failed=1)
     assert {r["model"] for r in fake_openai.requests} == {"answer-model"}
@@ -110,10 +110,10 @@ def test_judge_temperature_is_its_own_and_zero_by_default(
     write_suite(pytester, SUITE[:1])
     fake_openai.reply_with(model_answer)
     judge_server.reply_with(scripted_judge)
-    args = ["--llm-model=answer-model", f"--llm-base-url={fake_openai.url}", "--llm-temperature=0.9",
-            "--llm-judge=openai:judge-model", f"--llm-judge-base-url={judge_server.url}", "-p", "no:xdist"]
+    args = ["--llm-model=answer-model", f"--llm-base-url={fake_openai.url}", "-o", "llm_temperature=0.9",
+            "--llm-judge=openai:judge-model", "-o", f"llm_judge_base_url={judge_server.url}", "-p", "no:xdist"]
     pytester.runpytest(*args, "--llm-record=off").assert_outcomes(passed=1)
-    pytester.runpytest(*args, "--llm-record=off", "--llm-judge-temperature=0.3").assert_outcomes(passed=1)
+    pytester.runpytest(*args, "--llm-record=off", "-o", "llm_judge_temperature=0.3").assert_outcomes(passed=1)
     assert [r["temperature"] for r in fake_openai.requests] == [0.9, 0.9]
     assert [r["temperature"] for r in judge_server.requests] == [0, 0.3]
 
@@ -123,19 +123,19 @@ def test_a_missing_judge_key_names_the_judge_flag(pytester: pytest.Pytester, mon
     monkeypatch.delenv("MY_JUDGE_KEY", raising=False)
     write_suite(pytester, [{**SUITE[0], "response": "Revenue rose 8%."}])
     result = pytester.runpytest(
-        "--llm-judge=openai:gpt-judge", "--llm-judge-api-key-env=MY_JUDGE_KEY", "--llm-record=off", "-p", "no:xdist"
+        "--llm-judge=openai:gpt-judge", "-o", "llm_judge_api_key_env=MY_JUDGE_KEY", "--llm-record=off", "-p", "no:xdist"
     )
     result.assert_outcomes(errors=1)  # refused before any request: no network
     result.stdout.fnmatch_lines(
-        ["*no API key: set the environment variable MY_JUDGE_KEY (or name another one with --llm-judge-api-key-env)*"]
+        ["*no API key: set the environment variable MY_JUDGE_KEY (or name another one with llm_judge_api_key_env)*"]
     )
 
 
 def test_bad_judge_option_names_both_spellings(pytester: pytest.Pytester) -> None:
     write_suite(pytester, SUITE[:1])
-    result = pytester.runpytest("--llm-judge-timeout=0", "-p", "no:xdist")
+    result = pytester.runpytest("-o", "llm_judge_timeout=0", "-p", "no:xdist")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--llm-judge-timeout='0' (ini llm_judge_timeout / --llm-judge-timeout)*"])
+    result.stderr.fnmatch_lines(["ERROR: ini llm_judge_timeout='0': must be a number of seconds > 0*"])
 
 
 # -- item 12: a bounded, named repair request ----------------------------------------------------
@@ -213,7 +213,7 @@ def test_llama_cpp_python_judge_gets_the_schema_inside_json_object(
 ) -> None:
     write_suite(pytester, JUDGED)
     fake_openai.play_llama_cpp_python(scripted_judge)
-    args = ["--llm-judge=openai:judge-model", f"--llm-judge-base-url={fake_openai.url}", "--llm-cache-dir=cache"]
+    args = ["--llm-judge=openai:judge-model", "-o", f"llm_judge_base_url={fake_openai.url}", "--llm-cache-dir=cache"]
     result = pytester.runpytest(*args, "-p", "no:xdist")
     result.assert_outcomes(passed=1, failed=1)
     # one refused json_schema for the endpoint, then the schema inside json_object

@@ -77,11 +77,11 @@ def test_length_applies_only_to_long_golds_or_when_asked(pytester: pytest.Pytest
 
 def test_run_wide_settings_ask_for_length(pytester: pytest.Pytester) -> None:
     write_suite(pytester, [{"id": "oslo", "question": "Capital?", "expected": "Oslo", "response": "Oslo", "eval_criteria": EXACT}])
-    for option in ("--llm-weights=accuracy=0.7,length=0.3", '--llm-length-bands={"ok": [1, 300]}'):
-        pytester.runpytest("--llm-report=r.json", option)
+    for option in ("llm_weights=accuracy=0.7,length=0.3", 'llm_length_bands={"ok": [1, 300]}'):
+        pytester.runpytest("--llm-report=r.json", "-o", option)
         report = json.loads((pytester.path / "r.json").read_text())
         assert report["sample_results"][0]["scores"]["length"] is not None, option
-    pytester.runpytest("--llm-report=r.json", "--llm-weights=accuracy=0.7,citation=0.2,keywords=0.1")
+    pytester.runpytest("--llm-report=r.json", "-o", "llm_weights=accuracy=0.7,citation=0.2,keywords=0.1")
     assert json.loads((pytester.path / "r.json").read_text())["sample_results"][0]["scores"]["length"] is None
 
 

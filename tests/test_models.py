@@ -19,7 +19,7 @@ from pytest_llmeval.errors import CacheMissError, FatalModelError, ModelError
 from pytest_llmeval.models import AnswerService, make_chat_model, merge_stats, openai_chat
 from pytest_llmeval.models.cache import cache_key
 from pytest_llmeval.models.openai_chat import retry_after_seconds
-from pytest_llmeval.options import OPTIONS, Settings
+from pytest_llmeval.options import Settings
 from pytest_llmeval.sample import Sample
 from tests.fake_openai import FakeOpenAIServer, Reply
 
@@ -34,11 +34,7 @@ QUESTIONS = [
 
 
 def make_settings(**overrides: Any) -> Settings:
-    values = {
-        s.name: (s.convert(s.default) if isinstance(s.default, str) else s.default) for s in OPTIONS
-    }
-    values.update({"llm_" + name: value for name, value in overrides.items()})
-    return Settings(values)
+    return Settings.defaults(**overrides)
 
 
 def make_sample(index: int, question: str | None = None, *, response: str | None = None) -> Sample:

@@ -114,7 +114,7 @@ def test_failed_sample_is_an_error_item_and_the_run_goes_on(
         return asked
 
     fake_openai.reply_with(reply)
-    result = pytester.runpytest(*model_args(fake_openai, "--llm-max-retries=1"), "-rE")
+    result = pytester.runpytest(*model_args(fake_openai, "-o", "llm_max_retries=1"), "-rE")
     result.assert_outcomes(passed=3, errors=1)
     result.stdout.fnmatch_lines(["*s2*HTTP 503 after 2 attempt(s): The server is overloaded*"])
     assert len(fake_openai.requests) == 5
@@ -186,7 +186,7 @@ def test_gold_items_and_llm_sample_share_one_answer_per_sample_with_and_without_
     runs = {}
     for name, xdist in (("plain", ["-p", "no:xdist"]), ("dist", ["-n", "2"])):
         fake_openai.requests.clear()
-        args = model_args(fake_openai, "--llm-max-retries=0", "--llm-record=off", f"--llm-report={name}.json")
+        args = model_args(fake_openai, "-o", "llm_max_retries=0", "--llm-record=off", f"--llm-report={name}.json")
         result = pytester.runpytest(*args, *xdist, "-rE")
         # every sample asked once per run, by the gold items and the fixture together
         assert len(fake_openai.requests) == 6, name

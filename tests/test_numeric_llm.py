@@ -221,7 +221,7 @@ def test_a_reply_the_schema_or_checks_refuse_twice_is_an_error(
 def test_failing_judge_call_is_an_error_outcome(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
     write_suite(pytester, [SUITE[0]])
     fake_openai.reply_with(lambda body: Reply.error(500, "judge down"))
-    result = pytester.runpytest(*judge_args(fake_openai, "--llm-max-retries=0"))
+    result = pytester.runpytest(*judge_args(fake_openai, "-o", "llm_max_retries=0"))
     result.assert_outcomes(errors=1)
     assert results(pytester)["agree-pass"]["status"] == "error"
 
@@ -234,7 +234,7 @@ def test_cli_and_ini_twin_and_per_sample_override(pytester: pytest.Pytester, fak
         sample("kept-heuristic", "DISAGREE: EPS rose from $4.2 billion to $5.0 billion.", "$4.2 billion", heuristic),
     ])
     fake_openai.reply_with(judge)
-    result = pytester.runpytest(*judge_args(fake_openai, "--llm-numeric-extractor=llm"))
+    result = pytester.runpytest(*judge_args(fake_openai, "-o", "llm_numeric_extractor=llm"))
     result.assert_outcomes(passed=1, failed=1)
     assert len(fake_openai.requests) == 1  # the sample that says "heuristic" keeps it
     assert results(pytester)["kept-heuristic"]["needs_review"] is False
@@ -247,21 +247,21 @@ def test_cli_and_ini_twin_and_per_sample_override(pytester: pytest.Pytester, fak
     assert len(fake_openai.requests) == 1
 
     fake_openai.reset()
-    result = pytester.runpytest(*judge_args(fake_openai, "--llm-numeric-extractor=heuristic", "--llm-record=all"))
+    result = pytester.runpytest(*judge_args(fake_openai, "-o", "llm_numeric_extractor=heuristic", "--llm-record=all"))
     result.assert_outcomes(passed=1, failed=1)
     assert fake_openai.requests == []  # the CLI beats the ini; the default asks nobody
 
 
 def test_bad_option_value_is_a_usage_error(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest("--llm-numeric-extractor=regex")
+    result = pytester.runpytest("-o", "llm_numeric_extractor=regex")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--llm-numeric-extractor='regex' (ini llm_numeric_extractor / --llm-numeric-extractor): must be one of heuristic|llm*"])
+    result.stderr.fnmatch_lines(["ERROR: ini llm_numeric_extractor='regex': must be one of heuristic|llm*"])
 
 
 def test_run_wide_llm_extractor_without_a_judge_is_a_usage_error(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest("--llm-numeric-extractor=llm")
+    result = pytester.runpytest("-o", "llm_numeric_extractor=llm")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--llm-numeric-extractor=llm (ini llm_numeric_extractor) needs a judge model: --llm-judge=openai:MODEL*"])
+    result.stderr.fnmatch_lines(["ERROR: ini llm_numeric_extractor=llm needs a judge model: --llm-judge=openai:MODEL*"])
 
 
 def test_llm_extractor_without_a_judge_is_an_error_naming_the_flag(pytester: pytest.Pytester) -> None:

@@ -217,7 +217,7 @@ def test_group_from_the_sample_or_the_file_header(pytester: pytest.Pytester) -> 
 
 def test_review_import_random_rows_correct_and_picked_rows_only_count_for_agreement(pytester: pytest.Pytester) -> None:
     write_suite(pytester, suite())
-    pytester.runpytest("--llm-review-export=review.csv", "--llm-review-fraction=0.3", "-p", "no:xdist")
+    pytester.runpytest("--llm-review-export=review.csv", "-o", "llm_review_fraction=0.3", "-p", "no:xdist")
     with (pytester.path / "review.csv").open(newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     random_rows = [r for r in rows if r["selected_because"] == "random"]
@@ -314,7 +314,7 @@ def test_review_rows_picked_by_verdict_are_named_beside_the_correction(pytester:
 
 
 def test_error_items_count_as_failures_for_people_too(pytester: pytest.Pytester) -> None:
-    """With --llm-errors=fail an error item is a known failure: the corrected rate covers it as one."""
+    """With -o llm_errors=fail an error item is a known failure: the corrected rate covers it as one."""
     write_suite(pytester, [*suite(), '{"id": "broken", "question": 1}', "not json"])
     write_labels(pytester, label_rows(LABELLED))
     pytester.runpytest("--llm-labels=labels.jsonl", "--llm-report=r.json", "-p", "no:xdist")
@@ -323,7 +323,7 @@ def test_error_items_count_as_failures_for_people_too(pytester: pytest.Pytester)
     assert corrected["population"] == 102
     for key in ("estimate", "low", "high", "grader_rate"):
         assert corrected[key] == pytest.approx(want[key] * 100 / 102), key
-    pytester.runpytest("--llm-labels=labels.jsonl", "--llm-report=r.json", "--llm-errors=exclude", "-p", "no:xdist")
+    pytester.runpytest("--llm-labels=labels.jsonl", "--llm-report=r.json", "-o", "llm_errors=exclude", "-p", "no:xdist")
     assert report(pytester)["aggregate_metrics"]["corrected_pass_rate"]["estimate"] == pytest.approx(want["estimate"])
 
 

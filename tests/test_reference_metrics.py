@@ -1,4 +1,4 @@
-"""--llm-reference-metrics: BLEU, ROUGE-1/L and a BERTScore-style F1 beside the verdict, never scored."""
+"""llm_reference_metrics: BLEU, ROUGE-1/L and a BERTScore-style F1 beside the verdict, never scored."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def test_rouge_l_rewards_order_rouge_1_does_not() -> None:
 
 def test_date_example_bleu_zero_beside_a_correct_verdict(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
     write_suite(pytester, [DATE_SAMPLE])
-    result = pytester.runpytest("--llm-reference-metrics", "--llm-report=r.json", *plugin_args)
+    result = pytester.runpytest("-o", "llm_reference_metrics=true", "--llm-report=r.json", *plugin_args)
     result.assert_outcomes(passed=1)
     sample = json.loads((pytester.path / "r.json").read_text())["sample_results"][0]
     assert sample["status"] == "pass"
@@ -83,7 +83,7 @@ def test_off_by_default_and_switchable_in_ini_without_changing_the_score(pyteste
     assert on["sample_results"][0]["scores"] == off["sample_results"][0]["scores"]
     pytester.makeini("[pytest]\nllm_reference_metrics = maybe\n")
     result = pytester.runpytest()
-    result.stderr.fnmatch_lines(["*'maybe' (ini llm_reference_metrics / --llm-reference-metrics): must be true or false*"])
+    result.stderr.fnmatch_lines(["ERROR: ini llm_reference_metrics='maybe': must be true or false*"])
 
 
 def test_metric_libraries_are_imported_only_when_asked_for(pytester: pytest.Pytester) -> None:
@@ -99,14 +99,14 @@ def test_metric_libraries_are_imported_only_when_asked_for(pytester: pytest.Pyte
     )
     off = pytester.runpytest_subprocess()
     off.stdout.fnmatch_lines(["LOADED []"])
-    on = pytester.runpytest_subprocess("--llm-reference-metrics")
+    on = pytester.runpytest_subprocess("-o", "llm_reference_metrics=true")
     on.stdout.fnmatch_lines(["LOADED ['rouge_score', 'sacrebleu']"])
 
 
 def test_html_report_shows_the_reference_means(pytester: pytest.Pytester) -> None:
     pytest.importorskip("jinja2")
     write_suite(pytester, [DATE_SAMPLE])
-    pytester.runpytest("--llm-reference-metrics", "--llm-html=r.html").assert_outcomes(passed=1)
+    pytester.runpytest("-o", "llm_reference_metrics=true", "--llm-html=r.html").assert_outcomes(passed=1)
     html = (pytester.path / "r.html").read_text(encoding="utf-8")
     assert "Reference metrics (informational, never scored)" in html
     assert re.search(r"<th>bleu</th><td>0(\.0+)?</td>", html)

@@ -113,7 +113,7 @@ def test_one_sided_samples_are_listed_not_paired_and_identity_differences_warned
     path = pytester.path / "qa_eval.jsonl"
     path.write_text("".join(line + "\n" for line in path.read_text().splitlines() if '"s59"' not in line))
     set_wrong(pytester, BASE_WRONG, model="b")
-    result = run(pytester, "--llm-model=python:llm_app:answer_b", "--llm-baseline=base.json", "--llm-tiers=0.8,0.5",
+    result = run(pytester, "--llm-model=python:llm_app:answer_b", "--llm-baseline=base.json", "-o", "llm_tiers=0.8,0.5",
                  "--llm-report=new.json")
     comparison = load(pytester, "new.json")["comparison"]
     assert comparison["paired"] == 59

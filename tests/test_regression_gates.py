@@ -54,7 +54,7 @@ def test_gate_only_never_masks_errors_or_hand_written_tests(pytester: pytest.Pyt
     set_wrong(pytester, ["s01"])
     with path.open("a", encoding="utf-8") as handle:
         handle.write('{"id": "broken"\n')  # a bad line: an error item
-    result = run(pytester, MODEL, "--llm-gate-only", "--llm-errors=exclude", *plugin_args)
+    result = run(pytester, MODEL, "--llm-gate-only", "-o", "llm_errors=exclude", *plugin_args)
     assert result.parseoutcomes() == {"passed": 5, "failed": 1, "errors": 1}
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["llmeval gate-only: 1 failure(s) that are not graded samples*still fail the run"])

@@ -53,7 +53,7 @@ def test_one_failed_repeat_loses_none_of_the_others(pytester: pytest.Pytester, p
 def test_under_errors_exclude_failed_repeats_leave_the_denominators(pytester: pytest.Pytester) -> None:
     suite(pytester)
     result = run(
-        pytester, "--llm-model=python:flaky_app:answer", "--llm-repeat=5", "--llm-errors=exclude", "--llm-report=r.json"
+        pytester, "--llm-model=python:flaky_app:answer", "--llm-repeat=5", "-o", "llm_errors=exclude", "--llm-report=r.json"
     )
     result.assert_outcomes(passed=3, errors=1)
     report = load(pytester, "r.json")

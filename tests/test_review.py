@@ -93,7 +93,7 @@ def test_export_holds_a_random_spot_check_and_every_fail_and_review(pytester: py
     pytester.runpytest("--llm-review-export=out/review.csv", "-n", "2")
     assert path.read_bytes() == first
     # Another seed picks another share of the same size.
-    pytester.runpytest("--llm-review-export=out/other.jsonl", "--llm-review-seed=7")
+    pytester.runpytest("--llm-review-export=out/other.jsonl", "-o", "llm_review_seed=7")
     lines = [json.loads(line) for line in (pytester.path / "out" / "other.jsonl").read_text().splitlines()]
     assert len(lines) == len(rows) or len(lines) >= 10
     assert {r["id"] for r in lines} != {r["id"] for r in rows}
@@ -150,7 +150,7 @@ def agreement_suite() -> list[dict[str, Any]]:
 @needs("html")
 def test_import_of_20_verdicts_gives_agreement_and_kappa(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
     write_suite(pytester, agreement_suite())
-    pytester.runpytest("--llm-review-export=review.csv", "--llm-review-fraction=1", "--llm-report=first.json", *plugin_args)
+    pytester.runpytest("--llm-review-export=review.csv", "-o", "llm_review_fraction=1", "--llm-report=first.json", *plugin_args)
     rows = read_csv(pytester.path / "review.csv")
     assert len(rows) == 30
     # People judge 20 rows: a fixed pattern that agrees with some verdicts and not others.

@@ -21,7 +21,7 @@ def read_csv(path: Path) -> list[dict[str, str]]:
 def test_formula_ids_are_defused_in_the_export_and_still_match_on_import(pytester: pytest.Pytester) -> None:
     write_suite(pytester, [{"id": sid, "question": "q", "expected": "Oslo", "response": "Oslo", "eval_criteria": EXACT}
                            for sid in FORMULA_IDS])
-    pytester.runpytest("--llm-review-export=review.csv", "--llm-review-fraction=1", "-p", "no:xdist")
+    pytester.runpytest("--llm-review-export=review.csv", "-o", "llm_review_fraction=1", "-p", "no:xdist")
     rows = read_csv(pytester.path / "review.csv")
     assert len(rows) == len(FORMULA_IDS)
     for row in rows:

@@ -145,7 +145,7 @@ def test_help_shows_the_option_group_without_heavy_imports(project: Path) -> Non
     run = run_pytest(project, "--help")
     assert run.returncode == 0, run.stdout + run.stderr
     assert "LLM evaluation (pytest-llmeval):" in run.stdout
-    for flag in ("--llm-min-pass-rate", "--llm-report", "--llm-model", "--llm-errors"):
+    for flag in ("--llm-min-pass-rate", "--llm-report", "--llm-model", "--llm-judge"):
         assert flag in run.stdout
     assert "llm_gold_files" in run.stdout  # the ini twin is listed too
     assert run.heavy == []

@@ -189,7 +189,7 @@ def test_errors_mode_fail_vs_exclude(pytester: pytest.Pytester) -> None:
     write_suite(pytester, suite)
     result = pytester.runpytest("--llm-min-pass-rate=0.8", "-p", "no:randomly")
     result.stdout.fnmatch_lines(["pass rate: 66.7% (2 of 3 in the pass tier; errors count as fail)", "llmeval gate FAILED*"])
-    result = pytester.runpytest("--llm-min-pass-rate=0.8", "--llm-errors=exclude")
+    result = pytester.runpytest("--llm-min-pass-rate=0.8", "-o", "llm_errors=exclude")
     result.stdout.fnmatch_lines(["pass rate: 100.0% (2 of 2 in the pass tier; errors count as exclude)", "llmeval gate passed*"])
     assert result.ret == pytest.ExitCode.TESTS_FAILED  # the error item itself still fails the run
 

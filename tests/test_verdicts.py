@@ -104,11 +104,11 @@ def test_needs_review_pass_is_not_counted_by_the_gate_unless_asked(pytester: pyt
     verdict = answer_correctness(thin["response"], thin["expected"], question=thin["question"], judge="offline")
     assert verdict.correct
     assert verdict.needs_review
-    strict = pytester.runpytest("--llm-min-pass-rate=0.75", "--llm-tiers=0.5,0.4")
+    strict = pytester.runpytest("--llm-min-pass-rate=0.75", "-o", "llm_tiers=0.5,0.4")
     strict.stdout.fnmatch_lines(["*needs review (offline judge (*))*", "*::thin*",
                                  "*gate FAILED*1 pass-tier sample(s) needing review not counted*"])
     assert strict.ret == 1
-    lenient = pytester.runpytest("--llm-min-pass-rate=0.75", "--llm-tiers=0.5,0.4", "--llm-review-passes")
+    lenient = pytester.runpytest("--llm-min-pass-rate=0.75", "-o", "llm_tiers=0.5,0.4", "-o", "llm_review_passes=true")
     lenient.stdout.fnmatch_lines(["*gate passed*"])
     assert lenient.ret == 0
 

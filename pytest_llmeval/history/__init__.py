@@ -11,7 +11,9 @@ if TYPE_CHECKING:
 
 
 def history_dir(llm_session: LLMEvalSession) -> Path:
-    path = Path(llm_session.settings.history)
+    history = llm_session.settings.history
+    assert history is not None, "only a run with --llm-history has a history directory"
+    path = Path(history)
     return path if path.is_absolute() else Path(llm_session.config.invocation_params.dir) / path
 
 
@@ -41,6 +43,6 @@ def record_run(llm_session: LLMEvalSession) -> Path | None:
     if not run["complete"]:
         note += f" (incomplete: {run['incomplete_reason']})"
     if pruned:
-        note += f"; {pruned} older run(s) pruned (--llm-history-keep={keep})"
+        note += f"; {pruned} older run(s) pruned (-o llm_history_keep={keep})"
     llm_session.output_notes.append(note)
     return path

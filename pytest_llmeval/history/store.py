@@ -384,7 +384,7 @@ class History:
 
 
 def prune(root: Path, keep: int, current: Path | None = None) -> int:
-    """``--llm-history-keep=N``: delete all but the newest ``keep`` run files, newest by ``seq``
+    """``-o llm_history_keep=N``: delete all but the newest ``keep`` run files, newest by ``seq``
     (then name), never ``current``; then tables that no remaining run names (and that are older
     than :data:`TABLE_GRACE_S`). Returns runs deleted."""
     heads: dict[Path, Any] = {}

@@ -25,11 +25,9 @@ _built: dict[str, ChatModel] = {}  # spec -> model built with default settings (
 
 
 def _default_settings() -> Any:
-    from pytest_llmeval.options import OPTIONS, Settings
+    from pytest_llmeval.options import Settings
 
-    return Settings(
-        {o.name: o.convert(o.default) if isinstance(o.default, str) else o.default for o in OPTIONS}
-    )
+    return Settings.defaults()
 
 
 def resolve_judge(judge: ChatModel | str | None, settings: Any = None) -> ChatModel | None:

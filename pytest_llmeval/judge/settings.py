@@ -2,7 +2,7 @@
 
 Inherited from the model's settings when the judge's are not set: base URL, API key variable,
 timeout (and seed, retries, cache, concurrency). Never inherited: temperature (the judge's is 0
-unless ``--llm-judge-temperature``), max tokens and extra body, which belong to the model under test.
+unless ``llm_judge_temperature``), max tokens and extra body, which belong to the model under test.
 """
 
 from __future__ import annotations
@@ -11,15 +11,15 @@ from typing import Any
 
 # judge option -> model option it falls back to (None: no fallback, the judge's value or default)
 _FALLBACK = {
-    "llm_judge_base_url": "llm_base_url",
-    "llm_judge_api_key_env": "llm_api_key_env",
-    "llm_judge_timeout": "llm_timeout",
-    "llm_judge_temperature": None,
-    "llm_judge_max_tokens": None,
-    "llm_judge_extra_body": None,
+    "judge_base_url": "base_url",
+    "judge_api_key_env": "api_key_env",
+    "judge_timeout": "timeout",
+    "judge_temperature": None,
+    "judge_max_tokens": None,
+    "judge_extra_body": None,
 }
-_DEFAULTS = {"llm_judge_temperature": 0.0, "llm_judge_extra_body": {}}
-# Sent as max_tokens when --llm-judge-max-tokens is unset: a judge reply is a verdict and a few
+_DEFAULTS: dict[str, Any] = {"judge_temperature": 0.0, "judge_extra_body": {}}
+# Sent as max_tokens when llm_judge_max_tokens is unset: a judge reply is a verdict and a few
 # reasons, and a small model that ignores the schema must not write to its context's end.
 DEFAULT_MAX_TOKENS = 1024
 
@@ -30,18 +30,19 @@ def judge_settings(settings: Any) -> Any:
     Anything but a :class:`~pytest_llmeval.options.Settings` (a hand-made namespace) is
     returned unchanged.
     """
+    import dataclasses
+
     from pytest_llmeval.options import Settings
 
-    if not isinstance(settings, Settings):
+    if not isinstance(settings, Settings) or settings.role == "judge":
         return settings
-    values = dict(settings.values)
+    changes: dict[str, Any] = {}
     for judge_name, model_name in _FALLBACK.items():
-        value = values.get(judge_name)
+        value = getattr(settings, judge_name)
         if value is None and model_name is not None:
-            value = values.get(model_name)
+            value = getattr(settings, model_name)
         if value is None:
             value = _DEFAULTS.get(judge_name)
-        values["llm_" + judge_name.removeprefix("llm_judge_")] = value
-    values["llm_default_max_tokens"] = DEFAULT_MAX_TOKENS
-    values["llm_role"] = "judge"  # error messages name the judge's flags
-    return Settings(values)
+        changes[judge_name.removeprefix("judge_")] = value
+    # error messages name the judge's keys
+    return dataclasses.replace(settings, **changes, role="judge", default_max_tokens=DEFAULT_MAX_TOKENS)

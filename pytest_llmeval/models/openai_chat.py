@@ -214,8 +214,8 @@ class OpenAIChat:
             settings.base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_DEFAULT_URL
         ).rstrip("/")
         self.api_key_env = settings.api_key_env or "OPENAI_API_KEY"
-        # the flag naming the key variable, in error messages (the judge has its own)
-        self.key_flag = "--llm-judge-api-key-env" if getattr(settings, "role", None) == "judge" else "--llm-api-key-env"
+        # the ini key naming the key variable, in error messages (the judge has its own)
+        self.key_flag = "llm_judge_api_key_env" if getattr(settings, "role", None) == "judge" else "llm_api_key_env"
         self.temperature = settings.temperature
         self.max_tokens = settings.max_tokens
         # sent when max_tokens is unset (the judge's bound); not in the cache key, so caches
@@ -508,7 +508,7 @@ class OpenAIChat:
             body["tools"] = tools
         body.update(self.extra_body)  # merged into the body, as the OpenAI SDK's extra_body is
         # plain HTTP: we validate the body ourselves so malformed replies become clear errors.
-        # --llm-timeout bounds the whole request, not each read: a server dripping one byte at a
+        # llm_timeout bounds the whole request, not each read: a server dripping one byte at a
         # time would otherwise hold it for ever.
         try:
             return await asyncio.wait_for(self._exchange(body), self.timeout)

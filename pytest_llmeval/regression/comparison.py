@@ -122,7 +122,7 @@ class Outcome:
 
 def outcomes(sample_results: list[dict[str, Any]], *, errors_mode: str = "fail", model: str | None = None) -> dict[tuple[str, str], Outcome]:
     """Comparable gold samples by (file, sample id). Skipped samples never pair; errors count as not
-    passing (``--llm-errors=fail``) or are left out (``exclude``), as in the pass rate."""
+    passing (``-o llm_errors=fail``) or are left out (``exclude``), as in the pass rate."""
     out: dict[tuple[str, str], Outcome] = {}
     # file order (then id): the same lists with and without xdist, and in the offline compare
     ordered = sorted(sample_results, key=lambda e: (str(e.get("file") or ""), _line(e.get("line")), str(e.get("sample_id"))))

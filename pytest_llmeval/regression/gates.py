@@ -94,7 +94,7 @@ def nothing_graded_gate(
             "gold files not matching llm_gold_files, a wrong path, or -k/-m deselecting every sample"
         )
     elif errors:
-        seen = f"{errors} error(s)" + (", excluded by --llm-errors=exclude" if errors_excluded else "")
+        seen = f"{errors} error(s)" + (", excluded by -o llm_errors=exclude" if errors_excluded else "")
         seen += f", {skipped} skipped" if skipped else ""
         causes = "the errors above (model, judge or grader failures, bad gold lines)"
     else:

@@ -4,7 +4,7 @@ The item's tier comes from the mean overall score over its repeats (so one lucky
 does not decide it); each repeat's own tier and score are kept, and give the sample's stability.
 
 A repeat whose answer or grading fails is an error on its own (its index and reason kept); the
-others are still graded and kept. With ``--llm-errors=fail`` an errored repeat counts as not
+others are still graded and kept. With ``-o llm_errors=fail`` an errored repeat counts as not
 passed, with ``exclude`` it is left out, in the pass count and the run's figures alike, as the
 pass rate counts error items. Only when every repeat fails is the item an error.
 """

@@ -325,7 +325,7 @@ def view_model(report: dict[str, Any]) -> dict[str, Any]:
         "by_task": _group_rows(report.get("by_task")),
         "by_domain": _group_rows(report.get("by_domain")),
         "model_stats": _scalar_rows(report.get("model_stats") or {}),
-        # --llm-reference-metrics means (BLEU, ROUGE, BERTScore-style F1); each sample's are in its JSON.
+        # llm_reference_metrics means (BLEU, ROUGE, BERTScore-style F1); each sample's are in its JSON.
         "reference_metrics": _scalar_rows(aggregate.get("reference_metrics") or {}),
         "comparison": _comparison(report),
         "flaky": _flaky(report, samples),

@@ -32,6 +32,6 @@ def latency_parts(stats: dict[str, Any]) -> list[str]:
     if wait_p95 is not None and wait_p95 >= SHOWN_WAIT_S:
         parts.append(
             f"waited for a client slot median {stats.get('slot_wait_median_s') or 0:.2f}s p95 {wait_p95:.2f}s "
-            "(--llm-concurrency, --llm-rpm)"
+            "(--llm-concurrency, llm_rpm)"
         )
     return parts

@@ -139,6 +139,7 @@ def _export_for_review(llm_session: LLMEvalSession) -> None:
     from pytest_llmeval.review import export_rows, read_verdicts, write_export
 
     settings = llm_session.settings
+    assert settings.review_export is not None, "only a run with --llm-review-export exports"
     path = _path(llm_session, settings.review_export)
     # People's work is never overwritten: a rerun with the same (ini) export path would
     # otherwise replace a filled-in file with empty verdicts.

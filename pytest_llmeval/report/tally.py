@@ -16,7 +16,7 @@ class Tally:
 
     records: list[dict[str, Any]]
     errors_mode: ErrorsMode = ErrorsMode.FAIL
-    review_passes: bool = False  # --llm-review-passes: a needs-review sample in the pass tier counts
+    review_passes: bool = False  # llm_review_passes: a needs-review sample in the pass tier counts
     tiers: Counter[str] = field(default_factory=Counter)
 
     def __post_init__(self) -> None:
@@ -39,7 +39,7 @@ class Tally:
     def passed(self) -> int:
         # Acceptable samples pass their tests but not the gate: otherwise the gate
         # could never fail a run whose tests all passed. Nor does a pass resting on thin
-        # evidence (needs review) unless --llm-review-passes says so.
+        # evidence (needs review) unless llm_review_passes says so.
         return self.tiers["pass"] - (0 if self.review_passes else self.unreviewed_passes)
 
     @property
@@ -56,7 +56,7 @@ class Tally:
         return statistics.fmean(values) if values else None
 
     def reference_means(self) -> dict[str, float | None] | None:
-        """Means of the ``--llm-reference-metrics`` figures over graded samples (None when off)."""
+        """Means of the ``llm_reference_metrics`` figures over graded samples (None when off)."""
         rows = [r["reference_metrics"] for r in self.graded if r.get("reference_metrics")]
         if not rows:
             return None

@@ -1008,7 +1008,7 @@ def _offline_judgement(
         judged.review_between = "offline judge (abstains)"
     elif judged.correct and ruled is None and _thin_evidence(signals):
         # A pass resting on almost nothing is not a pass the gate should count: a person or
-        # the judge decides (--llm-review-passes counts it anyway).
+        # the judge decides (llm_review_passes counts it anyway).
         judged.review_notes.append(
             f"thin evidence for a pass: no key figure and {signals.inclusion:.0%} of the key words of the "
             "expected answer, no shared yes/no"

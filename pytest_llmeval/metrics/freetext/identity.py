@@ -92,7 +92,7 @@ def grade(ctx: GradeContext) -> MetricResult:
     settings = ctx.criteria.get("identity") or {}
     if not isinstance(settings, dict) or set(settings) - {"coarser"}:
         raise GraderError(f"eval_criteria.identity must be an object with 'coarser'; got {settings!r}")
-    configured = getattr(getattr(ctx, "settings", None), "coarser_dates", None)  # --llm-coarser-dates
+    configured = getattr(getattr(ctx, "settings", None), "coarser_dates", None)  # llm_coarser_dates
     default = str(getattr(configured, "value", configured) or DEFAULT_COARSER)
     try:
         result = identity_match(ctx.response, ctx.expected, coarser=settings.get("coarser", default))

@@ -1,4 +1,4 @@
-"""Reference metrics (``--llm-reference-metrics``): BLEU, ROUGE-1/ROUGE-L F and a BERTScore-style F1.
+"""Reference metrics (``llm_reference_metrics``): BLEU, ROUGE-1/ROUGE-L F and a BERTScore-style F1.
 
 Informational only, never scored: they sit beside the rubric's verdict so a team moving off
 these metrics sees both in one report (a gold ``2022-10-27`` and an answer ``October 27, 2022``

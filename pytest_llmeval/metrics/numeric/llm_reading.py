@@ -1,6 +1,6 @@
 """LLM-assisted numeric extraction: the judge reads the answer's figure, the numeric engine compares it.
 
-With ``eval_criteria.numeric.extractor: "llm"`` (or ``--llm-numeric-extractor=llm``) and a judge
+With ``eval_criteria.numeric.extractor: "llm"`` (or ``-o llm_numeric_extractor=llm``) and a judge
 model (``--llm-judge``), the numeric grader asks the judge for one JSON object: ``value`` (the
 number as written, without its scale), ``unit``, ``scale``, ``category`` and ``quote`` (schema
 ``judge/numeric_reading.schema.json``). The reading counts only when its quote is in the answer
@@ -313,7 +313,7 @@ def _compare(
 
 
 def resolve_extractor(ctx: GradeContext, setting: Any) -> str:
-    """``eval_criteria.numeric.extractor`` > ``--llm-numeric-extractor`` > heuristic."""
+    """``eval_criteria.numeric.extractor`` > ``llm_numeric_extractor`` > heuristic."""
     if setting is None:
         run = getattr(ctx, "settings", None)
         value = getattr(run, "numeric_extractor", None) if run is not None else None
