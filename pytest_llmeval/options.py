@@ -372,7 +372,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     # provider batch API (docs/batch.md)
     OptionSpec("llm_batch", "Send the uncached model requests as one provider batch (files + batches endpoints) and grade once it ends", False, _bool),
     OptionSpec("llm_batch_size", "Most requests in one batch (more are split over several)", 50000, _positive_int),
-    OptionSpec("llm_batch_price", "Share of --llm-prices a batch request costs (run budget and cost)", 0.5, _fraction, cli=False),
+    OptionSpec("llm_batch_price", "Share of llm_prices a batch request costs (run budget and cost)", 0.5, _fraction, cli=False),
     OptionSpec("llm_batch_poll", "Seconds between two looks at a running batch", 30.0, _timeout, cli=False),
     OptionSpec("llm_batch_wait", "Longest wait in seconds for a batch to end before the run goes on incomplete (the batch is picked up by the next run; none = until it ends)", None, _optional_positive, cli=False),
     # judging
