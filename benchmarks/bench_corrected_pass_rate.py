@@ -87,6 +87,7 @@ def run_plugin(folder: Path, gold: Path, report: Path, *extra: str) -> dict[str,
     command = [sys.executable, "-m", "pytest", str(gold), f"--llm-report={report}", "-q", "-p", "no:randomly",
                "-p", "no:cacheprovider", *extra]
     env = {"PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin"}
+    report.unlink(missing_ok=True)  # an earlier draw's report must never stand in for this run's
     done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, check=False)
     if not report.is_file():
         raise SystemExit(f"the plugin run wrote no report (exit {done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")

@@ -217,14 +217,14 @@ def compare(
     n = len(paired_keys)
     pairs = [(base[k], run[k]) for k in paired_keys]
     kind = "repeats" if any(b.repeats > 1 or r.repeats > 1 for b, r in pairs) else "verdicts"
-    est = ESTIMATORS[estimator or kind](pairs, alpha)
-    people, grader_est = None, est
+    grader_est = ESTIMATORS[estimator or kind](pairs, alpha)
+    people = None
     if labels is not None and estimator is None:
         from pytest_llmeval.regression.paired_labels import resolve
 
         people = resolve(pairs, labels, names, kind=kind)
-        if people is not None and people.reason is None:
-            est = corrected_paired(pairs, people.verdicts, alpha, people.groups)
+    corrected = people is not None and people.reason is None
+    est = corrected_paired(pairs, people.verdicts, alpha, people.groups) if people and corrected else grader_est
     significant = est.p_value < alpha
     needed = min_paired(alpha)
     comparison = {
@@ -257,17 +257,22 @@ def compare(
         "warnings": identity_warnings(meta, run_meta),
     }
     if people is not None:
-        comparison["people_labels"] = people_fields(people, grader_est if people.reason is None else None)
-        if est.lam is not None:
-            comparison["people_labels"]["lambda"] = _round(est.lam)
-        if people.malformed:
-            comparison["warnings"].append(
-                f"field 'people_label' not understood on {len(people.malformed)} entr(ies), first {people.malformed[0]!r}; "
-                "those answers count as unlabelled"
-            )
+        _add_people_labels(comparison, people, grader_est, est)
     passed, line = regression_gate_message(comparison)
     comparison.update(gate_passed=passed, gate_line=line)
     return comparison
+
+
+def _add_people_labels(comparison: dict[str, Any], people: PairedLabels, grader: PairedEstimate, est: PairedEstimate) -> None:
+    """``comparison.people_labels`` and the warning for baseline labels that could not be read."""
+    comparison["people_labels"] = people_fields(people, grader if people.reason is None else None)
+    if est.lam is not None:
+        comparison["people_labels"]["lambda"] = _round(est.lam)
+    if people.malformed:
+        comparison["warnings"].append(
+            f"field 'people_label' not understood on {len(people.malformed)} entr(ies), first {people.malformed[0]!r}; "
+            "those answers count as unlabelled"
+        )
 
 
 def people_fields(people: PairedLabels, grader: PairedEstimate | None) -> dict[str, Any]:
