@@ -123,7 +123,14 @@ def build_report(llm_session: LLMEvalSession, *, incomplete: bool) -> dict[str, 
         "gates": [{"name": g.name, "passed": g.passed, "message": g.message} for g in llm_session.gates],
         "gate_only": bool(settings.gate_only),
         "warnings": list(llm_session.all_warnings()) + [g.message for g in llm_session.gates if not g.passed],
+        **shard_report_fields(llm_session),
     }
+
+
+def shard_report_fields(llm_session: LLMEvalSession) -> dict[str, Any]:
+    from pytest_llmeval.shard import report_fields
+
+    return report_fields(llm_session)
 
 
 def _pass_rate_gate_passed(llm_session: LLMEvalSession) -> bool | None:

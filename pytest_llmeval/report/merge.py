@@ -1,0 +1,231 @@
+"""``python -m pytest_llmeval merge SHARD.json... -o merged.json``: N shard reports as one run.
+
+The shards are checked to be the N parts of one run (one clear error otherwise), then replayed
+through pytest with this module's plugin: each recorded sample becomes a test item with its recorded
+outcome and record, so the session computes the summary, gates, baseline comparison, JSON, HTML,
+JUnit and history exactly as a run of the whole suite in one job would.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_llmeval.run_state import get_session
+
+# recorded statuses that fail an item in setup (errors) or skip it; every other fails or passes at call
+_SETUP_STATUSES = ("error", "skipped")
+_FAILED_STATUSES = ("fail", "failed")
+
+
+class MergeError(Exception):
+    """Shards that are not the parts of one run (the message says which and why)."""
+
+
+def load_shards(paths: Sequence[Path]) -> list[dict[str, Any]]:
+    """Each shard report, checked: valid JSON, a ``shard`` section, the same run, all N shards once."""
+    from pytest_llmeval.bounded_json import loads
+
+    shards = []
+    for path in paths:
+        try:
+            report = loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, UnicodeError) as exc:
+            raise MergeError(f"{path}: cannot read the shard report: {exc}") from None
+        shard = report.get("shard") if isinstance(report, dict) else None
+        if not isinstance(shard, dict) or not isinstance(report.get("sample_results"), list):
+            raise MergeError(f"{path}: not a shard report (run pytest with --llm-shard=K/N --llm-report=PATH)")
+        shards.append((path, report))
+    check_shards(shards)
+    return [report for _, report in shards]
+
+
+def check_shards(shards: list[tuple[Path, dict[str, Any]]]) -> None:
+    """Refuse shards of different runs, files or settings, a shard twice or missing, a sample twice."""
+    first_path, first = shards[0]
+    head = first["shard"]
+    for path, report in shards[1:]:
+        shard = report["shard"]
+        for key, what in (("total", "shard count"), ("run_id", "run id")):
+            if shard.get(key) != head.get(key):
+                raise MergeError(
+                    f"{path} is not of the run of {first_path}: {what} {shard.get(key)!r} != {head.get(key)!r}"
+                )
+        if shard.get("gold_files") != head.get("gold_files"):
+            raise MergeError(f"{path} and {first_path} graded different gold files: {_diff(head.get('gold_files'), shard.get('gold_files'))}")
+        if shard.get("settings") != head.get("settings"):
+            raise MergeError(f"{path} and {first_path} ran with different verdict settings: {_diff(head.get('settings'), shard.get('settings'))}")
+    seen: dict[int, Path] = {}
+    for path, report in shards:
+        index = report["shard"].get("index")
+        if index in seen:
+            raise MergeError(f"shard {index}/{head['total']} given twice: {seen[index]} and {path}")
+        seen[index] = path
+    missing = [k for k in range(1, int(head.get("total") or 0) + 1) if k not in seen]
+    if missing:
+        total, run_id = head.get("total"), head.get("run_id")
+        raise MergeError(f"missing shard(s) {', '.join(f'{k}/{total}' for k in missing)} of run {run_id!r}")
+    owner: dict[str, Path] = {}
+    for path, report in shards:
+        for entry in [*report["sample_results"], *(report.get("helper_results") or [])]:
+            nodeid = entry.get("nodeid")
+            if nodeid in owner:
+                raise MergeError(f"sample {nodeid} is in two shards: {owner[nodeid]} and {path}")
+            owner[nodeid] = path
+
+
+def _diff(a: Any, b: Any) -> str:
+    if not isinstance(a, dict) or not isinstance(b, dict):
+        return f"{a!r} != {b!r}"
+    keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+    return "; ".join(f"{k}: {a.get(k)!r} != {b.get(k)!r}" for k in keys[:5])
+
+
+def records(report: dict[str, Any]) -> Iterator[tuple[dict[str, Any], str]]:
+    """A shard's session records (as the shard's run held them) with the phase that reported each."""
+    extras = report["shard"].get("record_extras") or {}
+    for entry in report["sample_results"]:
+        record = {k: v for k, v in entry.items() if k != "baseline_status"}  # the merged run compares anew
+        record.update(extras.get(entry["nodeid"]) or {})
+        yield record, "setup" if record["status"] in _SETUP_STATUSES else "call"
+    for entry in report.get("helper_results") or []:
+        record = {k: v for k, v in entry.items() if v is not None or k != "earlier_attempts"}
+        record = {"question": None, "expected": None, "predicted": None, "task": "assertions", "domain": "-", "scores": {}, **record}
+        record.update(extras.get(entry["nodeid"]) or {})
+        yield record, "call"
+
+
+class ReplayFailure(Exception):
+    """A recorded failure or error, shown as the shard recorded it."""
+
+
+class ReplayItem(pytest.Item):
+    """One test of a shard, replaying its recorded outcome."""
+
+    def __init__(self, *, record: dict[str, Any] | None, phase: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.record, self.phase = record, phase
+        status = record["status"] if record else "failed"
+        if record and record.get("kind") == "gold" and status in ("pass", "acceptable", "fail"):
+            self.user_properties.append(("llmeval_tier", status))
+            overall = (record.get("scores") or {}).get("overall")
+            if overall is not None:
+                self.user_properties.append(("llmeval_score", f"{overall:.4f}"))
+
+    def _reason(self) -> str:
+        return str((self.record or {}).get("reason") or "failed in its shard")
+
+    def setup(self) -> None:
+        status = (self.record or {}).get("status")
+        if status == "skipped":
+            pytest.skip(self._reason())
+        if status == "error":
+            raise ReplayFailure(self._reason())
+
+    def runtest(self) -> None:
+        if self.record is None or self.record["status"] in _FAILED_STATUSES:
+            raise ReplayFailure(self._reason())
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
+        if isinstance(excinfo.value, ReplayFailure):
+            return str(excinfo.value)
+        return str(super().repr_failure(excinfo))
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, self.nodeid
+
+
+class MergePlugin:
+    """Registered by the merge command: the shards' records become the run's items."""
+
+    def __init__(self, shards: list[dict[str, Any]]) -> None:
+        self.shards = shards
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_configure(self, config: pytest.Config) -> None:
+        from pytest_llmeval.options import Settings
+
+        llm_session = get_session(config)
+        recorded = self.shards[0]["shard"].get("settings") or {}
+        values = dict(llm_session.settings.values)
+        for name, value in recorded.items():
+            values[name] = _typed(values.get(name), value)
+        llm_session.settings = Settings(values)
+        head = self.shards[0]["shard"]
+        incomplete = [
+            f"shard {s['shard']['index']}/{head['total']} ended incomplete: {s['shard'].get('incomplete_reason') or 'incomplete'}"
+            for s in sorted(self.shards, key=lambda r: r["shard"]["index"])
+            if s["shard"].get("incomplete_reason") or (s.get("metadata") or {}).get("incomplete")
+        ]
+        if incomplete:
+            llm_session.stopped_reason = "; ".join(incomplete)
+        for report in self.shards:
+            for line in report["shard"].get("warnings") or []:
+                if line not in llm_session.warnings:
+                    llm_session.warnings.append(line)
+            stats = report.get("model_stats")
+            if isinstance(stats, dict):
+                llm_session.worker_stats.append({k: v for k, v in stats.items() if k != "per_worker_calls"})
+
+    def pytest_collection(self, session: pytest.Session) -> bool:
+        items: list[pytest.Item] = []
+        for report in self.shards:
+            for record, phase in records(report):
+                items.append(ReplayItem.from_parent(session, name=record["nodeid"], nodeid=record["nodeid"], record=record, phase=phase))
+            for nodeid in report["shard"].get("other_failures") or []:
+                items.append(ReplayItem.from_parent(session, name=nodeid, nodeid=nodeid, record=None, phase="call"))
+        items.sort(key=lambda item: item.nodeid)
+        session.items = items
+        session.testscollected = len(items)
+        session.config.hook.pytest_collection_finish(session=session)
+        return True
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+        report = yield
+        if isinstance(item, ReplayItem) and item.record is not None and call.when == item.phase:
+            report.llmeval = item.record
+        return report
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        # a merged run with a shard that ended incomplete is no verdict, as an interrupted run is none
+        if get_session(session.config).incomplete_reason is not None and session.exitstatus in (
+            pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED
+        ):
+            session.exitstatus = pytest.ExitCode.INTERRUPTED
+
+
+def _typed(current: Any, value: Any) -> Any:
+    """A recorded (JSON) setting in the type the run's own setting has."""
+    if isinstance(current, enum.Enum):
+        return type(current)(value)
+    if isinstance(current, tuple) and isinstance(value, list):
+        return tuple(value)
+    if isinstance(value, list):
+        return tuple(value)
+    return value
+
+
+def merge(paths: Sequence[Path], output: str, pytest_args: Sequence[str]) -> int:
+    """Check the shards and replay them as one run; pytest's exit status (4 on a refused merge)."""
+    import sys
+
+    try:
+        shards = load_shards(paths)
+    except MergeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return int(pytest.ExitCode.USAGE_ERROR)
+    args = [
+        "-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:randomly", "--assert=plain",
+        "-o", "addopts=", "-o", "testpaths=", "-o", "llm_shard=", "-o", "llm_report=",
+        f"--llm-report={output}", *pytest_args,
+    ]
+    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
+        args[:0] = ["-p", "pytest_llmeval.plugin"]
+    return int(pytest.main(args, plugins=[MergePlugin(shards)]))
