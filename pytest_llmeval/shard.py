@@ -92,9 +92,12 @@ def item_key(item: pytest.Item, rootdir: Path) -> str:
     from pytest_llmeval.run_state import sample_of
 
     sample = sample_of(item)
-    if sample is None:
-        return item.nodeid
-    return f"{relative(sample.path, rootdir)}\0{sample.id}"
+    return item.nodeid if sample is None else sample_key(sample.path, sample.id, rootdir)
+
+
+def sample_key(path: str | Path, sample_id: str, rootdir: Path) -> str:
+    """What decides a gold sample's shard: its file relative to rootdir (posix) and its id."""
+    return f"{relative(path, rootdir)}\0{sample_id}"
 
 
 def relative(path: str | Path, rootdir: Path) -> str:

@@ -192,8 +192,9 @@ class MergePlugin:
             report.llmeval = item.record
         return report
 
-    @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+    @pytest.hookimpl(wrapper=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> Iterator[None]:
+        yield
         # a merged run with a shard that ended incomplete is no verdict, as an interrupted run is none
         if get_session(session.config).incomplete_reason is not None and session.exitstatus in (
             pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED
