@@ -210,3 +210,78 @@ def test_a_failed_hand_written_test_fails_the_merged_run(tmp_path: Path) -> None
     result = merge(tmp_path, paths, "--llm-gate-only")
     assert result.returncode == 1, result.stdout + result.stderr
     assert "test_plain.py::test_a" in result.stdout
+
+
+# -- docs/ci.md: the sharded jobs, run as written ------------------------------------------------
+def sharded_jobs() -> tuple[dict[str, Any], dict[str, Any]]:
+    import yaml  # dev extra
+
+    from tests.docs_examples import extract_blocks
+
+    blocks = [b for b in extract_blocks((REPO / "docs" / "ci.md").read_text(encoding="utf-8")) if b.lang == "yaml"]
+    github, gitlab = (yaml.safe_load(b.text) for b in blocks[2:4])
+    return github, gitlab
+
+
+def shell(cwd: Path, command: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """A job's command line as the runner's shell runs it (globs expanded), with the repo's python."""
+    environ = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
+    for name in ("PYTEST_ADDOPTS", "PYTEST_XDIST_WORKER", "GITHUB_RUN_ID", "CI_PIPELINE_ID"):
+        environ.pop(name, None)
+    environ.update(env)
+    command = command.replace("python -m", f"{sys.executable} -m", 1) if command.startswith("python -m") else (
+        f"{sys.executable} -m {command}" if command.startswith("pytest ") else command
+    )
+    return subprocess.run(["bash", "-c", command], cwd=cwd, env=environ, capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="the jobs' commands run in bash")
+def test_sharded_ci_jobs_run_as_written(tmp_path: Path) -> None:
+    pytest.importorskip("jinja2")  # --llm-html
+    github, gitlab = sharded_jobs()
+    (tmp_path / "evals").mkdir()
+    numeric_suite(tmp_path / "evals" / "figures_eval.jsonl", 120)
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    whole = run(tmp_path, *PYTEST, "evals/", "--llm-gate-only", "--llm-min-pass-rate=0.85", f"--llm-report={tmp_path / 'whole.json'}")
+
+    # GitHub: a matrix of four shard jobs, their artifacts downloaded into shards/, one merge job
+    shard_job, merge_job = github["jobs"]["shard"], github["jobs"]["merge"]
+    total = len(shard_job["strategy"]["matrix"]["shard"])
+    run_step = next(s for s in shard_job["steps"] if s.get("name") == "Evals (one shard)")["run"]
+    (tmp_path / "shards").mkdir()
+    for k in shard_job["strategy"]["matrix"]["shard"]:
+        env = {"LLMEVAL_SHARD": shard_job["env"]["LLMEVAL_SHARD"].replace("${{ matrix.shard }}", str(k))}
+        command = run_step.replace("${{ matrix.shard }}", str(k)).replace("${{ github.run_id }}", "4242").strip()
+        result = shell(tmp_path, command, **env)
+        assert result.returncode in (0, 5), result.stdout + result.stderr
+        (tmp_path / f"shard-{k}.json").rename(tmp_path / "shards" / f"shard-{k}.json")
+    assert total == 4 and len(list((tmp_path / "shards").iterdir())) == 4
+    merge_step = next(s for s in merge_job["steps"] if s.get("name") == "Merge and gate")["run"].strip()
+    merged = shell(tmp_path, merge_step)
+    assert merged.returncode == whole.returncode == 0, merged.stdout[-3000:] + merged.stderr
+    assert comparable(tmp_path / "llmeval-report.json") == comparable(tmp_path / "whole.json")
+    assert (tmp_path / "llmeval-junit.xml").is_file() and (tmp_path / "llmeval-report.html").is_file()
+    upload = next(s for s in merge_job["steps"] if s.get("name") == "Upload the merged reports")
+    assert all((tmp_path / name).is_file() for name in upload["with"]["path"].split())
+
+    # GitLab: parallel: 4 sets CI_NODE_INDEX / CI_NODE_TOTAL; the pipeline id is the run id
+    for name in ("llmeval-report.json", "llmeval-junit.xml", "llmeval-report.html"):
+        (tmp_path / name).unlink()
+    evals, merge_job = gitlab["evals"], gitlab["merge"]
+    command = next(line for line in evals["script"] if line.startswith("pytest"))
+    for k in range(1, evals["parallel"] + 1):
+        env = {"CI_NODE_INDEX": str(k), "CI_NODE_TOTAL": str(evals["parallel"]), "CI_PIPELINE_ID": "77"}
+        result = shell(tmp_path, command, **env)
+        assert result.returncode in (0, 5), result.stdout + result.stderr
+    assert len(list(tmp_path.glob("shard-*.json"))) == 4
+    merge_line = next(line for line in merge_job["script"] if "pytest_llmeval merge" in line)
+    merged = shell(tmp_path, merge_line)
+    assert merged.returncode == 0, merged.stdout[-3000:] + merged.stderr
+    assert comparable(tmp_path / "llmeval-report.json") == comparable(tmp_path / "whole.json")
+    assert set(merge_job["artifacts"]["paths"]) == {"llmeval-report.json", "llmeval-report.html", "llmeval-junit.xml"}
+    assert json.loads((tmp_path / "shard-1.json").read_text(encoding="utf-8"))["shard"]["run_id"] == "77"
+
+    # a shard's report that never arrived: the merge names it and exits 4
+    (tmp_path / "shard-3.json").unlink()
+    missing = shell(tmp_path, merge_line)
+    assert missing.returncode == 4 and "missing shard(s) 3/4 of run '77'" in missing.stderr
