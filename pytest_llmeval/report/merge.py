@@ -100,44 +100,31 @@ def records(report: dict[str, Any]) -> Iterator[tuple[dict[str, Any], str]]:
         yield record, "call"
 
 
-class ReplayFailure(Exception):
-    """A recorded failure or error, shown as the shard recorded it."""
+def replayed(record: dict[str, Any] | None, nodeid: str, phase: str) -> list[pytest.TestReport]:
+    """The reports of one shard's test as that shard's run filed them: the phase that decided it, then teardown.
 
-
-class ReplayItem(pytest.Item):
-    """One test of a shard, replaying its recorded outcome."""
-
-    def __init__(self, *, record: dict[str, Any] | None, phase: str, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.record, self.phase = record, phase
-        status = record["status"] if record else "failed"
-        if record and record.get("kind") == "gold" and status in ("pass", "acceptable", "fail"):
-            self.user_properties.append(("llmeval_tier", status))
-            overall = (record.get("scores") or {}).get("overall")
-            if overall is not None:
-                self.user_properties.append(("llmeval_score", f"{overall:.4f}"))
-
-    def _reason(self) -> str:
-        return str((self.record or {}).get("reason") or "failed in its shard")
-
-    def setup(self) -> None:
-        status = (self.record or {}).get("status")
-        if status == "skipped":
-            pytest.skip(self._reason())
-        if status == "error":
-            raise ReplayFailure(self._reason())
-
-    def runtest(self) -> None:
-        if self.record is None or self.record["status"] in _FAILED_STATUSES:
-            raise ReplayFailure(self._reason())
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
-        if isinstance(excinfo.value, ReplayFailure):
-            return str(excinfo.value)
-        return str(super().repr_failure(excinfo))
-
-    def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.path, None, self.nodeid
+    Plain reports, no items (as pytest-xdist's controller receives them): a merge of 100,000 samples
+    holds no collector tree.
+    """
+    status = record["status"] if record else "failed"
+    location = (nodeid.partition("::")[0], None, nodeid)
+    outcome = "skipped" if status == "skipped" else "failed" if status in ("error", *_FAILED_STATUSES) else "passed"
+    reason = str((record or {}).get("reason") or "failed in its shard")
+    longrepr: Any = None
+    if outcome == "skipped":
+        longrepr = (location[0], 0, reason)
+    elif outcome == "failed":
+        longrepr = reason
+    properties = []
+    if record and record.get("kind") == "gold" and status in ("pass", "acceptable", "fail"):
+        properties.append(("llmeval_tier", status))
+        overall = (record.get("scores") or {}).get("overall")
+        if overall is not None:
+            properties.append(("llmeval_score", f"{overall:.4f}"))
+    report = pytest.TestReport(nodeid, location, {}, outcome, longrepr, phase, user_properties=properties)
+    if record is not None:
+        report.llmeval = record  # type: ignore[attr-defined]
+    return [report, pytest.TestReport(nodeid, location, {}, "passed", None, "teardown")]
 
 
 class MergePlugin:
@@ -173,24 +160,27 @@ class MergePlugin:
                 llm_session.worker_stats.append({k: v for k, v in stats.items() if k != "per_worker_calls"})
 
     def pytest_collection(self, session: pytest.Session) -> bool:
-        items: list[pytest.Item] = []
+        self.tests: list[tuple[dict[str, Any] | None, str, str]] = []
         for report in self.shards:
-            for record, phase in records(report):
-                items.append(ReplayItem.from_parent(session, name=record["nodeid"], nodeid=record["nodeid"], record=record, phase=phase))
-            for nodeid in report["shard"].get("other_failures") or []:
-                items.append(ReplayItem.from_parent(session, name=nodeid, nodeid=nodeid, record=None, phase="call"))
-        items.sort(key=lambda item: item.nodeid)
-        session.items = items
-        session.testscollected = len(items)
+            self.tests.extend((record, record["nodeid"], phase) for record, phase in records(report))
+            self.tests.extend((None, nodeid, "call") for nodeid in report["shard"].get("other_failures") or [])
+            report["sample_results"] = report["helper_results"] = report["failed_samples"] = None  # held as records now
+        self.tests.sort(key=lambda test: test[1])
+        session.testscollected = len(self.tests)
         session.config.hook.pytest_collection_finish(session=session)
         return True
 
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
-        report = yield
-        if isinstance(item, ReplayItem) and item.record is not None and call.when == item.phase:
-            report.llmeval = item.record
-        return report
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> bool:
+        hook = session.config.hook
+        tests, self.tests = self.tests, []
+        for record, nodeid, phase in tests:
+            location = (nodeid.partition("::")[0], None, nodeid)
+            hook.pytest_runtest_logstart(nodeid=nodeid, location=location)
+            for report in replayed(record, nodeid, phase):
+                hook.pytest_runtest_logreport(report=report)
+            hook.pytest_runtest_logfinish(nodeid=nodeid, location=location)
+        return True
 
     @pytest.hookimpl(wrapper=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> Iterator[None]:
@@ -223,7 +213,7 @@ def merge(paths: Sequence[Path], output: str, pytest_args: Sequence[str]) -> int
         print(f"error: {exc}", file=sys.stderr)
         return int(pytest.ExitCode.USAGE_ERROR)
     args = [
-        "-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:randomly", "--assert=plain",
+        "-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:randomly", "--assert=plain", "--tb=line",
         "-o", "addopts=", "-o", "testpaths=", "-o", "llm_shard=", "-o", "llm_report=",
         f"--llm-report={output}", *pytest_args,
     ]
