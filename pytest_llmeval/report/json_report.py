@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -231,5 +232,6 @@ def write_report(path: Path, report: dict[str, Any]) -> None:
     """Write via a temp file in the same directory and ``os.replace``: readers never see half a file."""
     from pytest_llmeval.fileio import write_atomic
 
-    text = json.dumps(report, indent=2, ensure_ascii=False, default=str, allow_nan=False)
-    write_atomic(path, text + "\n")
+    # streamed: a report of 100,000 samples never exists as one string (nor as the list of its pieces)
+    encoder = json.JSONEncoder(indent=2, ensure_ascii=False, default=str, allow_nan=False)
+    write_atomic(path, itertools.chain(encoder.iterencode(report), ["\n"]))

@@ -40,7 +40,15 @@ def load_shards(paths: Sequence[Path]) -> list[dict[str, Any]]:
         shard = report.get("shard") if isinstance(report, dict) else None
         if not isinstance(shard, dict) or not isinstance(report.get("sample_results"), list):
             raise MergeError(f"{path}: not a shard report (run pytest with --llm-shard=K/N --llm-report=PATH)")
-        shards.append((path, report))
+        # only what the merged run needs stays in memory: 100 shards of 1,000 samples fit in well under 1 GB
+        try:
+            tests = list(records(report))
+        except MergeError as exc:
+            raise MergeError(f"{path}: {exc}") from None
+        shard.pop("record_extras", None)
+        kept = {"metadata": report.get("metadata") or {}, "shard": shard, "model_stats": report.get("model_stats"), "tests": tests}
+        del report
+        shards.append((path, kept))
     check_shards(shards)
     return [report for _, report in shards]
 
@@ -72,7 +80,7 @@ def check_shards(shards: list[tuple[Path, dict[str, Any]]]) -> None:
         raise MergeError(f"missing shard(s) {', '.join(f'{k}/{total}' for k in missing)} of run {run_id!r}")
     owner: dict[str, Path] = {}
     for path, report in shards:
-        for entry in [*report["sample_results"], *(report.get("helper_results") or [])]:
+        for entry, _phase in report["tests"]:
             nodeid = entry.get("nodeid")
             if nodeid in owner:
                 raise MergeError(f"sample {nodeid} is in two shards: {owner[nodeid]} and {path}")
@@ -86,14 +94,21 @@ def _diff(a: Any, b: Any) -> str:
     return "; ".join(f"{k}: {a.get(k)!r} != {b.get(k)!r}" for k in keys[:5])
 
 
+def _check_entry(entry: Any, where: str) -> None:
+    if not isinstance(entry, dict) or not isinstance(entry.get("nodeid"), str) or not isinstance(entry.get("status"), str):
+        raise MergeError(f"{where}: not a sample entry (needs the strings nodeid and status)")
+
+
 def records(report: dict[str, Any]) -> Iterator[tuple[dict[str, Any], str]]:
     """A shard's session records (as the shard's run held them) with the phase that reported each."""
     extras = report["shard"].get("record_extras") or {}
-    for entry in report["sample_results"]:
-        record = {k: v for k, v in entry.items() if k != "baseline_status"}  # the merged run compares anew
-        record.update(extras.get(entry["nodeid"]) or {})
-        yield record, "setup" if record["status"] in _SETUP_STATUSES else "call"
-    for entry in report.get("helper_results") or []:
+    for i, record in enumerate(report["sample_results"]):
+        _check_entry(record, f"sample_results[{i}]")
+        record.pop("baseline_status", None)  # the merged run compares with its own baseline
+        record.update(extras.get(record.get("nodeid")) or {})
+        yield record, "setup" if record.get("status") in _SETUP_STATUSES else "call"
+    for i, entry in enumerate(report.get("helper_results") or []):
+        _check_entry(entry, f"helper_results[{i}]")
         record = {k: v for k, v in entry.items() if v is not None or k != "earlier_attempts"}
         record = {"question": None, "expected": None, "predicted": None, "task": "assertions", "domain": "-", "scores": {}, **record}
         record.update(extras.get(entry["nodeid"]) or {})
@@ -124,7 +139,8 @@ def replayed(record: dict[str, Any] | None, nodeid: str, phase: str) -> list[pyt
     report = pytest.TestReport(nodeid, location, {}, outcome, longrepr, phase, user_properties=properties)
     if record is not None:
         report.llmeval = record  # type: ignore[attr-defined]
-    return [report, pytest.TestReport(nodeid, location, {}, "passed", None, "teardown")]
+    # JUnit reads the properties from the teardown report, as pytest files them on every phase
+    return [report, pytest.TestReport(nodeid, location, {}, "passed", None, "teardown", user_properties=properties)]
 
 
 class MergePlugin:
@@ -162,9 +178,8 @@ class MergePlugin:
     def pytest_collection(self, session: pytest.Session) -> bool:
         self.tests: list[tuple[dict[str, Any] | None, str, str]] = []
         for report in self.shards:
-            self.tests.extend((record, record["nodeid"], phase) for record, phase in records(report))
+            self.tests.extend((record, record["nodeid"], phase) for record, phase in report.pop("tests"))
             self.tests.extend((None, nodeid, "call") for nodeid in report["shard"].get("other_failures") or [])
-            report["sample_results"] = report["helper_results"] = report["failed_samples"] = None  # held as records now
         self.tests.sort(key=lambda test: test[1])
         session.testscollected = len(self.tests)
         session.config.hook.pytest_collection_finish(session=session)
