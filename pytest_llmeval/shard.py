@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -182,13 +182,12 @@ def register(config: pytest.Config, settings: Any) -> None:
         config.pluginmanager.register(ShardPlugin(config, index, total), "llmeval-shard")
 
 
-def report_fields(llm_session: LLMEvalSession) -> dict[str, Any]:
-    """The ``shard`` section of a shard's JSON report (nothing without ``--llm-shard``)."""
+def report_fields(llm_session: LLMEvalSession, sample_result: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
+    """The ``shard`` section of a shard's JSON report (nothing without ``--llm-shard``); ``sample_result``
+    is the report's own entry of a record (what it leaves out, the merge needs to aggregate as this run did)."""
     plugin = llm_session.config.pluginmanager.get_plugin("llmeval-shard")
     if not isinstance(plugin, ShardPlugin):
         return {}
-    from pytest_llmeval.report.json_report import sample_result
-
     rootdir = llm_session.config.rootpath
     # gold files with no sample in this shard's items still count (their samples all went elsewhere)
     plugin.note_gold_files([])
@@ -217,7 +216,6 @@ def report_fields(llm_session: LLMEvalSession) -> dict[str, Any]:
             "deselected": plugin.deselected,
             # failures that have no record (hand-written tests, collection errors): they fail the merged run too
             "other_failures": [n for n in llm_session.ledger.other_failures if n not in recorded],
-            "testsfailed": getattr(llm_session.pytest_session, "testsfailed", 0),
             "warnings": list(llm_session.warnings),
             "record_extras": extras,
         }

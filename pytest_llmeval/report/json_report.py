@@ -131,7 +131,7 @@ def build_report(llm_session: LLMEvalSession, *, incomplete: bool) -> dict[str, 
 def shard_report_fields(llm_session: LLMEvalSession) -> dict[str, Any]:
     from pytest_llmeval.shard import report_fields
 
-    return report_fields(llm_session)
+    return report_fields(llm_session, sample_result)
 
 
 def _pass_rate_gate_passed(llm_session: LLMEvalSession) -> bool | None:
