@@ -36,7 +36,7 @@ def test_shard_values(value: str, environ: dict[str, str], expected: tuple[int, 
 
 @pytest.mark.parametrize("value", ["0/4", "5/4", "1/0", "2", "a/b", "1/2/3", "auto"])
 def test_bad_shard_values(value: str) -> None:
-    with pytest.raises(ValueError, match="K/N|auto"):
+    with pytest.raises(ValueError, match=r"K/N|auto"):
         parse_shard(value, {})
 
 
@@ -116,7 +116,8 @@ def test_merged_example_suites_equal_the_unsharded_run(tmp_path: Path, workers: 
     shards = [json.loads(p.read_text(encoding="utf-8"))["shard"] for p in paths]
     assert [s["index"] for s in shards] == [1, 2, 3, 4]
     assert {s["run_id"] for s in shards} == {"run-7"}
-    assert len(shards[0]["gold_files"]) == 5 and all(s["gold_files"] == shards[0]["gold_files"] for s in shards)
+    assert len(shards[0]["gold_files"]) == 5
+    assert all(s["gold_files"] == shards[0]["gold_files"] for s in shards)
     merged = merge(tmp_path, paths, "--junitxml=merged.xml", *gate)
     assert merged.returncode == whole.returncode == 1, merged.stdout + merged.stderr
     assert comparable(tmp_path / "merged.json") == comparable(tmp_path / "whole.json")
@@ -124,7 +125,8 @@ def test_merged_example_suites_equal_the_unsharded_run(tmp_path: Path, workers: 
     assert "llmeval summary" in merged.stdout
     gate_line = next(line for line in whole.stdout.splitlines() if "llmeval gate" in line)
     assert gate_line in merged.stdout
-    assert merged.stdout.count("testcase") == 0 and (tmp_path / "merged.xml").read_text().count("<testcase") >= 40
+    assert merged.stdout.count("testcase") == 0
+    assert (tmp_path / "merged.xml").read_text().count("<testcase") >= 40
 
 
 def test_merged_2000_sample_suite_equals_the_unsharded_run(tmp_path: Path) -> None:
@@ -134,12 +136,14 @@ def test_merged_2000_sample_suite_equals_the_unsharded_run(tmp_path: Path) -> No
     whole = run(tmp_path, *PYTEST, "big_eval.jsonl", f"--llm-report={tmp_path / 'whole.json'}", *gate)
     paths = sharded(tmp_path, "big_eval.jsonl", 4, *gate)
     counts = [len(json.loads(p.read_text(encoding="utf-8"))["sample_results"]) for p in paths]
-    assert sum(counts) == 2000 and min(counts) > 400
+    assert sum(counts) == 2000
+    assert min(counts) > 400
     merged = merge(tmp_path, paths, *gate)
     assert merged.returncode == whole.returncode, merged.stdout[-2000:] + merged.stderr
     assert comparable(tmp_path / "merged.json") == comparable(tmp_path / "whole.json")
     failing = merge(tmp_path, paths, "--llm-min-pass-rate=0.9")
-    assert failing.returncode == 1 and "llmeval gate FAILED" in failing.stdout
+    assert failing.returncode == 1
+    assert "llmeval gate FAILED" in failing.stdout
 
 
 def test_deselected_samples_are_reported_as_deselected(pytester: pytest.Pytester) -> None:
@@ -173,7 +177,8 @@ def test_merge_refuses_shards_that_are_not_one_run(four_shards: list[Path]) -> N
     def refused(paths: list[Path], message: str) -> None:
         result = merge(cwd, paths)
         assert result.returncode == 4, result.stdout + result.stderr
-        assert message in result.stderr and result.stderr.count("\n") == 1, result.stderr
+        assert message in result.stderr, result.stderr
+        assert result.stderr.count("\n") == 1, result.stderr
         assert not (cwd / "merged.json").exists()
 
     refused([one, two, three], "missing shard(s) 4/4 of run 'run-7'")
@@ -255,12 +260,14 @@ def test_sharded_ci_jobs_run_as_written(tmp_path: Path) -> None:
         result = shell(tmp_path, command, **env)
         assert result.returncode in (0, 5), result.stdout + result.stderr
         (tmp_path / f"shard-{k}.json").rename(tmp_path / "shards" / f"shard-{k}.json")
-    assert total == 4 and len(list((tmp_path / "shards").iterdir())) == 4
+    assert total == 4
+    assert len(list((tmp_path / "shards").iterdir())) == 4
     merge_step = next(s for s in merge_job["steps"] if s.get("name") == "Merge and gate")["run"].strip()
     merged = shell(tmp_path, merge_step)
     assert merged.returncode == whole.returncode == 0, merged.stdout[-3000:] + merged.stderr
     assert comparable(tmp_path / "llmeval-report.json") == comparable(tmp_path / "whole.json")
-    assert (tmp_path / "llmeval-junit.xml").is_file() and (tmp_path / "llmeval-report.html").is_file()
+    assert (tmp_path / "llmeval-junit.xml").is_file()
+    assert (tmp_path / "llmeval-report.html").is_file()
     upload = next(s for s in merge_job["steps"] if s.get("name") == "Upload the merged reports")
     assert all((tmp_path / name).is_file() for name in upload["with"]["path"].split())
 
@@ -284,4 +291,35 @@ def test_sharded_ci_jobs_run_as_written(tmp_path: Path) -> None:
     # a shard's report that never arrived: the merge names it and exits 4
     (tmp_path / "shard-3.json").unlink()
     missing = shell(tmp_path, merge_line)
-    assert missing.returncode == 4 and "missing shard(s) 3/4 of run '77'" in missing.stderr
+    assert missing.returncode == 4
+    assert "missing shard(s) 3/4 of run '77'" in missing.stderr
+
+
+def test_baseline_labels_and_several_models_work_on_the_merged_run(tmp_path: Path) -> None:
+    """Regression gate, people's labels and the comparison of two models: as on the unsharded run."""
+    numeric_suite(tmp_path / "small_eval.jsonl", 80)
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    base = run(tmp_path, *PYTEST, "small_eval.jsonl", f"--llm-report={tmp_path / 'base.json'}")
+    assert base.returncode == 1
+    # two answer files: the second model answers every 4th sample wrong
+    for name, wrong in (("a", 7), ("b", 4)):
+        with (tmp_path / f"{name}.jsonl").open("w", encoding="utf-8") as out:
+            for i in range(80):
+                out.write(json.dumps({"id": f"q{i}", "response": f"It is {(1000 + i) * (3 if i % wrong == 0 else 1)}."}) + "\n")
+    with (tmp_path / "labels.jsonl").open("w", encoding="utf-8") as out:
+        out.write(json.dumps({"llmeval_labels": {"selection": "random", "seed": "t"}}) + "\n")
+        for i in range(0, 80, 3):
+            value = (1000 + i) * (3 if i % 7 == 0 else 1)
+            out.write(json.dumps({"sample_id": f"q{i}", "response": f"It is {value}.", "label": "correct" if i % 7 else "incorrect"}) + "\n")
+    options = ("--llm-model=file:a.jsonl", "--llm-model=file:b.jsonl")
+    gates = ("--llm-baseline=base.json", "--llm-fail-on-regression", "--llm-labels=labels.jsonl", "--llm-min-pass-rate=0.5")
+    whole = run(tmp_path, *PYTEST, "small_eval.jsonl", *options, *gates, f"--llm-report={tmp_path / 'whole.json'}")
+    paths = sharded(tmp_path, "small_eval.jsonl", 3, *options)
+    merged = merge(tmp_path, paths, *gates)
+    assert merged.returncode == whole.returncode == 1, merged.stdout[-3000:] + merged.stderr
+    report = comparable(tmp_path / "merged.json")
+    assert report == comparable(tmp_path / "whole.json")
+    assert report["comparison"] is not None
+    assert set(report["by_model"]) == {"file:a.jsonl", "file:b.jsonl"}
+    assert report["by_model"]["file:b.jsonl"]["comparison"] is not None
+    assert report["aggregate_metrics"].get("corrected_pass_rate") or report["by_model"]["file:a.jsonl"].get("corrected_pass_rate")

@@ -171,9 +171,11 @@ class MergePlugin:
             for line in report["shard"].get("warnings") or []:
                 if line not in llm_session.warnings:
                     llm_session.warnings.append(line)
-            stats = report.get("model_stats")
-            if isinstance(stats, dict):
-                llm_session.worker_stats.append({k: v for k, v in stats.items() if k != "per_worker_calls"})
+        stats = [r["model_stats"] for r in self.shards if isinstance(r.get("model_stats"), dict)]
+        if stats:  # the shards' requests as one run's (no per-worker split: shards are not workers)
+            from pytest_llmeval.models.stats import merge_stats
+
+            llm_session.worker_stats.append(merge_stats(stats))
 
     def pytest_collection(self, session: pytest.Session) -> bool:
         self.tests: list[tuple[dict[str, Any] | None, str, str]] = []
