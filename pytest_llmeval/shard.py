@@ -142,7 +142,8 @@ class ShardPlugin:
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         rootdir = self.config.rootpath
-        keep, drop = [], []
+        keep: list[pytest.Item] = []
+        drop: list[pytest.Item] = []
         for item in items:
             (keep if shard_of(item_key(item, rootdir), self.total) == self.index else drop).append(item)
         self.note_gold_files(items)

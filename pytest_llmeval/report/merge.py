@@ -136,7 +136,7 @@ def replayed(record: dict[str, Any] | None, nodeid: str, phase: str) -> list[pyt
         overall = (record.get("scores") or {}).get("overall")
         if overall is not None:
             properties.append(("llmeval_score", f"{overall:.4f}"))
-    report = pytest.TestReport(nodeid, location, {}, outcome, longrepr, phase, user_properties=properties)
+    report = pytest.TestReport(nodeid, location, {}, outcome, longrepr, phase, user_properties=properties)  # type: ignore[arg-type]
     if record is not None:
         report.llmeval = record  # type: ignore[attr-defined]
     # JUnit reads the properties from the teardown report, as pytest files them on every phase
