@@ -192,6 +192,8 @@ def test_merge_refuses_shards_that_are_not_one_run(four_shards: list[Path]) -> N
 
     refused([one, two, three, edit(four, steal)], "is in two shards")
     refused([one, two, three, cwd / "nothing.json"], "cannot read the shard report")
+    refused([one, two, three, edit(four, lambda r: r["shard"].update(total="4"))], "shard.total: '4' is not a shard count")
+    refused([one, two, three, edit(four, lambda r: r["sample_results"].append(7))], "sample_results[")
 
 
 def test_an_incomplete_shard_makes_the_merged_run_incomplete(four_shards: list[Path]) -> None:

@@ -40,6 +40,9 @@ def load_shards(paths: Sequence[Path]) -> list[dict[str, Any]]:
         shard = report.get("shard") if isinstance(report, dict) else None
         if not isinstance(shard, dict) or not isinstance(report.get("sample_results"), list):
             raise MergeError(f"{path}: not a shard report (run pytest with --llm-shard=K/N --llm-report=PATH)")
+        problem = _header_problem(shard)
+        if problem:
+            raise MergeError(f"{path}: shard.{problem}")
         # only what the merged run needs stays in memory: 100 shards of 1,000 samples fit in well under 1 GB
         try:
             tests = list(records(report))
@@ -94,9 +97,32 @@ def _diff(a: Any, b: Any) -> str:
     return "; ".join(f"{k}: {a.get(k)!r} != {b.get(k)!r}" for k in keys[:5])
 
 
+def _header_problem(shard: dict[str, Any]) -> str | None:
+    """What is wrong with a report's ``shard`` section (None: nothing)."""
+    index, total = shard.get("index"), shard.get("total")
+    if not isinstance(total, int) or isinstance(total, bool) or total < 1:
+        return f"total: {total!r} is not a shard count"
+    if not isinstance(index, int) or isinstance(index, bool) or not 1 <= index <= total:
+        return f"index: {index!r} is not a shard of {total}"
+    for key in ("other_failures", "warnings"):
+        value = shard.get(key) or []
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            return f"{key}: not a list of strings"
+    if not isinstance(shard.get("record_extras") or {}, dict):
+        return "record_extras: not an object"
+    return None
+
+
 def _check_entry(entry: Any, where: str) -> None:
     if not isinstance(entry, dict) or not isinstance(entry.get("nodeid"), str) or not isinstance(entry.get("status"), str):
         raise MergeError(f"{where}: not a sample entry (needs the strings nodeid and status)")
+
+
+def _extra(extras: dict[str, Any], nodeid: str) -> dict[str, Any]:
+    extra = extras.get(nodeid) or {}
+    if not isinstance(extra, dict):
+        raise MergeError(f"shard.record_extras[{nodeid!r}]: not an object")
+    return extra
 
 
 def records(report: dict[str, Any]) -> Iterator[tuple[dict[str, Any], str]]:
@@ -105,13 +131,13 @@ def records(report: dict[str, Any]) -> Iterator[tuple[dict[str, Any], str]]:
     for i, record in enumerate(report["sample_results"]):
         _check_entry(record, f"sample_results[{i}]")
         record.pop("baseline_status", None)  # the merged run compares with its own baseline
-        record.update(extras.get(record.get("nodeid")) or {})
+        record.update(_extra(extras, record["nodeid"]))
         yield record, "setup" if record.get("status") in _SETUP_STATUSES else "call"
     for i, entry in enumerate(report.get("helper_results") or []):
         _check_entry(entry, f"helper_results[{i}]")
         record = {k: v for k, v in entry.items() if v is not None or k != "earlier_attempts"}
         record = {"question": None, "expected": None, "predicted": None, "task": "assertions", "domain": "-", "scores": {}, **record}
-        record.update(extras.get(entry["nodeid"]) or {})
+        record.update(_extra(extras, entry["nodeid"]))
         yield record, "call"
 
 
