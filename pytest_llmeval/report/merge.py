@@ -1,9 +1,10 @@
 """``python -m pytest_llmeval merge SHARD.json... -o merged.json``: N shard reports as one run.
 
 The shards are checked to be the N parts of one run (one clear error otherwise), then replayed
-through pytest with this module's plugin: each recorded sample becomes a test item with its recorded
-outcome and record, so the session computes the summary, gates, baseline comparison, JSON, HTML,
-JUnit and history exactly as a run of the whole suite in one job would.
+through pytest with this module's plugin: each recorded test's reports are filed again with their
+outcome and record (as pytest-xdist's controller files its workers' reports), so the session computes
+the summary, gates, baseline comparison, JSON, HTML, JUnit and history exactly as a run of the whole
+suite in one job would.
 """
 
 from __future__ import annotations
