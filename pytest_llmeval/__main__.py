@@ -1,5 +1,7 @@
 """``python -m pytest_llmeval compare BASE.json NEW.json``: compare two ``--llm-report`` files offline;
-``python -m pytest_llmeval history [DIR]``: what an ``--llm-history`` directory says (see docs/history.md).
+``python -m pytest_llmeval history [DIR]``: what an ``--llm-history`` directory says (see docs/history.md);
+``python -m pytest_llmeval merge SHARD.json... -o merged.json``: the reports of ``--llm-shard`` runs as one run
+(see docs/ci.md).
 
 Prints the same comparison block as a run with ``--llm-baseline`` (the same code computes it) and runs
 nothing. Exit status: 0, 1 with ``--fail-on-regression`` when the regression gate fails on NEW against BASE,
@@ -49,6 +51,13 @@ def _parser() -> argparse.ArgumentParser:
     from pytest_llmeval.history.cli import add_parser as add_history
 
     add_history(commands, _alpha, _positive)
+    merge = commands.add_parser(
+        "merge", help="Merge the --llm-report files of the --llm-shard runs of one CI run into one run",
+        description="Any other option is a pytest option of a normal run: --llm-min-pass-rate, --llm-baseline, "
+        "--llm-fail-on-regression, --llm-html, --llm-history, --junitxml, ...",
+    )
+    merge.add_argument("reports", nargs="+", help="The shard reports (every shard of the run, once)")
+    merge.add_argument("-o", "--output", required=True, help="Where the merged JSON report goes")
     return parser
 
 
@@ -112,7 +121,14 @@ def compare_command(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args, rest = parser.parse_known_args(argv)
+    if args.command == "merge":
+        from pytest_llmeval.report.merge import merge
+
+        return merge([Path(p) for p in args.reports], args.output, rest)
+    if rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.command == "compare":
         return compare_command(args)
     if args.command == "history":

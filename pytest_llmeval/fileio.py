@@ -14,6 +14,7 @@ import re
 import stat
 import tempfile
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
 
@@ -107,16 +108,19 @@ def _read_umask() -> int:
     return current
 
 
-def write_atomic(path: Path, text: str, *, encoding: str = "utf-8", newline: str | None = None) -> None:
-    """Write ``text`` via a temp file in the same folder and ``os.replace``: readers never see
-    half a file. The file gets the umask's mode (``mkstemp`` alone would make it 0600)."""
+def write_atomic(path: Path, text: str | Iterable[str], *, encoding: str = "utf-8", newline: str | None = None) -> None:
+    """Write ``text`` (or its chunks, streamed) via a temp file in the same folder and ``os.replace``:
+    readers never see half a file. The file gets the umask's mode (``mkstemp`` alone would make it 0600)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with contextlib.suppress(AttributeError, OSError):  # no fchmod on Windows
             os.fchmod(fd, file_mode())
         with os.fdopen(fd, "w", encoding=encoding, newline=newline) as handle:
-            handle.write(text)
+            if isinstance(text, str):
+                handle.write(text)
+            else:
+                handle.writelines(text)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -157,8 +161,13 @@ def scrub_surrogates(value: Any) -> Any:
     the strings inside lists and dicts: no UTF-8 encoder (a report, a cache file) can refuse them."""
     if isinstance(value, str):
         return _SURROGATE.sub("\ufffd", value) if _SURROGATE.search(value) else value
+    # a container with nothing to replace is returned as it is: a large report is not copied again
     if isinstance(value, dict):
-        return {scrub_surrogates(k): scrub_surrogates(v) for k, v in value.items()}
+        pairs = [(scrub_surrogates(k), scrub_surrogates(v)) for k, v in value.items()]
+        if all(k is old_k and v is old_v for (k, v), (old_k, old_v) in zip(pairs, value.items(), strict=True)):
+            return value
+        return dict(pairs)
     if isinstance(value, list):
-        return [scrub_surrogates(v) for v in value]
+        items = [scrub_surrogates(v) for v in value]
+        return value if all(new is old for new, old in zip(items, value, strict=True)) else items
     return value

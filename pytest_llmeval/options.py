@@ -300,6 +300,12 @@ class NumericExtractor(str, enum.Enum):
 _FILE_SUFFIXES = (".jsonl", ".json", ".ndjson", ".csv", ".tsv", ".txt")
 
 
+def _shard(value: str) -> tuple[int, int] | None:
+    from pytest_llmeval.shard import parse_shard
+
+    return parse_shard(value)
+
+
 def path_like_problem(spec: str) -> str | None:
     """Why a bare ``--llm-model`` value must be a file path given without ``file:`` (else None).
 
@@ -391,6 +397,9 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("llm_history_keep", "Keep only the newest N runs in --llm-history (none = keep all)", None, _optional_positive_int, cli=False),
     OptionSpec("llm_budget_usd", "Stop new model and judge requests once the run has spent this many USD (needs llm_prices; none = no cap)", None, _optional_positive),
     OptionSpec("llm_budget_tokens", "Stop new model and judge requests once the run has used this many tokens (none = no cap)", None, _optional_positive_int),
+    # CI shards (see docs/ci.md)
+    OptionSpec("llm_shard", "Run only shard K of N (K/N, 1-based) of the gold samples and tests, or auto: from the CI variables (LLMEVAL_SHARD, GitLab, Buildkite, CircleCI)", None, _shard),
+    OptionSpec("llm_run_id", "Run id shared by every shard of one CI run (else from the CI variables: GITHUB_RUN_ID, CI_PIPELINE_ID, BUILDKITE_BUILD_ID, CIRCLE_WORKFLOW_ID)", None, _optional_str),
 )
 
 OPTIONS_BY_NAME = {spec.name: spec for spec in OPTIONS}
@@ -504,6 +513,8 @@ class Settings:
     history_keep: int | None
     budget_usd: float | None
     budget_tokens: int | None
+    shard: tuple[int, int] | None
+    run_id: str | None
     models: tuple[str, ...] = ()  # every --llm-model spec, in order
     role: str = "model"  # "judge": the request fields are the judge's (error messages name its keys)
     # max_tokens sent when the role's own max_tokens is unset (the judge's bound on a runaway reply)

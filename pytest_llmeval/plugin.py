@@ -46,6 +46,9 @@ def pytest_configure(config: pytest.Config) -> None:
     llm_session.check_budget()
     llm_session.check_batch()
     llm_session.check_paths()
+    from pytest_llmeval import shard
+
+    shard.register(config, llm_session.settings)  # --llm-shard: deselects the other shards' tests
     # The session also collects per-sample records from pytest_runtest_logreport
     # (which gets no config argument), on the controller and in plain runs alike.
     config.pluginmanager.register(llm_session, "llmeval-session")

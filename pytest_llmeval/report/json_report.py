@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -123,7 +124,14 @@ def build_report(llm_session: LLMEvalSession, *, incomplete: bool) -> dict[str, 
         "gates": [{"name": g.name, "passed": g.passed, "message": g.message} for g in llm_session.gates],
         "gate_only": bool(settings.gate_only),
         "warnings": list(llm_session.all_warnings()) + [g.message for g in llm_session.gates if not g.passed],
+        **shard_report_fields(llm_session),
     }
+
+
+def shard_report_fields(llm_session: LLMEvalSession) -> dict[str, Any]:
+    from pytest_llmeval.shard import report_fields
+
+    return report_fields(llm_session, sample_result)
 
 
 def _pass_rate_gate_passed(llm_session: LLMEvalSession) -> bool | None:
@@ -226,5 +234,6 @@ def write_report(path: Path, report: dict[str, Any]) -> None:
     """Write via a temp file in the same directory and ``os.replace``: readers never see half a file."""
     from pytest_llmeval.fileio import write_atomic
 
-    text = json.dumps(report, indent=2, ensure_ascii=False, default=str, allow_nan=False)
-    write_atomic(path, text + "\n")
+    # streamed: a report of 100,000 samples never exists as one string (nor as the list of its pieces)
+    encoder = json.JSONEncoder(indent=2, ensure_ascii=False, default=str, allow_nan=False)
+    write_atomic(path, itertools.chain(encoder.iterencode(report), ["\n"]))

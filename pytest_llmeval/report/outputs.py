@@ -107,6 +107,7 @@ def write_outputs(llm_session: LLMEvalSession, *, incomplete: bool) -> None:
 
             attach(built, history_dir(llm_session), alpha=settings.alpha)  # this run included: written above
         report = scrub_surrogates(clean_for_output(built))
+        del built  # a large run holds one copy of its report, not two
         if settings.report:
             path = _path(llm_session, settings.report)
             _write_one(llm_session, "--llm-report", settings.report, lambda: write_report(path, report))
