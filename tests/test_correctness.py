@@ -329,7 +329,7 @@ def test_end_to_end_against_the_local_openai_compatible_server(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     fake_openai.script("not json at all", verdict_json(True, "matches $13.2 billion"))
     model = make_chat_model(
-        "openai:judge-test", make_settings(base_url=fake_openai.url, cache="none"), rootdir=tmp_path
+        "openai:judge-test", make_settings(base_url=fake_openai.url), rootdir=tmp_path
     )
     try:
         verdict = answer_correctness(
