@@ -12,7 +12,7 @@ import pytest
 
 from tests.chromium import Chromium, find_chromium
 from tests.conftest import EXACT, run_interrupted_at_s2, write_suite
-from tests.extras import needs
+from tests.extras import needs, require
 
 HOSTILE = '</script><script>window.__xss = 1</script><img src=x onerror="window.__xss = 2"> <!-- <script> & </SCRIPT >'
 
@@ -55,6 +55,7 @@ def pytest_llmeval_graders(config):
 
 @pytest.fixture
 def browser() -> Iterator[Chromium]:
+    require("html")  # every page the browser opens is an HTML report
     binary = find_chromium()
     if binary is None:
         pytest.skip("no Chromium on this machine (apt-get install chromium; .ci/run installs it)")

@@ -16,6 +16,7 @@ import scipy.stats
 
 from pytest_llmeval.review import select_for_review
 from tests.conftest import EXACT, write_suite
+from tests.extras import needs
 
 # (response, people's verdict): exact passes people accept, right answers the exact grader fails,
 # wrong answers, and exact passes people reject (the question wanted more than the name).
@@ -290,6 +291,7 @@ def test_a_labels_file_without_labels_says_the_rate_is_the_grader_s(pytester: py
     ])
 
 
+@needs("html")
 def test_html_report_plots_the_corrected_rate(pytester: pytest.Pytester) -> None:
     write_suite(pytester, suite())
     write_labels(pytester, label_rows(LABELLED))
