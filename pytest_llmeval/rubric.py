@@ -14,7 +14,7 @@ from pytest_llmeval.errors import GraderError
 from pytest_llmeval.metrics.base import MetricResult
 
 # The accuracy grader's choice lives with the graders (components use it without the rubric);
-# re-exported here for callers of its old place.
+# re-exported here, beside the rubric that applies it.
 from pytest_llmeval.registry import GraderRegistry, choose_accuracy_grader, looks_numeric  # noqa: F401
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from pytest_llmeval.options import ErrorsMode, GateOn, Settings, Source
 from pytest_llmeval.regression.gates import FailureLedger
 
 # The stash keys and lookups live in run_state (the collector uses them without importing this
-# module); re-exported for callers of their old place.
+# module); re-exported here, beside the session they reach.
 from pytest_llmeval.run_state import GRADE_KEY as GRADE_KEY
 from pytest_llmeval.run_state import REPEATS_KEY as REPEATS_KEY
 from pytest_llmeval.run_state import SESSION_KEY as SESSION_KEY

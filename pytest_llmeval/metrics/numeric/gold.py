@@ -111,8 +111,8 @@ def _scale_statement_near_words(head: str, low: str) -> re.Match[str] | None:
     lead can hold and after the previous scale word, and ends before the first character after
     it that no tail can hold and before the next scale word. Each word is tried in that window
     alone, in text order; the first word with a match has the leftmost one. The windows do not
-    overlap, so the work stays linear; long answers that mention "millions" without declaring a
-    scale are no longer searched from top to bottom.
+    overlap, so the work stays linear: a long answer that mentions "millions" without declaring a
+    scale is not searched from top to bottom once per word.
     """
     spans = _scale_word_spans(low)
     floor = 0
