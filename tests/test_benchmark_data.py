@@ -1,5 +1,5 @@
 """``benchmarks/eval_*.py`` without ``../shared``: one line naming the missing file and where the
-data lives, no traceback (issue 22.8)."""
+data lives, no traceback."""
 
 from __future__ import annotations
 

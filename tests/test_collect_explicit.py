@@ -1,5 +1,5 @@
 """A gold file named on the command line is collected whatever ``llm_gold_files`` says; a folder
-that yields nothing names the patterns (issue 22.6)."""
+that yields nothing names the patterns."""
 
 from __future__ import annotations
 

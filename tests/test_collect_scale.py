@@ -1,4 +1,4 @@
-"""Collection at scale: each real directory once; gold lines bounded (issue 21, item 17)."""
+"""Collection at scale: each real directory once; gold lines bounded."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Two runs that name their answer source: the comparison says once what is compared, and warns
-about nothing (issue 22.7). A run without a named source still warns."""
+about nothing. A run without a named source still warns."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Offline answer_correctness on the failure classes of issue 11 (examples written here, not data).
+"""Offline answer_correctness on named failure classes (examples written here, not data).
 
 Each class is a rule or an analysis step with a name; the benchmark switches each off to measure it
 on grouped folds of FinanceBench dev (benchmarks/eval_answer_correctness.py).

@@ -1,4 +1,4 @@
-"""Control and bidi characters in answers and ids are shown escaped (issue 21, item 15).
+"""Control and bidi characters in answers and ids are shown escaped.
 
 An answer ``\\x1b[2K\\x1b[1A\\x1b[32mall fine`` must not erase and rewrite lines of a CI log, and a
 right-to-left override in an id must not reorder what the terminal, JUnit or HTML shows.

@@ -1,4 +1,4 @@
-"""Extractive match: extraction, parsing, comparison, safety and bounds (issue 6)."""
+"""Extractive match: extraction, parsing, comparison, safety and bounds."""
 
 from __future__ import annotations
 
@@ -636,7 +636,7 @@ def test_percent_after_a_mixed_number_scales_the_whole_number(suffix: str) -> No
 def test_a_line_break_does_not_join_a_mixed_number(newline: str) -> None:
     prediction = f"3{newline}7/8"
     assert not ok(prediction, "31/8", **EXPR)
-    assert ok(prediction, "7", **EXPR)  # the last line's number, as before
+    assert ok(prediction, "7", **EXPR)  # the last line's number, as for any two lines
 
 
 @pytest.mark.parametrize(

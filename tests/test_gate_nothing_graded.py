@@ -1,4 +1,4 @@
-"""A pass-rate gate over zero graded samples fails, with one line naming the likely causes (issue 22.3)."""
+"""A pass-rate gate over zero graded samples fails, with one line naming the likely causes."""
 
 from __future__ import annotations
 

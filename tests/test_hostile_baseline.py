@@ -1,4 +1,4 @@
-"""A baseline that cannot be compared fails loudly (issue 21, item 8).
+"""A baseline that cannot be compared fails loudly.
 
 Unknown report versions and renamed statuses are refused, duplicate ids are an error, deep nesting
 and huge integers are one located usage error, and a comparison with no (or too few) paired

@@ -1,4 +1,4 @@
-"""Disk faults (issue 21): a full or unwritable cache folder stops the run at once, before a
+"""Disk faults: a full or unwritable cache folder stops the run at once, before a
 reply is paid for and thrown away; an empty lock never counts as a live holder."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def test_a_full_disk_under_the_cache_is_one_immediate_error_before_any_request(
         result = pytester.runpytest_subprocess(*cache_args(fake_openai, disk / "cache"), timeout=90)
         elapsed = time.monotonic() - started
     output = result.stdout.str()
-    assert elapsed < 20, f"took {elapsed:.0f} s"  # was 61 s a sample (the stale-lock wait)
+    assert elapsed < 20, f"took {elapsed:.0f} s"  # not 61 s a sample waiting for a stale lock
     assert fake_openai.requests == []  # nothing bought to be thrown away
     assert "No space left on device" in output
     assert str(disk / "cache") in output
@@ -97,13 +97,13 @@ def test_an_unwritable_cache_folder_is_checked_before_the_first_request(
     elif layout == "parent-is-a-file":
         (pytester.path / "parent").write_text("not a folder\n")
         cache_dir = "parent/llm_cache"
-    else:  # was: 2 samples, 4 paid calls, FileExistsError
+    else:  # a file where the model's cache folder goes
         (pytester.path / "llm_cache").mkdir()
         (pytester.path / "llm_cache" / "openai_gpt-test").write_text("not a folder\n")
         cache_dir = "llm_cache"
     result = pytester.runpytest_subprocess(*cache_args(fake_openai, cache_dir), "-rE", timeout=90)
     output = result.stdout.str()
-    assert fake_openai.requests == []  # was: 2 samples, 4 paid calls thrown away
+    assert fake_openai.requests == []  # no paid call whose reply cannot be kept
     assert "cannot be written" in output
     assert str(pytester.path / cache_dir) in output
     assert "Traceback" not in output

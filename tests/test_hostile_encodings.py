@@ -1,4 +1,4 @@
-"""Encodings and line breaks in gold and ``file:`` predictions files (issue 21, items 10 and 12).
+"""Encodings and line breaks in gold and ``file:`` predictions files.
 
 A line that is not UTF-8 is one located error (never decoded with replacement characters into
 a wrong verdict); U+2028 inside a string and a BOM are text as in gold files; deep nesting and

@@ -1,4 +1,4 @@
-"""Files in the way (issue 21): FIFOs as inputs, unwritable or full output paths, lone surrogates,
+"""Files in the way: FIFOs as inputs, unwritable or full output paths, lone surrogates,
 and the modes of the files a run writes."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def passing_suite(pytester: pytest.Pytester, n: int = 3) -> Path:
     return write_suite(pytester, records)
 
 
-# -- item 3: FIFOs as inputs ---------------------------------------------------------------
+# -- FIFOs as inputs -----------------------------------------------------------------------
 
 
 @needs_fifo
@@ -34,7 +34,7 @@ def passing_suite(pytester: pytest.Pytester, n: int = 3) -> Path:
 def test_a_fifo_given_as_an_input_file_is_refused_at_once(pytester: pytest.Pytester, flag: str, name: str) -> None:
     passing_suite(pytester)
     os.mkfifo(pytester.path / name)
-    result = pytester.runpytest_subprocess(f"{flag}={name}", timeout=60)  # was: blocked for ever
+    result = pytester.runpytest_subprocess(f"{flag}={name}", timeout=60)  # opening a FIFO to read blocks until a writer comes
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*{flag}*{name}*FIFO*not a regular file*"])
 
@@ -66,7 +66,7 @@ def test_a_fifo_named_by_the_gold_marker_is_one_collection_error(pytester: pytes
     assert "Traceback" not in result.stdout.str()
 
 
-# -- item 4: unwritable output paths ---------------------------------------------------------
+# -- unwritable output paths -----------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -79,7 +79,7 @@ def test_an_output_under_a_regular_file_is_a_usage_error_before_anything_runs(
     passing_suite(pytester)
     (pytester.path / "blocker").write_text("a file, not a folder\n")
     result = pytester.runpytest_subprocess(f"{flag}=blocker/{name}", timeout=60)
-    assert result.ret == pytest.ExitCode.USAGE_ERROR  # was: traceback after the run, exit 1
+    assert result.ret == pytest.ExitCode.USAGE_ERROR  # before the run, not a traceback after it
     result.stderr.fnmatch_lines([f"*{flag}=blocker/{name}: cannot write in *blocker*"])
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
 
@@ -122,7 +122,7 @@ def test_a_report_that_cannot_be_written_stops_no_other_output_and_leaves_no_sta
         "--llm-report=r.json", "--llm-html=r.html", "--llm-review-export=review.csv", "-o", "llm_review_fraction=1", timeout=120
     )
     output = result.stdout.str()
-    assert result.ret >= 2  # was 1 with every sample passed: CI read it as a test verdict
+    assert result.ret >= 2  # not 1, which CI reads as a test verdict though every sample passed
     assert "llmeval summary" in output
     assert "--llm-report=r.json not written: No space left on device; the earlier file there was removed" in output
     assert "Traceback" not in output
@@ -150,7 +150,7 @@ def test_a_full_disk_at_the_end_of_the_run_is_named_and_removes_the_stale_report
     assert (pytester.path / "r.html").is_file()
 
 
-# -- item 5: lone surrogates ---------------------------------------------------------------------
+# -- lone surrogates -----------------------------------------------------------------------------
 
 
 @needs("html")
@@ -158,7 +158,7 @@ def test_a_lone_surrogate_in_a_gold_file_reaches_both_reports_replaced(pytester:
     line = '{"id": "s0", "question": "q \\ud800", "expected": "Paris", "response": "Paris \\udfff", "eval_criteria": {"accuracy": "fuzzy", "weights": {"length": 0}}}'
     write_suite(pytester, [line])
     result = pytester.runpytest_subprocess("--llm-report=r.json", "--llm-html=r.html", timeout=120)
-    assert result.ret == 0, result.stdout.str()  # was: UnicodeEncodeError, no reports
+    assert result.ret == 0, result.stdout.str()  # no UnicodeEncodeError, both reports written
     sample = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))["sample_results"][0]
     assert sample["question"] == "q \ufffd"
     assert sample["predicted"] == "Paris \ufffd"
@@ -169,12 +169,12 @@ def test_a_lone_surrogate_from_the_model_is_graded_and_cached(pytester: pytest.P
     write_suite(pytester, [{"id": "s0", "question": "q", "expected": "Paris", "eval_criteria": {"accuracy": "fuzzy", "weights": {"length": 0}}}])
     fake_openai.script(Reply(content="Paris\ud800"))
     result = pytester.runpytest_subprocess(*model_args(fake_openai, "--llm-report=r.json", "-p", "no:xdist"), timeout=120)
-    result.assert_outcomes(passed=1)  # was: an error item, and the paid answer not cached
+    result.assert_outcomes(passed=1)  # not an error item: the paid answer is graded and cached
     (cached,) = (pytester.path / "llm_cache").rglob("*.json")
     assert json.loads(cached.read_text(encoding="utf-8"))["response"]["text"] == "Paris\ufffd"
 
 
-# -- item 13: file modes follow the umask ------------------------------------------------------
+# -- file modes follow the umask ---------------------------------------------------------------
 
 
 @pytest.fixture
@@ -195,4 +195,4 @@ def test_written_files_get_the_mode_the_umask_allows(pytester: pytest.Pytester, 
     pytester.runpytest_subprocess(*model_args(fake_openai, *args), timeout=120).assert_outcomes(passed=1)
     (cached,) = (pytester.path / "llm_cache").rglob("*.json")
     for path in (cached, pytester.path / "r.json", pytester.path / "r.html", pytester.path / "review.csv"):
-        assert stat.S_IMODE(path.stat().st_mode) == 0o644, path  # was 0o600 whatever the umask
+        assert stat.S_IMODE(path.stat().st_mode) == 0o644, path  # not 0o600 whatever the umask

@@ -1,4 +1,4 @@
-"""Hostile servers (issue 21): ``llm_timeout`` bounds the whole request, and the reply size is
+"""Hostile servers: ``llm_timeout`` bounds the whole request, and the reply size is
 capped at what the cache records and replays alike."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def test_a_server_dripping_a_valid_reply_is_cut_off_at_the_timeout(
     started = time.monotonic()
     result = pytester.runpytest_subprocess(*model_args(fake_openai, "-o", "llm_timeout=1", *FAST), timeout=120)
     elapsed = time.monotonic() - started
-    # 1 s and pytest's start-up on a loaded machine; was 60 s and more (each byte reset a read timeout)
+    # 1 s and pytest's start-up on a loaded machine; a read timeout that each byte resets takes 60 s
     assert elapsed < 30, f"took {elapsed:.1f} s"
     result.assert_outcomes(errors=1)
     assert "timed out after 1 s" in result.stdout.str()
@@ -34,7 +34,7 @@ def test_a_reply_over_the_cap_is_an_error_and_writes_no_cache_file(
     pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
 ) -> None:
     suite(pytester, n=1)
-    fake_openai.script(Reply(content="x" * (9 * 1024 * 1024)))  # was: recorded, then "corrupt" on replay
+    fake_openai.script(Reply(content="x" * (9 * 1024 * 1024)))  # recorded, it would be "corrupt" on replay
     result = pytester.runpytest_subprocess(*model_args(fake_openai, *FAST), timeout=120)
     result.assert_outcomes(errors=1)
     assert f"reply larger than {MAX_REPLY_BYTES} bytes" in result.stdout.str()

@@ -1,4 +1,4 @@
-"""A judge on a server of its own (issue 22, items 10-13), over real HTTP against tests/fake_openai.py."""
+"""A judge on a server of its own, over real HTTP against tests/fake_openai.py."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def judge_server() -> Iterator[FakeOpenAIServer]:
         server.stop()
 
 
-# -- item 10: the judge's own settings ----------------------------------------------------------
+# -- the judge's own settings -------------------------------------------------------------------
 
 
 def test_judge_settings_fall_back_to_the_model_only_where_they_should() -> None:
@@ -138,7 +138,7 @@ def test_bad_judge_option_names_both_spellings(pytester: pytest.Pytester) -> Non
     result.stderr.fnmatch_lines(["ERROR: ini llm_judge_timeout='0': must be a number of seconds > 0*"])
 
 
-# -- item 12: a bounded, named repair request ----------------------------------------------------
+# -- a bounded, named repair request -------------------------------------------------------------
 
 
 @pytest.fixture
@@ -188,7 +188,7 @@ def test_an_unusable_repair_reply_says_so(fake_openai: FakeOpenAIServer, http_ju
         judge_correctness(http_judge, question=QUESTION, expected=EXPECTED, response="Revenue rose 8%.")
 
 
-# -- item 11: the schema in the form each server family takes, remembered per endpoint ------------
+# -- the schema in the form each server family takes, remembered per endpoint ---------------------
 
 JUDGED = [
     {"id": "up", "question": QUESTION, "expected": EXPECTED, "eval_criteria": CORRECTNESS,
@@ -231,7 +231,7 @@ def test_llama_cpp_python_judge_gets_the_schema_inside_json_object(
 
 
 def test_without_the_schema_the_small_model_copies_it_back(fake_openai: FakeOpenAIServer) -> None:
-    """What the old json_object fallback got: the schema itself, so every sample was an error."""
+    """Why a bare json_object fallback is not enough: the model copies the schema back, so every sample would be an error."""
     fake_openai.play_llama_cpp_python(scripted_judge)
     body = {"messages": [{"role": "user", "content": 'Q\n\nIt must match this JSON Schema:\n{"type": "object"}'}],
             "response_format": {"type": "json_object"}}
@@ -312,7 +312,7 @@ def test_the_memory_file_is_untrusted_and_keeps_no_credentials(tmp_path: Path) -
     assert FormatMemory(tmp_path).get("https://host:8443/v1") == ("json_schema", "json_schema used")
 
 
-# -- item 13: latency under concurrency, each figure named for what it is -------------------------
+# -- latency under concurrency, each figure named for what it is ----------------------------------
 
 SERVICE_S = 0.3
 FOUR = [{"id": f"q{i}", "question": f"Question {i}?", "expected": f"Question {i}?",

@@ -1,5 +1,5 @@
 """A predictions path given without ``file:`` is refused with the spelling that works; an incomplete
-run names its real cause, not "interrupted" (issue 22.5)."""
+run names its real cause, not "interrupted"."""
 
 from __future__ import annotations
 

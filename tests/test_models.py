@@ -87,7 +87,7 @@ def test_concurrency_bound_is_reached_and_never_exceeded(
     fake_openai.latency = 0.1
     samples = [make_sample(i) for i in range(24)]
     service.prefetch(samples)
-    # 4 in flight at once is concurrency (a timed assertion flaked on a loaded machine; the
+    # 4 in flight at once is concurrency (a timed assertion would flake on a loaded machine; the
     # speed itself is benchmarks/bench_concurrency.py's)
     assert fake_openai.max_in_flight == 4
     assert len(fake_openai.requests) == 24
@@ -739,7 +739,7 @@ def test_single_slot_server_gets_fewer_requests_in_flight_instead_of_timeouts(
     from pytest_llmeval.models import engine, limits
 
     class FixedLimit(limits.AdaptiveLimit):
-        """The bound as it was: always --llm-concurrency, whatever the server says."""
+        """A fixed bound: always --llm-concurrency, whatever the server says."""
 
         def __init__(self, maximum: int) -> None:
             super().__init__(maximum)

@@ -246,7 +246,7 @@ def test_response_trailing_zeros_show_precision_but_gold_padding_does_not() -> N
     assert _passes("PP&E was $6.738 billion.", "$6.70", question="in USD billions")
 
 
-# --------------------------------------------------------------------------- round 2 classes
+# --------------------------------------------------------------------------- number words, table golds, signs, ranges
 
 
 @pytest.mark.parametrize(
@@ -330,7 +330,7 @@ def test_percentages_round_to_whole_points() -> None:
     assert not _passes("Revenue was down 4% on the prior year.", "-3.4%")
 
 
-# --------------------------------------------------------------------------- round 3 classes
+# --------------------------------------------------------------------------- categories, zero, krone, signs of table golds
 
 
 def test_category_label_after_its_figure() -> None:
@@ -397,7 +397,7 @@ def test_computed_table_gold_prefers_the_amount_over_a_per_share_input() -> None
     assert _passes(text, "-875.5")
 
 
-# --------------------------------------------------------------------------- written blind after the fixes
+# --------------------------------------------------------------------------- cases written without reading the rules
 
 BLIND = [
     ("Konzernumsatz 2021: 4.213 Mio. €.", "4,213 million", True, None),

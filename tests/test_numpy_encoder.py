@@ -1,5 +1,5 @@
 """The bundled all-MiniLM-L6-v2 run in numpy (benchmarks/bench_numpy_encoder.py) gives the
-sentence-transformers scores (issue 22.9: can the encoder run without torch?)."""
+sentence-transformers scores, so the encoder can run without torch."""
 
 from __future__ import annotations
 

@@ -134,7 +134,7 @@ def test_baseline_with_several_models_pairs_each_model_with_itself(
         f"llmeval regression gate FAILED for {B}: significantly worse than baseline base.json*",
     ])
     report = load(pytester, "r.json")
-    assert report["comparison"]["newly_failing"] == []  # the first model, as before
+    assert report["comparison"]["newly_failing"] == []  # the top-level comparison is the first model's
     versus = report["by_model"][B]["baseline_comparison"]
     assert versus["newly_failing"] == ids(20)[3:9]
     assert versus["p_value"] == pytest.approx(2 / 2**6)

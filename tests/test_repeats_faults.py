@@ -1,4 +1,4 @@
-"""``--llm-repeat`` under faults (issue 21): each repeat is graded or an error on its own, and the
+"""``--llm-repeat`` under faults: each repeat is graded or an error on its own, and the
 run's repeat figures count the same samples as the pass rate."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def suite(pytester: pytest.Pytester) -> None:
 def test_one_failed_repeat_loses_none_of_the_others(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
     suite(pytester)
     result = run(pytester, "--llm-model=python:flaky_app:answer", "--llm-repeat=5", "--llm-report=r.json", *plugin_args)
-    result.assert_outcomes(passed=3, errors=1)  # was: errors=4 (every sample with a failed repeat)
+    result.assert_outcomes(passed=3, errors=1)  # not errors=4: a failed repeat does not make its sample an error
     report = load(pytester, "r.json")
     samples = {s["sample_id"]: s for s in report["sample_results"]}
     s0 = samples["s0"]

@@ -1,4 +1,4 @@
-"""Review export and import under hostile ids and mistaken files (issue 21, items 14 and 16)."""
+"""Review export and import under hostile ids and mistaken files."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Numbers in other scripts' separators and the Turkish I in ``must_include`` (issue 21, item 11)."""
+"""Numbers in other scripts' separators and the Turkish I in ``must_include``."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from tests.conftest import write_suite
 
 
 @pytest.mark.parametrize(("response", "expected"), [
-    ("１２．５％", "12.5%"),  # fullwidth digits, full stop and percent sign (read as 12 before)
-    ("١٢٫٥٪", "12.5%"),  # Arabic-Indic digits, Arabic decimal separator and percent sign (12 before)
+    ("１２．５％", "12.5%"),  # fullwidth digits, full stop and percent sign (not 12)
+    ("١٢٫٥٪", "12.5%"),  # Arabic-Indic digits, Arabic decimal separator and percent sign (not 12)
     ("۱۲٫۵٪", "12.5%"),  # Extended Arabic-Indic (Persian) digits
-    ("＄１，５００ million", "$1,500 million"),  # fullwidth dollar and comma (5e8 before)
-    ("$1٬500 million", "$1,500 million"),  # Arabic thousands separator (1e6 before)
+    ("＄１，５００ million", "$1,500 million"),  # fullwidth dollar and comma (not 5e8)
+    ("$1٬500 million", "$1,500 million"),  # Arabic thousands separator (not 1e6)
     ("Revenue was ١٬٢٣٤٫٥ million.", "1,234.5 million"),
 ])
 def test_digits_and_separators_of_other_scripts_read_as_one_number(response: str, expected: str) -> None:

@@ -1,4 +1,4 @@
-"""Verdicts a reviewer would sign: the cases of issue 20, graded in a gold-file run with default options."""
+"""Verdicts a reviewer would sign: wrong and right years, half and full answers, scales, names and aliases, graded in a gold-file run with default options."""
 
 from __future__ import annotations
 

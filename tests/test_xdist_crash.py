@@ -1,4 +1,4 @@
-"""A sample whose xdist worker dies is an error in the denominator; the run is incomplete (issue 21, item 9)."""
+"""A sample whose xdist worker dies is an error in the denominator; the run is incomplete."""
 
 from __future__ import annotations
 
