@@ -3,8 +3,8 @@
     python benchmarks/bench_hostile_cache.py [--cached 200] [--words 2000]
 
 Fills a temporary cache with ``--cached`` requests of ~``--words`` words (a shared system prompt plus a
-sample-specific question), then explains 10 misses in ``--llm-record=none`` mode. Issue 16 measured
-256 s for 10 misses on 12 KB prompts with a quadratic difflib; the bounded shortlist makes it seconds.
+sample-specific question), then explains 10 misses in ``--llm-record=none`` mode. A quadratic difflib
+over every cached request takes 256 s for 10 misses on 12 KB prompts; the bounded shortlist takes seconds.
 """
 
 from __future__ import annotations

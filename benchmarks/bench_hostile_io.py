@@ -1,4 +1,4 @@
-"""Disk and server faults of issue 21, timed end to end against the fake server.
+"""Disk and server faults, timed end to end against the fake server.
 
     python benchmarks/bench_hostile_io.py            # every scenario (the full disk needs root)
     /other/venv/bin/python benchmarks/bench_hostile_io.py drip big

@@ -4,8 +4,8 @@
 
 Runs pytest in a subprocess on a temporary gold file of N failing samples (exact grader, recorded
 responses, no model) and prints wall time and time per 1,000 samples for each N. Linear output
-keeps the per-1,000 figure flat as N grows (pytest's failure summary used to rescan every
-passing setup/teardown report once per failure).
+keeps the per-1,000 figure flat as N grows (pytest's failure summary rescans every passing
+setup/teardown report left in the terminal's stats once per failure).
 """
 
 from __future__ import annotations

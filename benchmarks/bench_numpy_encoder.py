@@ -1,4 +1,4 @@
-"""Can the bundled all-MiniLM-L6-v2 run without torch at equal scores? (issue 22.9)
+"""Can the bundled all-MiniLM-L6-v2 run without torch at equal scores?
 
 A feasibility check, not a code path of the plugin: the BERT forward pass of the bundled model
 written with numpy, the model's own ``tokenizer.json`` (``tokenizers``) and its weights
