@@ -17,6 +17,7 @@ unsupported one.
 from __future__ import annotations
 
 import bisect
+import functools
 import importlib.util
 import math
 import re
@@ -112,22 +113,33 @@ class _Source:
 # Finding citations
 
 
-def _compile_patterns(patterns: Sequence[str] | None) -> list[tuple[str, Any]]:
+def _compile_patterns(patterns: Sequence[str] | None) -> Sequence[tuple[str, Any]]:
     """Built-in names select built-ins; other entries are regexes that extend them.
 
     With no built-in name among ``patterns`` all built-ins stay on, so a user pattern adds to them.
     """
     if isinstance(patterns, str):
         patterns = [patterns]
-    names = [p for p in patterns or () if p in BUILTIN_PATTERNS or p == "builtin"]
-    custom = [p for p in patterns or () if p not in names]
+    key = tuple(patterns or ())
+    try:
+        hash(key)
+    except TypeError:
+        return _compile_pattern_tuple.__wrapped__(key)
+    return _compile_pattern_tuple(key)
+
+
+@functools.lru_cache(maxsize=256)
+def _compile_pattern_tuple(patterns: tuple[Any, ...]) -> tuple[tuple[str, Any], ...]:
+    # Every sample of a gold file names the same patterns: compiled once, not per sample.
+    names = [p for p in patterns if p in BUILTIN_PATTERNS or p == "builtin"]
+    custom = [p for p in patterns if p not in names]
     if not names or "builtin" in names:
         names = list(BUILTIN_PATTERNS)
     compiled = [
         (name, re.compile(BUILTIN_PATTERNS[name])) for name in BUILTIN_PATTERNS if name in names
     ]
     compiled.extend(("custom", _compile_user_pattern(raw)) for raw in custom)
-    return compiled
+    return tuple(compiled)
 
 
 def _compile_user_pattern(raw: str) -> Any:
@@ -182,7 +194,7 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
     return [s for s in spans if text[s[0] : s[1]].strip()]
 
 
-def _find(response: str, compiled: list[tuple[str, Any]]) -> tuple[list[tuple[str, Any]], int]:
+def _find(response: str, compiled: Sequence[tuple[str, Any]]) -> tuple[list[tuple[str, Any]], int]:
     """(kind, match) of the citations, earlier patterns winning overlaps (re or RE2 matches),
     and the offset where finding stopped (``len(response)`` unless there were too many).
 
