@@ -747,6 +747,8 @@ class LLMEvalSession:
 
     def record_for(self, item: pytest.Item, report: pytest.TestReport, helper_results: list[Any] | None) -> dict[str, Any] | None:
         """The builtins record to attach to ``report`` (None when this phase adds nothing)."""
+        if report.when == "teardown":  # no kind of item records its teardown
+            return None
         from pytest_llmeval.collector import BadLineItem, GoldItem
 
         if isinstance(item, BadLineItem):
