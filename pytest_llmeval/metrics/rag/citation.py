@@ -27,6 +27,7 @@ from typing import Any
 
 from pytest_llmeval.errors import GraderError
 from pytest_llmeval.metrics.base import MetricResult, enforce
+from pytest_llmeval.metrics.linear_regex import LinearRegexError, compile_linear
 
 # Order matters: where two patterns match overlapping text, the earlier one wins
 # ("[1](https://...)" is a markdown link, not a numbered reference).
@@ -147,20 +148,17 @@ def _compile_user_pattern(raw: str) -> Any:
     if not isinstance(raw, str) or len(raw) > MAX_PATTERN_LENGTH:
         raise ValueError(f"citation pattern {str(raw)[:80]!r}… is longer than {MAX_PATTERN_LENGTH} characters")
     try:
-        import re2
+        import re2  # noqa: F401
     except ImportError:  # pragma: no cover - google-re2 is a dependency
         raise ValueError(
             "citation_patterns need google-re2 (linear-time regexes): pip install google-re2"
         ) from None
-    options = re2.Options()
-    options.log_errors = False
     try:
-        return re2.compile(raw, options)
-    except re2.error as exc:
-        message = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+        return compile_linear(raw)
+    except LinearRegexError as exc:
         raise ValueError(
             f"citation pattern {raw!r} is not a valid regular expression "
-            f"(RE2 syntax: no backreferences or lookaround): {message}"
+            f"(RE2 syntax: no backreferences or lookaround): {exc}"
         ) from exc
 
 

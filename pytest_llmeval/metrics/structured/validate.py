@@ -8,12 +8,14 @@ Each schema is checked and compiled once, however many samples share it.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import OrderedDict
 from typing import Any
 from urllib.parse import unquote
 
 from pytest_llmeval.errors import GraderError
+from pytest_llmeval.metrics.linear_regex import LinearRegexError, compile_linear
 from pytest_llmeval.metrics.structured.rules import show_path
 
 MAX_VIOLATIONS = 10
@@ -217,32 +219,18 @@ def _cycle(edges: dict[int, list[Any]]) -> int | None:
 # -- patterns: RE2 ---------------------------------------------------------------------------------
 
 
-_compiled_patterns: OrderedDict[str, Any] = OrderedDict()
-
-
+@functools.lru_cache(maxsize=4 * _CACHE_SIZE)
 def _re2(pattern: str) -> Any:
     """``pattern`` compiled by RE2; :class:`GraderError` names a pattern RE2 cannot run."""
-    found = _compiled_patterns.get(pattern)
-    if found is not None:
-        return found
     if len(pattern) > MAX_PATTERN_LENGTH:
         raise GraderError(f"pattern {pattern[:80]!r}… is longer than {MAX_PATTERN_LENGTH} characters")
-    import re2
-
-    options = re2.Options()
-    options.log_errors = False
     try:
-        found = re2.compile(pattern, options)
-    except re2.error as exc:
-        message = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+        return compile_linear(pattern)
+    except LinearRegexError as exc:
         raise GraderError(
             f"pattern {pattern[:120]!r} cannot run in RE2, the linear-time engine answers are "
-            f"checked with (no backreferences or lookaround): {message}"
+            f"checked with (no backreferences or lookaround): {exc}"
         ) from None
-    _compiled_patterns[pattern] = found
-    if len(_compiled_patterns) > 4 * _CACHE_SIZE:
-        _compiled_patterns.popitem(last=False)
-    return found
 
 
 def _patterns_problem(schema: Any) -> str | None:
