@@ -75,12 +75,15 @@ class Corrected:
 
 def power_tuned_lambda(labelled: Sequence[Labelled], population: Sequence[int]) -> float:
     """cov_n(y, yhat) / var_N(yhat), clipped to [0, 1]; 0 when the grader is constant."""
-    n, big_n = len(labelled), len(population)
+    return _power_tuned([s.human for s in labelled], [s.grader for s in labelled], population)
+
+
+def _power_tuned(ys: Sequence[float], fs: Sequence[float], population: Sequence[float]) -> float:
+    n, big_n = len(ys), len(population)
     if n < 2 or big_n < 2:
         return 0.0
-    y_mean = math.fsum(s.human for s in labelled) / n
-    yhat_mean = math.fsum(s.grader for s in labelled) / n
-    cov = math.fsum((s.human - y_mean) * (s.grader - yhat_mean) for s in labelled) / (n - 1)
+    y_mean, f_mean = math.fsum(ys) / n, math.fsum(fs) / n
+    cov = math.fsum((y - y_mean) * (f - f_mean) for y, f in zip(ys, fs, strict=True)) / (n - 1)
     pop_mean = math.fsum(population) / big_n
     var = math.fsum((v - pop_mean) ** 2 for v in population) / (big_n - 1)
     if var <= 0.0:
@@ -114,9 +117,7 @@ def ppi_mean(labelled: Sequence[Labelled], population: Sequence[int], *, alpha: 
     if n > big_n:
         raise ValueError(f"{n} labelled samples in a population of {big_n}")
     grader_rate = math.fsum(population) / big_n
-    lam = power_tuned_lambda(labelled, population)
-    residuals = [s.human - lam * s.grader for s in labelled]
-    estimate = lam * grader_rate + math.fsum(residuals) / n
+    estimate, normal_se, lam = ppi_difference([(s.human, s.grader, s.group) for s in labelled], population)
     groups = [s.group for s in labelled]
     group_count = len(set(groups))
     false_pass = sum(1 for s in labelled if s.grader and not s.human)
@@ -131,8 +132,7 @@ def ppi_mean(labelled: Sequence[Labelled], population: Sequence[int], *, alpha: 
         se, interval = 0.0, "normal"
         rests_on = f"people's labels on all {n} samples: no sampling error"
     elif disagreements >= MIN_DISAGREEMENTS and group_count >= MIN_GROUPS and not one_word:
-        variance = (1 - n / big_n) * cluster_variance_of_mean(residuals, groups)
-        se = math.sqrt(max(variance, 0.0))
+        se = normal_se
         z = NormalDist().inv_cdf(1 - alpha / 2)
         low, high = estimate - z * se, estimate + z * se
         interval = "normal"
@@ -227,11 +227,8 @@ def ppi_difference(labelled: Sequence[tuple[float, float, str]], population: Seq
         raise ValueError(f"{n} labelled members of a population of {big_n}")
     ys = [y for y, _, _ in labelled]
     fs = [f for _, f, _ in labelled]
-    y_bar, f_bar = math.fsum(ys) / n, math.fsum(fs) / n
     pop_mean = math.fsum(population) / big_n
-    var = math.fsum((v - pop_mean) ** 2 for v in population) / (big_n - 1) if big_n > 1 else 0.0
-    cov = math.fsum((y - y_bar) * (f - f_bar) for y, f in zip(ys, fs, strict=True)) / (n - 1)
-    lam = 0.0 if var <= 0.0 else min(1.0, max(0.0, cov / var))
+    lam = _power_tuned(ys, fs, population)
     residuals = [y - lam * f for y, f in zip(ys, fs, strict=True)]
     estimate = lam * pop_mean + math.fsum(residuals) / n
     variance = (1 - n / big_n) * cluster_variance_of_mean(residuals, [g for _, _, g in labelled])
