@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-core install bench lint clean docs wheel-smoke dist
+.PHONY: demo test test-unit test-core install bench lint clean docs wheel-smoke dist
 
 $(PY):
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -30,6 +30,10 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	HF_HUB_OFFLINE=1 $(PY) -m pytest tests -n 2 -q
+
+# The unit half alone (plain calls, no inner pytest runs): seconds, for the edit-test loop.
+test-unit: $(STAMP)
+	HF_HUB_OFFLINE=1 $(PY) -m pytest tests/unit -n 2 -q
 
 # The suite in a venv of the core alone plus the test tools (the `test` extra, no other extra):
 # each test of an extra skips, naming the module it lacks.

@@ -1,7 +1,7 @@
 """Median time per case: ``extractive_match`` against math-verify's ``verify(parse(gold), parse(pred))``
 on the same cases, in one process, each case timed once per engine, interleaved.
 
-Cases: the hold-out in ``tests/test_extractive_holdout.py`` (modelled on math-verify's and
+Cases: the hold-out in ``tests/unit/metrics/extractive/test_extractive_holdout.py`` (modelled on math-verify's and
 lighteval's public tests), each with its own settings; cases whose targets math-verify cannot
 express (choice letters, other languages) are left out. Both engines are warmed up first.
 math-verify runs in this process with its signal timeout; ours runs extraction in this process
@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 def collect_cases() -> list[dict[str, Any]]:
     """Call every hold-out test with its parameters, recording what it asks extractive_match."""
-    import tests.test_extractive_holdout as holdout
+    import tests.unit.metrics.extractive.test_extractive_holdout as holdout
 
     seen: list[dict[str, Any]] = []
 

@@ -4,7 +4,7 @@
     python scripts/gen_docs_reference.py          # rewrite the pages
     python scripts/gen_docs_reference.py --check  # exit 1 if a page is stale
 
-`make docs` rewrites them before building; tests/test_docs_examples.py fails when a committed
+`make docs` rewrites them before building; tests/plugin/test_docs_examples.py fails when a committed
 page differs from what the code says, so the pages cannot drift from the flags and hooks.
 """
 

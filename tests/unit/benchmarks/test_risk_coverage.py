@@ -1,0 +1,52 @@
+"""benchmarks/risk_coverage.py: its exact binomial bound against scipy, and its missing-data line."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[3] / "benchmarks"
+
+
+def risk_coverage() -> ModuleType:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        spec = importlib.util.spec_from_file_location("risk_coverage", BENCHMARKS / "risk_coverage.py")
+        assert spec is not None
+        assert spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["risk_coverage"] = module  # its dataclasses look their module up there
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+
+
+@pytest.mark.parametrize(("k", "n", "confidence"), [(0, 10, 0.9), (3, 50, 0.8), (8, 160, 0.8), (20, 200, 0.95), (1, 400, 0.5)])
+def test_binomial_upper_bound_is_clopper_pearson(k: int, n: int, confidence: float) -> None:
+    stats = pytest.importorskip("scipy.stats")
+    bound = risk_coverage().binomial_upper(k, n, confidence)
+    assert bound == pytest.approx(stats.beta.ppf(confidence, k + 1, n - k), abs=1e-9)
+
+
+def test_binomial_upper_bound_edges() -> None:
+    module = risk_coverage()
+    assert module.binomial_upper(0, 0, 0.8) == 1.0
+    assert module.binomial_upper(5, 5, 0.8) == 1.0
+
+
+def test_missing_data_is_one_line(tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "risk_coverage.py"), "--data", str(tmp_path / "nowhere")],
+        capture_output=True, text=True, check=False, timeout=120,
+    )
+    assert run.returncode == 1
+    assert "Traceback" not in run.stderr
+    lines = run.stderr.splitlines()
+    assert len(lines) == 1, run.stderr
+    assert lines[0].startswith(f"risk_coverage.py: {tmp_path}/nowhere/financebench_dev.jsonl not found. ")
