@@ -4,9 +4,9 @@ The stages, one module each, in the order an answer goes through them: :mod:`.go
 gold and what the question says about units), :mod:`.tokens` (numbers, words and separators of any
 script), :mod:`.candidates` (each stated figure with its scale, sign and currency), :mod:`.roles`
 (what a figure is: the answer, an input, a year, a page), :mod:`.selection` (which figure is the
-answer), :mod:`.comparison` (equal within tolerance and rounding, scale and percent readings),
+answer), :mod:`.agreement` (equal within tolerance and rounding, scale and percent readings),
 :mod:`.polarity` (the sign the answer's own words give its figure: it can
-only veto a match), :mod:`.explanation` (the sentence a failure prints), :mod:`.language` (the word tables of each
+only veto a match), :mod:`.explanation` (the sentence a failure prints), :mod:`.locale_tables` (the word tables of each
 language) and :mod:`.llm_reading` (the judge as a second reader). :mod:`.match` runs them.
 Public names load lazily: importing the package costs nothing until one is used.
 """
@@ -22,7 +22,7 @@ _EXPORTS: dict[str, str] = {
     "NumericMatch": ".match",
     "looks_numeric": ".match",
     "grade": ".match",
-    "values_agree": ".comparison",
+    "values_agree": ".agreement",
     "extract_values": ".candidates",
     "Candidate": ".candidates",
 }

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 from pytest_llmeval.metrics.numeric.candidates import Candidate
 
 if TYPE_CHECKING:
-    from pytest_llmeval.metrics.numeric.gold import _Gold
+    from pytest_llmeval.metrics.numeric.gold import Gold
 
 # --------------------------------------------------------------------------- formatting
 
 
-def _fmt(v: float | None) -> str:
+def format_number(v: float | None) -> str:
     if v is None:
         return "none"
     if not math.isfinite(v):
@@ -27,27 +27,27 @@ def _fmt(v: float | None) -> str:
     return f"{v:.10g}" if a >= 1 else f"{v:.6g}"
 
 
-def _fmt_val(v: float | None, percent: bool, currency: str | None) -> str:
+def format_value(v: float | None, percent: bool, currency: str | None) -> str:
     if v is None:
         return "none"
-    s = f"{_fmt(v * 100)}%" if percent else _fmt(v)
+    s = f"{format_number(v * 100)}%" if percent else format_number(v)
     return f"{s} {currency}" if currency else s
 
 
-def _tol_text(tol: float, mode: str) -> str:
+def tolerance_text(tol: float, mode: str) -> str:
     if mode == "relative":
-        return f"relative tolerance {_fmt(tol * 100)}% (plus rounding of the coarser display)"
+        return f"relative tolerance {format_number(tol * 100)}% (plus rounding of the coarser display)"
     if mode == "absolute":
         return (
-            f"absolute tolerance {_fmt(tol)} expected units (plus rounding of the coarser display)"
+            f"absolute tolerance {format_number(tol)} expected units (plus rounding of the coarser display)"
         )
     if mode == "rounding":
-        return f"rounding tolerance (half a unit in the last shown digit{f' + {_fmt(tol)} units' if tol else ''})"
+        return f"rounding tolerance (half a unit in the last shown digit{f' + {format_number(tol)} units' if tol else ''})"
     return "exact match"
 
 
-def _unit_match(
-    gold: _Gold, found: Candidate, exp_currency: str | None, found_currency: str | None
+def units_match(
+    gold: Gold, found: Candidate, exp_currency: str | None, found_currency: str | None
 ) -> bool:
     if exp_currency and found_currency and exp_currency != found_currency:
         return False
