@@ -148,6 +148,8 @@ def _date_relation(gold: tuple[int, ...], said: tuple[int, ...]) -> str:
 
 
 def relation(gold: Identity, said: Identity) -> str:
+    """How ``said`` stands to ``gold``: "same", "finer", "coarser", "different", or "unrelated"
+    (neither names nor contradicts the other)."""
     if gold.kind == "date" and said.kind == "date":
         return _date_relation(gold.value, said.value)
     if (gold.kind == "date" and said.kind == "fiscal") or (gold.kind == "fiscal" and said.kind == "date"):

@@ -220,6 +220,7 @@ class SimilarityResult(MetricResult):
 
 
 def model_label(key: str) -> str:
+    """The name reports give an embedding model key ("all-MiniLM-L6-v2 (bundled)" for the shipped one)."""
     try:
         bundled = _bundled_path()
     except MissingExtraError:

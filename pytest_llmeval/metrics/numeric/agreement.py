@@ -107,6 +107,8 @@ class Interp(NamedTuple):
 
 
 def gold_interpretations(g: Gold, hints: QuestionHints, percent_mode: str) -> list[Interp]:
+    """The gold's readings to compare against: scaled by the question's unit, as the percentage the
+    question asks for, and as written (unless the question's scale applies to a bare gold)."""
     out = []
     if g.bare and hints.scale and not g.yearish:
         out.append(

@@ -1,19 +1,40 @@
-"""Explanation stage of the numeric grader: how values and verdicts are written."""
+"""Explanation stage of the numeric grader: how values and verdicts are written, and the verdict
+itself (:class:`NumericMatch`), which the judge's second reading and :mod:`.match` both return."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from pytest_llmeval.metrics.base import MetricResult
 from pytest_llmeval.metrics.numeric.candidates import Candidate
 
 if TYPE_CHECKING:
     from pytest_llmeval.metrics.numeric.gold import Gold
 
+# --------------------------------------------------------------------------- the verdict
+
+
+@dataclass(kw_only=True)
+class NumericMatch(MetricResult):
+    """Result of :func:`~pytest_llmeval.metrics.numeric.match.numeric_match`. Values are normalised floats (scale, sign, percent applied)."""
+
+    metric: str = "numeric"
+    expected_value: float | None = None
+    found_value: float | None = None
+    percentage_difference: float | None = None
+    unit_match: bool | None = None
+    candidates: list[Candidate] = field(default_factory=list)
+    found: Candidate | None = None
+
+
 # --------------------------------------------------------------------------- formatting
 
 
 def format_number(v: float | None) -> str:
+    """A number as explanations write it: 10 significant digits from 1 up to 1e6, else 6 (exponent
+    form below 1e-4 and from 1e6)."""
     if v is None:
         return "none"
     if not math.isfinite(v):
@@ -28,6 +49,7 @@ def format_number(v: float | None) -> str:
 
 
 def format_value(v: float | None, percent: bool, currency: str | None) -> str:
+    """A normalised value as explanations write it: a ratio as a percentage, the currency code after."""
     if v is None:
         return "none"
     s = f"{format_number(v * 100)}%" if percent else format_number(v)
@@ -35,6 +57,7 @@ def format_value(v: float | None, percent: bool, currency: str | None) -> str:
 
 
 def tolerance_text(tol: float, mode: str) -> str:
+    """The tolerance a verdict names ("relative tolerance 1% (plus rounding of the coarser display)")."""
     if mode == "relative":
         return f"relative tolerance {format_number(tol * 100)}% (plus rounding of the coarser display)"
     if mode == "absolute":
@@ -49,6 +72,7 @@ def tolerance_text(tol: float, mode: str) -> str:
 def units_match(
     gold: Gold, found: Candidate, exp_currency: str | None, found_currency: str | None
 ) -> bool:
+    """Do the units agree: no two different currencies, no percentage against an amount of money."""
     if exp_currency and found_currency and exp_currency != found_currency:
         return False
     if gold.percent and not found.percent and found.currency:

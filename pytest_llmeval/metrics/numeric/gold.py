@@ -141,6 +141,8 @@ def _scale_word_spans(low: str) -> list[tuple[int, int]]:
 
 @dataclass(frozen=True)
 class QuestionHints:
+    """What the question says about its answer: scale, percent, currency, and a direction in its
+    words (a fall, a cost) that lets an answer state the magnitude alone."""
     scale: float | None
     percent: bool
     percent_strong: bool
@@ -151,6 +153,7 @@ class QuestionHints:
 
 @lru_cache(maxsize=512)
 def question_hints(question: str | None) -> QuestionHints:
+    """What ``question`` says about the unit of its answer (read once per question)."""
     if not question:
         return QuestionHints(None, False, False, None, False, asked=False)
     q = question[:4000]
@@ -179,6 +182,7 @@ def question_hints(question: str | None) -> QuestionHints:
 
 @dataclass(frozen=True)
 class Gold:
+    """The expected answer read once: value, rounding unit, percent, currency, and how it is written."""
     value: float
     ulp: float
     percent: bool
@@ -191,6 +195,7 @@ class Gold:
 
 
 def decimals_of_float(x: float) -> int:
+    """Decimal places of a float as Python writes it (1.25 -> 2, 1.5e-05 -> 6)."""
     r = repr(float(x))
     if "e" in r or "E" in r:
         mant, _, exp = r.lower().partition("e")
@@ -201,6 +206,8 @@ def decimals_of_float(x: float) -> int:
 
 
 def parse_gold(expected: Any, question: str | None) -> Gold | None:
+    """The gold as a :class:`Gold`: a number as given, a text read like an answer (its concluding
+    figure); None when it holds no number."""
     if isinstance(expected, bool):
         return None
     if isinstance(expected, (int, float)):
@@ -267,6 +274,7 @@ def _parse_gold_text(text: str, question: str | None) -> Gold | None:
 
 
 def kind_of_gold(g: Gold, hints: QuestionHints) -> str:
+    """"percent", "money" or "plain": the kind of figure the gold is, which selection prefers."""
     if g.percent or (g.bare and hints.percent_strong):
         return "percent"
     if g.currency or not g.bare or hints.scale or hints.currency:

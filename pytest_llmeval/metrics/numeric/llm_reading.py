@@ -21,7 +21,12 @@ from typing import TYPE_CHECKING, Any
 from pytest_llmeval.errors import GraderError
 from pytest_llmeval.metrics.numeric.agreement import read_against, reading_difference
 from pytest_llmeval.metrics.numeric.candidates import Candidate, extract_values
-from pytest_llmeval.metrics.numeric.explanation import format_value, tolerance_text, units_match
+from pytest_llmeval.metrics.numeric.explanation import (
+    NumericMatch,
+    format_value,
+    tolerance_text,
+    units_match,
+)
 from pytest_llmeval.metrics.numeric.gold import (
     Gold,
     parse_gold,
@@ -37,7 +42,6 @@ from pytest_llmeval.metrics.numeric.tokens import (
 )
 
 if TYPE_CHECKING:
-    from pytest_llmeval.metrics.numeric.match import NumericMatch
     from pytest_llmeval.models.base import ChatModel
     from pytest_llmeval.registry import GradeContext
 

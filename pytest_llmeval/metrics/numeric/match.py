@@ -12,7 +12,6 @@ import dataclasses
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +28,12 @@ from pytest_llmeval.metrics.numeric.agreement import (
     values_agree,
 )
 from pytest_llmeval.metrics.numeric.candidates import Candidate, extract_values, zero_phrases
-from pytest_llmeval.metrics.numeric.explanation import format_value, tolerance_text, units_match
+from pytest_llmeval.metrics.numeric.explanation import (
+    NumericMatch,
+    format_value,
+    tolerance_text,
+    units_match,
+)
 from pytest_llmeval.metrics.numeric.gold import (
     Gold,
     QuestionHints,
@@ -70,19 +74,6 @@ __all__ = [
 TOLERANCE_MODES = ("relative", "absolute", "rounding", "exact")
 PERCENT_MODES = ("ratio-or-percent", "number", "strict")
 MATCH_MODES = ("concluding", "any", "first", "last")
-
-
-@dataclass(kw_only=True)
-class NumericMatch(MetricResult):
-    """Result of :func:`numeric_match`. Values are normalised floats (scale, sign, percent applied)."""
-
-    metric: str = "numeric"
-    expected_value: float | None = None
-    found_value: float | None = None
-    percentage_difference: float | None = None
-    unit_match: bool | None = None
-    candidates: list[Candidate] = field(default_factory=list)
-    found: Candidate | None = None
 
 
 # --------------------------------------------------------------------------- public API

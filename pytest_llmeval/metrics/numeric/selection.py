@@ -1220,6 +1220,7 @@ def select_category(
     category: str,
     question: str | None,
 ) -> tuple[Candidate | None, str]:
+    """The figure the answer ties to ``category`` ("net income") and why; ``(None, "")`` when none."""
     key = category.strip().lower().replace("_", " ")
     # A year in the category ("FY2022 effective tax rate") selects among the metric's figures.
     cat_years = frozenset(_ANY_YEAR_RE.findall(key))

@@ -377,6 +377,7 @@ def _keyword_scan(low: str) -> dict[str, list[int]]:
 
 
 def any_within(positions: list[int], lo: int, hi: int) -> bool:
+    """Is any of the sorted ``positions`` within ``lo``..``hi``?"""
     i = bisect.bisect_left(positions, lo)
     return i < len(positions) and positions[i] <= hi
 
@@ -503,6 +504,7 @@ def parse_word_number(text: str) -> tuple[float, int, bool] | None:
 
 
 def rounding_unit(decimals: int, number: float, sig: int) -> float:
+    """The rounding unit of a figure written with ``decimals`` decimal places (1 for a whole number)."""
     if decimals > 0:
         return 10.0 ** (-decimals)
     # An integer with trailing zeros ("1,500") is still exact to the unit: writers rarely round
