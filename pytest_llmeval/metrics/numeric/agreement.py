@@ -1,4 +1,4 @@
-"""Comparison stage of the numeric grader: does a found figure state the expected value?
+"""Agreement stage of the numeric grader: does a found figure state the expected value?
 
 Reads both sides in every frame the conventions allow (a scale from the question, a gold without
 a unit read in table units, percent from the question) and compares with the tolerance and the
