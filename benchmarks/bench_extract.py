@@ -26,11 +26,14 @@ ROOT = Path(__file__).resolve().parent.parent
 def _time_reading(root: Path, dev: Path, passes: int, rounds: int) -> float:
     """Best CPU seconds per case of _read_figures over the dev answers, the package from ``root``."""
     sys.path.insert(0, str(root))
-    from pytest_llmeval.metrics.numeric.gold import _parse_gold
+    from pytest_llmeval.metrics.numeric import gold as gold_stage
     from pytest_llmeval.metrics.numeric.match import _read_figures
 
+    # --baseline may be a checkout whose gold stage keeps its reader private
+    parse_gold = getattr(gold_stage, "parse_gold", None) or gold_stage._parse_gold
+
     rows = [json.loads(x) for x in dev.read_text(encoding="utf-8").splitlines() if x.strip()]
-    calls = [(r["response"], _parse_gold(r["gold"], None)) for r in rows]
+    calls = [(r["response"], parse_gold(r["gold"], None)) for r in rows]
     for resp, gold in calls:  # warm-up: compiled patterns, language tables
         _read_figures(resp, gold, None, None)
     best = float("inf")

@@ -93,17 +93,17 @@ def dev_rate(path: Path, passes: int) -> tuple[float, int]:
 
 def stage_times(path: Path, passes: int) -> tuple[float, float, float]:
     """CPU microseconds per case: reading, reading + selection, and the whole grading."""
-    from pytest_llmeval.metrics.numeric.gold import _parse_gold, _question_hints
+    from pytest_llmeval.metrics.numeric.gold import parse_gold, question_hints
     from pytest_llmeval.metrics.numeric.match import _read_figures, _select_figures
 
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
-    hints = _question_hints(None)
+    hints = question_hints(None)
 
     def read(r: dict) -> None:
-        _read_figures(r["response"], _parse_gold(r["gold"], None), None, None)
+        _read_figures(r["response"], parse_gold(r["gold"], None), None, None)
 
     def read_select(r: dict) -> None:
-        gold = _parse_gold(r["gold"], None)
+        gold = parse_gold(r["gold"], None)
         cands = _read_figures(r["response"], gold, None, None)
         _select_figures(r["response"], cands, gold, hints, r.get("category"), None, "concluding")
 

@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from pytest_llmeval.metrics.numeric import match as numeric  # noqa: E402
 from pytest_llmeval.metrics.numeric.candidates import Candidate, extract_values  # noqa: E402
-from pytest_llmeval.metrics.numeric.tokens import _NUM_RE  # noqa: E402
+from pytest_llmeval.metrics.numeric.tokens import NUM_RE  # noqa: E402
 from pytest_llmeval.models.base import Completion  # noqa: E402
 from pytest_llmeval.registry import GradeContext  # noqa: E402
 
@@ -44,7 +44,7 @@ def render(c: Candidate | None) -> dict[str, str] | None:
     """A candidate as the judge's reply; None when the reply format cannot state it."""
     if c is None:
         return {"value": "", "unit": "", "scale": "one", "category": "", "quote": ""}
-    m = _NUM_RE.search(c.raw)
+    m = NUM_RE.search(c.raw)
     if m is None or c.basis_points or c.scale not in _SCALE_NAME:
         return None  # a figure in words, basis points, lakhs or trillions
     value = m.group(0)

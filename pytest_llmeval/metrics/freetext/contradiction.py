@@ -31,7 +31,7 @@ def figure_conflict(keys: list[Candidate], said: list[Candidate], asked: list[fl
     """Why the answer's figures contradict the key figures (``keys``, none of which the answer
     states) of a short factual ``gold``, or "": a figure of a key's kind not in the question
     (``asked``)."""
-    from pytest_llmeval.metrics.numeric.comparison import values_agree
+    from pytest_llmeval.metrics.numeric.agreement import values_agree
 
     if len(gold.split()) > SHORT_FACT_WORDS:
         return ""

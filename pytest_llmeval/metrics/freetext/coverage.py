@@ -94,7 +94,7 @@ def sentence_coverage(
     your own token weights (e.g. idf over a whole suite's references).
     """
     from pytest_llmeval.judge.offline import split_sentences
-    from pytest_llmeval.metrics.freetext.semantic import _model_label, model_key, token_embeddings
+    from pytest_llmeval.metrics.freetext.semantic import model_key, model_label, token_embeddings
 
     if not 0.0 <= threshold <= 1.0:
         raise GraderError(f"sentence_coverage: threshold must be in [0, 1], got {threshold!r}")
@@ -125,7 +125,7 @@ def sentence_coverage(
     worst = min(range(len(ref_sents)), key=lambda j: (per_ref[j], j))
     score = per_ref[worst]
     passed = score >= threshold
-    label = _model_label(model_key(model))
+    label = model_label(model_key(model))
     covered = sum(v >= threshold for v in per_ref)
     explanation = (
         f"{covered}/{len(ref_sents)} reference sentences covered (best token-level F1 with an answer "

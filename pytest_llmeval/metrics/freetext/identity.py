@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from pytest_llmeval.errors import GraderError
 from pytest_llmeval.metrics.base import MetricResult
-from pytest_llmeval.metrics.freetext.periods import Identity, _relation, identities, identity_only
+from pytest_llmeval.metrics.freetext.periods import Identity, identities, identity_only, relation
 
 __all__ = ["Identity", "IdentityMatch", "grade", "identities", "identity_match", "identity_only"]
 
@@ -51,7 +51,7 @@ def identity_match(response: str, expected: str, *, coarser: str = DEFAULT_COARS
     conflicts: list[str] = []
     coarse: list[str] = []
     for gold in golds:
-        relations = [(_relation(gold, s), s) for s in said]
+        relations = [(relation(gold, s), s) for s in said]
         if any(rel in ("same", "finer") for rel, _ in relations):
             continue
         coarser_ones = [s for rel, s in relations if rel == "coarser"]

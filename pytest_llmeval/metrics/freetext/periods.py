@@ -147,7 +147,9 @@ def _date_relation(gold: tuple[int, ...], said: tuple[int, ...]) -> str:
     return "finer" if len(said_known) > len(gold_known) else "coarser"
 
 
-def _relation(gold: Identity, said: Identity) -> str:
+def relation(gold: Identity, said: Identity) -> str:
+    """How ``said`` stands to ``gold``: "same", "finer", "coarser", "different", or "unrelated"
+    (neither names nor contradicts the other)."""
     if gold.kind == "date" and said.kind == "date":
         return _date_relation(gold.value, said.value)
     if (gold.kind == "date" and said.kind == "fiscal") or (gold.kind == "fiscal" and said.kind == "date"):
@@ -175,11 +177,11 @@ def conflicting_identity(gold: str, answer: str, question: str | None = None) ->
     asked, _ = identities(question or "")
     said: list[Identity] | None = None
     for g in golds:
-        if g.kind == "ordinal" or any(_relation(g, q) == "same" for q in asked):
+        if g.kind == "ordinal" or any(relation(g, q) == "same" for q in asked):
             continue
         if said is None:
             said, _ = identities(answer)
-        relations = [(_relation(g, s), s) for s in said]
+        relations = [(relation(g, s), s) for s in said]
         if any(rel in ("same", "finer", "coarser") for rel, _ in relations):
             continue
         other = [s for rel, s in relations if rel == "different"]

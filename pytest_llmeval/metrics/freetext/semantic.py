@@ -219,7 +219,8 @@ class SimilarityResult(MetricResult):
     model: str = ""
 
 
-def _model_label(key: str) -> str:
+def model_label(key: str) -> str:
+    """The name reports give an embedding model key ("all-MiniLM-L6-v2 (bundled)" for the shipped one)."""
     try:
         bundled = _bundled_path()
     except MissingExtraError:
@@ -238,7 +239,7 @@ def semantic_similarity(
     vectors = encode([response, expected], model=model)
     similarity = float(vectors[0] @ vectors[1])
     passed = similarity >= min_similarity
-    label = _model_label(model_key(model))
+    label = model_label(model_key(model))
     return SimilarityResult(
         metric="semantic_similarity",
         passed=passed,

@@ -1,13 +1,15 @@
 """The numeric grader: a figure in a free-text answer against a gold figure.
 
-The stages, one module each, in the order an answer goes through them: :mod:`.gold` (read the
-gold and what the question says about units), :mod:`.tokens` (numbers, words and separators of any
-script), :mod:`.candidates` (each stated figure with its scale, sign and currency), :mod:`.roles`
-(what a figure is: the answer, an input, a year, a page), :mod:`.selection` (which figure is the
-answer), :mod:`.comparison` (equal within tolerance and rounding, scale and percent readings),
-:mod:`.polarity` (the sign the answer's own words give its figure: it can
-only veto a match), :mod:`.explanation` (the sentence a failure prints), :mod:`.language` (the word tables of each
-language) and :mod:`.llm_reading` (the judge as a second reader). :mod:`.match` runs them.
+The stages, one module each, in order; a stage imports only the stages before it:
+:mod:`.locale_tables` (the number words of each language: scales, percent and sign words),
+:mod:`.tokens` (numbers, words and separators of any script), :mod:`.candidates` (each stated
+figure with its scale, sign and currency), :mod:`.roles` (what a figure is: the answer, an input,
+a year, a page), :mod:`.selection` (which figure is the answer), :mod:`.gold` (the gold, read as
+an answer is, and what the question says about units), :mod:`.explanation` (how values and
+verdicts are written, and the :class:`NumericMatch` verdict), :mod:`.agreement` (equal within
+tolerance and rounding, scale and percent readings), :mod:`.polarity` (the sign the answer's own
+words give its figure: it can only veto a match), :mod:`.llm_reading` (the judge as a second
+reader) and :mod:`.match`, which runs them.
 Public names load lazily: importing the package costs nothing until one is used.
 """
 
@@ -22,7 +24,7 @@ _EXPORTS: dict[str, str] = {
     "NumericMatch": ".match",
     "looks_numeric": ".match",
     "grade": ".match",
-    "values_agree": ".comparison",
+    "values_agree": ".agreement",
     "extract_values": ".candidates",
     "Candidate": ".candidates",
 }

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from pytest_llmeval.metrics.numeric.language import (
+from pytest_llmeval.metrics.numeric.locale_tables import (
     ENGLISH,
     LANGUAGES,
     NumberLanguage,
@@ -34,21 +34,21 @@ from pytest_llmeval.metrics.numeric.language import (
     percent_suffix_words,
 )
 from pytest_llmeval.metrics.numeric.tokens import (
-    _CUR_PREFIX,
-    _CUR_SUFFIX,
-    _CURRENCY_CODES,
-    _WORD_NUMS,
-    _WORD_SCALES,
-    _WORDNUM_RE,
+    CUR_PREFIX,
+    CUR_SUFFIX,
+    CURRENCY_CODES,
     SCALE_WORDS,
-    _near,
-    _parse_number_text,
-    _parse_short_number,
-    _parse_word_number,
-    _read_words,
-    _ulp,
+    WORD_NUMS,
+    WORD_SCALES,
+    WORDNUM_RE,
+    any_within,
     fold_number_forms,
     number_matches,
+    parse_number_text,
+    parse_short_number,
+    parse_word_number,
+    read_words,
+    rounding_unit,
 )
 
 # Roles that never count as a stated value.
@@ -62,7 +62,7 @@ _MONTHS = (
 )
 
 _PREFIX_RE = re.compile(
-    rf"(?P<sign1>[-−–+]|\()?[ \u00a0]?(?P<cur>{_CUR_PREFIX})?[ \u00a0]?(?P<sign2>[-−–+]|\()?$"
+    rf"(?P<sign1>[-−–+]|\()?[ \u00a0]?(?P<cur>{CUR_PREFIX})?[ \u00a0]?(?P<sign2>[-−–+]|\()?$"
 )
 _ENGLISH_SCALE_RE = r"thousands?|millions?|billions?|trillions?|mn|mln|mm|MM|bn|bln|Bn|BN|tn|Tn|lakhs?|lacs?|crores?|cr|Cr|thou"
 
@@ -97,7 +97,7 @@ _SUFFIX_RE = re.compile(
     + rf"|[ \u00a0]?{first_char_gate(_other_scale_word_list())}(?P<lscale>(?i:{_other_scale_words()}))(?:\.|(?![^\W\d_]))"
     r"|(?P<letter>[kKmMbBT])(?![\w]))?"
     r"(?P<close2>\))?"
-    rf"(?:[ \u00a0]?{first_char_gate(_CUR_SUFFIX.split('|'), ignore_case=False)}(?P<cur>{_CUR_SUFFIX})(?![\w])"
+    rf"(?:[ \u00a0]?{first_char_gate(CUR_SUFFIX.split('|'), ignore_case=False)}(?P<cur>{CUR_SUFFIX})(?![\w])"
     r"(?:[ \u00a0]?(?P<scale2>thousands?|millions?|billions?|trillions?|mn|bn)(?![\w]))?)?"
     r"(?P<pct2>[ \u00a0]?(?=[%p])(?:%|percent|per\s*cent))?"
 )
@@ -113,7 +113,7 @@ _NEG_NOUN_BEFORE_RE = re.compile(
     r"\b(?=[nldo])(?:net\s+)?(?:loss(?:es)?(?!\s+(?:ratio|rate|reserves?|provisions?|allowance|adjustment))|deficit|outflows?)\b"
     r"[^.;\d$€£¥]{0,40}?\b(?:was|were|is|are|of|totall?ed|amounted\s+to|came\s+to|stood\s+at|at|reached)\s*:?\s*"
     r"(?:(?:approximately|about|around|roughly|nearly|some|almost|an?|the|just)\s+)*"
-    r"(?:" + _CUR_PREFIX + r")?\s*$",
+    r"(?:" + CUR_PREFIX + r")?\s*$",
     re.IGNORECASE,
 )
 # "The decline in operating cash flow was $213 million": the subject names a change downwards; the
@@ -122,20 +122,20 @@ _NEG_CHANGE_SUBJECT_RE = re.compile(
     r"\b(?=[drf])(?:decrease|decline|reduction|drop|fall)\s+in\s+(?:(?!(?:was|were|is|are|of|by)\b)[\w'&-]+\s+){1,8}?"
     r"(?:was|were|is|are|amounted\s+to|totall?ed|came\s+to)\s*:?\s*"
     r"(?:(?:approximately|about|around|roughly|nearly|some|almost|an?|the|just)\s+)*"
-    r"(?:" + _CUR_PREFIX + r")?\s*$",
+    r"(?:" + CUR_PREFIX + r")?\s*$",
     re.IGNORECASE,
 )
 _NEG_WORD_BEFORE_RE = re.compile(
     r"\b(?=[nldofrscm])(?:net\s+loss(?:es)?|loss(?:es)?\s+of|deficit\s+of|outflows?\s+of|decrease[sd]?|decline[sd]?|fell|falls?|drop(?:ped|s)?|down"
     r"|reduc(?:ed|tion)|shr[au]nk|contract(?:ed|ion)|lower|negative|minus)"
     r"(?:\s+(?:of|by|approximately|about|around|roughly|nearly|some|almost|an?|the|just|over|only|\w+ly)\b)*"
-    r"[\s:]*(?:" + _CUR_PREFIX + r")?\s*$",
+    r"[\s:]*(?:" + CUR_PREFIX + r")?\s*$",
     re.IGNORECASE,
 )
 _NEG_VERB_BY_RE = re.compile(
     r"\b(?=[dfrlcs])(?:decreas\w*|declin\w*|fell|drop\w*|reduc\w*|lowered|cut|shr[aiu]nk\w*|contract\w*)"
     r"(?:\s+[\w'’]+){0,4}?\s+by\s+(?:(?:approximately|about|around|roughly|nearly|some|almost|just|over|only)\s+)*"
-    r"(?:" + _CUR_PREFIX + r")?\s*$",
+    r"(?:" + CUR_PREFIX + r")?\s*$",
     re.IGNORECASE,
 )
 _NEG_WORD_AFTER_RE = re.compile(
@@ -146,7 +146,7 @@ _NEG_WORD_AFTER_RE = re.compile(
 _COMPARE_BEFORE_RE = re.compile(
     r"\b(?=[fcvartpludibFCVARTPLUDIB])(?:from|compared\s+(?:to|with)|vs\.?|versus|against|relative\s+to|than|prior(?:\s+year)?|previous(?:ly)?|last\s+year|a\s+year\s+(?:earlier|ago)|up\s+from|down\s+from|rather\s+than|instead\s+of|before|preceding)"
     r"(?:\s+(?:the|a|an|its|of|about|approximately|around|roughly|nearly|just|only|fy\s*'?\d{2,4}|\d{4}(?:'s)?|'s|year's|year|figure|level|total|amount|value)\b)*"
-    r"[\s:,]*(?:" + _CUR_PREFIX + r")?[\s(]*$",
+    r"[\s:,]*(?:" + CUR_PREFIX + r")?[\s(]*$",
     re.IGNORECASE,
 )
 _COMPARE_AFTER_RE = re.compile(
@@ -348,7 +348,7 @@ def extract_values(
     ``question`` lets identifiers that also appear in the question ("3M") be read as names.
     ``count_words`` also reads unit-less number words ("three segments") as values.
     ``locale`` ("nb-NO", "de") names the number language; without it the text's own words
-    decide (see :mod:`pytest_llmeval.metrics.numeric.language`). ``padding``: trailing decimal zeros are formatting.
+    decide (see :mod:`pytest_llmeval.metrics.numeric.locale_tables`). ``padding``: trailing decimal zeros are formatting.
     Never raises; non-string input is converted with ``str``.
     """
     if not isinstance(text, str):
@@ -357,7 +357,7 @@ def extract_values(
     out: list[Candidate] = []
     q_tokens = _question_alnum_tokens(question)
     n = len(text)
-    low, letter_runs, kw = _read_words(text)
+    low, letter_runs, kw = read_words(text)
     lang = language_for_locale(locale) or detect_language(text, letter_runs=letter_runs, low=low)
     matches = number_matches(text)
     if len(matches) > MAX_FIGURES:
@@ -370,9 +370,9 @@ def extract_values(
         raw_num = m.group(0)
         # Short figures (nearly all) go to the remembered parse directly: one call fewer.
         if len(raw_num) <= 32:
-            parsed = _parse_short_number(raw_num, decimal_comma, padding)
+            parsed = parse_short_number(raw_num, decimal_comma, padding)
         else:
-            parsed = _parse_number_text(raw_num, decimal_comma, padding)
+            parsed = parse_number_text(raw_num, decimal_comma, padding)
         if parsed is None:
             continue
         s, e = m.span()
@@ -399,7 +399,7 @@ _WORD_HINT_RE = re.compile(
 )
 
 
-_WORD_NUM_SET = frozenset(_WORD_NUMS)
+_WORD_NUM_SET = frozenset(WORD_NUMS)
 _WORD_UNIT_SET = frozenset(
     [
         "point",
@@ -539,10 +539,10 @@ _FRACTION_RE = re.compile(
 
 def _word_candidates(text: str, count_words: bool = False) -> list[Candidate]:
     out: list[Candidate] = []
-    for m in _WORDNUM_RE.finditer(text):
+    for m in WORDNUM_RE.finditer(text):
         s, e = m.span()
         phrase = m.group(0)
-        parsed = _parse_word_number(phrase)
+        parsed = parse_word_number(phrase)
         if parsed is None:
             continue
         number, decimals, has_scale = parsed
@@ -560,7 +560,7 @@ def _word_candidates(text: str, count_words: bool = False) -> list[Candidate]:
         times = _TIMES_RE.match(after) if not (pm or cm or cents) else None
         has_point = "point" in phrase.lower()
         low_words = set(re.split(r"[\s-]+", phrase.lower()))
-        if not low_words & _WORD_NUMS.keys():
+        if not low_words & WORD_NUMS.keys():
             continue  # a bare "million" after digits belongs to the digit candidate
         # "one of the", "two segments": not an amount, but a count when a count is expected.
         if frac and number >= _FRACTIONS[frac.group(1).lower().rstrip("s")]:
@@ -570,12 +570,12 @@ def _word_candidates(text: str, count_words: bool = False) -> list[Candidate]:
         ):
             continue
         before = text[max(0, s - 12) : s]
-        pre = re.search(rf"(?P<cur>{_CUR_PREFIX})\s?$", before)
+        pre = re.search(rf"(?P<cur>{CUR_PREFIX})\s?$", before)
         currency = None
         if pre:
-            currency = _CURRENCY_CODES.get(pre.group("cur"))
+            currency = CURRENCY_CODES.get(pre.group("cur"))
         elif cm:
-            currency = _CURRENCY_CODES.get(cm.group(1).lower(), _CURRENCY_CODES.get(cm.group(1)))
+            currency = CURRENCY_CODES.get(cm.group(1).lower(), CURRENCY_CODES.get(cm.group(1)))
         end = e + (pm.end() if pm else 0) + (cm.end() if cm and not pm else 0)
         value = number / 100.0 if pm else number
         ulp = 10.0 ** (-decimals) if decimals else 1.0
@@ -594,7 +594,7 @@ def _word_candidates(text: str, count_words: bool = False) -> list[Candidate]:
         scale_part = 1.0
         if has_scale:
             # the integer before the scale word was exact to the scale's precision
-            for w, sc in _WORD_SCALES.items():
+            for w, sc in WORD_SCALES.items():
                 if w in phrase.lower() and sc > 100:
                     scale_part = max(scale_part, sc)
             ulp *= scale_part
@@ -679,7 +679,7 @@ def _build_candidate(
         value, ulp, scale, percent, bps = _magnitude(
             number, decimals, sig, pct_text, scale_word, lang
         )
-    else:  # most figures: the number as written (what _magnitude gives them; _ulp inline)
+    else:  # most figures: the number as written (what _magnitude gives them; rounding_unit inline)
         value, scale, percent, bps = number, 1.0, False, False
         ulp = 10.0**-decimals if decimals > 0 else 1.0
     # Word-implied sign ("a loss of $5 million", "revenue decreased by 3%"): soft, see numeric.py.
@@ -687,7 +687,7 @@ def _build_candidate(
     neg = kw["neg"]
     if (
         not negative
-        and (hb & _HEAD_NEG or (neg and _near(neg, s - 60, s)))
+        and (hb & _HEAD_NEG or (neg and any_within(neg, s - 60, s)))
         and _word_signed(before, after, s, suffix_end, rest, neg, hb)
     ):
         sign_source = "word"
@@ -811,7 +811,7 @@ def _read_prefix(
     open_paren = False
     sign1, cur, sign2 = pm.groups()  # in pattern order; by position, not by name (cheaper)
     if cur:
-        currency = _CURRENCY_CODES.get(cur) or _CURRENCY_CODES.get(cur.rstrip("."))
+        currency = CURRENCY_CODES.get(cur) or CURRENCY_CODES.get(cur.rstrip("."))
     if not sign1 and not sign2:
         return currency, negative, sign_source, open_paren
     for g, sg in (("sign2", sign2), ("sign1", sign1)):
@@ -841,7 +841,7 @@ def _read_prefix(
 _SUFFIX_EXACT_WORDS = (
     *["percent", "per", "pct", "pp", "p.p.", "bps", "basis"],
     *_ENGLISH_SCALE_RE.split("|"),
-    *_CUR_SUFFIX.split("|"),
+    *CUR_SUFFIX.split("|"),
 )
 _SUFFIX_FOLDED_WORDS = (
     *percent_suffix_words(),
@@ -926,7 +926,7 @@ def _after_space_safe(lit: str) -> frozenset[str]:
     """... and after one space or no-break space, the ASCII characters that none of the parts
     left after ``lit`` can start with (their first-character gates: a scale word for "%", a
     currency word, "%" or "percent"), or the end of the window."""
-    exact = [*_CUR_SUFFIX.split("|"), "%", "p"]
+    exact = [*CUR_SUFFIX.split("|"), "%", "p"]
     folded: list[str] = []
     if lit == "%":
         exact += _ENGLISH_SCALE_RE.split("|")
@@ -994,7 +994,7 @@ def _read_suffix(
         if cur_word.lower().rstrip(".") == "kr":
             currency = lang.krone
         else:
-            currency = _CURRENCY_CODES.get(cur_word, _CURRENCY_CODES.get(cur_word.lower()))
+            currency = CURRENCY_CODES.get(cur_word, CURRENCY_CODES.get(cur_word.lower()))
     close2 = bool(close2_g and scale_word)
     if close2_g and not scale_word:
         close = True  # "(12.5%)"
@@ -1059,7 +1059,7 @@ def _magnitude(
         percent = True
     scale = _scale_of(scale_word, lang) if scale_word else 1.0
     value = number * scale
-    ulp = _ulp(decimals, number, sig) * scale
+    ulp = rounding_unit(decimals, number, sig) * scale
     if percent:
         div = 10000.0 if bps else 100.0
         value /= div
@@ -1074,7 +1074,7 @@ def _word_signed(
     "tapte", "Nettoverlust ... belief sich auf", "... decrease")? ``rest``: what follows the
     figure and its units, spaces skipped, ``hb`` its head's _HEAD_* flags; ``neg``: where sign
     keywords end in the text."""
-    if neg and _near(neg, s - 60, s) and _signed_before(before.rsplit("\n", 1)[-1][-60:]):
+    if neg and any_within(neg, s - 60, s) and _signed_before(before.rsplit("\n", 1)[-1][-60:]):
         return True
     # gates on the first character, then the first two letters of the word after the units (the
     # patterns skip spaces and commas first; a tail of only spaces fails them whatever follows).
@@ -1139,7 +1139,7 @@ def _names_a_decrease(before: str) -> bool:
 def _approximate(before: str, s: int, apx: list[int]) -> bool:
     """Is the figure at ``s`` stated as approximate ("about", "~")? ``apx``: where the
     approximation keywords end in the text."""
-    return _near(apx, s - 20, s) and bool(_APPROX_RE.search(before[-20:].lower()))
+    return any_within(apx, s - 20, s) and bool(_APPROX_RE.search(before[-20:].lower()))
 
 
 @lru_cache(maxsize=1)
@@ -1331,13 +1331,13 @@ def _structure_role(
     b16 = before[-16:]
     op = kw["op"]
     if (
-        (not _OP_CHARS.isdisjoint(b16) or (op and _near(op, s - 16, s)))
+        (not _OP_CHARS.isdisjoint(b16) or (op and any_within(op, s - 16, s)))
         and _may_end_operator(b16)
         and _OPERATOR_BEFORE_RE.search(b16)
     ):
         return "operand"
     cmp = kw["cmp"]
-    if (cmp and _near(cmp, s - 48, s) and _COMPARE_BEFORE_RE.search(before[-48:])) or (
+    if (cmp and any_within(cmp, s - 48, s) and _COMPARE_BEFORE_RE.search(before[-48:])) or (
         hb & _HEAD_CMP and _may_be_comparison_after(rest) and _COMPARE_AFTER_RE.match(tail)
     ):
         return "comparison"

@@ -1,19 +1,40 @@
-"""Explanation stage of the numeric grader: how values and verdicts are written."""
+"""Explanation stage of the numeric grader: how values and verdicts are written, and the verdict
+itself (:class:`NumericMatch`), which the judge's second reading and :mod:`.match` both return."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from pytest_llmeval.metrics.base import MetricResult
 from pytest_llmeval.metrics.numeric.candidates import Candidate
 
 if TYPE_CHECKING:
-    from pytest_llmeval.metrics.numeric.gold import _Gold
+    from pytest_llmeval.metrics.numeric.gold import Gold
+
+# --------------------------------------------------------------------------- the verdict
+
+
+@dataclass(kw_only=True)
+class NumericMatch(MetricResult):
+    """Result of :func:`~pytest_llmeval.metrics.numeric.match.numeric_match`. Values are normalised floats (scale, sign, percent applied)."""
+
+    metric: str = "numeric"
+    expected_value: float | None = None
+    found_value: float | None = None
+    percentage_difference: float | None = None
+    unit_match: bool | None = None
+    candidates: list[Candidate] = field(default_factory=list)
+    found: Candidate | None = None
+
 
 # --------------------------------------------------------------------------- formatting
 
 
-def _fmt(v: float | None) -> str:
+def format_number(v: float | None) -> str:
+    """A number as explanations write it: 10 significant digits from 1 up to 1e6, else 6 (exponent
+    form below 1e-4 and from 1e6)."""
     if v is None:
         return "none"
     if not math.isfinite(v):
@@ -27,28 +48,31 @@ def _fmt(v: float | None) -> str:
     return f"{v:.10g}" if a >= 1 else f"{v:.6g}"
 
 
-def _fmt_val(v: float | None, percent: bool, currency: str | None) -> str:
+def format_value(v: float | None, percent: bool, currency: str | None) -> str:
+    """A normalised value as explanations write it: a ratio as a percentage, the currency code after."""
     if v is None:
         return "none"
-    s = f"{_fmt(v * 100)}%" if percent else _fmt(v)
+    s = f"{format_number(v * 100)}%" if percent else format_number(v)
     return f"{s} {currency}" if currency else s
 
 
-def _tol_text(tol: float, mode: str) -> str:
+def tolerance_text(tol: float, mode: str) -> str:
+    """The tolerance a verdict names ("relative tolerance 1% (plus rounding of the coarser display)")."""
     if mode == "relative":
-        return f"relative tolerance {_fmt(tol * 100)}% (plus rounding of the coarser display)"
+        return f"relative tolerance {format_number(tol * 100)}% (plus rounding of the coarser display)"
     if mode == "absolute":
         return (
-            f"absolute tolerance {_fmt(tol)} expected units (plus rounding of the coarser display)"
+            f"absolute tolerance {format_number(tol)} expected units (plus rounding of the coarser display)"
         )
     if mode == "rounding":
-        return f"rounding tolerance (half a unit in the last shown digit{f' + {_fmt(tol)} units' if tol else ''})"
+        return f"rounding tolerance (half a unit in the last shown digit{f' + {format_number(tol)} units' if tol else ''})"
     return "exact match"
 
 
-def _unit_match(
-    gold: _Gold, found: Candidate, exp_currency: str | None, found_currency: str | None
+def units_match(
+    gold: Gold, found: Candidate, exp_currency: str | None, found_currency: str | None
 ) -> bool:
+    """Do the units agree: no two different currencies, no percentage against an amount of money."""
     if exp_currency and found_currency and exp_currency != found_currency:
         return False
     if gold.percent and not found.percent and found.currency:

@@ -1,7 +1,7 @@
 """Expected-value stage of the numeric grader: the gold figure and what the question says.
 
-:func:`_parse_gold` reads the expected answer (a string such as ``"(31) million"`` or a JSON
-number, which is that number); :func:`_question_hints` reads the question's unit, percent,
+:func:`parse_gold` reads the expected answer (a string such as ``"(31) million"`` or a JSON
+number, which is that number); :func:`question_hints` reads the question's unit, percent,
 currency and direction words.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 from pytest_llmeval.metrics.numeric.candidates import extract_values
 from pytest_llmeval.metrics.numeric.roles import gate_lower
-from pytest_llmeval.metrics.numeric.selection import _Q_PAREN_RE, _select_concluding
+from pytest_llmeval.metrics.numeric.selection import Q_PAREN_RE, select_concluding
 
 # --------------------------------------------------------------------------- question hints
 
@@ -84,7 +84,7 @@ _LEAD_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz($€" + _UNI
 _TAIL_RUN_RE = re.compile(r"[A-Za-z\s)]*")
 
 
-def _response_scale(response: str) -> float | None:
+def response_scale(response: str) -> float | None:
     """The scale the answer declares for its figures ("(in millions)", "amounts are in thousands")."""
     head = response[:20000]
     # Lower-casing keeps offsets unless a character folds to an ASCII letter (then: None).
@@ -140,7 +140,9 @@ def _scale_word_spans(low: str) -> list[tuple[int, int]]:
 
 
 @dataclass(frozen=True)
-class _QuestionHints:
+class QuestionHints:
+    """What the question says about its answer: scale, percent, currency, and a direction in its
+    words (a fall, a cost) that lets an answer state the magnitude alone."""
     scale: float | None
     percent: bool
     percent_strong: bool
@@ -150,9 +152,10 @@ class _QuestionHints:
 
 
 @lru_cache(maxsize=512)
-def _question_hints(question: str | None) -> _QuestionHints:
+def question_hints(question: str | None) -> QuestionHints:
+    """What ``question`` says about the unit of its answer (read once per question)."""
     if not question:
-        return _QuestionHints(None, False, False, None, False, asked=False)
+        return QuestionHints(None, False, False, None, False, asked=False)
     q = question[:4000]
     sm = _Q_SCALE_RE.search(q)
     scale = _SCALE_NAMES.get(sm.group(1).lower()) if sm else None
@@ -163,14 +166,14 @@ def _question_hints(question: str | None) -> _QuestionHints:
             cm.group(2) or ""
         )
         currency = code
-    return _QuestionHints(
+    return QuestionHints(
         scale=scale,
         percent=bool(_Q_PERCENT_RE.search(q)),
         percent_strong=bool(_Q_PERCENT_STRONG_RE.search(q)),
         currency=currency,
         # "free cash flow (cash from operations minus capital expenditures)": a definition in
         # parentheses does not make the asked figure an outflow.
-        magnitude_ok=bool(_Q_NEG_DIRECTION_RE.search(_Q_PAREN_RE.sub(" ", q))),
+        magnitude_ok=bool(_Q_NEG_DIRECTION_RE.search(Q_PAREN_RE.sub(" ", q))),
     )
 
 
@@ -178,7 +181,8 @@ def _question_hints(question: str | None) -> _QuestionHints:
 
 
 @dataclass(frozen=True)
-class _Gold:
+class Gold:
+    """The expected answer read once: value, rounding unit, percent, currency, and how it is written."""
     value: float
     ulp: float
     percent: bool
@@ -190,7 +194,8 @@ class _Gold:
     word_sign: bool
 
 
-def _decimals_of_float(x: float) -> int:
+def decimals_of_float(x: float) -> int:
+    """Decimal places of a float as Python writes it (1.25 -> 2, 1.5e-05 -> 6)."""
     r = repr(float(x))
     if "e" in r or "E" in r:
         mant, _, exp = r.lower().partition("e")
@@ -200,15 +205,17 @@ def _decimals_of_float(x: float) -> int:
     return len(frac)
 
 
-def _parse_gold(expected: Any, question: str | None) -> _Gold | None:
+def parse_gold(expected: Any, question: str | None) -> Gold | None:
+    """The gold as a :class:`Gold`: a number as given, a text read like an answer (its concluding
+    figure); None when it holds no number."""
     if isinstance(expected, bool):
         return None
     if isinstance(expected, (int, float)):
         x = float(expected)
         if not math.isfinite(x):
             return None
-        d = _decimals_of_float(x)
-        return _Gold(
+        d = decimals_of_float(x)
+        return Gold(
             x,
             10.0**-d if d else 1.0,
             False,
@@ -226,7 +233,7 @@ def _parse_gold(expected: Any, question: str | None) -> _Gold | None:
 
 
 @lru_cache(maxsize=2048)
-def _parse_gold_text(text: str, question: str | None) -> _Gold | None:
+def _parse_gold_text(text: str, question: str | None) -> Gold | None:
     cands = extract_values(text, question=question)
     if not cands:
         return None
@@ -235,7 +242,7 @@ def _parse_gold_text(text: str, question: str | None) -> _Gold | None:
     if len(eligible) == 1:
         pick = eligible[0]
     elif eligible:
-        pick = _select_concluding(text, eligible, question, set())[0]
+        pick = select_concluding(text, eligible, question, set())[0]
     else:
         pick = cands[0]  # a gold that is a year or a note number is still the answer
     if pick is None:
@@ -253,7 +260,7 @@ def _parse_gold_text(text: str, question: str | None) -> _Gold | None:
         value = -abs(value)
     bare = pick.scale_word is None and not pick.percent
     unit = pick.scale * (0.01 if pick.percent else 1.0)
-    return _Gold(
+    return Gold(
         value,
         pick.ulp,
         pick.percent,
@@ -266,7 +273,8 @@ def _parse_gold_text(text: str, question: str | None) -> _Gold | None:
     )
 
 
-def _gold_kind(g: _Gold, hints: _QuestionHints) -> str:
+def kind_of_gold(g: Gold, hints: QuestionHints) -> str:
+    """"percent", "money" or "plain": the kind of figure the gold is, which selection prefers."""
     if g.percent or (g.bare and hints.percent_strong):
         return "percent"
     if g.currency or not g.bare or hints.scale or hints.currency:

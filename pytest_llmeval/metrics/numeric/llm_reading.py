@@ -19,25 +19,29 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pytest_llmeval.errors import GraderError
+from pytest_llmeval.metrics.numeric.agreement import read_against, reading_difference
 from pytest_llmeval.metrics.numeric.candidates import Candidate, extract_values
-from pytest_llmeval.metrics.numeric.comparison import _read_against, reading_difference
-from pytest_llmeval.metrics.numeric.explanation import _fmt_val, _tol_text, _unit_match
-from pytest_llmeval.metrics.numeric.gold import (
-    _Gold,
-    _parse_gold,
-    _question_hints,
-    _response_scale,
+from pytest_llmeval.metrics.numeric.explanation import (
+    NumericMatch,
+    format_value,
+    tolerance_text,
+    units_match,
 )
-from pytest_llmeval.metrics.numeric.language import detect_language, language_for_locale
+from pytest_llmeval.metrics.numeric.gold import (
+    Gold,
+    parse_gold,
+    question_hints,
+    response_scale,
+)
+from pytest_llmeval.metrics.numeric.locale_tables import detect_language, language_for_locale
 from pytest_llmeval.metrics.numeric.tokens import (
-    _NUM_RE,
-    _parse_number_text,
-    _parse_word_number,
-    _ulp,
+    NUM_RE,
+    parse_number_text,
+    parse_word_number,
+    rounding_unit,
 )
 
 if TYPE_CHECKING:
-    from pytest_llmeval.metrics.numeric.match import NumericMatch
     from pytest_llmeval.models.base import ChatModel
     from pytest_llmeval.registry import GradeContext
 
@@ -74,9 +78,9 @@ def reading_messages(
     response: str, *, question: str | None, category: str | None
 ) -> list[dict[str, str]]:
     """The judge prompt. The gold is not in it: the reading must not lean towards it."""
-    from pytest_llmeval.judge.prompts import _DATA_RULE, delimit
+    from pytest_llmeval.judge.prompts import DATA_RULE, delimit
 
-    system = _SYSTEM.format(data_rule=_DATA_RULE.format(tag="answer"))
+    system = _SYSTEM.format(data_rule=DATA_RULE.format(tag="answer"))
     parts = []
     if question:
         parts.append("Question (data):\n" + delimit("question", question))
@@ -108,13 +112,13 @@ def parse_value(text: str, decimal_comma: bool) -> tuple[float, int, int, bool] 
         t = t[1:].strip()
     if not t:
         return None
-    if _NUM_RE.fullmatch(t) is None:
+    if NUM_RE.fullmatch(t) is None:
         # A figure written in words ("five", "twelve point five"); its scale goes in ``scale``.
-        words = _parse_word_number(t) if len(t) <= 64 else None
+        words = parse_word_number(t) if len(t) <= 64 else None
         if words is None or words[2]:
             return None
         return words[0], words[1], 2, negative  # significant digits as the word reader counts them
-    parsed = _parse_number_text(t, decimal_comma, padding=False)
+    parsed = parse_number_text(t, decimal_comma, padding=False)
     if parsed is None:
         return None
     magnitude, decimals, sig = parsed
@@ -195,8 +199,8 @@ def _quote_holds(
     quote: str, magnitude: float, mult: float, decimal_comma: bool, locale: str | None
 ) -> bool:
     """Does the quote write the value (as digits, or in words the numeric engine reads)?"""
-    for m in _NUM_RE.finditer(quote):
-        parsed = _parse_number_text(m.group(0), decimal_comma, padding=False)
+    for m in NUM_RE.finditer(quote):
+        parsed = parse_number_text(m.group(0), decimal_comma, padding=False)
         if parsed is not None and _same(parsed[0], magnitude):
             return True
     return any(
@@ -225,7 +229,7 @@ def _candidate(
     magnitude, decimals, sig, negative = parsed
     mult = SCALES[reply["scale"]]
     percent = reply["unit"] == "%"
-    value, ulp = magnitude * mult, _ulp(decimals, magnitude, sig) * mult
+    value, ulp = magnitude * mult, rounding_unit(decimals, magnitude, sig) * mult
     if percent:
         value, ulp = value / 100.0, ulp / 100.0
     twin = next(
@@ -284,30 +288,30 @@ def _reading(
 
 
 def _compare(
-    gold: _Gold, cand: Candidate, response: str, question: str | None, opts: dict[str, Any]
+    gold: Gold, cand: Candidate, response: str, question: str | None, opts: dict[str, Any]
 ) -> tuple[bool, float, str]:
     """(passed, value compared, verdict) by the heuristic's rules, applied as numeric_match does."""
-    from pytest_llmeval.metrics.numeric.comparison import _currency_as_expected
+    from pytest_llmeval.metrics.numeric.agreement import currency_as_expected
 
     tol = float(opts.get("tolerance", 0.0))
     mode = str(opts.get("tolerance_mode", "relative"))
     percent_mode = str(opts.get("percent", "ratio-or-percent"))
-    hints = _question_hints(question)
-    resp_scale = _response_scale(response)
-    reading = _read_against(gold, cand, hints, resp_scale, tol, mode, percent_mode)
+    hints = question_hints(question)
+    resp_scale = response_scale(response)
+    reading = read_against(gold, cand, hints, resp_scale, tol, mode, percent_mode)
     ok, val, note = reading.ok, reading.value, reading.note
     exp_currency = gold.currency or hints.currency
-    found_currency = _currency_as_expected(cand, exp_currency)
+    found_currency = currency_as_expected(cand, exp_currency)
     if opts.get("require_currency") and exp_currency and found_currency != exp_currency:
         return False, val, "currency required to match (require_currency=True)"
     if percent_mode == "strict" and gold.percent != cand.percent:
         return False, val, "percent required to match (percent='strict')"
-    if not _unit_match(gold, cand, exp_currency, found_currency):
+    if not units_match(gold, cand, exp_currency, found_currency):
         note = "; ".join(n for n in (note, f"unit differs ({found_currency or '%'})") if n)
     pdiff = reading_difference(reading)
     diff = f"difference {pdiff:.4g}%" if math.isfinite(pdiff) else "difference inf%"
     verdict = (
-        f"match within {_tol_text(tol, mode)}" if ok else f"{diff} exceeds {_tol_text(tol, mode)}"
+        f"match within {tolerance_text(tol, mode)}" if ok else f"{diff} exceeds {tolerance_text(tol, mode)}"
     )
     return ok, val, verdict + (f" [{note}]" if note else "")
 
@@ -341,7 +345,7 @@ def apply_extractor(
             "eval_criteria.numeric.extractor 'llm' needs a judge model: --llm-judge=openai:MODEL "
             "(ini llm_judge); without one use the heuristic extractor"
         )
-    gold = _parse_gold(gold_value, ctx.question)
+    gold = parse_gold(gold_value, ctx.question)
     if gold is None:  # grade() refuses such golds first
         raise GraderError(
             f"numeric grader: expected answer {str(gold_value)[:80]!r} holds no number"
@@ -360,7 +364,7 @@ def apply_extractor(
 
 
 def _combine(
-    heuristic: NumericMatch, reading: _Reading, gold: _Gold, ctx: GradeContext, opts: dict[str, Any]
+    heuristic: NumericMatch, reading: _Reading, gold: Gold, ctx: GradeContext, opts: dict[str, Any]
 ) -> NumericMatch:
     from pytest_llmeval.judge import judge_name
 
@@ -374,11 +378,11 @@ def _combine(
         llm_desc = "LLM read no figure stated as the answer (fail)"
     else:
         llm_ok, llm_value, verdict = _compare(gold, reading.cand, ctx.response, ctx.question, opts)
-        shown = _fmt_val(llm_value, reading.cand.percent, reading.cand.currency)
+        shown = format_value(llm_value, reading.cand.percent, reading.cand.currency)
         llm_desc = f'LLM read {shown} from "{reply["quote"][:120]}" ({"pass" if llm_ok else "fail"}: {verdict})'
     found = heuristic.found
     heur_desc = (
-        f'heuristic read {_fmt_val(heuristic.found_value, found.percent, found.currency)} from "{found.raw[:120]}"'
+        f'heuristic read {format_value(heuristic.found_value, found.percent, found.currency)} from "{found.raw[:120]}"'
         if found is not None
         else "heuristic found no stated value"
     ) + f" ({'pass' if heuristic.passed else 'fail'})"

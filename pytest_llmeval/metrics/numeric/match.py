@@ -12,43 +12,47 @@ import dataclasses
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from pytest_llmeval.errors import GraderError
 from pytest_llmeval.metrics.base import MetricResult, enforce
 from pytest_llmeval.metrics.numeric import polarity
-from pytest_llmeval.metrics.numeric.candidates import Candidate, extract_values, zero_phrases
-from pytest_llmeval.metrics.numeric.comparison import (
+from pytest_llmeval.metrics.numeric.agreement import (
+    Interp,
     Reading,
-    _currency_as_expected,
-    _gold_interps,
-    _Interp,
-    _read_against,
+    currency_as_expected,
+    gold_interpretations,
+    read_against,
     reading_difference,
     values_agree,
 )
-from pytest_llmeval.metrics.numeric.explanation import _fmt_val, _tol_text, _unit_match
+from pytest_llmeval.metrics.numeric.candidates import Candidate, extract_values, zero_phrases
+from pytest_llmeval.metrics.numeric.explanation import (
+    NumericMatch,
+    format_value,
+    tolerance_text,
+    units_match,
+)
 from pytest_llmeval.metrics.numeric.gold import (
-    _Gold,
-    _gold_kind,
-    _parse_gold,
-    _question_hints,
-    _QuestionHints,
-    _response_scale,
+    Gold,
+    QuestionHints,
+    kind_of_gold,
+    parse_gold,
+    question_hints,
+    response_scale,
 )
 from pytest_llmeval.metrics.numeric.roles import Asserted, co_asserted_in, role_among
 from pytest_llmeval.metrics.numeric.selection import (
-    _COMPARED_YEAR_RE,
-    _Q_CHANGE_RE,
-    _Q_YEAR_RE,
     CATEGORY_SYNONYMS,
-    _conclude,
-    _segment_of,
-    _select_category,
-    _select_concluding,
+    COMPARED_YEAR_RE,
+    Q_CHANGE_RE,
+    Q_YEAR_RE,
+    conclude,
     register_category,
+    segment_of,
+    select_category,
+    select_concluding,
 )
 
 if TYPE_CHECKING:
@@ -70,19 +74,6 @@ __all__ = [
 TOLERANCE_MODES = ("relative", "absolute", "rounding", "exact")
 PERCENT_MODES = ("ratio-or-percent", "number", "strict")
 MATCH_MODES = ("concluding", "any", "first", "last")
-
-
-@dataclass(kw_only=True)
-class NumericMatch(MetricResult):
-    """Result of :func:`numeric_match`. Values are normalised floats (scale, sign, percent applied)."""
-
-    metric: str = "numeric"
-    expected_value: float | None = None
-    found_value: float | None = None
-    percentage_difference: float | None = None
-    unit_match: bool | None = None
-    candidates: list[Candidate] = field(default_factory=list)
-    found: Candidate | None = None
 
 
 # --------------------------------------------------------------------------- public API
@@ -168,8 +159,8 @@ def _part_of_whole(
 def _select_figures(
     response: str,
     cands: list[Candidate],
-    gold: _Gold,
-    hints: _QuestionHints,
+    gold: Gold,
+    hints: QuestionHints,
     category: str | None,
     question: str | None,
     match: str,
@@ -199,8 +190,8 @@ def _select_figures(
 def _select_stated(
     response: str,
     cands: list[Candidate],
-    gold: _Gold,
-    hints: _QuestionHints,
+    gold: Gold,
+    hints: QuestionHints,
     category: str | None,
     question: str | None,
     allow: set[str],
@@ -211,7 +202,7 @@ def _select_stated(
     if primary is not None:
         return [primary], [], how
     if category:
-        primary, how = _select_category(response, cands, category, question)
+        primary, how = select_category(response, cands, category, question)
         if primary is not None:
             return [primary], [], how
     chosen, extras, roles_how = _select_by_roles(
@@ -221,14 +212,14 @@ def _select_stated(
 
 
 def _select_year(
-    response: str, cands: list[Candidate], gold: _Gold, question: str | None
+    response: str, cands: list[Candidate], gold: Gold, question: str | None
 ) -> tuple[Candidate | None, str]:
     """ "In which year ...?": the answer is a year; the one stated, not one it is compared with.
     Only for a gold that is a year."""
     if not gold.yearish:
         return None, ""
     years = [c for c in cands if c.role == "year"]
-    asks_year = bool(question and _Q_YEAR_RE.search(question[:2000]))
+    asks_year = bool(question and Q_YEAR_RE.search(question[:2000]))
     if years and not asks_year and any(c.role in ("value", "result") for c in cands):
         years = []  # "1950" may be an amount ("$1,950 million in 2019"): use the stated figures
     if not years:
@@ -236,11 +227,11 @@ def _select_year(
     pool = [
         dataclasses.replace(c, role="value")
         if c.role == "year"
-        and not _COMPARED_YEAR_RE.search(response, max(0, c.span[0] - 30), c.span[0])
+        and not COMPARED_YEAR_RE.search(response, max(0, c.span[0] - 30), c.span[0])
         else dataclasses.replace(c, role="aside")
         for c in cands
     ]
-    picked, _alts, how = _select_concluding(response, pool, question, set(), "plain")
+    picked, _alts, how = select_concluding(response, pool, question, set(), "plain")
     primary = next((c for c in cands if picked is not None and c.span == picked.span), None)
     if primary is not None:
         how = how.replace("the concluding figure", "the concluding year")
@@ -272,15 +263,15 @@ def _primary_role(
 def _select_by_roles(
     response: str,
     cands: list[Candidate],
-    gold: _Gold,
-    hints: _QuestionHints,
+    gold: Gold,
+    hints: QuestionHints,
     category: str | None,
     question: str | None,
     allow: set[str],
 ) -> tuple[list[Candidate], list[Asserted], str | None]:
     """The concluding figure and the figures its sentence asserts beside it; the part stated
     beside a whole answers, an endpoint beside a stated change does not (how is None: none found)."""
-    primary, alts, how2, seg = _conclude(response, cands, question, allow, _gold_kind(gold, hints))
+    primary, alts, how2, seg = conclude(response, cands, question, allow, kind_of_gold(gold, hints))
     if primary is None:
         return [], [], None
     chosen = [primary, *alts]
@@ -288,8 +279,8 @@ def _select_by_roles(
     if not seg[0] <= primary.span[0] < seg[1]:
         # A restatement in the asked kind may sit in the next sentence: find the sentence again
         # (sentences are disjoint, so the one read that holds the figure is its sentence).
-        seg = _segment_of(response, primary)
-    asks_change = bool(_Q_CHANGE_RE.search(question[:2000])) if question else None
+        seg = segment_of(response, primary)
+    asks_change = bool(Q_CHANGE_RE.search(question[:2000])) if question else None
     # The figures of the answer sentence, read once for the role stage. A sentence that is the
     # whole answer holds every figure (each starts inside the text): no test per figure.
     if seg[0] == 0 and seg[1] == len(response):
@@ -331,17 +322,17 @@ def _numeric_match(
     partial_credit: bool = False,
 ) -> NumericMatch:
     """Read the gold, read the answer's figures, select the one stated as the answer, compare."""
-    gold = _parse_gold(expected, question)
+    gold = parse_gold(expected, question)
     cands = _read_figures(response, gold, question, locale)
     exp_repr = expected if isinstance(expected, str) else repr(expected)
     if gold is None:
         return _not_numeric(cands, exp_repr)
-    hints = _question_hints(question)
+    hints = question_hints(question)
     if not hints.magnitude_ok and polarity.asks_for_a_fall(question):
         hints = dataclasses.replace(hints, magnitude_ok=True)  # the question's words in any language
-    resp_scale = _response_scale(response)
+    resp_scale = response_scale(response)
     exp_currency = gold.currency or hints.currency
-    gold_interps = _gold_interps(gold, hints, percent_mode)
+    gold_interps = gold_interpretations(gold, hints, percent_mode)
     exp_desc = _expected_description(gold, gold_interps[0], exp_repr)
     chosen, extras, how = _select_figures(response, cands, gold, hints, category, question, match)
     if not chosen and not extras:
@@ -355,12 +346,12 @@ def _numeric_match(
         )
 
     def compare(c: Candidate) -> Reading:
-        return _read_against(gold, c, hints, resp_scale, tol, mode, percent_mode, gold_interps)
+        return read_against(gold, c, hints, resp_scale, tol, mode, percent_mode, gold_interps)
 
     ok, found, reading, how = _compare_selected(compare, chosen, extras, how)
     found_val, note = reading.value, reading.note
-    found_currency = _currency_as_expected(found, exp_currency)
-    unit_match = _unit_match(gold, found, exp_currency, found_currency)
+    found_currency = currency_as_expected(found, exp_currency)
+    unit_match = units_match(gold, found, exp_currency, found_currency)
     currency_note = _currency_note(found, exp_currency, found_currency, require_currency)
     currency_failed = bool(require_currency and exp_currency and found_currency != exp_currency)
     if currency_failed or (percent_mode == "strict" and gold.percent != found.percent):
@@ -371,7 +362,7 @@ def _numeric_match(
     pdiff = reading_difference(reading)
     score = _score(ok, pdiff, partial_credit)
     found_desc = (
-        f'found {_fmt_val(found_val, found.percent, found.currency)} (from "{found.raw}", {how})'
+        f'found {format_value(found_val, found.percent, found.currency)} (from "{found.raw}", {how})'
     )
     if note:
         found_desc += f" [{note}]"
@@ -399,7 +390,7 @@ def _numeric_match(
 
 
 def _sign_conflict(
-    response: str, found: Candidate, cands: list[Candidate], gold: _Gold, expected: Any, question: str | None
+    response: str, found: Candidate, cands: list[Candidate], gold: Gold, expected: Any, question: str | None
 ) -> str | None:
     """The answer's own polarity words stand: a sign read from the question or the gold never
     overrules them, so they can only turn a match into a contradiction (why, or None)."""
@@ -434,7 +425,7 @@ def _score(ok: bool, pdiff: float, partial_credit: bool) -> float:
 
 
 def _read_figures(
-    response: str, gold: _Gold | None, question: str | None, locale: str | None
+    response: str, gold: Gold | None, question: str | None, locale: str | None
 ) -> list[Candidate]:
     """Every figure of the answer; number words count when a small count is expected, and
     "no change" states zero when zero is expected."""
@@ -467,13 +458,13 @@ def _read_figures(
     return cands
 
 
-def _expected_description(gold: _Gold, first: _Interp, exp_repr: Any) -> str:
+def _expected_description(gold: Gold, first: Interp, exp_repr: Any) -> str:
     """'expected 0.66 (from "0.66")', with the gold's first reading (``first``) when it is not
     literal."""
-    exp_desc = f'expected {_fmt_val(gold.value, gold.percent, gold.currency)} (from "{str(exp_repr)[:60]}")'
+    exp_desc = f'expected {format_value(gold.value, gold.percent, gold.currency)} (from "{str(exp_repr)[:60]}")'
     if first.note:
         exp_desc += (
-            f", i.e. {_fmt_val(first.value, first.percent, gold.currency)} with {first.note}"
+            f", i.e. {format_value(first.value, first.percent, gold.currency)} with {first.note}"
         )
     return exp_desc
 
@@ -533,11 +524,11 @@ def _verdict_text(
     if sign_conflict:
         return f"{sign_conflict} (difference {pdiff:.4g}% as sizes)"
     if ok:
-        return f"match within {_tol_text(tol, mode)} (difference {pdiff:.4g}%)"
+        return f"match within {tolerance_text(tol, mode)} (difference {pdiff:.4g}%)"
     if currency_failed:
         return "currency required to match (require_currency=True)"
     shown = f"{pdiff:.4g}" if math.isfinite(pdiff) else "inf"
-    return f"difference {shown}% exceeds {_tol_text(tol, mode)}"
+    return f"difference {shown}% exceeds {tolerance_text(tol, mode)}"
 
 
 def assert_numeric_match(
@@ -602,7 +593,7 @@ def grade(ctx: GradeContext) -> MetricResult:
         )
     # A gold that is a JSON number is that number (not its text "2e+20").
     gold = ctx.expected if ctx.expected_number is None else ctx.expected_number
-    if _parse_gold(gold, ctx.question) is None:
+    if parse_gold(gold, ctx.question) is None:
         raise GraderError(
             f"numeric grader: expected answer {str(ctx.expected)[:80]!r} holds no number"
         )
@@ -665,7 +656,7 @@ def looks_numeric(expected: str) -> bool:
 def _figure_words() -> frozenset[str]:
     """Words of any language's tables that only say what a figure is: scale, percent, currency,
     sign and polarity words ("Et underskudd på 12 millioner kroner" is a figure)."""
-    from pytest_llmeval.metrics.numeric.language import LANGUAGES
+    from pytest_llmeval.metrics.numeric.locale_tables import LANGUAGES
 
     words: set[str] = set()
     for t in LANGUAGES.values():

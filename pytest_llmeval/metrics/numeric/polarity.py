@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from pytest_llmeval.metrics.numeric.agreement import values_agree
 from pytest_llmeval.metrics.numeric.candidates import Candidate, extract_values
-from pytest_llmeval.metrics.numeric.comparison import values_agree
 
 if TYPE_CHECKING:
-    from pytest_llmeval.metrics.numeric.gold import _Gold
+    from pytest_llmeval.metrics.numeric.gold import Gold
 
 
 @dataclass(frozen=True)
@@ -254,7 +254,7 @@ def _after(right: str) -> tuple[Polarity, int] | None:
     return None
 
 
-def expected(gold: _Gold, expected_text: str | None, question: str | None) -> Polarity | None:
+def expected(gold: Gold, expected_text: str | None, question: str | None) -> Polarity | None:
     """The sign the gold states (a minus, brackets, its own words) or, for a gold that is a bare
     size, the sign its question asks for ("What was the net loss?")."""
     lex = _lexicon()

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 
 from pytest_llmeval.metrics.numeric.candidates import IGNORED_ROLES, Candidate
-from pytest_llmeval.metrics.numeric.language import LANGUAGES, first_char_gate
+from pytest_llmeval.metrics.numeric.locale_tables import LANGUAGES, first_char_gate
 
 ROLE_DESCRIPTIONS = {
     "change": "the change stated beside its endpoints",

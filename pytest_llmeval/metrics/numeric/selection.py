@@ -2,7 +2,7 @@
 
 Splits the response into sentences, scores them by conclusion cues, the question's words and
 years, the kind of figure expected, and picks the concluding figure in the best sentence
-(:func:`_select_concluding`), or the figure tied to a named metric (:func:`_select_category`).
+(:func:`select_concluding`), or the figure tied to a named metric (:func:`select_category`).
 The other figures of the answer sentence are read by role in :mod:`pytest_llmeval.metrics.numeric.roles`.
 """
 
@@ -111,7 +111,7 @@ def register_category(name: str, synonyms: list[str]) -> None:
     _category_regex.cache_clear()
 
 
-_Q_PAREN_RE = re.compile(r"\([^()]{0,300}\)")
+Q_PAREN_RE = re.compile(r"\([^()]{0,300}\)")
 
 # --------------------------------------------------------------------------- concluding selection
 
@@ -246,7 +246,7 @@ def _segments(text: str) -> _Segments:
     return tuple(_split_segments(text))
 
 
-def _segment_of(text: str, c: Candidate) -> tuple[int, int]:
+def segment_of(text: str, c: Candidate) -> tuple[int, int]:
     """The sentence holding a figure (the whole text when none does)."""
     segs = _segments(text)
     # Sentences are sorted and disjoint: only the last one starting at or before it can hold it.
@@ -654,15 +654,15 @@ _CHANGE_AFTER_RE = re.compile(
     r"(?:increase|decrease|decline|growth|rise|drop|gain|jump|fall|reduction|higher|lower)\b",
     re.IGNORECASE,
 )
-_Q_YEAR_RE = re.compile(
+Q_YEAR_RE = re.compile(
     r"\b(?:which|what)\s+(?:fiscal\s+|calendar\s+)?years?\b|\bwhen\b|\byears?\s+(?:in\s+which|when)\b",
     re.IGNORECASE,
 )
-_COMPARED_YEAR_RE = re.compile(
+COMPARED_YEAR_RE = re.compile(
     r"\b(?:than|from|compared\s+(?:to|with)|vs\.?|versus|over|since|prior|previous)\s+(?:in\s+)?(?:fy\s*)?$",
     re.IGNORECASE,
 )
-_Q_CHANGE_RE = re.compile(
+Q_CHANGE_RE = re.compile(
     r"\b(?:change|changed|increase|decrease|difference|decline|growth|grow|grew|rise|drop|fall|by\s+how\s+much|"
     r"increased|decreased|declined|variance|cagr)\b",
     re.IGNORECASE,
@@ -721,7 +721,7 @@ def _promoted_comparisons(
 ) -> frozenset[int]:
     """Comparison figures tied to the question's year ("21.3% in 2019, compared to 23.1% in 2018"
     asked about 2018): the figure asked for, even though the sentence states it as the reference."""
-    if len(q_years) != 1 or not question or _Q_YEAR_RE.search(question[:2000]):
+    if len(q_years) != 1 or not question or Q_YEAR_RE.search(question[:2000]):
         return frozenset()
     out = set()
     for c in cands:
@@ -735,7 +735,7 @@ def _promoted_comparisons(
     return frozenset(out)
 
 
-def _select_concluding(
+def select_concluding(
     text: str,
     cands: list[Candidate],
     question: str | None,
@@ -747,18 +747,18 @@ def _select_concluding(
     ``gold_kind`` ("money", "percent", "plain") prefers sentences stating a figure of the same kind
     as the expected answer: a payout ratio is not the dollar amount next to it.
     """
-    primary, alts, how, _seg = _conclude(text, cands, question, allow_roles, gold_kind)
+    primary, alts, how, _seg = conclude(text, cands, question, allow_roles, gold_kind)
     return primary, alts, how
 
 
-def _conclude(
+def conclude(
     text: str,
     cands: list[Candidate],
     question: str | None,
     allow_roles: set[str],
     gold_kind: str | None = None,
 ) -> tuple[Candidate | None, list[Candidate], str, tuple[int, int]]:
-    """:func:`_select_concluding`, with the sentence it read (``(0, 0)`` when none)."""
+    """:func:`select_concluding`, with the sentence it read (``(0, 0)`` when none)."""
     q_years = frozenset(_YEAR_RE.findall(question[:2000])) if question else frozenset()
     promoted = _promoted_comparisons(text, cands, q_years, question) if q_years else frozenset()
     ok_roles = STATED_ROLES | allow_roles if allow_roles else STATED_ROLES
@@ -771,7 +771,7 @@ def _conclude(
     segs = _segments(text)
     q_stems = _question_stems(question)
     by_seg = _group_by_segment(eligible, segs)
-    q_change = bool(question and _Q_CHANGE_RE.search(question[:2000]))
+    q_change = bool(question and Q_CHANGE_RE.search(question[:2000]))
     if len(by_seg) == 1:
         idx = next(iter(by_seg))  # one sentence states figures: no ranking to do
     else:
@@ -780,7 +780,7 @@ def _conclude(
     seg = segs[idx] if idx < len(segs) else (0, len(text))
     group = by_seg[idx]
     # What the question asks about, without its parenthesised definition or unit.
-    label_stems = _question_stems(_Q_PAREN_RE.sub(" ", question[:2000])) if question else q_stems
+    label_stems = _question_stems(Q_PAREN_RE.sub(" ", question[:2000])) if question else q_stems
     if len(group) == 1:
         primary = group[0]  # whatever its role, the sentence's one figure is the pick
     else:
@@ -1155,7 +1155,7 @@ def _category_phrases(category: str) -> tuple[str, ...]:
     phrases = list(CATEGORY_SYNONYMS.get(key, []))
     if not phrases:
         # Not a table key: the phrase itself, or the group it belongs to when it is a synonym
-        # ("profit" -> net income group); _select_category tries the exact phrase first.
+        # ("profit" -> net income group); select_category tries the exact phrase first.
         for k, syns in CATEGORY_SYNONYMS.items():
             if key in syns:
                 phrases.extend([k, *syns])
@@ -1214,12 +1214,13 @@ def _case_blind_hits(
             pos = m.end()
 
 
-def _select_category(
+def select_category(
     text: str,
     cands: list[Candidate],
     category: str,
     question: str | None,
 ) -> tuple[Candidate | None, str]:
+    """The figure the answer ties to ``category`` ("net income") and why; ``(None, "")`` when none."""
     key = category.strip().lower().replace("_", " ")
     # A year in the category ("FY2022 effective tax rate") selects among the metric's figures.
     cat_years = frozenset(_ANY_YEAR_RE.findall(key))

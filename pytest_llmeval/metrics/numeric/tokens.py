@@ -1,7 +1,7 @@
 """Token stage of the numeric grader: numbers as written, before any unit, sign or role.
 
-Digits with their separators (:func:`_parse_number_text`: "1 248 208", "3.085.697", "12,5",
-with the text's decimal convention), English number words (:func:`_parse_word_number`), the
+Digits with their separators (:func:`parse_number_text`: "1 248 208", "3.085.697", "12,5",
+with the text's decimal convention), English number words (:func:`parse_word_number`), the
 scale and currency words that may follow or precede them, and a one-pass index of context
 keywords. The value stage (:mod:`pytest_llmeval.metrics.numeric.candidates`) builds candidates from these tokens.
 """
@@ -12,7 +12,7 @@ import bisect
 import re
 from functools import lru_cache
 
-from pytest_llmeval.metrics.numeric.language import (
+from pytest_llmeval.metrics.numeric.locale_tables import (
     ENGLISH,
     NON_LETTER_BYTES_TO_SPACE,
     ascii_letter_runs,
@@ -60,7 +60,7 @@ def fold_number_forms(text: str) -> str:
 _NUMBER_FORM_RE = re.compile("[" + "".join(re.escape(chr(c)) for c in sorted(_NUMBER_FORMS)) + "]")
 
 
-_CURRENCY_CODES = {
+CURRENCY_CODES = {
     "$": "USD",
     "US$": "USD",
     "U.S.$": "USD",
@@ -114,18 +114,18 @@ _CURRENCY_CODES = {
     "ZAR": "ZAR",
 }
 
-_CUR_PREFIX = (
+CUR_PREFIX = (
     r"U\.S\.\$|US\$|CA\$|HK\$|C\$|A\$|S\$|R\$|\$|€|£|¥|₹|₩|USD|EUR|GBP|JPY|CNY|RMB|NOK|SEK|DKK|CHF|CAD|AUD"
     r"|HKD|SGD|INR|KRW|BRL|MXN|ZAR|Rs\.?|kr\.?|Fr\."
 )
-_CUR_SUFFIX = (
+CUR_SUFFIX = (
     r"USD|EUR|GBP|JPY|CNY|RMB|NOK|SEK|DKK|CHF|CAD|AUD|HKD|SGD|INR|KRW|BRL|MXN|ZAR|€|£|kr\.?"
     r"|dollars?|euros?|pounds?|yen|yuan|rupees|won|kroner|kronor|kronen"
 )
 
 # A number as written: plain digits, grouped digits (",", ".", "'", thin/nbsp spaces) with an optional
 # decimal part, or a leading-dot decimal. Groups are fixed-width, so no backtracking blow-up.
-_NUM_RE = re.compile(
+NUM_RE = re.compile(
     # The pattern opens with the character class of its first character (a digit or "."), so
     # the engine skips to candidate positions in C before trying anything. The two lookbehinds
     # then test the character before that first one (hence the "." they end with: it is the
@@ -150,15 +150,15 @@ def _ascii_form(pattern: str) -> re.Pattern[str]:
     return re.compile(ascii_pattern.replace(r"\d", "[0-9]"), re.ASCII)
 
 
-_NUM_RE_ASCII = _ascii_form(_NUM_RE.pattern)
+_NUM_RE_ASCII = _ascii_form(NUM_RE.pattern)
 
 
 def number_matches(text: str) -> list[re.Match[str]]:
-    """Every number as written in ``text`` (:data:`_NUM_RE`), in order."""
-    return list((_NUM_RE_ASCII if text.isascii() else _NUM_RE).finditer(text))
+    """Every number as written in ``text`` (:data:`NUM_RE`), in order."""
+    return list((_NUM_RE_ASCII if text.isascii() else NUM_RE).finditer(text))
 
 
-_WORD_NUMS: dict[str, int] = {
+WORD_NUMS: dict[str, int] = {
     "zero": 0,
     "one": 1,
     "two": 2,
@@ -188,9 +188,9 @@ _WORD_NUMS: dict[str, int] = {
     "eighty": 80,
     "ninety": 90,
 }
-_WORD_SCALES = {"hundred": 100.0, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
-_NW = "|".join([*_WORD_NUMS, *_WORD_SCALES, "point"])
-_WORDNUM_RE = re.compile(
+WORD_SCALES = {"hundred": 100.0, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+_NW = "|".join([*WORD_NUMS, *WORD_SCALES, "point"])
+WORDNUM_RE = re.compile(
     rf"\b(?:{_NW})\b(?:(?:[ \t-]+|[ \t]+and[ \t]+)(?:{_NW})\b)*", re.IGNORECASE
 )
 
@@ -333,7 +333,7 @@ def _run_ends(low: str, word: str) -> list[int]:
     return ends
 
 
-def _read_words(text: str) -> tuple[str, set[str], dict[str, list[int]]]:
+def read_words(text: str) -> tuple[str, set[str], dict[str, list[int]]]:
     """``text`` lower-cased, its runs of letters and the end positions of its context keywords
     (checked per value by bisect), all from one lower-casing.
 
@@ -362,7 +362,7 @@ def _read_words(text: str) -> tuple[str, set[str], dict[str, list[int]]]:
 
 
 def _keyword_scan(low: str) -> dict[str, list[int]]:
-    """:func:`_read_words`' keyword index by one pass over every token of ``low``."""
+    """:func:`read_words`' keyword index by one pass over every token of ``low``."""
     idx: dict[str, list[int]] = {"neg": [], "op": [], "cmp": [], "apx": []}
     for m in _KW_TOKEN_RE.finditer(low):
         w = m.group(0)
@@ -376,12 +376,13 @@ def _keyword_scan(low: str) -> dict[str, list[int]]:
     return idx
 
 
-def _near(positions: list[int], lo: int, hi: int) -> bool:
+def any_within(positions: list[int], lo: int, hi: int) -> bool:
+    """Is any of the sorted ``positions`` within ``lo``..``hi``?"""
     i = bisect.bisect_left(positions, lo)
     return i < len(positions) and positions[i] <= hi
 
 
-def _parse_number_text(
+def parse_number_text(
     text: str, decimal_comma: bool = False, padding: bool = True
 ) -> tuple[float, int, int] | None:
     """Digits with separators -> (magnitude, decimals shown, significant digits).
@@ -392,22 +393,22 @@ def _parse_number_text(
     """
     if len(text) <= 32:
         # Figures recur ("2022", "1,500", "0.5"): short ones are parsed once.
-        return _parse_short_number(text, decimal_comma, padding)
+        return parse_short_number(text, decimal_comma, padding)
     return _parse_number_uncached(text, decimal_comma, padding)
 
 
 @lru_cache(maxsize=8192)
-def _parse_short_number(
+def parse_short_number(
     text: str, decimal_comma: bool, padding: bool
 ) -> tuple[float, int, int] | None:
-    """:func:`_parse_number_text` of a short figure, remembered (a pure function of its text)."""
+    """:func:`parse_number_text` of a short figure, remembered (a pure function of its text)."""
     return _parse_number_uncached(text, decimal_comma, padding)
 
 
 def _parse_number_uncached(
     text: str, decimal_comma: bool, padding: bool
 ) -> tuple[float, int, int] | None:
-    """The body of :func:`_parse_number_text`."""
+    """The body of :func:`parse_number_text`."""
     t = text.replace("\u00a0", " ").replace("\u202f", " ").replace("\u2009", " ").replace("’", "'")
     t = t.replace("'", "").replace(" ", "")
     if not t:
@@ -458,7 +459,7 @@ def _parse_number_uncached(
     return value, len(frac), max(1, len(digits))
 
 
-def _parse_word_number(text: str) -> tuple[float, int, bool] | None:
+def parse_word_number(text: str) -> tuple[float, int, bool] | None:
     """'one point five billion' -> (1.5e9, decimals, has_scale). None if not a number phrase."""
     words = [w for w in re.split(r"[\s-]+", text.lower()) if w and w != "and"]
     total, current = 0.0, 0.0
@@ -470,8 +471,8 @@ def _parse_word_number(text: str) -> tuple[float, int, bool] | None:
                 return None
             in_frac = True
             continue
-        if w in _WORD_NUMS:
-            n = _WORD_NUMS[w]
+        if w in WORD_NUMS:
+            n = WORD_NUMS[w]
             if in_frac:
                 if n > 9:
                     return None
@@ -479,8 +480,8 @@ def _parse_word_number(text: str) -> tuple[float, int, bool] | None:
             else:
                 current += n
             seen = True
-        elif w in _WORD_SCALES:
-            scale = _WORD_SCALES[w]
+        elif w in WORD_SCALES:
+            scale = WORD_SCALES[w]
             if in_frac:
                 current += float("0." + "".join(map(str, frac_digits))) if frac_digits else 0.0
                 frac_digits, in_frac = [], False
@@ -502,7 +503,8 @@ def _parse_word_number(text: str) -> tuple[float, int, bool] | None:
     return total + current, len(frac_digits), has_scale
 
 
-def _ulp(decimals: int, number: float, sig: int) -> float:
+def rounding_unit(decimals: int, number: float, sig: int) -> float:
+    """The rounding unit of a figure written with ``decimals`` decimal places (1 for a whole number)."""
     if decimals > 0:
         return 10.0 ** (-decimals)
     # An integer with trailing zeros ("1,500") is still exact to the unit: writers rarely round

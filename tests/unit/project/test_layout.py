@@ -1,10 +1,13 @@
-"""The house rules a maintainer walks by: no import circle, no function over 80 lines, public names kept."""
+"""The house rules a maintainer walks by: no import circle, no function over 80 lines, public names kept,
+no private name imported across the graders' modules, the numeric stages in order."""
 
 from __future__ import annotations
 
 import ast
 import importlib
+import re
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -14,10 +17,10 @@ PACKAGE = Path(pytest_llmeval.__file__).parent
 MAX_FUNCTION_LINES = 80
 
 
-def _modules() -> dict[str, Path]:
+def _modules(package: Path = PACKAGE) -> dict[str, Path]:
     out = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
-        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    for path in sorted(package.rglob("*.py")):
+        parts = path.relative_to(package.parent).with_suffix("").parts
         name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         out[name] = path
     return out
@@ -123,3 +126,153 @@ def test_no_function_over_80_lines() -> None:
 @pytest.mark.parametrize("name", sorted(pytest_llmeval.__all__))
 def test_every_public_name_imports(name: str) -> None:
     assert getattr(importlib.import_module("pytest_llmeval"), name) is not None
+
+
+# The numeric grader's stages in the order an answer goes through them; the package docstring of
+# pytest_llmeval.metrics.numeric names the same order.
+NUMERIC = "pytest_llmeval.metrics.numeric"
+NUMERIC_STAGES = (
+    "locale_tables",
+    "tokens",
+    "candidates",
+    "roles",
+    "selection",
+    "gold",
+    "explanation",
+    "agreement",
+    "polarity",
+    "llm_reading",
+    "match",
+)
+
+
+class Import(NamedTuple):
+    module: str
+    target: str  # the package module imported from (or imported)
+    names: tuple[str, ...]  # names taken from it, or attributes read from it as a module
+    line: int
+
+
+def _module_aliases(tree: ast.AST, package: str, modules: dict[str, Path]) -> dict[str, str]:
+    """Local name -> package module, for the names an import binds to a module."""
+    aliases = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.asname and a.name in modules:
+                    aliases[a.asname] = a.name
+        elif isinstance(node, ast.ImportFrom):
+            base = _resolve(node, package)
+            for a in node.names:
+                if f"{base}.{a.name}" in modules:
+                    aliases[a.asname or a.name] = f"{base}.{a.name}"
+    return aliases
+
+
+def _resolve(node: ast.ImportFrom, package: str) -> str:
+    if not node.level:
+        return node.module or ""
+    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+    return ".".join([*anchor, *([node.module] if node.module else [])])
+
+
+def every_import(modules: dict[str, Path]) -> list[Import]:
+    """Every import of one package module by another: at top level, inside functions and under
+    ``TYPE_CHECKING`` alike, with the names it takes (and the attributes read from a module alias)."""
+    out = []
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        aliases = _module_aliases(tree, package, modules)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                base = _resolve(node, package)
+                for a in node.names:
+                    if f"{base}.{a.name}" in modules:
+                        out.append(Import(name, f"{base}.{a.name}", (), node.lineno))
+                    elif base in modules:
+                        out.append(Import(name, base, (a.name,), node.lineno))
+            elif isinstance(node, ast.Import):
+                out += [
+                    Import(name, a.name, (), node.lineno) for a in node.names if a.name in modules
+                ]
+            elif (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in aliases
+            ):
+                out.append(Import(name, aliases[node.value.id], (node.attr,), node.lineno))
+    return [i for i in out if i.target != i.module]
+
+
+def private_imports(modules: dict[str, Path], within: str) -> list[str]:
+    """``module:line target.name`` for each private name one module takes from another, where
+    either of them is under ``within``."""
+    return [
+        f"{i.module}:{i.line} {i.target}.{n}"
+        for i in every_import(modules)
+        if i.module.startswith(within + ".") or i.target.startswith(within + ".")
+        for n in i.names
+        if n.startswith("_") and not n.startswith("__")
+    ]
+
+
+def stage_back_edges(modules: dict[str, Path], package: str, stages: tuple[str, ...]) -> list[str]:
+    """``stage:line -> other`` for each import of a stage by a stage that does not come after it
+    (the package itself counts as the last stage: its lazy names reach every stage)."""
+    rank = {f"{package}.{s}": k for k, s in enumerate(stages)} | {package: len(stages)}
+    return sorted(
+        {
+            f"{i.module}:{i.line} -> {i.target}"
+            for i in every_import(modules)
+            if i.module in rank
+            and i.module != package
+            and i.target in rank
+            and rank[i.target] >= rank[i.module]
+        }
+    )
+
+
+def test_no_private_name_is_imported_across_the_graders_modules() -> None:
+    assert private_imports(_modules(), "pytest_llmeval.metrics") == []
+
+
+def test_the_numeric_stages_import_only_earlier_stages() -> None:
+    stages = {name.rpartition(".")[2] for name in _modules() if name.startswith(NUMERIC + ".")}
+    assert stages == set(NUMERIC_STAGES)
+    assert stage_back_edges(_modules(), NUMERIC, NUMERIC_STAGES) == []
+
+
+def test_the_numeric_package_names_its_stages_in_the_same_order() -> None:
+    doc = importlib.import_module(NUMERIC).__doc__ or ""
+    assert tuple(re.findall(r":mod:`\.(\w+)`", doc)) == NUMERIC_STAGES
+
+
+def test_the_import_checks_see_every_kind_of_import(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "first.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from pkg.second import _Hidden\n"
+        "def f():\n    from pkg import second\n    return second._late, second.public\n"
+    )
+    (pkg / "second.py").write_text(
+        "from .first import f as _f, f\nimport pkg.first as one\nx = one._g\n"
+    )
+    modules = _modules(pkg)
+    assert private_imports(modules, "pkg") == [
+        "pkg.first:3 pkg.second._Hidden",
+        "pkg.first:6 pkg.second._late",
+        "pkg.second:3 pkg.first._g",
+    ]  # a public name under a private alias is no private import
+    assert stage_back_edges(modules, "pkg", ("first", "second")) == [
+        "pkg.first:3 -> pkg.second",
+        "pkg.first:5 -> pkg.second",
+        "pkg.first:6 -> pkg.second",
+    ]
+    assert stage_back_edges(modules, "pkg", ("second", "first")) == [
+        "pkg.second:1 -> pkg.first",
+        "pkg.second:2 -> pkg.first",
+        "pkg.second:3 -> pkg.first",
+    ]

@@ -10,7 +10,7 @@ import re
 import pytest
 
 import pytest_llmeval.metrics.numeric.candidates as ex
-from pytest_llmeval.metrics.numeric import language, tokens
+from pytest_llmeval.metrics.numeric import locale_tables, tokens
 
 # Letters, digits, separators, signs, currency, whitespace of several kinds, characters that fold
 # to ASCII letters under IGNORECASE (long s, Kelvin sign, dotless i), and a combining mark.
@@ -41,12 +41,12 @@ def test_letter_runs_are_the_pattern_runs() -> None:
     for text in _strings(1, 4000):
         low = text.lower()
         assert tokens._letter_runs(low) == set(tokens._LETTER_RUN_RE.findall(low)), text
-        assert language._word_tokens(low) == language._WORD_TOKEN_RE.findall(low), text
+        assert locale_tables._word_tokens(low) == locale_tables._WORD_TOKEN_RE.findall(low), text
 
 
 def test_keyword_index_is_the_token_pass() -> None:
     for text in _strings(2, 4000, size=40):
-        low, _runs, idx = tokens._read_words(text)
+        low, _runs, idx = tokens.read_words(text)
         assert low == text.lower()
         assert idx == tokens._keyword_scan(text.lower()), text
 
@@ -66,7 +66,7 @@ def test_number_pattern_finds_what_the_plain_form_finds() -> None:
     for _ in range(20000):
         text = "".join(rng.choice(digits) for _ in range(rng.randint(0, 30)))
         plain = [(m.span(), m.group("sep")) for m in _NUM_RE_PLAIN.finditer(text)]
-        assert [(m.span(), m.group("sep")) for m in tokens._NUM_RE.finditer(text)] == plain
+        assert [(m.span(), m.group("sep")) for m in tokens.NUM_RE.finditer(text)] == plain
 
 
 def test_skipped_suffix_and_prefix_read_nothing() -> None:
@@ -105,8 +105,8 @@ def test_operator_and_sign_word_gates_only_skip_impossible_matches() -> None:
         if ex._NEG_AFTER_RE.match(text[:30]):
             hb = ex._HEAD_BITS.get(rest[:1], ex._HEAD_ALL)
             assert ex._word_signed("", text, 0, 0, rest, [], hb), text
-        assert language.names_a_loss_subject(text) == bool(
-            language.loss_subject_pattern().search(text)
+        assert locale_tables.names_a_loss_subject(text) == bool(
+            locale_tables.loss_subject_pattern().search(text)
         )
 
 
@@ -150,7 +150,7 @@ def test_common_prefix_is_read_as_the_pattern_reads_it() -> None:
 
 def test_common_suffix_is_read_as_the_pattern_reads_it() -> None:
     for after in _around(9, 20000) + [lit + tail for lit in ex._COMMON_SUFFIX for tail in ALPHABET]:
-        for lang in (language.ENGLISH, language.LANGUAGES["nb"]):
+        for lang in (locale_tables.ENGLISH, locale_tables.LANGUAGES["nb"]):
             sm = ex._suffix_match(after)
             if sm:
                 expected = ex._read_suffix(sm, "EUR", lang)
@@ -168,8 +168,8 @@ def test_sign_words_before_are_searched_in_the_last_run_of_their_characters() ->
         lambda c: ex._NEG_NOUN_BEFORE_RE.search(c),
         lambda c: ex._NEG_CHANGE_SUBJECT_RE.search(c),
         lambda c: ex._NEG_VERB_BY_RE.search(c),
-        lambda c: language.negative_before_pattern().search(c[-48:]),
-        lambda c: language.names_a_loss_subject(c),
+        lambda c: locale_tables.negative_before_pattern().search(c[-48:]),
+        lambda c: locale_tables.names_a_loss_subject(c),
     ]
     ascii_alphabet = [c for c in ALPHABET if c.isascii()] + list("_&;'=*x")
     phrases = [
@@ -210,7 +210,7 @@ def test_ascii_number_pattern_finds_what_the_pattern_finds_in_ascii_text() -> No
     digits = [*"0123456789" * 4, *".,' -a_\n\x1c", "’", "\u00a0"]
     for _ in range(20000):
         text = "".join(rng.choice(digits) for _ in range(rng.randint(0, 30)))
-        expected = [(m.span(), m.group("sep")) for m in tokens._NUM_RE.finditer(text)]
+        expected = [(m.span(), m.group("sep")) for m in tokens.NUM_RE.finditer(text)]
         assert [(m.span(), m.group("sep")) for m in tokens.number_matches(text)] == expected
         if text.isascii():
             found = [(m.span(), m.group("sep")) for m in tokens._NUM_RE_ASCII.finditer(text)]
@@ -248,10 +248,10 @@ def test_word_before_roles_are_the_word_lists() -> None:
 
 def test_unit_word_gate_after_a_figure_only_skips_empty_matches() -> None:
     units = [
-        *language.percent_suffix_words(),
-        *language.all_scaled_currencies(),
+        *locale_tables.percent_suffix_words(),
+        *locale_tables.all_scaled_currencies(),
         *ex._other_scale_word_list(),
-        *ex._CUR_SUFFIX.replace("\\", "").split("|"),
+        *ex.CUR_SUFFIX.replace("\\", "").split("|"),
         *["million", "billion", "thousand", "percent", "per cent", "pct", "pp", "bps", "basis"],
     ]
     pool = [*ALPHABET, *"abcdefghijklmnopqrstuvwxyzTMBKCR\u2003ſK", " to", " was", " in", " the"]

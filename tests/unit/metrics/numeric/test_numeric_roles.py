@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_llmeval.metrics.numeric.candidates import extract_values
-from pytest_llmeval.metrics.numeric.language import (
+from pytest_llmeval.metrics.numeric.locale_tables import (
     LANGUAGES,
     detect_language,
     language_for_locale,

@@ -1,5 +1,5 @@
 """The declared-scale search that starts near the first scale word finds what a search of the
-whole answer finds (pytest_llmeval.metrics.numeric.gold._response_scale)."""
+whole answer finds (pytest_llmeval.metrics.numeric.gold.response_scale)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pytest_llmeval.metrics.numeric.gold import (
     _RESPONSE_SCALE_RE,
     _SCALE_NAMES,
     _UNICODE_SPACES,
-    _response_scale,
+    response_scale,
 )
 
 PIECES = [
@@ -62,7 +62,7 @@ def test_same_scale_as_a_search_of_the_whole_answer(seed: int) -> None:
     rng = random.Random(seed)
     for _ in range(3000):
         text = "".join(rng.choice(PIECES) for _ in range(rng.randint(1, 14)))
-        assert _response_scale(text) == _whole_search(text), text
+        assert response_scale(text) == _whole_search(text), text
 
 
 @pytest.mark.parametrize(
@@ -78,13 +78,13 @@ def test_same_scale_as_a_search_of_the_whole_answer(seed: int) -> None:
     ],
 )
 def test_declared_scales(text: str, scale: float | None) -> None:
-    assert _response_scale(text) == scale == _whole_search(text)
+    assert response_scale(text) == scale == _whole_search(text)
 
 
 def test_many_scale_words_read_alike() -> None:
     # Every window is bounded by its neighbours: 2,500 words are read once each.
     for text in ("millions " * 2500, "millions" * 2500, "(in " * 2000 + "millions)", "x " * 9000):
-        assert _response_scale(text) == _whole_search(text)
+        assert response_scale(text) == _whole_search(text)
 
 
 def test_the_space_list_is_what_backslash_s_matches() -> None:

@@ -146,9 +146,9 @@ def test_concluding_sentence_is_the_sentence_of_the_pick() -> None:
     ]:
         cands = extract_values(text)
         for kind in (None, "money", "percent", "plain"):
-            primary, _alts, _how, seg = selection._conclude(text, cands, None, set(), kind)
+            primary, _alts, _how, seg = selection.conclude(text, cands, None, set(), kind)
             if primary is not None and seg[0] <= primary.span[0] < seg[1]:
-                assert seg == selection._segment_of(text, primary), text
+                assert seg == selection.segment_of(text, primary), text
 
 
 def test_co_asserted_reads_range_and_whole_only_to_veto() -> None:
@@ -227,7 +227,7 @@ def test_every_figure_starts_inside_the_text() -> None:
     texts = ["No change.", "There were three segments and no change in revenue.", "five"]
     for text in [*texts, *_random_texts(11, 1500)]:
         for expected in ("3", "0", "2019", "12%", "5.2 million"):
-            g = gold._parse_gold(expected, None)
+            g = gold.parse_gold(expected, None)
             for c in match._read_figures(text, g, None, None):
                 assert 0 <= c.span[0] < len(text), (text, c)
 

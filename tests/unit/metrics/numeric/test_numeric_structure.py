@@ -11,7 +11,7 @@ import pytest
 
 import pytest_llmeval.metrics.numeric.match as numeric
 from pytest_llmeval.metrics.numeric.candidates import _PREFIX_RE, _PREFIX_RUN_CHARS, extract_values
-from pytest_llmeval.metrics.numeric.language import first_char_gate
+from pytest_llmeval.metrics.numeric.locale_tables import first_char_gate
 
 METRICS = Path(numeric.__file__).parent
 MAX_FUNCTION_LINES = 80
@@ -103,7 +103,7 @@ TAILS = [" / 2", " * 3", "**bold", " divided by 4", " Times 3", " - 5", "x 4", "
 @pytest.mark.parametrize("tail", TAILS)
 def test_first_character_checks_skip_only_patterns_that_cannot_match(tail: str) -> None:
     import pytest_llmeval.metrics.numeric.candidates as ex
-    from pytest_llmeval.metrics.numeric.language import negative_after_pattern
+    from pytest_llmeval.metrics.numeric.locale_tables import negative_after_pattern
 
     head = tail.lstrip()[:1]
     checks = [

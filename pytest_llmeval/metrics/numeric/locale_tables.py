@@ -1,4 +1,4 @@
-"""Number language for the numeric grader: one table per language, read by the extraction stage.
+"""Locale tables of the numeric grader: how each language writes figures, one table a language.
 
 A new language is a new :class:`NumberLanguage` in :data:`LANGUAGES`, not a new code branch. Each
 table says how the language writes figures: scale words ("mrd." = 1e9), percent words

@@ -1,4 +1,4 @@
-"""Comparison stage of the numeric grader: does a found figure state the expected value?
+"""Agreement stage of the numeric grader: does a found figure state the expected value?
 
 Reads both sides in every frame the conventions allow (a scale from the question, a gold without
 a unit read in table units, percent from the question) and compares with the tolerance and the
@@ -13,8 +13,8 @@ import re
 from typing import NamedTuple
 
 from pytest_llmeval.metrics.numeric.candidates import Candidate
-from pytest_llmeval.metrics.numeric.explanation import _fmt
-from pytest_llmeval.metrics.numeric.gold import _decimals_of_float, _Gold, _QuestionHints
+from pytest_llmeval.metrics.numeric.explanation import format_number
+from pytest_llmeval.metrics.numeric.gold import Gold, QuestionHints, decimals_of_float
 
 # --------------------------------------------------------------------------- agreement
 
@@ -23,7 +23,7 @@ def _digits_ulp(x: float) -> float:
     """One unit in the last significant digit of a float's shortest repr (1500 -> 100, 8.74 -> 0.01)."""
     if x == 0 or not math.isfinite(x):
         return 0.0
-    d = _decimals_of_float(x)
+    d = decimals_of_float(x)
     if d > 0:
         return 10.0**-d
     n = abs(round(x))
@@ -96,7 +96,7 @@ def _rounds_to(coarse: float, fine: float, diff: float, half: float) -> bool:
     return diff <= half * (1 + 1e-9) and abs(coarse) > abs(fine) and coarse * fine >= 0
 
 
-class _Interp(NamedTuple):
+class Interp(NamedTuple):
     """One reading of a figure: its value, rounding unit and percent flag in some frame, and
     the note saying which frame (a tuple: several are built for every figure compared)."""
 
@@ -106,36 +106,38 @@ class _Interp(NamedTuple):
     note: str
 
 
-def _gold_interps(g: _Gold, hints: _QuestionHints, percent_mode: str) -> list[_Interp]:
+def gold_interpretations(g: Gold, hints: QuestionHints, percent_mode: str) -> list[Interp]:
+    """The gold's readings to compare against: scaled by the question's unit, as the percentage the
+    question asks for, and as written (unless the question's scale applies to a bare gold)."""
     out = []
     if g.bare and hints.scale and not g.yearish:
         out.append(
-            _Interp(
+            Interp(
                 g.value * hints.scale,
                 g.ulp * hints.scale,
                 False,
-                f"scale x{_fmt(hints.scale)} from the question",
+                f"scale x{format_number(hints.scale)} from the question",
             )
         )
     if g.bare and not g.percent and (hints.percent_strong or percent_mode == "number"):
-        out.append(_Interp(g.value / 100.0, g.ulp / 100.0, True, "percent from the question"))
+        out.append(Interp(g.value / 100.0, g.ulp / 100.0, True, "percent from the question"))
     if not out or not (g.bare and hints.scale):
         # With a question scale the unscaled reading is dropped: a bare answer gets the same scale.
-        out.append(_Interp(g.value, g.ulp, g.percent, ""))
+        out.append(Interp(g.value, g.ulp, g.percent, ""))
     return out
 
 
 def _cand_interps(
-    c: Candidate, hints: _QuestionHints, resp_scale: float | None, percent_mode: str, g: _Gold
-) -> list[_Interp]:
-    out = [_Interp(c.value, c.ulp, c.percent, "")]
+    c: Candidate, hints: QuestionHints, resp_scale: float | None, percent_mode: str, g: Gold
+) -> list[Interp]:
+    out = [Interp(c.value, c.ulp, c.percent, "")]
     unscaled = c.scale_word is None and not c.percent
     if not hints.scale and not g.percent and not c.percent:
         # Only one side states a scale and nothing else gives one: the scale is unknown, so the
         # numbers as written are compared ("56" vs "$56 million", "1.5 million" vs "1.5").
         if g.bare and c.scale_word and c.scale > 1:
             out.append(
-                _Interp(c.value / c.scale, c.ulp / c.scale, False, "expected states no scale")
+                Interp(c.value / c.scale, c.ulp / c.scale, False, "expected states no scale")
             )
             # A gold without a unit is compatible with a stated scale when it reads like a
             # figure in table units: a computed value ("-2757.233", "1041531.0") or an amount
@@ -147,7 +149,7 @@ def _cand_interps(
             for unit, name in ((1e3, "thousands"), (1e6, "millions"), (1e9, "billions")):
                 if table_units:
                     out.append(
-                        _Interp(
+                        Interp(
                             c.value / unit,
                             c.ulp / unit,
                             False,
@@ -156,7 +158,7 @@ def _cand_interps(
                     )
         elif not g.bare and g.display_unit > 1 and unscaled and not resp_scale:
             out.append(
-                _Interp(
+                Interp(
                     c.value * g.display_unit,
                     c.ulp * g.display_unit,
                     False,
@@ -164,15 +166,15 @@ def _cand_interps(
                 )
             )
     if unscaled and hints.scale:
-        out.append(_Interp(c.value * hints.scale, c.ulp * hints.scale, False, "question scale"))
+        out.append(Interp(c.value * hints.scale, c.ulp * hints.scale, False, "question scale"))
     if unscaled and resp_scale and resp_scale != hints.scale:
         out.append(
-            _Interp(c.value * resp_scale, c.ulp * resp_scale, False, "scale stated in the answer")
+            Interp(c.value * resp_scale, c.ulp * resp_scale, False, "scale stated in the answer")
         )
     if unscaled and not c.currency and (hints.percent_strong or percent_mode == "number"):
-        out.append(_Interp(c.value / 100.0, c.ulp / 100.0, True, "percent from the question"))
+        out.append(Interp(c.value / 100.0, c.ulp / 100.0, True, "percent from the question"))
     if percent_mode == "number" and c.percent:
-        out.append(_Interp(c.value * 100.0, c.ulp * 100.0, False, "percent sign ignored"))
+        out.append(Interp(c.value * 100.0, c.ulp * 100.0, False, "percent sign ignored"))
     return out
 
 
@@ -201,34 +203,34 @@ def reading_difference(r: Reading) -> float:
 
 
 def _match_candidate(
-    g: _Gold,
+    g: Gold,
     c: Candidate,
-    hints: _QuestionHints,
+    hints: QuestionHints,
     resp_scale: float | None,
     tol: float,
     mode: str,
     percent_mode: str,
-    gis: list[_Interp] | None = None,
+    gis: list[Interp] | None = None,
 ) -> tuple[bool, float, str]:
-    """(agrees, signed value used, note): :func:`_read_against` without the gold's frame."""
-    r = _read_against(g, c, hints, resp_scale, tol, mode, percent_mode, gis)
+    """(agrees, signed value used, note): :func:`read_against` without the gold's frame."""
+    r = read_against(g, c, hints, resp_scale, tol, mode, percent_mode, gis)
     return r.ok, r.value, r.note
 
 
-def _read_against(
-    g: _Gold,
+def read_against(
+    g: Gold,
     c: Candidate,
-    hints: _QuestionHints,
+    hints: QuestionHints,
     resp_scale: float | None,
     tol: float,
     mode: str,
     percent_mode: str,
-    gis: list[_Interp] | None = None,
+    gis: list[Interp] | None = None,
 ) -> Reading:
     """The figure read against the gold, applying the sign conventions. ``gis``: the gold's
     readings when the caller already has them (they depend on the gold and question only)."""
     if gis is None:
-        gis = _gold_interps(g, hints, percent_mode)
+        gis = gold_interpretations(g, hints, percent_mode)
     cis = _cand_interps(c, hints, resp_scale, percent_mode, g)
     signs = _sign_readings(g, c, hints)
     magnitude = hints.magnitude_ok or g.word_sign
@@ -269,7 +271,7 @@ def _read_against(
 _AS_WRITTEN: tuple[tuple[float, str], ...] = ((1.0, ""),)
 
 
-def _sign_readings(g: _Gold, c: Candidate, hints: _QuestionHints) -> tuple[tuple[float, str], ...]:
+def _sign_readings(g: Gold, c: Candidate, hints: QuestionHints) -> tuple[tuple[float, str], ...]:
     """The signs a figure may be read with, each with its note: as written, or negative when
     words state a loss or decrease (and then positive too where the question or gold allows)."""
     if not (c.sign_source == "word" and c.value > 0):
@@ -287,7 +289,7 @@ def _sign_readings(g: _Gold, c: Candidate, hints: _QuestionHints) -> tuple[tuple
 
 
 def _nearest_reading(
-    gi0: _Interp, cis: list[_Interp], signs: tuple[tuple[float, str], ...], default: float
+    gi0: Interp, cis: list[Interp], signs: tuple[tuple[float, str], ...], default: float
 ) -> float:
     """Not agreeing: the figure's value in the gold's most likely frame (its first reading)."""
     best = None
@@ -303,7 +305,7 @@ _KRONER = frozenset({"NOK", "SEK", "DKK"})
 _KRONE_CODE_RE = re.compile(r"NOK|SEK|DKK")
 
 
-def _currency_as_expected(found: Candidate, expected: str | None) -> str | None:
+def currency_as_expected(found: Candidate, expected: str | None) -> str | None:
     """A bare "kr" names whichever krone the gold names: the text's language can tell Danish
     from Norwegian only roughly ("83,7 mia. kr." for DKK)."""
     if (
