@@ -87,7 +87,7 @@ class LLMEvalSession:
     def answers(self) -> Any:
         """The model layer's AnswerService (only when ``--llm-model`` is set)."""
         if self._answers is None:
-            from pytest_llmeval.models.answers import AnswerService
+            from pytest_llmeval.models import AnswerService
 
             self._answers = AnswerService(self.settings, rootdir=self.config.rootpath)
             self._answers.engine.budget = self.run_budget
@@ -98,7 +98,7 @@ class LLMEvalSession:
         if model is None or model == self.settings.model:
             return self.answers
         if model not in self._other_answers:
-            from pytest_llmeval.models.answers import AnswerService
+            from pytest_llmeval.models import AnswerService
 
             self._other_answers[model] = AnswerService(self.settings, rootdir=self.config.rootpath, model=model)
             self._other_answers[model].engine.budget = self.run_budget
@@ -714,7 +714,7 @@ class LLMEvalSession:
         stats.extend(service.stats() for service in self._services())
         if not stats:
             return None
-        from pytest_llmeval.models.answers import merge_stats
+        from pytest_llmeval.models import merge_stats
 
         merged: dict[str, Any] = merge_stats(stats)
         if len(self.worker_stats) > 1:
@@ -810,7 +810,7 @@ class LLMEvalSession:
             service.close()
         if self.is_worker:
             if services:
-                from pytest_llmeval.models.answers import merge_stats
+                from pytest_llmeval.models import merge_stats
 
                 self.config.workeroutput["llmeval"] = {"stats": merge_stats([s.stats() for s in services])}  # type: ignore[attr-defined]
             return
