@@ -110,7 +110,7 @@ class LLMEvalSession:
             return
         if not self.settings.prices:
             raise pytest.UsageError("--llm-budget-usd (ini llm_budget_usd) needs llm_prices to know what a call costs")
-        from pytest_llmeval.models.stats import Stats
+        from pytest_llmeval.models.usage import Stats
 
         # a request to a model without a price would cost an unknown amount: the cap could not hold
         prices = Stats(self.settings.prices)

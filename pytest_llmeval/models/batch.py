@@ -483,7 +483,7 @@ class BatchRun:
 
     def _account(self, request: Request, completion: Completion) -> None:
         """Stats and run budget, at the batch price (``llm_batch_price`` of ``llm_prices``)."""
-        from pytest_llmeval.models.stats import estimate_usage
+        from pytest_llmeval.models.usage import estimate_usage
 
         factor = float(self.settings.batch_price)
         usage = completion.usage

@@ -31,7 +31,7 @@ from pytest_llmeval.models.base import Completion, Usage
 from pytest_llmeval.models.cache import ResponseCache, cache_key, legacy_key, slug
 from pytest_llmeval.models.format_memory import FormatMemory, endpoint_key
 from pytest_llmeval.models.limits import AdaptiveLimit
-from pytest_llmeval.models.stats import Stats
+from pytest_llmeval.models.usage import Stats
 from pytest_llmeval.options import RecordMode
 
 if TYPE_CHECKING:
@@ -478,7 +478,7 @@ class Engine:
             raise
         usage = completion.usage
         if completion.usage_missing:
-            from pytest_llmeval.models.stats import estimate_usage
+            from pytest_llmeval.models.usage import estimate_usage
 
             usage = estimate_usage(messages, completion.text, completion.tool_calls)
         self.stats.record_call(

@@ -233,7 +233,7 @@ def model_stats_line(stats: dict[str, Any]) -> str:
     parts.append(f"retries {stats.get('retries', 0)}")
     tokens = f"tokens {stats.get('prompt_tokens', 0)}+{stats.get('completion_tokens', 0)}"
     if stats.get("estimated_usage"):
-        from pytest_llmeval.models.stats import CHARS_PER_TOKEN
+        from pytest_llmeval.models.usage import CHARS_PER_TOKEN
 
         tokens += f" ({stats['estimated_usage']} replies without usage, estimated at {CHARS_PER_TOKEN} characters a token)"
     parts.append(tokens)
