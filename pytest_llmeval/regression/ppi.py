@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass
 from statistics import NormalDist
 from typing import Any
 
-from pytest_llmeval.regression.stats import clopper_pearson
+from pytest_llmeval.regression.significance import clopper_pearson
 
 # Below this many applicable random labels no correction is made (the run says so).
 MIN_LABELS = 10
