@@ -51,7 +51,7 @@ class BaselineRun:
 
     @classmethod
     def _from_history(cls, spec: str, history: str | None, invocation_dir: Path) -> BaselineRun:
-        from pytest_llmeval.history.baseline import load
+        from pytest_llmeval.history.recorded_baseline import load
         from pytest_llmeval.history.store import HistoryError
 
         try:
