@@ -190,7 +190,7 @@ def _repeats(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst: int)
 
 def _comparisons(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst: int) -> None:
     """Several models side by side, and each comparison with the first model or the baseline."""
-    from pytest_llmeval.regression.comparison import comparison_lines
+    from pytest_llmeval.regression.run_comparison import comparison_lines
 
     tallies = llm_session.model_tallies()
     if tallies:

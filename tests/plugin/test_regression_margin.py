@@ -13,7 +13,7 @@ from scipy import stats as scipy_stats
 
 from pytest_llmeval.history.analysis import cochran_armitage, detectable_slope
 from pytest_llmeval.regression import significance
-from pytest_llmeval.regression.comparison import compare, comparison_lines
+from pytest_llmeval.regression.run_comparison import compare, comparison_lines
 from tests.regression_helpers import MODEL, ids, load, make_suite, run, set_wrong
 
 
@@ -318,7 +318,7 @@ def test_ppi_paired_delta_covers_the_peoples_delta_in_simulation() -> None:
 
 
 def test_a_corrected_estimator_plugs_into_the_comparison_and_its_gate(monkeypatch: pytest.MonkeyPatch) -> None:
-    from pytest_llmeval.regression import comparison as module
+    from pytest_llmeval.regression import run_comparison as module
 
     monkeypatch.setitem(module.ESTIMATORS, "corrected", module.corrected_estimator(lambda e: e.get("label")))
     rng = random.Random(5)
