@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pytest_llmeval.report.review import HumanVerdict
     from pytest_llmeval.report.tally import Tally
-    from pytest_llmeval.review import HumanVerdict
 
 HEADER_KEY = "llmeval_labels"
 LABEL_WORDS = {"correct": True, "incorrect": False}

@@ -554,7 +554,7 @@ class LLMEvalSession:
         if self._review_verdicts is None:
             self._review_verdicts = ({}, [])
             if self.settings.review_import:
-                from pytest_llmeval.review import read_verdicts
+                from pytest_llmeval.report.review import read_verdicts
 
                 self._review_verdicts = read_verdicts(self._input_path(self.settings.review_import))
         return self._review_verdicts

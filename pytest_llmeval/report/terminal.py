@@ -114,7 +114,7 @@ def _run_notes(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst: in
     for warning in llm_session.all_warnings():
         out.add(f"warning: {warning}", yellow=True)
     if llm_session.human_agreement:
-        from pytest_llmeval.review import agreement_lines
+        from pytest_llmeval.report.review import agreement_lines
 
         for line in agreement_lines(llm_session.human_agreement, limit=worst):
             out.add(line)
