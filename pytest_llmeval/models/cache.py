@@ -310,9 +310,6 @@ class ResponseCache:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.lock_path(key))
 
-    def is_locked(self, key: str) -> bool:
-        return self.lock_path(key).exists()
-
     @staticmethod
     def _is_stale(path: Path, stale_after: float) -> bool:
         try:

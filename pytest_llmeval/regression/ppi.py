@@ -73,11 +73,6 @@ class Corrected:
         return {"method": METHOD, **asdict(self)}
 
 
-def power_tuned_lambda(labelled: Sequence[Labelled], population: Sequence[int]) -> float:
-    """cov_n(y, yhat) / var_N(yhat), clipped to [0, 1]; 0 when the grader is constant."""
-    return _power_tuned([s.human for s in labelled], [s.grader for s in labelled], population)
-
-
 def _power_tuned(ys: Sequence[float], fs: Sequence[float], population: Sequence[float]) -> float:
     n, big_n = len(ys), len(population)
     if n < 2 or big_n < 2:
