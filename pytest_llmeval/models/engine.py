@@ -373,7 +373,7 @@ class Engine:
         response = record["response"]
         text = response["text"]
         if accept is not None and not accept(text) and cache.writes:
-            return None  # recorded before replies were validated: ask again
+            return None  # a cached reply the caller refuses answers nothing: ask again
         if count_hit and not self._fetched_this_run(key):
             self.stats.record_hit()
         return Completion(

@@ -114,7 +114,7 @@ def test_hostile_citation_patterns_and_answers_grade_without_hanging(pytester: p
             # Catastrophic backtracking under Python's re; linear under RE2.
             {"id": "redos", "question": "q", "expected": "yes", "response": "yes " + "a" * 30_000 + "b",
              "eval_criteria": {**cite, "citation_patterns": ["(a+)+$"]}},
-            # Quadratic for the old built-in patterns (34 s per sample).
+            # 100,000 unclosed brackets: a backtracking bracket pattern is quadratic here (34 s per sample).
             {"id": "brackets", "question": "q", "expected": "yes", "response": "[" * 100_000, "eval_criteria": cite},
             {"id": "many", "question": "q", "expected": "yes", "response": "yes [1][2]" * 10_000, "eval_criteria": cite,
              "contexts": ["a", "b"]},
