@@ -16,8 +16,14 @@ from pytest_llmeval.metrics.freetext.claims import claims_f1
 from pytest_llmeval.models import make_chat_model
 from pytest_llmeval.options import Settings
 from tests.fake_openai import FakeOpenAIServer, Reply
-from tests.unit.metrics.freetext.test_claims import GOLD, GOLD_CLAIMS, QUESTION, RESPONSE, scripted_10b5_judge
 from tests.unit.judge.test_judge import INJECTION, rule_following_judge
+from tests.unit.metrics.freetext.test_claims import (
+    GOLD,
+    GOLD_CLAIMS,
+    QUESTION,
+    RESPONSE,
+    scripted_10b5_judge,
+)
 
 
 @pytest.fixture
