@@ -104,12 +104,6 @@ def test_injection_gets_no_credit_over_http(fake_openai: FakeOpenAIServer, judge
 # -- structured-output negotiation (llama-cpp-python's server has no json_schema) --------------
 
 
-def judge_wire_schema(schema: dict[str, Any]) -> Any:
-    from pytest_llmeval.judge.llm import response_format
-
-    return response_format(schema)["json_schema"]["schema"]
-
-
 def verdict_judge(body: dict[str, Any]) -> str:
     prompt = json.dumps(body["messages"])
     verdict = "factually contradicting" if "fell" in prompt else "factually matching"
