@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pytest_llmeval.metrics.freetext import language  # noqa: E402
+from pytest_llmeval.metrics.freetext import answer_language  # noqa: E402
 from pytest_llmeval.metrics.freetext.language_tables import ACCEPTED  # noqa: E402
 
 
@@ -32,7 +32,7 @@ def main() -> None:
     rows = [json.loads(line) for line in Path(args.data).read_text(encoding="utf-8").splitlines() if line.strip()]
 
     start = time.perf_counter()
-    language.detect_language("Dette er en setning.")  # builds the detector and loads its models
+    answer_language.detect_language("Dette er en setning.")  # builds the detector and loads its models
     print(f"detector build + first call: {time.perf_counter() - start:.2f}s")
 
     results: dict[str, dict[tuple[str, str], list[bool]]] = {"lingua only": defaultdict(list), "lingua + cues": defaultdict(list)}
@@ -40,13 +40,13 @@ def main() -> None:
     confusions: dict[str, Counter[tuple[str, str | None]]] = {name: Counter() for name in results}
     start = time.perf_counter()
     for row in rows:
-        for name, factor in (("lingua only", 1.0), ("lingua + cues", language.CUE_FACTOR)):
-            saved = language.CUE_FACTOR
-            language.CUE_FACTOR = factor
+        for name, factor in (("lingua only", 1.0), ("lingua + cues", answer_language.CUE_FACTOR)):
+            saved = answer_language.CUE_FACTOR
+            answer_language.CUE_FACTOR = factor
             try:
-                guess = language.detect_language(row["text"])
+                guess = answer_language.detect_language(row["text"])
             finally:
-                language.CUE_FACTOR = saved
+                answer_language.CUE_FACTOR = saved
             ok = guess.code in ACCEPTED[row["lang"]]
             results[name][(row["lang"], row["group"])].append(ok)
             if not ok:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import random
 
-from pytest_llmeval.regression import stats
+from pytest_llmeval.regression import significance
 
 CASES = (  # (paired samples, p_fail, p_pass): no change, a drop within the margin, at it, beyond it
     (6, 0.0, 0.0), (6, 0.8, 0.0),
@@ -43,14 +43,14 @@ def main() -> None:
                 u = rng.random()
                 b += u < p_fail
                 c += p_fail <= u < p_fail + p_pass
-            significant = stats.mcnemar_exact(b, c) < args.alpha and b > c
+            significant = significance.mcnemar_exact(b, c) < args.alpha and b > c
             fail_diff += significant or (b - c) / n > args.margin
-            upper = stats.drop_upper_bound(b, c, n, args.alpha)
+            upper = significance.drop_upper_bound(b, c, n, args.alpha)
             fail_ni += upper > args.margin
             covered += upper >= p_fail - p_pass
-        k = stats.min_discordant(args.alpha)
+        k = significance.min_discordant(args.alpha)
         detectable = f"{k / n:.1%}" if k <= n else "none"
-        needed = stats.noninferiority_samples(p_fail, p_pass, args.margin, args.alpha)
+        needed = significance.noninferiority_samples(p_fail, p_pass, args.margin, args.alpha)
         print(f"{n:>5} {p_fail - p_pass:>9.1%} {fail_diff / args.draws:>17.1%} {fail_ni / args.draws:>15.1%} "
               f"{covered / args.draws:>12.1%} {detectable:>10} {'-' if needed is None else needed:>11}")
 

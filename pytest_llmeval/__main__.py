@@ -86,7 +86,7 @@ def first_of_several(report: dict[str, Any]) -> str | None:
 
 
 def compare_command(args: argparse.Namespace) -> int:
-    from pytest_llmeval.regression.comparison import (
+    from pytest_llmeval.regression.run_comparison import (
         BaselineError,
         compare,
         comparison_lines,

@@ -3,7 +3,9 @@
 Every problem is one located message (``...: line L column C``) instead of a ``RecursionError``,
 an ``OverflowError`` later on, or a silent replacement character: text that is not UTF-8,
 nesting deeper than :data:`MAX_NESTING`, integers longer than :data:`MAX_INT_DIGITS` digits,
-NaN/Infinity, and (for line files) lines longer than :data:`MAX_LINE_BYTES`.
+NaN/Infinity, and (for line files) lines longer than :data:`MAX_LINE_BYTES`. :func:`loads` reads a
+whole document, :func:`parse_line` one line of a JSONL file (gold samples, labels); both share the
+guards below.
 """
 
 from __future__ import annotations
@@ -23,24 +25,28 @@ MAX_INT_DIGITS = 300
 MAX_LINE_BYTES = 16 * 1024 * 1024
 
 _LONG_INT = re.compile(r"[\[:,]\s*(-?\d{" + str(MAX_INT_DIGITS + 1) + ",})")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # only a JSON escape puts a surrogate in a str
 
 
 class JSONProblem(ValueError):
     """Text that cannot be used as JSON; the message says where and why, in one line."""
 
 
-def _reject_constant(name: str) -> Any:
+def reject_constant(name: str) -> Any:
+    """``parse_constant`` hook: NaN and Infinity are no JSON numbers."""
     raise ValueError(f"{name} is not a JSON number")
 
 
-def _finite_float(text: str) -> float:
+def finite_float(text: str) -> float:
+    """``parse_float`` hook: ``1e999`` is refused, not read as infinity."""
     value = float(text)
     if value != value or value in (float("inf"), float("-inf")):
         raise ValueError(f"number {text[:40]} is out of range")
     return value
 
 
-def _bounded_int(text: str) -> int:
+def bounded_int(text: str) -> int:
+    """``parse_int`` hook: an integer past float range is no gold value, amount or count."""
     digits = len(text.lstrip("-"))
     if digits > MAX_INT_DIGITS:
         raise ValueError(f"integer of {digits} digits is out of range (at most {MAX_INT_DIGITS})")
@@ -99,13 +105,15 @@ def _too_deep_at(text: str, limit: int) -> int:
     return 0
 
 
+def _decode(text: str) -> Any:
+    return json.loads(text, parse_constant=reject_constant, parse_float=finite_float, parse_int=bounded_int)
+
+
 def loads(text: str, *, max_nesting: int = MAX_NESTING) -> Any:
     """Parse untrusted JSON text; :class:`JSONProblem` (located) when it is not usable."""
     too_deep = f"nested more than {max_nesting} levels deep"
     try:
-        value = json.loads(
-            text, parse_constant=_reject_constant, parse_float=_finite_float, parse_int=_bounded_int
-        )
+        value = _decode(text)
     except json.JSONDecodeError as exc:
         problem = decode_problem(exc)  # "Expecting ...", or a trailing comma
         raise JSONProblem(f"{problem}: line {exc.lineno} column {exc.colno} (char {exc.pos})") from None
@@ -118,6 +126,28 @@ def loads(text: str, *, max_nesting: int = MAX_NESTING) -> Any:
     if nesting(value, max_nesting) > max_nesting:
         raise JSONProblem(f"{too_deep}: {_where(text, _too_deep_at(text, max_nesting))}")
     return value
+
+
+def parse_line(line: str) -> tuple[Any, str | None]:
+    """(value, None) or (None, problem) for one JSONL line; the problem names the column, the caller
+    the file and line. A lone surrogate escape (``"\\ud800"``) becomes U+FFFD: no report or cache
+    file could encode it."""
+    too_deep = f"invalid JSON: nested more than {MAX_NESTING} levels deep"
+    try:
+        value = _decode(line)
+    except json.JSONDecodeError as exc:
+        return None, f"invalid JSON at column {exc.colno}: {decode_problem(exc)}"
+    except RecursionError:
+        return None, too_deep
+    except ValueError as exc:  # long integers, NaN/Infinity, 1e999
+        return None, f"invalid JSON: {str(exc).split(';')[0]}"
+    if nesting(value) > MAX_NESTING:
+        return None, too_deep
+    if _SURROGATE_ESCAPE.search(line):
+        from pytest_llmeval.fileio import scrub_surrogates
+
+        value = scrub_surrogates(value)
+    return value, None
 
 
 def read_lines(

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import fnmatch
-import json
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,75 +43,13 @@ class GoldItemError(Exception):
     """A gold line that cannot be graded; shown without a traceback."""
 
 
-# Deeper lines are refused before anything recurses over them (validation, reports, xdist).
-MAX_NESTING = 64
-# Integers past float range are never a meaningful gold value, weight or setting.
-MAX_INT_DIGITS = 300
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if value != value or value in (float("inf"), float("-inf")):
-        raise ValueError(f"number {text[:40]} is out of range")
-    return value
-
-
-def _bounded_int(text: str) -> int:
-    if len(text.lstrip("-")) > MAX_INT_DIGITS:
-        raise ValueError(f"integer of {len(text.lstrip('-'))} digits is out of range")
-    return int(text)
-
-
-def _nesting(value: Any) -> int:
-    """Depth of nested arrays/objects, without recursion."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, dict | list):
-            deepest = max(deepest, depth)
-            if depth > MAX_NESTING:
-                return depth
-            stack.extend((child, depth + 1) for child in (node.values() if isinstance(node, dict) else node))
-    return deepest
-
-
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # only a JSON escape puts a surrogate in a str
-
-
-def parse_line(line: str) -> tuple[Any, str | None]:
-    """(record, None) or (None, problem) for one line of untrusted JSON."""
-    try:
-        record = json.loads(
-            line, parse_constant=_reject_constant, parse_float=_finite_float, parse_int=_bounded_int
-        )
-    except json.JSONDecodeError as exc:
-        from pytest_llmeval.bounded_json import decode_problem
-
-        return None, f"invalid JSON at column {exc.colno}: {decode_problem(exc)}"
-    except RecursionError:
-        return None, f"invalid JSON: nested more than {MAX_NESTING} levels deep"
-    except ValueError as exc:  # > 4300-digit integers, NaN/Infinity, 1e999
-        return None, f"invalid JSON: {str(exc).split(';')[0]}"
-    if _nesting(record) > MAX_NESTING:
-        return None, f"invalid JSON: nested more than {MAX_NESTING} levels deep"
-    if _SURROGATE_ESCAPE.search(line):  # "\ud800" alone: no report or cache file could encode it
-        from pytest_llmeval.fileio import scrub_surrogates
-
-        record = scrub_surrogates(record)
-    return record, None
-
-
 def read_records(path: Path) -> Iterator[tuple[int, Any, str | None]]:
     """Yield (line number, parsed record or None, problem) for each non-empty line, in file order.
 
     Lines end at "\n" only (JSONL): U+2028, U+2029 or U+0085 inside a string are text, not line breaks;
     a line that is not UTF-8 or longer than ``bounded_json.MAX_LINE_BYTES`` is a located problem.
     """
-    from pytest_llmeval.bounded_json import read_lines
+    from pytest_llmeval.bounded_json import parse_line, read_lines
 
     # Line by line: a line that is not UTF-8 or is over the size cap is one located error.
     for number, line, problem in read_lines(path):

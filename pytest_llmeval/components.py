@@ -60,7 +60,7 @@ BUILTIN_COMPONENTS: dict[str, tuple[float, str]] = {
     "length": (0.15, "pytest_llmeval.components:length"),
     "keywords": (0.10, "pytest_llmeval.components:keywords"),
     "retrieval": (0.0, "pytest_llmeval.components:retrieval"),
-    "language": (0.0, "pytest_llmeval.metrics.freetext.language:component"),
+    "language": (0.0, "pytest_llmeval.metrics.freetext.answer_language:component"),
 }
 
 # Sample-level record fields built-in components fill through ``ctx.record``, with their

@@ -9,16 +9,6 @@ class LLMEvalError(Exception):
     """Base class of every error raised by pytest-llmeval."""
 
 
-class GoldFileError(LLMEvalError):
-    """A gold-file line that cannot become a sample (bad JSON, schema, duplicate id)."""
-
-    def __init__(self, path: str, line: int, message: str) -> None:
-        super().__init__(f"{path}:{line}: {message}")
-        self.path = path
-        self.line = line
-        self.message = message
-
-
 class GraderError(LLMEvalError):
     """A grader could not produce a score (bad settings, judge failure, timeout).
 

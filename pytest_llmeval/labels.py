@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pytest_llmeval.report.review import HumanVerdict
     from pytest_llmeval.report.tally import Tally
-    from pytest_llmeval.review import HumanVerdict
 
 HEADER_KEY = "llmeval_labels"
 LABEL_WORDS = {"correct": True, "incorrect": False}
@@ -103,8 +103,7 @@ def _row_label(row: Any, where: str, default_selection: str | None) -> Label:
 
 def read_labels(path: Path, shown: str | None = None) -> tuple[list[Label], list[str]]:
     """Labels of a labels file and one located problem per unusable line (nothing else stops)."""
-    from pytest_llmeval.bounded_json import read_lines
-    from pytest_llmeval.collector import parse_line
+    from pytest_llmeval.bounded_json import parse_line, read_lines
 
     shown = shown or str(path)
     problems: list[str] = []

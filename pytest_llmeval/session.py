@@ -87,7 +87,7 @@ class LLMEvalSession:
     def answers(self) -> Any:
         """The model layer's AnswerService (only when ``--llm-model`` is set)."""
         if self._answers is None:
-            from pytest_llmeval.models.answers import AnswerService
+            from pytest_llmeval.models import AnswerService
 
             self._answers = AnswerService(self.settings, rootdir=self.config.rootpath)
             self._answers.engine.budget = self.run_budget
@@ -98,7 +98,7 @@ class LLMEvalSession:
         if model is None or model == self.settings.model:
             return self.answers
         if model not in self._other_answers:
-            from pytest_llmeval.models.answers import AnswerService
+            from pytest_llmeval.models import AnswerService
 
             self._other_answers[model] = AnswerService(self.settings, rootdir=self.config.rootpath, model=model)
             self._other_answers[model].engine.budget = self.run_budget
@@ -110,7 +110,7 @@ class LLMEvalSession:
             return
         if not self.settings.prices:
             raise pytest.UsageError("--llm-budget-usd (ini llm_budget_usd) needs llm_prices to know what a call costs")
-        from pytest_llmeval.models.stats import Stats
+        from pytest_llmeval.models.usage import Stats
 
         # a request to a model without a price would cost an unknown amount: the cap could not hold
         prices = Stats(self.settings.prices)
@@ -554,7 +554,7 @@ class LLMEvalSession:
         if self._review_verdicts is None:
             self._review_verdicts = ({}, [])
             if self.settings.review_import:
-                from pytest_llmeval.review import read_verdicts
+                from pytest_llmeval.report.review import read_verdicts
 
                 self._review_verdicts = read_verdicts(self._input_path(self.settings.review_import))
         return self._review_verdicts
@@ -714,7 +714,7 @@ class LLMEvalSession:
         stats.extend(service.stats() for service in self._services())
         if not stats:
             return None
-        from pytest_llmeval.models.answers import merge_stats
+        from pytest_llmeval.models import merge_stats
 
         merged: dict[str, Any] = merge_stats(stats)
         if len(self.worker_stats) > 1:
@@ -810,7 +810,7 @@ class LLMEvalSession:
             service.close()
         if self.is_worker:
             if services:
-                from pytest_llmeval.models.answers import merge_stats
+                from pytest_llmeval.models import merge_stats
 
                 self.config.workeroutput["llmeval"] = {"stats": merge_stats([s.stats() for s in services])}  # type: ignore[attr-defined]
             return

@@ -3,7 +3,7 @@ and each sample's story (flips, flaky, the run and commit since which it fails, 
 
 Statistics are stdlib (checked against scipy in the tests):
 
-- pass-rate interval: Wilson score (:func:`pytest_llmeval.regression.stats.wilson`);
+- pass-rate interval: Wilson score (:func:`pytest_llmeval.regression.significance.wilson`);
 - trend: the Cochran-Armitage test for a linear trend in the pass proportions over run order, two
   sided, normal approximation. The slope is the matching weighted least-squares slope of the pass
   rate on the run index (points per run). Runs of the same samples are positively correlated, so
@@ -22,7 +22,7 @@ from statistics import NormalDist
 from typing import Any
 
 from pytest_llmeval.history.store import History, Run
-from pytest_llmeval.regression.stats import POWER, wilson
+from pytest_llmeval.regression.significance import POWER, wilson
 
 PASS, FAIL = "pass", "fail"
 VERDICTS = {"P": PASS, "A": FAIL, "F": FAIL}  # E(rror), S(kipped) and . (not run) are no verdict

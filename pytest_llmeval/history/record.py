@@ -32,7 +32,7 @@ def gold_hash(sample: Sample) -> str:
 
 def answer_usage(answers: list[Answer], prices: dict[str, Any], model: str | None) -> dict[str, Any]:
     """Tokens, latency and cost of a sample's answers (all repeats); a cached answer costs nothing."""
-    from pytest_llmeval.models.stats import Stats
+    from pytest_llmeval.models.usage import Stats
 
     tokens = sum(a.usage.prompt_tokens + a.usage.completion_tokens for a in answers)
     price = Stats(prices)._price(model or "") if prices and model else None

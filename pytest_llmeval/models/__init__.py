@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pytest_llmeval.models.base import Answer, ChatModel, Completion, Usage
 from pytest_llmeval.models.service import AnswerService, make_chat_model
-from pytest_llmeval.models.stats import merge_stats
+from pytest_llmeval.models.usage import merge_stats
 
 __all__ = [
     "Answer",

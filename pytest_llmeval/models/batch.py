@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_llmeval.bounded_json import MAX_NESTING, nesting
 from pytest_llmeval.errors import FatalModelError, ModelError
 from pytest_llmeval.models.base import Answer, Completion, Usage
 from pytest_llmeval.models.cache import MAX_FILE_BYTES, cache_key, legacy_key, slug
@@ -137,10 +138,7 @@ class BatchAPI:
                 status = response.status_code
         except httpx2.HTTPError as exc:
             raise BatchError(f"{self.name}: {method} {path} at {self.base_url} failed: {type(exc).__name__}: {exc}") from None
-        try:
-            body: Any = json.loads(raw.decode("utf-8", "replace"))
-        except ValueError:
-            body = None
+        body = meta_body(raw)
         if status >= 400:
             detail = _reason(body) if isinstance(body, dict) else raw[:REASON_CHARS].decode("utf-8", "replace")
             error = FatalModelError if status in (401, 403, 404) else BatchError
@@ -193,6 +191,15 @@ class BatchAPI:
                     yield _row(pending)
         except httpx2.HTTPError as exc:
             raise BatchError(f"{self.name}: reading file {file_id} failed: {type(exc).__name__}: {exc}") from None
+
+
+def meta_body(raw: bytes) -> Any:
+    """The JSON value of a files or batches reply; None when it is not JSON or nests too deep to walk."""
+    try:
+        body = json.loads(raw.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return None
+    return None if nesting(body) > MAX_NESTING else body
 
 
 def _row(line: bytes) -> dict[str, Any] | str:
@@ -483,7 +490,7 @@ class BatchRun:
 
     def _account(self, request: Request, completion: Completion) -> None:
         """Stats and run budget, at the batch price (``llm_batch_price`` of ``llm_prices``)."""
-        from pytest_llmeval.models.stats import estimate_usage
+        from pytest_llmeval.models.usage import estimate_usage
 
         factor = float(self.settings.batch_price)
         usage = completion.usage

@@ -30,6 +30,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from pytest_llmeval.bounded_json import MAX_NESTING, nesting
 from pytest_llmeval.errors import CacheMissError, CacheUnwritableError
 from pytest_llmeval.fileio import describe_os_error, probe_dir, read_regular_bytes, write_atomic
 from pytest_llmeval.options import RecordMode
@@ -63,18 +64,6 @@ def legacy_key(identity: dict[str, Any], endpoint: str) -> str:
 MAX_REPLY_BYTES = 4 * 1024 * 1024
 MAX_FILE_BYTES = 2 * MAX_REPLY_BYTES
 UNUSABLE_NOTE_CHARS = 300  # of a reply the caller could not use, kept to say why a replay misses it
-MAX_NESTING = 64
-
-
-def _too_deep(value: Any) -> bool:
-    stack = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, dict | list):
-            if depth > MAX_NESTING:
-                return True
-            stack.extend((child, depth + 1) for child in (node.values() if isinstance(node, dict) else node))
-    return False
 
 
 def parse_record(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
@@ -87,7 +76,7 @@ def parse_record(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
         return None, f"nested more than {MAX_NESTING} levels deep"
     except (UnicodeDecodeError, ValueError) as exc:
         return None, f"not valid JSON ({str(exc)[:120]})"
-    if _too_deep(record):
+    if nesting(record) > MAX_NESTING:
         return None, f"nested more than {MAX_NESTING} levels deep"
     if not isinstance(record, dict):
         return None, f"a JSON {type(record).__name__}, not an object"
@@ -320,9 +309,6 @@ class ResponseCache:
     def unlock(self, key: str) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.lock_path(key))
-
-    def is_locked(self, key: str) -> bool:
-        return self.lock_path(key).exists()
 
     @staticmethod
     def _is_stale(path: Path, stale_after: float) -> bool:

@@ -31,7 +31,7 @@ from pytest_llmeval.models.base import Completion, Usage
 from pytest_llmeval.models.cache import ResponseCache, cache_key, legacy_key, slug
 from pytest_llmeval.models.format_memory import FormatMemory, endpoint_key
 from pytest_llmeval.models.limits import AdaptiveLimit
-from pytest_llmeval.models.stats import Stats
+from pytest_llmeval.models.usage import Stats
 from pytest_llmeval.options import RecordMode
 
 if TYPE_CHECKING:
@@ -373,7 +373,7 @@ class Engine:
         response = record["response"]
         text = response["text"]
         if accept is not None and not accept(text) and cache.writes:
-            return None  # recorded before replies were validated: ask again
+            return None  # a cached reply the caller refuses answers nothing: ask again
         if count_hit and not self._fetched_this_run(key):
             self.stats.record_hit()
         return Completion(
@@ -478,7 +478,7 @@ class Engine:
             raise
         usage = completion.usage
         if completion.usage_missing:
-            from pytest_llmeval.models.stats import estimate_usage
+            from pytest_llmeval.models.usage import estimate_usage
 
             usage = estimate_usage(messages, completion.text, completion.tool_calls)
         self.stats.record_call(

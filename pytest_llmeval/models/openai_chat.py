@@ -22,6 +22,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from pytest_llmeval.bounded_json import MAX_NESTING, nesting
 from pytest_llmeval.errors import FatalModelError, ModelError, ResponseFormatRejected
 from pytest_llmeval.models import formats, limits
 from pytest_llmeval.models.base import Completion, Usage
@@ -102,11 +103,16 @@ def parse_completion(text: str, *, status: int, model: str) -> dict[str, Any]:
     """Validate a chat-completion body; malformed ones raise :class:`ModelError` naming the problem."""
     try:
         body = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise ModelError(
             f"malformed reply from {model}: HTTP {status} body is not JSON: {text[:200]!r}",
             status=status,
         ) from None
+    if nesting(body) > MAX_NESTING:  # before anything walks it (surrogate scrub, cache, reports)
+        raise ModelError(
+            f"malformed reply from {model}: HTTP {status} body nested more than {MAX_NESTING} levels deep",
+            status=status,
+        )
     if not isinstance(body, dict):
         raise ModelError(
             f"malformed reply from {model}: expected a JSON object, got {text[:200]!r}",
@@ -455,7 +461,9 @@ class OpenAIChat:
         """A retryable error and its ``Retry-After`` wait; raises what must not be retried."""
         try:
             body: Any = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
+            body = text
+        if nesting(body) > MAX_NESTING:  # shown as text, never walked
             body = text
         detail = _error_message(body, f"HTTP {status}")
         if status in _FATAL_STATUSES:

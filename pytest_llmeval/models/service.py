@@ -31,7 +31,7 @@ from pytest_llmeval.models.providers import (
     load_callable,
     split_spec,
 )
-from pytest_llmeval.models.stats import merge_stats
+from pytest_llmeval.models.usage import merge_stats
 
 if TYPE_CHECKING:
     from pytest_llmeval.sample import Sample

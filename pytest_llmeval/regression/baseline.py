@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
-from pytest_llmeval.regression.comparison import (
+from pytest_llmeval.regression.gates import GateResult
+from pytest_llmeval.regression.run_comparison import (
     BaselineError,
     baseline_statuses,
     compare,
     load_report,
     regression_gate_message,
 )
-from pytest_llmeval.regression.gates import GateResult
 
 
 class BaselineRun:
@@ -51,7 +51,7 @@ class BaselineRun:
 
     @classmethod
     def _from_history(cls, spec: str, history: str | None, invocation_dir: Path) -> BaselineRun:
-        from pytest_llmeval.history.baseline import load
+        from pytest_llmeval.history.recorded_baseline import load
         from pytest_llmeval.history.store import HistoryError
 
         try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_llmeval.regression.comparison import compare
+from pytest_llmeval.regression.run_comparison import compare
 
 
 def compare_models(

@@ -27,7 +27,7 @@ from pytest_llmeval.regression.ppi import MIN_DISAGREEMENTS, MIN_GROUPS, MIN_LAB
 
 if TYPE_CHECKING:
     from pytest_llmeval.labels import Label
-    from pytest_llmeval.regression.comparison import Outcome
+    from pytest_llmeval.regression.run_comparison import Outcome
 
 LISTED = 10  # sample ids named in a reason before the rest are counted
 

@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass
 from statistics import NormalDist
 from typing import Any
 
-from pytest_llmeval.regression.stats import clopper_pearson
+from pytest_llmeval.regression.significance import clopper_pearson
 
 # Below this many applicable random labels no correction is made (the run says so).
 MIN_LABELS = 10
@@ -71,11 +71,6 @@ class Corrected:
 
     def to_builtins(self) -> dict[str, Any]:
         return {"method": METHOD, **asdict(self)}
-
-
-def power_tuned_lambda(labelled: Sequence[Labelled], population: Sequence[int]) -> float:
-    """cov_n(y, yhat) / var_N(yhat), clipped to [0, 1]; 0 when the grader is constant."""
-    return _power_tuned([s.human for s in labelled], [s.grader for s in labelled], population)
 
 
 def _power_tuned(ys: Sequence[float], fs: Sequence[float], population: Sequence[float]) -> float:

@@ -16,7 +16,7 @@ import statistics
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from pytest_llmeval.regression import stats
+from pytest_llmeval.regression import significance
 
 if TYPE_CHECKING:
     from pytest_llmeval.rubric import GradeResult
@@ -107,7 +107,7 @@ def aggregate(records: list[dict[str, Any]]) -> dict[str, Any] | None:
     if not repeated:
         return None
     fractions = [r["pass_count"] / _counted(r) for r in repeated]
-    low, high = stats.bootstrap_mean_ci(fractions)
+    low, high = significance.bootstrap_mean_ci(fractions)
     return {
         "samples": len(repeated),
         "flaky": sum(1 for r in repeated if r["stability"] == FLAKY),

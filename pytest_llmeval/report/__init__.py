@@ -1,1 +1,1 @@
-"""Terminal summary, JUnit properties and the JSON report, all built from per-sample records."""
+"""Terminal summary, JUnit properties, the JSON report and the human review files, all built from per-sample records."""

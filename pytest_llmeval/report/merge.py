@@ -203,7 +203,7 @@ class MergePlugin:
                     llm_session.warnings.append(line)
         stats = [r["model_stats"] for r in self.shards if isinstance(r.get("model_stats"), dict)]
         if stats:  # the shards' requests as one run's (no per-worker split: shards are not workers)
-            from pytest_llmeval.models.stats import merge_stats
+            from pytest_llmeval.models.usage import merge_stats
 
             llm_session.worker_stats.append(merge_stats(stats))
 

@@ -27,7 +27,7 @@ def compute_human_agreement(llm_session: LLMEvalSession) -> dict[str, Any] | Non
     labelled = llm_session.label_match is not None and bool(llm_session.label_match.applied)
     if not settings.review_import and not labelled and not any(r.get("human_label") for r in records):
         return None
-    from pytest_llmeval.review import HumanVerdict, human_agreement, review_id
+    from pytest_llmeval.report.review import HumanVerdict, human_agreement, review_id
 
     imported: dict[str, Any] = {}
     if labelled:
@@ -137,7 +137,7 @@ def _write_one(llm_session: LLMEvalSession, flag: str, value: str, write: Callab
 
 
 def _export_for_review(llm_session: LLMEvalSession) -> None:
-    from pytest_llmeval.review import export_rows, read_verdicts, write_export
+    from pytest_llmeval.report.review import export_rows, read_verdicts, write_export
 
     settings = llm_session.settings
     assert settings.review_export is not None, "only a run with --llm-review-export exports"

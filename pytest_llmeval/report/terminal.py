@@ -114,7 +114,7 @@ def _run_notes(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst: in
     for warning in llm_session.all_warnings():
         out.add(f"warning: {warning}", yellow=True)
     if llm_session.human_agreement:
-        from pytest_llmeval.review import agreement_lines
+        from pytest_llmeval.report.review import agreement_lines
 
         for line in agreement_lines(llm_session.human_agreement, limit=worst):
             out.add(line)
@@ -190,7 +190,7 @@ def _repeats(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst: int)
 
 def _comparisons(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst: int) -> None:
     """Several models side by side, and each comparison with the first model or the baseline."""
-    from pytest_llmeval.regression.comparison import comparison_lines
+    from pytest_llmeval.regression.run_comparison import comparison_lines
 
     tallies = llm_session.model_tallies()
     if tallies:
@@ -233,7 +233,7 @@ def model_stats_line(stats: dict[str, Any]) -> str:
     parts.append(f"retries {stats.get('retries', 0)}")
     tokens = f"tokens {stats.get('prompt_tokens', 0)}+{stats.get('completion_tokens', 0)}"
     if stats.get("estimated_usage"):
-        from pytest_llmeval.models.stats import CHARS_PER_TOKEN
+        from pytest_llmeval.models.usage import CHARS_PER_TOKEN
 
         tokens += f" ({stats['estimated_usage']} replies without usage, estimated at {CHARS_PER_TOKEN} characters a token)"
     parts.append(tokens)

@@ -14,7 +14,7 @@ import scipy.stats
 
 from pytest_llmeval.labels import Label, answer_hash
 from pytest_llmeval.regression import ppi
-from pytest_llmeval.regression.comparison import compare
+from pytest_llmeval.regression.run_comparison import compare
 from tests.conftest import EXACT, write_suite
 
 # (response, people's verdict) with the exact grader passing "Oslo" only: right, false fail, wrong, false pass.

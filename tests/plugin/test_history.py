@@ -104,7 +104,7 @@ def test_slow_slide_flaky_sample_and_failing_since(pytester: pytest.Pytester) ->
 
 def test_each_step_is_within_noise_but_the_trend_is_not() -> None:
     """The slide above: no single step is significant (McNemar on one sample), the trend is."""
-    from pytest_llmeval.regression.stats import mcnemar_exact
+    from pytest_llmeval.regression.significance import mcnemar_exact
 
     assert mcnemar_exact(1, 0) == 1.0
     counts = [(N - 6 - i, N) for i in range(10)]

@@ -15,8 +15,8 @@ GOOD = {"question": "q", "expected": "yes", "response": "yes", "eval_criteria": 
 BAD_LINES = {
     "nested-1000": ('{"id": "deep", "metadata": {"x": ' + "[" * 1000 + "]" * 1000 + "}}", "nested more than 64 levels deep"),
     "nested-100k-unclosed": ('{"id": "deep", "metadata": {"x": ' + "[" * 100_000, "nested more than 64 levels deep"),
-    "int-5000-digits": ('{"id": "big", "question": "q", "expected": ' + "9" * 5000 + "}", "integer of 5000 digits is out of range"),
-    "int-400-digits": ('{"id": "big", "question": "q", "expected": ' + "9" * 400 + "}", "integer of 400 digits is out of range"),
+    "int-5000-digits": ('{"id": "big", "question": "q", "expected": ' + "9" * 5000 + "}", "integer of 5000 digits is out of range (at most 300)"),
+    "int-400-digits": ('{"id": "big", "question": "q", "expected": ' + "9" * 400 + "}", "integer of 400 digits is out of range (at most 300)"),
     "nan": ('{"id": "nan", "question": "q", "expected": NaN}', "NaN is not a JSON number"),
     "1e999": ('{"id": "inf", "question": "q", "expected": 1e999}', "number 1e999 is out of range"),
 }
@@ -114,7 +114,7 @@ def test_hostile_citation_patterns_and_answers_grade_without_hanging(pytester: p
             # Catastrophic backtracking under Python's re; linear under RE2.
             {"id": "redos", "question": "q", "expected": "yes", "response": "yes " + "a" * 30_000 + "b",
              "eval_criteria": {**cite, "citation_patterns": ["(a+)+$"]}},
-            # Quadratic for the old built-in patterns (34 s per sample).
+            # 100,000 unclosed brackets: a backtracking bracket pattern is quadratic here (34 s per sample).
             {"id": "brackets", "question": "q", "expected": "yes", "response": "[" * 100_000, "eval_criteria": cite},
             {"id": "many", "question": "q", "expected": "yes", "response": "yes [1][2]" * 10_000, "eval_criteria": cite,
              "contexts": ["a", "b"]},

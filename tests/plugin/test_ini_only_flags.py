@@ -12,7 +12,7 @@ pytest_plugins = ["pytester"]
 
 GOLD = '{"id": "a", "question": "2+2?", "expected": "4", "response": "4", "eval_criteria": {"accuracy": "exact"}}\n'
 
-# Removed from the command line; their ini keys keep working.
+# Ini-only settings: their ini keys set them; the flag on the command line is a usage error.
 INI_ONLY = [
     "gold_files",
     "errors",

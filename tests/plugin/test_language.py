@@ -8,7 +8,7 @@ import pytest
 
 from pytest_llmeval import LLMEvalAssertionError
 from pytest_llmeval.errors import GraderError
-from pytest_llmeval.metrics.freetext.language import (
+from pytest_llmeval.metrics.freetext.answer_language import (
     assert_language,
     detect_language,
     english_words,

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from pytest_llmeval.review import select_for_review
+from pytest_llmeval.report.review import select_for_review
 from tests.conftest import EXACT, write_suite
 from tests.extras import needs
 
@@ -332,7 +332,7 @@ def test_error_items_count_as_failures_for_people_too(pytester: pytest.Pytester)
 def test_review_rows_name_their_answer_by_hash_or_by_text(tmp_path: Path) -> None:
     import hashlib
 
-    from pytest_llmeval.review import read_verdicts
+    from pytest_llmeval.report.review import read_verdicts
 
     path = tmp_path / "reviewed.csv"
     digest = hashlib.sha256(b"kept").hexdigest()

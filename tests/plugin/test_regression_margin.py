@@ -12,8 +12,8 @@ import pytest
 from scipy import stats as scipy_stats
 
 from pytest_llmeval.history.analysis import cochran_armitage, detectable_slope
-from pytest_llmeval.regression import stats
-from pytest_llmeval.regression.comparison import compare, comparison_lines
+from pytest_llmeval.regression import significance
+from pytest_llmeval.regression.run_comparison import compare, comparison_lines
 from tests.regression_helpers import MODEL, ids, load, make_suite, run, set_wrong
 
 
@@ -32,34 +32,34 @@ def _compare(base: list[str], new: list[str], **gate: Any) -> dict[str, Any]:
 
 @pytest.mark.parametrize("alpha", [0.2, 0.1, 0.05, 0.01, 0.001])
 def test_min_discordant_is_the_first_count_scipy_binomtest_rejects(alpha: float) -> None:
-    k = stats.min_discordant(alpha)
+    k = significance.min_discordant(alpha)
     assert scipy_stats.binomtest(k, k, 0.5).pvalue < alpha <= scipy_stats.binomtest(k - 1, k - 1, 0.5).pvalue
 
 
 @pytest.mark.parametrize(("sd", "n", "alpha"), [(0.3, 100, 0.05), (0.5, 12, 0.05), (0.2, 500, 0.01)])
 def test_power_mde_against_scipy_norm(sd: float, n: int, alpha: float) -> None:
     expected = (scipy_stats.norm.ppf(1 - alpha / 2) + scipy_stats.norm.ppf(0.8)) * sd / math.sqrt(n)
-    assert stats.power_mde(sd, n, alpha) == pytest.approx(expected, rel=1e-9)
+    assert significance.power_mde(sd, n, alpha) == pytest.approx(expected, rel=1e-9)
 
 
 @pytest.mark.parametrize(("b", "c"), [(5, 2), (12, 2), (1, 9), (30, 30)])
 def test_tango_statistic_at_no_drop_is_mcnemars(b: int, c: int) -> None:
-    assert stats.tango_z(b, c, 200, 0.0) == pytest.approx((b - c) / math.sqrt(b + c), rel=1e-12)
+    assert significance.tango_z(b, c, 200, 0.0) == pytest.approx((b - c) / math.sqrt(b + c), rel=1e-12)
 
 
 @pytest.mark.parametrize(("b", "c", "n", "alpha"), [(12, 2, 60, 0.05), (3, 4, 40, 0.05), (0, 5, 30, 0.1), (20, 0, 25, 0.01)])
 def test_upper_bound_is_where_the_one_sided_score_test_starts_rejecting(b: int, c: int, n: int, alpha: float) -> None:
-    upper = stats.drop_upper_bound(b, c, n, alpha)
+    upper = significance.drop_upper_bound(b, c, n, alpha)
     assert upper is not None
     assert (b - c) / n <= upper < 1
-    assert stats.tango_z(b, c, n, upper) == pytest.approx(scipy_stats.norm.ppf(alpha), abs=1e-6)
+    assert significance.tango_z(b, c, n, upper) == pytest.approx(scipy_stats.norm.ppf(alpha), abs=1e-6)
 
 
 def test_upper_bound_without_any_change_is_the_closed_form() -> None:
     """b = c = 0: the score equation gives n * d / (1 - d) = z^2, so an unchanged small suite stays uncertain."""
     z = scipy_stats.norm.ppf(0.95)
     for n in (3, 6, 20, 52, 300):
-        assert stats.drop_upper_bound(0, 0, n, 0.05) == pytest.approx(z * z / (n + z * z), abs=1e-9)
+        assert significance.drop_upper_bound(0, 0, n, 0.05) == pytest.approx(z * z / (n + z * z), abs=1e-9)
 
 
 def test_upper_bound_covers_the_true_drop_in_simulation() -> None:
@@ -74,20 +74,20 @@ def test_upper_bound_covers_the_true_drop_in_simulation() -> None:
                 u = rng.random()
                 b += u < p_fail
                 c += p_fail <= u < p_fail + p_pass
-            covered += stats.drop_upper_bound(b, c, n, 0.05) >= p_fail - p_pass
+            covered += significance.drop_upper_bound(b, c, n, 0.05) >= p_fail - p_pass
         assert covered / draws >= 0.93, (p_fail, p_pass, n, covered / draws)
 
 
 def test_samples_needed_without_change_is_where_the_bound_meets_the_margin() -> None:
-    n = stats.noninferiority_samples(0.0, 0.0, 0.05, 0.05)
+    n = significance.noninferiority_samples(0.0, 0.0, 0.05, 0.05)
     assert n == 52
-    assert stats.drop_upper_bound(0, 0, n, 0.05) <= 0.05 < stats.drop_upper_bound(0, 0, n - 1, 0.05)
-    assert stats.noninferiority_samples(0.06, 0.0, 0.05, 0.05) is None  # the drop itself is beyond the margin
+    assert significance.drop_upper_bound(0, 0, n, 0.05) <= 0.05 < significance.drop_upper_bound(0, 0, n - 1, 0.05)
+    assert significance.noninferiority_samples(0.06, 0.0, 0.05, 0.05) is None  # the drop itself is beyond the margin
 
 
 def test_samples_needed_give_about_80_percent_power_in_simulation() -> None:
     p_fail, p_pass, margin = 0.04, 0.03, 0.05
-    n = stats.noninferiority_samples(p_fail, p_pass, margin, 0.05)
+    n = significance.noninferiority_samples(p_fail, p_pass, margin, 0.05)
     assert n is not None
     rng = random.Random(11)
     draws, shown = 600, 0
@@ -97,7 +97,7 @@ def test_samples_needed_give_about_80_percent_power_in_simulation() -> None:
             u = rng.random()
             b += u < p_fail
             c += p_fail <= u < p_fail + p_pass
-        shown += stats.drop_upper_bound(b, c, n, 0.05) <= margin
+        shown += significance.drop_upper_bound(b, c, n, 0.05) <= margin
     assert 0.74 <= shown / draws <= 0.86
 
 
@@ -176,7 +176,7 @@ def test_repeats_state_their_detectable_drop_and_bound() -> None:
     assert comparison["test"] == "paired_permutation"
     assert comparison["min_detectable_drop"] == pytest.approx(6 / 3 / 30, abs=1e-6)  # 6 samples down by 1 of 3
     assert comparison["newly_failing_share"] == pytest.approx(1 / 30, abs=1e-6)  # three samples, 1/3 each
-    assert comparison["drop_upper_bound"] == pytest.approx(stats.drop_upper_bound(1.0, 0.0, 30, 0.05), abs=1e-6)
+    assert comparison["drop_upper_bound"] == pytest.approx(significance.drop_upper_bound(1.0, 0.0, 30, 0.05), abs=1e-6)
     assert "pass-fraction changes" in comparison["upper_bound_method"]
 
 
@@ -238,11 +238,11 @@ def test_non_inferiority_from_the_ini_and_the_offline_compare(pytester: pytest.P
                                  "one-sided 95% upper bound is 4.3%, within the margin 10.0%; *"])
     comparison = load(pytester, "same.json")["comparison"]
     assert comparison["regression_mode"] == "non-inferiority"
-    assert comparison["drop_upper_bound"] == pytest.approx(stats.drop_upper_bound(0, 0, 60, 0.05), abs=1e-6)
+    assert comparison["drop_upper_bound"] == pytest.approx(significance.drop_upper_bound(0, 0, 60, 0.05), abs=1e-6)
     result = run(pytester, MODEL, "--llm-baseline=base.json", "--llm-fail-on-regression", "--llm-gate-only",
                  "--llm-regression-margin=0.02", "--llm-report=strict.json", *plugin_args)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    needed = stats.noninferiority_samples(0.0, 0.0, 0.02, 0.05)
+    needed = significance.noninferiority_samples(0.0, 0.0, 0.02, 0.05)
     result.stdout.fnmatch_lines([f"llmeval regression gate FAILED: not shown non-inferior to baseline base.json: *"
                                  f"about {needed} paired samples would be needed, not 60 *"])
     assert load(pytester, "strict.json")["comparison"]["samples_needed"] == needed
@@ -318,7 +318,7 @@ def test_ppi_paired_delta_covers_the_peoples_delta_in_simulation() -> None:
 
 
 def test_a_corrected_estimator_plugs_into_the_comparison_and_its_gate(monkeypatch: pytest.MonkeyPatch) -> None:
-    from pytest_llmeval.regression import comparison as module
+    from pytest_llmeval.regression import run_comparison as module
 
     monkeypatch.setitem(module.ESTIMATORS, "corrected", module.corrected_estimator(lambda e: e.get("label")))
     rng = random.Random(5)

@@ -14,7 +14,7 @@ import pytest
 # Loaded before any in-process inner run: numpy (under sklearn) cannot be imported twice per process.
 from sklearn.metrics import cohen_kappa_score
 
-from pytest_llmeval.review import cohen_kappa, read_verdicts, select_for_review
+from pytest_llmeval.report.review import cohen_kappa, read_verdicts, select_for_review
 from tests.conftest import write_suite
 from tests.extras import needs
 

@@ -76,3 +76,25 @@ def test_a_verdict_column_under_another_name_is_named_with_the_expected_columns(
         f"*review import *{name}: no 'human_verdict' column, so no verdict was read (columns: 'id', 'verdict'); "
         "expected 'id' (or 'file' and 'sample_id'), 'human_verdict' (pass/fail) and optionally 'human_note'*",
     ])
+
+
+def test_a_review_line_the_json_reader_cannot_hold_is_one_warning_and_the_others_count(
+    pytester: pytest.Pytester, plugin_args: list[str]
+) -> None:
+    write_suite(pytester, [{"id": f"s{i}", "question": "q", "expected": "a", "response": "a", "eval_criteria": EXACT} for i in range(3)])
+    lines = [
+        json.dumps({"id": "qa_eval.jsonl::s0", "human_verdict": "pass"}),
+        "[" * 100_000,
+        # U+2028 inside a string is text: JSONL lines end at "\n" only
+        json.dumps({"id": "qa_eval.jsonl::s1", "human_verdict": "fail", "human_note": "a\u2028b"}, ensure_ascii=False),
+        '{"id": "qa_eval.jsonl::s2", "human_verdict": "pass", "weight": NaN}',
+    ]
+    (pytester.path / "review.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = pytester.runpytest("--llm-review-import=review.jsonl", "--llm-report=r.json", *plugin_args)
+    result.stdout.fnmatch_lines_random([
+        "*review import *review.jsonl line 2: not JSON: invalid JSON: nested more than 64 levels deep; skipped*",
+        "*review import *review.jsonl line 4: not JSON: invalid JSON: NaN is not a JSON number; skipped*",
+    ])
+    assert result.ret == pytest.ExitCode.OK
+    report = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))
+    assert report["human_agreement"]["overall"]["n"] == 2

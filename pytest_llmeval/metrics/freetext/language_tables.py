@@ -1,4 +1,4 @@
-"""Language tables for the answer-language check: one entry per language, read by ``language.py``.
+"""Language tables for the answer-language check: one entry per language, read by ``answer_language.py``.
 
 A new language is a new entry here (plus its lingua name), not a new branch in the code.
 

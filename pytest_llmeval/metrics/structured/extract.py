@@ -12,10 +12,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_llmeval.bounded_json import MAX_INT_DIGITS, nesting
+from pytest_llmeval.bounded_json import MAX_NESTING, bounded_int, nesting, reject_constant
 
 MAX_JSON_CHARS = 1_000_000  # a 10 MB reply is cut here before any parse
-MAX_NESTING = 64
 MAX_CANDIDATES = 8  # balanced-value starts tried before giving up (bounds the scan's time)
 _FENCE_RE = re.compile(r"```[ \t]*(?:json|JSON|jsonc)?[ \t]*\n(.*?)```", re.DOTALL)
 
@@ -30,24 +29,12 @@ class Extracted:
     reason: str = ""
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _bounded_int(text: str) -> int:
-    """An integer past float range is no amount or count (and ``float()`` of it raises)."""
-    digits = len(text.lstrip("-"))
-    if digits > MAX_INT_DIGITS:
-        raise ValueError(f"integer of {digits} digits is out of range (at most {MAX_INT_DIGITS})")
-    return int(text)
-
-
 def parse_bounded(text: str) -> tuple[Any, str | None]:
     """(value, None) or (None, problem) for one JSON text, bounded in size and nesting."""
     if len(text) > MAX_JSON_CHARS:
         return None, f"JSON of {len(text)} characters is longer than the {MAX_JSON_CHARS} read"
     try:
-        value = json.loads(text, parse_constant=_reject_constant, parse_int=_bounded_int)
+        value = json.loads(text, parse_constant=reject_constant, parse_int=bounded_int)
     except RecursionError:
         return None, f"JSON nested more than {MAX_NESTING} levels deep"
     except ValueError as exc:

@@ -16,8 +16,14 @@ from pytest_llmeval.metrics.freetext.claims import claims_f1
 from pytest_llmeval.models import make_chat_model
 from pytest_llmeval.options import Settings
 from tests.fake_openai import FakeOpenAIServer, Reply
-from tests.unit.metrics.freetext.test_claims import GOLD, GOLD_CLAIMS, QUESTION, RESPONSE, scripted_10b5_judge
 from tests.unit.judge.test_judge import INJECTION, rule_following_judge
+from tests.unit.metrics.freetext.test_claims import (
+    GOLD,
+    GOLD_CLAIMS,
+    QUESTION,
+    RESPONSE,
+    scripted_10b5_judge,
+)
 
 
 @pytest.fixture
@@ -96,12 +102,6 @@ def test_injection_gets_no_credit_over_http(fake_openai: FakeOpenAIServer, judge
 
 
 # -- structured-output negotiation (llama-cpp-python's server has no json_schema) --------------
-
-
-def judge_wire_schema(schema: dict[str, Any]) -> Any:
-    from pytest_llmeval.judge.llm import response_format
-
-    return response_format(schema)["json_schema"]["schema"]
 
 
 def verdict_judge(body: dict[str, Any]) -> str:

@@ -140,6 +140,23 @@ def test_server_errors_are_retried_then_reported_with_status_body_and_attempts(
     assert stats["calls"] == 0
 
 
+@pytest.mark.parametrize("raw", [b"[" * 100_000, b'{"id": ' + b"[" * 500 + b"]" * 500 + b"}", b"<html>"])
+def test_a_batch_api_reply_that_is_not_usable_json_reads_as_none(raw: bytes) -> None:
+    from pytest_llmeval.models.batch import meta_body
+
+    assert meta_body(raw) is None
+    assert meta_body(b'{"id": "batch_1"}') == {"id": "batch_1"}
+
+
+def test_an_error_body_nested_too_deep_is_shown_as_text(fake_openai: FakeOpenAIServer, service_for: Any) -> None:
+    body = "[" * 100_000
+    fake_openai.reply_with(lambda _: Reply(status=503, body=body))
+    with pytest.raises(ModelError) as info:
+        service_for(max_retries=0).answer(make_sample(0))
+    assert info.value.status == 503
+    assert body[:100] in str(info.value)
+
+
 def test_transient_failure_then_success(fake_openai: FakeOpenAIServer, service_for: Any) -> None:
     fake_openai.script(
         Reply.error(500, "internal"), Reply(drop=True), "Paris is the capital of France."
@@ -177,6 +194,8 @@ def test_timeouts_are_retried_and_reported(fake_openai: FakeOpenAIServer, servic
     ("reply", "expected"),
     [
         (Reply(body="<html>Bad gateway</html>"), "body is not JSON"),
+        (Reply(body="[" * 100_000), "body is not JSON"),
+        (Reply(body='{"choices": ' + "[" * 500 + "]" * 500 + "}"), "body nested more than 64 levels deep"),
         (Reply(body={"id": "chatcmpl-1", "object": "chat.completion"}), "no choices"),
         (Reply(content=""), "empty content"),
         (

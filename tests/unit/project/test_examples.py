@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
-SUITES = ROOT / "example_suites"
 
 # The tier each pre-recorded response was written to land in (see example_suites/README.md).
 EXPECTED_TIERS = {

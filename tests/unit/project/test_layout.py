@@ -1,11 +1,13 @@
 """The house rules a maintainer walks by: no import circle, no function over 80 lines, public names kept,
-no private name imported across the graders' modules, the numeric stages in order."""
+no private name imported across the graders' modules, the numeric stages in order, no two modules of
+one name."""
 
 from __future__ import annotations
 
 import ast
 import importlib
 import re
+from collections import defaultdict
 from pathlib import Path
 from typing import NamedTuple
 
@@ -276,3 +278,26 @@ def test_the_import_checks_see_every_kind_of_import(tmp_path: Path) -> None:
         "pkg.second:2 -> pkg.first",
         "pkg.second:3 -> pkg.first",
     ]
+
+
+# Basenames several modules may share, each with exactly the modules that share it. Every package has an
+# ``__init__`` (and the package a ``__main__``); ``base`` holds a package's base types (metric results;
+# model answers and the chat protocol) and ``match`` is a grader package's last stage with its public
+# entry, so there the folder says what differs. Any other shared name is a twin a reader confuses.
+SHARED_BASENAMES = {
+    "base": {"pytest_llmeval.metrics.base", "pytest_llmeval.models.base"},
+    "match": {"pytest_llmeval.metrics.extractive.match", "pytest_llmeval.metrics.numeric.match"},
+}
+
+
+def shared_basenames() -> dict[str, set[str]]:
+    """Basename -> the modules that have it, for names more than one module has."""
+    by_name: dict[str, set[str]] = defaultdict(set)
+    for name, path in _modules().items():
+        if path.stem not in ("__init__", "__main__"):
+            by_name[path.stem].add(name)
+    return {stem: names for stem, names in by_name.items() if len(names) > 1}
+
+
+def test_no_two_modules_share_a_basename() -> None:
+    assert shared_basenames() == SHARED_BASENAMES

@@ -27,7 +27,7 @@ def project() -> dict:  # type: ignore[type-arg]
 def test_distribution_is_not_the_unrelated_pytest_llmeval_on_pypi() -> None:
     meta = project()
     assert meta["project"]["name"] == pytest_llmeval.DIST_NAME == "pytest-llmeval-gold"
-    # the import package and the plugin name (-p no:llmeval) stay as they were
+    # the import package and the plugin name (-p no:llmeval) are pytest_llmeval and llmeval whatever the distribution's name
     assert meta["project"]["entry-points"]["pytest11"] == {"llmeval": "pytest_llmeval.plugin"}
     assert meta["project"]["optional-dependencies"]["all"] == [f"{pytest_llmeval.DIST_NAME}[semantic,html,language,reference]"]
 

@@ -13,7 +13,6 @@ from pytest_llmeval.regression.ppi import (
     Labelled,
     cluster_variance_of_mean,
     grader_error,
-    power_tuned_lambda,
     ppi_mean,
 )
 
@@ -58,11 +57,11 @@ def test_plain_ppi_point_estimate_is_ppi_py_s_formula_at_lambda_one():
     labelled = _draw(human, grader, 80, 4)
     y = np.array([s.human for s in labelled], float)
     yhat = np.array([s.grader for s in labelled], float)
-    lam = power_tuned_lambda(labelled, grader)
-    ours = lam * np.mean(grader) + np.mean(y - lam * yhat)
-    if lam == 1.0:
+    result = ppi_mean(labelled, grader)
+    ours = result.lam * np.mean(grader) + np.mean(y - result.lam * yhat)
+    if result.lam == 1.0:
         assert ours == pytest.approx(np.mean(grader) + np.mean(y - yhat))
-    assert ppi_mean(labelled, grader).estimate == pytest.approx(ours)
+    assert result.estimate == pytest.approx(ours)
 
 
 def test_cluster_robust_variance_is_the_hand_computed_sandwich():

@@ -17,7 +17,7 @@ from pathlib import Path
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
-from pytest_llmeval.regression import stats
+from pytest_llmeval.regression import significance
 
 if TYPE_CHECKING:
     from pytest_llmeval.labels import Label
@@ -346,8 +346,8 @@ def grader_verdicts(pairs: list[tuple[Outcome, Outcome]], alpha: float) -> Paire
     passing = sum(1 for b, r in pairs if not b.passed and r.passed)
     return PairedEstimate(
         delta=(passing - failing) / n if n else 0.0,
-        ci=stats.paired_delta_ci(failing, passing, n),
-        p_value=stats.mcnemar_exact(failing, passing), exact=True, test=MCNEMAR,
+        ci=significance.paired_delta_ci(failing, passing, n),
+        p_value=significance.mcnemar_exact(failing, passing), exact=True, test=MCNEMAR,
         ci_method="exact conditional (Clopper-Pearson on the discordant pairs)",
         base_rate=sum(b.passed for b, _ in pairs) / n if n else None,
         run_rate=sum(r.passed for _, r in pairs) / n if n else None,
@@ -360,10 +360,10 @@ def grader_repeats(pairs: list[tuple[Outcome, Outcome]], alpha: float) -> Paired
     """Pass fractions over repeats on either side: the sign-flip permutation test and a bootstrap interval."""
     n = len(pairs)
     diffs = [r.fraction - b.fraction for b, r in pairs]
-    p_value, exact = stats.paired_permutation(diffs)
+    p_value, exact = significance.paired_permutation(diffs)
     return PairedEstimate(
         delta=math.fsum(diffs) / n if n else 0.0,
-        ci=stats.bootstrap_mean_ci(diffs) if n else (0.0, 0.0),
+        ci=significance.bootstrap_mean_ci(diffs) if n else (0.0, 0.0),
         p_value=p_value, exact=exact, test=PERMUTATION, ci_method="percentile bootstrap over samples (seeded)",
         base_rate=math.fsum(b.fraction for b, _ in pairs) / n if n else None,
         run_rate=math.fsum(r.fraction for _, r in pairs) / n if n else None,
@@ -399,7 +399,7 @@ def corrected_paired(
         )[0]
         for side in (0, 1)
     ]
-    z = stats.z_quantile(1 - alpha / 2)
+    z = significance.z_quantile(1 - alpha / 2)
     if se > 0:
         p_value = min(1.0, 2 * NormalDist().cdf(-abs(delta) / se))
     else:  # every pair labelled: the people's change is known exactly
@@ -443,15 +443,15 @@ def detectability(est: PairedEstimate, n: int, *, alpha: float, margin: float, m
     samples a non-inferiority verdict would need (assuming the observed shares of changed pairs)."""
     if est.se is not None:
         return _normal_detectability(est, n, alpha=alpha, margin=margin, mode=mode)
-    k = stats.min_discordant(alpha)
+    k = significance.min_discordant(alpha)
     floor = k * est.step / n if n and k <= n else None
-    mde = stats.power_mde(est.sd_diff, n, alpha) if n > 1 and est.sd_diff > 0 else None
+    mde = significance.power_mde(est.sd_diff, n, alpha) if n > 1 and est.sd_diff > 0 else None
     if mde is not None and floor is not None:
         mde = max(mde, floor)  # the normal approximation must not promise less than the exact test can see
-    upper = stats.drop_upper_bound(est.failing, est.passing, n, alpha)
+    upper = significance.drop_upper_bound(est.failing, est.passing, n, alpha)
     needed = None
     if upper is not None and upper > margin:
-        needed = stats.noninferiority_samples(est.failing / n, est.passing / n, margin, alpha)
+        needed = significance.noninferiority_samples(est.failing / n, est.passing / n, margin, alpha)
     return {
         "regression_mode": mode,
         "margin": margin,
@@ -471,7 +471,7 @@ def _normal_detectability(est: PairedEstimate, n: int, *, alpha: float, margin: 
     z reaches the two-sided critical value, the one found with 80 % power, the one-sided upper bound,
     and the samples for that bound to clear the margin with 80 % power (the variance per sample kept)."""
     assert est.se is not None
-    z_two, z_one, z_power = (stats.z_quantile(q) for q in (1 - alpha / 2, 1 - alpha, stats.POWER))
+    z_two, z_one, z_power = (significance.z_quantile(q) for q in (1 - alpha / 2, 1 - alpha, significance.POWER))
     drop = -est.delta
     upper = drop + z_one * est.se
     needed = None
@@ -502,7 +502,7 @@ def verdict(p_value: float, delta: float, alpha: float) -> str:
 def min_paired(alpha: float) -> int:
     """The fewest paired samples with which the test can find a regression at ``alpha`` at all
     (every one of them newly failing). Fewer pairs make any verdict "within noise"."""
-    return stats.min_discordant(alpha)
+    return significance.min_discordant(alpha)
 
 
 def too_few_verdict(paired: int, needed: int, alpha: float) -> str:

@@ -191,13 +191,17 @@ def read_verdicts(path: Path) -> tuple[dict[str, HumanVerdict], list[str]]:
         if reader.fieldnames is not None and "id" not in columns and not {"file", "sample_id"} <= columns:
             return {}, [f"review import {path}: no 'id' column (nor 'file' and 'sample_id'; columns: {', '.join(reader.fieldnames)})"]
     else:
-        for number, line in enumerate(text.splitlines()[:MAX_IMPORT_ROWS], start=1):
+        from pytest_llmeval.bounded_json import parse_line
+
+        # JSONL lines end at "\n" only: U+2028 inside a note is text
+        for number, line in enumerate(text.split("\n")[:MAX_IMPORT_ROWS], start=1):
             if not line.strip():
                 continue
-            try:
-                rows.append((number, json.loads(line)))
-            except ValueError as exc:
-                warnings.append(f"review import {path} line {number}: not JSON ({exc}); skipped")
+            row, problem = parse_line(line)
+            if problem is None:
+                rows.append((number, row))
+            else:
+                warnings.append(f"review import {path} line {number}: not JSON: {problem}; skipped")
     verdicts: dict[str, HumanVerdict] = {}
     where = "row" if path.suffix.lower() == ".csv" else "line"
     missing = _no_verdict_column(path, rows)

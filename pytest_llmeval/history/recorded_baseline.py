@@ -16,10 +16,6 @@ PREFIX = "history:"
 MIN_COMMIT_PREFIX = 4
 
 
-def is_history_spec(value: str | None) -> bool:
-    return bool(value) and str(value).startswith(PREFIX)
-
-
 def pick(history: History, which: str) -> Run:
     """The newest complete run that ``which`` (last, last-passing or a commit prefix) names."""
     complete = [r for r in history.runs if r.complete]
