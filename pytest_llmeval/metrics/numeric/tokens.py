@@ -212,6 +212,8 @@ _KW_EXACT: dict[str, str] = {
             "negative",
             "shrank",
             "shrunk",
+            "shortfall",
+            "used",
             # Sign verbs ("lost", "slipped", ...) come from the language tables.
             *negative_words(),
         ],
