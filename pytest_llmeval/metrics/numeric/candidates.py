@@ -722,7 +722,8 @@ def _build_candidate(
 
 
 _TRAILING_MINUS = frozenset("-−")
-_TRAILING_MINUS_RE = re.compile(r"[-−](?=[.;]?[ \t]*(?:\n|$))")
+# at the end of a line that no figure continues ("2019-\n2020" is a range)
+_TRAILING_MINUS_RE = re.compile(r"[-−](?=[.;]?[ \t]*(?:\n(?![ \t]*\d)|$))")
 _GLUED_SCALE_RE = re.compile(r"(?<![^\W\d_])[^\W\d_]{1,3}$")
 
 
