@@ -131,11 +131,12 @@ _NEG_CHANGE_SUBJECT_RE = re.compile(
     re.IGNORECASE,
 )
 _NEG_WORD_BEFORE_RE = re.compile(
-    r"\b(?=[nldofrscm])(?:net\s+loss(?:es)?|loss(?:es)?\s+of|deficit\s+of|shortfall\s+of|outflows?\s+of|decrease[sd]?|decline[sd]?|fell|falls?|drop(?:ped|s)?|down"
+    r"\b(?=[nldofrscmap])(?:net\s+loss(?:es)?|loss(?:es)?\s+of|deficit\s+of|shortfall\s+of|outflows?\s+of|decrease[sd]?|decline[sd]?|fell|falls?|drop(?:ped|s)?|down"
     r"|reduc(?:ed|tion)|shr[au]nk|contract(?:ed|ion)|lower"
     # "negative growth of 3%": the adjective turns the change noun after it into a fall
-    r"|(?:negative|minus)(?:\s+(?:growth|returns?|change|result|earnings|net\s+income))?)"
-    r"(?:\s+(?:of|by|approximately|about|around|roughly|nearly|some|almost|an?|the|just|over|only|\w+ly)\b)*"
+    r"|(?:negative|minus)(?:\s+(?:growth|returns?|change|result|earnings|net\s+income))?(?:\s+at)?"
+    r"|activities\s+used|repaid|paid\s+down)"
+    r"(?:,?\s+(?:of|by|approximately|about|around|roughly|nearly|some|almost|an?|the|just|over|only|\w+ly)\b)*"
     r"[\s:]*(?:" + _CUR_PREFIX + r")?\s*$",
     re.IGNORECASE,
 )
@@ -145,8 +146,21 @@ _NEG_VERB_BY_RE = re.compile(
     r"(?:" + _CUR_PREFIX + r")?\s*$",
     re.IGNORECASE,
 )
+# A loss or deficit that grows is a fall ("net losses widened by 703"); one that shrinks is not.
+_LOSS_CHANGE_RE = re.compile(
+    r"(?<![^\W\d_])(?:net\s+)?(?:loss(?:es)?|deficits?|shortfalls?|\w*verlust\w*|(?:netto)?tap(?:et)?|"
+    r"underskud\w*|förlust(?:en)?|underskott(?:et)?|tab(?:et)?|pertes?)\s+(?:[^\W\d_]+\s+){0,3}?"
+    r"(?:(?P<worse>widen\w*|deepen\w*|worsen\w*|gr[eo]w\w*|increas\w*|rose|risen|expand\w*|"
+    r"stieg|wuchs|økte|steg|ökade|voksede|auka)"
+    r"|narrow\w*|shr[aiu]nk\w*|decreas\w*|declin\w*|fell|dropped|reduc\w*|improv\w*|"
+    r"sank|fiel|falt|sjönk|minskade|faldt)"
+    r"(?:\s+(?:by|um|med|with))?\s+(?:(?:approximately|about|around|roughly|nearly|some|almost|just|over|only)\s+)*"
+    r"(?:" + _CUR_PREFIX + r")?\s*$",
+    re.IGNORECASE,
+)
 _NEG_WORD_AFTER_RE = re.compile(
     r"^[\s,]*(?:net\s+)?(?:loss(?:es)?|decrease|decline|drop|reduction|contraction|deficit|lower|outflow)\b"
+    r"|^[\s,]*\(\s*an?\s+(?:decrease|decline|reduction|drop|loss)\s*\)"
     r"|^[\s,]*in\s+(?:net\s+)?losses\b|^[\s,]*less\s+than\b"
     r"|^[\s,]*net\s+expense\b",
     re.IGNORECASE,
@@ -1136,7 +1150,7 @@ _ASCII_WORD = "".join(c for c in map(chr, range(128)) if c.isalnum()) + "_"
 # match of it can hold (its words, spaces, colons, currency signs and codes such as "U.S.$",
 # "kr."). _NEG_NOUN_BEFORE_RE's gap takes any character but a digit, ";" or a currency sign.
 _SIGN_BEFORE = (
-    (_NEG_WORD_BEFORE_RE.search, 48, _ASCII_WORD + _ASCII_SPACE + ":.$"),
+    (_NEG_WORD_BEFORE_RE.search, 48, _ASCII_WORD + _ASCII_SPACE + ":.,$"),
     (_NEG_NOUN_BEFORE_RE.search, 60, "".join(c for c in map(chr, range(128)) if c != ";")),
     (_NEG_CHANGE_SUBJECT_RE.search, 60, _ASCII_WORD + _ASCII_SPACE + "'&-:.$"),
     (_NEG_VERB_BY_RE.search, 60, _ASCII_WORD + _ASCII_SPACE + "',.$"),
@@ -1152,6 +1166,9 @@ _SIGN_BEFORE = (
 def _signed_before(ctx: str) -> bool:
     """Do the words before a figure (``ctx``: its line's last 60 characters) state it as a loss
     or decrease ("a loss of", "fell by", "tapte", "Nettoverlust ... belief sich auf")?"""
+    change = _LOSS_CHANGE_RE.search(ctx)
+    if change is not None:
+        return change.group("worse") is not None
     is_ascii = ctx.isascii()
     for search, width, allowed in _SIGN_BEFORE:
         window = ctx[-width:]
@@ -1189,7 +1206,7 @@ def _negative_after_first() -> frozenset[str]:
     """First non-space characters of a sign word after a figure (_NEG_WORD_AFTER_RE and
     every table's negative_after words), in both cases, and the "," both patterns skip."""
     words = [w for t in LANGUAGES.values() if t.code != "en" for w in t.negative_after]
-    firsts = {w[0] for w in words if w} | set("nldrcoi")
+    firsts = {w[0] for w in words if w} | set("nldrcoi(")
     return frozenset({",", *firsts, *(c.lower() for c in firsts), *(c.upper() for c in firsts)})
 
 
@@ -1201,7 +1218,7 @@ _NEG_AFTER_STARTS = frozenset(
     w[:2]
     for w in (
         *("net", "loss", "decrease", "decline", "drop", "reduction", "contraction", "deficit"),
-        *("lower", "outflow", "in", "i ", "im", "less"),
+        *("lower", "outflow", "in", "i ", "im", "less", "(a"),
         *(w for t in LANGUAGES.values() if t.code != "en" for w in t.negative_after),
     )
 )
@@ -1237,12 +1254,14 @@ _OUTFLOW_LABEL_RE = re.compile(
 )
 _DECREASE_VERB_RE = re.compile(
     r"(?<![^\W\d_])(?:decreas\w*|declin\w*|fell|falls?|dropped|drops?|shr[aiu]nk\w*|slipped|slid|"
-    r"dipped|eased|retreated|weakened|slumped|sagged|trimmed|"
+    r"dipped|eased|retreated|weakened|slumped|sagged|trimmed|repaid|paid\s+down|"
     r"reduc\w*|contract\w*|cut|lowered|down|falt|sank|sjönk|minskade|faldt|fiel|sank|verringert\w*|"
     r"baiss\w*|diminu\w*|recul\w*)(?![^\W\d_])",
     re.IGNORECASE,
 )
-_OUTFLOW_WORD_RE = re.compile(r"(?<![^\W\d_])(?:cash\s+used|outflows?)(?![^\W\d_])", re.IGNORECASE)
+_OUTFLOW_WORD_RE = re.compile(
+    r"(?<![^\W\d_])(?:cash\s+used|activities\s+used|outflows?)(?![^\W\d_])", re.IGNORECASE
+)
 _LOSS_NOUN_RE = re.compile(
     r"(?<![^\W\d_])(?:loss\w*|lost|deficit|negative|minus|tap\w*|verlust\w*|perte|"
     r"förlust|underskud\w*|tabte)(?![^\W\d_])",

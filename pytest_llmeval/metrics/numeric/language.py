@@ -321,6 +321,8 @@ SWEDISH = NumberLanguage(
         "sjönk med",
         "sjönk",
         "minskade med",
+        "minskade",
+        "minskat med",
         "minskning på",
         "minskning med",
         "förlust på",

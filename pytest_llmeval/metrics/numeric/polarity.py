@@ -43,6 +43,9 @@ class PolarityWords:
     asked_down: frozenset[str]
     # Signed adjectives that qualify the change noun after them: "negative growth" is a fall.
     qualifier: dict[str, int] = field(default_factory=dict)
+    # Nouns of a loss: a direction word with one as its subject turns round ("the loss increased
+    # by 5" is a fall, "the deficit decreased by 5" a rise).
+    loss_nouns: frozenset[str] = frozenset()
 
 
 def _w(text: str) -> frozenset[str]:
@@ -77,6 +80,7 @@ TABLES: dict[str, PolarityWords] = {
                 "fall fell reduction shrank"
             ),
             qualifier=_q("negative", "positive"),
+            loss_nouns=_w("loss losses deficit deficits shortfall shortfalls"),
         ),
         PolarityWords(
             code="nb",
@@ -94,6 +98,7 @@ TABLES: dict[str, PolarityWords] = {
             asked_up=_w("overskudd overskuddet gevinst gevinsten økning økningen vekst veksten"),
             asked_down=_w("underskudd underskuddet tap tapet tapte nedgang nedgangen reduksjon fall fallet falt sank"),
             qualifier=_q("negativ negative", "positiv positive"),
+            loss_nouns=_w("tap tapet underskudd underskuddet"),
         ),
         PolarityWords(
             code="nn",
@@ -115,6 +120,7 @@ TABLES: dict[str, PolarityWords] = {
             asked_up=_w("vinst vinsten tjänade överskott ökning ökningen tillväxt"),
             asked_down=_w("förlust förlusten underskott minskning minskningen"),
             qualifier=_q("negativ negativa", "positiv positiva"),
+            loss_nouns=_w("förlust förlusten underskott underskottet"),
         ),
         PolarityWords(
             code="da",
@@ -126,6 +132,7 @@ TABLES: dict[str, PolarityWords] = {
             asked_up=_w("overskud overskuddet gevinst tjente stigning vækst"),
             asked_down=_w("underskud underskuddet tab tabet fald faldet nedgang"),
             qualifier=_q("negativ negative", "positiv positive"),
+            loss_nouns=_w("tab tabet underskud underskuddet"),
         ),
         PolarityWords(
             code="de",
@@ -137,6 +144,7 @@ TABLES: dict[str, PolarityWords] = {
             asked_up=_w("gewinn gewinne verdiente überschuss anstieg zuwachs wachstum"),
             asked_down=_w("verlust verluste defizit fehlbetrag rückgang"),
             qualifier=_q("negativ negatives negativer negative", "positiv positives positiver positive"),
+            loss_nouns=_w("verlust verluste defizit fehlbetrag"),
         ),
         PolarityWords(
             code="fr",
@@ -148,6 +156,7 @@ TABLES: dict[str, PolarityWords] = {
             asked_up=_w("bénéfice excédent hausse augmentation progression"),
             asked_down=_w("perte déficit baisse diminution recul"),
             qualifier=_q("négatif négative", "positif positive"),
+            loss_nouns=_w("perte pertes déficit"),
         ),
     )
 }
@@ -163,6 +172,7 @@ class _Lexicon:
     negation: frozenset[str]
     filler: frozenset[str]
     qualifier: dict[str, int]
+    loss_nouns: frozenset[str]
 
 
 @lru_cache(maxsize=1)
@@ -183,6 +193,7 @@ def _lexicon() -> _Lexicon:
         negation=frozenset().union(*(t.negation for t in TABLES.values())),
         filler=frozenset().union(*(t.filler for t in TABLES.values())),
         qualifier=qualifier,
+        loss_nouns=frozenset().union(*(t.loss_nouns for t in TABLES.values())),
     )
 
 
@@ -252,8 +263,27 @@ def _before(left: str) -> tuple[Polarity, int] | None:
             # "negative growth of 3%": the adjective signs the change noun it qualifies
             word = f"{words[i - 1].group(0)} {words[i].group(0)}"
             return Polarity(lex.qualifier[prev] * sign, word), len(left) - words[i].end()
+        subject = _loss_subject(left, words, i, lex)
+        if subject is not None:
+            return Polarity(-sign, f"{subject} {words[i].group(0)}"), len(left) - words[i].end()
         return Polarity(sign, words[i].group(0)), len(left) - words[i].end()
     return None
+
+
+def _loss_subject(left: str, words: list[re.Match[str]], i: int, lex: _Lexicon) -> str | None:
+    """The loss noun whose change the direction word at ``i`` states ("the operating loss
+    increased by"): up to three words before it with only words between; else None."""
+    if words[i].group(0).lower() in lex.loss_nouns:
+        return None
+    for j in range(i - 1, max(-1, i - 4), -1):
+        if _GAP_BREAK_RE.search(left, words[j].end(), words[i].start()):
+            return None  # a figure or punctuation between: another clause or item
+        if words[j].group(0).lower() in lex.loss_nouns:
+            return words[j].group(0)
+    return None
+
+
+_GAP_BREAK_RE = re.compile(r"[^\w\s'’-]|\d")
 
 
 def _after(right: str) -> tuple[Polarity, int] | None:

@@ -214,6 +214,9 @@ _KW_EXACT: dict[str, str] = {
             "shrunk",
             "shortfall",
             "used",
+            "repaid",
+            "widened",
+            "deepened",
             # Sign verbs ("lost", "slipped", ...) come from the language tables.
             *negative_words(),
         ],

@@ -151,3 +151,35 @@ def test_outflow_size_matches_a_positive_gold_like_a_decrease() -> None:
     assert not numeric_match(
         "Acme ran a working capital deficit of $5.8 billion.", "$5818.00"
     ).passed
+
+
+@pytest.mark.parametrize(
+    ("response", "gold", "passes"),
+    [
+        # a loss that grows is a fall; one that shrinks is not
+        ("The operating loss increased by $12.5 million.", "-12.5", True),
+        ("The operating loss decreased by $12.5 million.", "-12.5", False),
+        ("Net losses widened by 703 over the year.", "-703", True),
+        ("Der Verlust stieg um 4,2 Prozent.", "-4.2%", True),
+        # a direction word across a comma, a decrease in brackets after the figure
+        ("Capital went down, by 13.2 billion.", "-13.2", True),
+        ("The answer is 13.2 (a decrease).", "-13.2", True),
+        ("Revenue was $5 million (a decrease of 3% from 2022).", "5 million", True),
+        # more verbs of a fall or an outflow
+        ("Net sales dipped 2.8%.", "-2.8%", True),
+        ("Net sales eased 2.8%.", "2.8%", True),  # the size of a worded decrease, as 'fell'
+        ("Financing activities used $3,363 million of cash in 2010.", "-3363.0", True),
+        ("Microsoft repaid roughly $2.5 billion of debt in FY2023.", "-$2.5bn", True),
+        ("Antalet aktier minskade 1,88 procent.", "-1.88%", True),
+        # an amount written out in full against a gold in table units
+        ("Cost of revenue was USD 32,780,000,000.", "$32780.00", True),
+        ("Cost of revenue was USD 32,780,000.", "$32780.00", True),  # in thousands: compatible
+        # points and basis points as analysts abbreviate them
+        ("The margin expanded by 1.2 ppts.", "1.2%", True),
+        ("The yield spread was 375bp.", "3.75%", True),
+        ("The yield spread was 37.5bp.", "3.75%", False),
+    ],
+)
+def test_sign_and_scale_classes(response: str, gold: str, passes: bool) -> None:
+    result = numeric_match(response, gold)
+    assert result.passed is passes, result.explanation
