@@ -134,7 +134,7 @@ _NEG_WORD_BEFORE_RE = re.compile(
     r"\b(?=[nldofrscmap])(?:net\s+loss(?:es)?|loss(?:es)?\s+of|deficit\s+of|shortfall\s+of|outflows?\s+of|decrease[sd]?|decline[sd]?|fell|falls?|drop(?:ped|s)?|down"
     r"|reduc(?:ed|tion)|shr[au]nk|contract(?:ed|ion)|lower"
     # "negative growth of 3%": the adjective turns the change noun after it into a fall
-    r"|(?:negative|minus)(?:\s+(?:growth|returns?|change|result|earnings|net\s+income))?(?:\s+at)?"
+    r"|(?:negative|minus)(?:\s+(?:growth|returns?|change|result|earnings|net\s+income))?(?:,?\s+at)?"
     r"|activities\s+used|repaid|paid\s+down)"
     r"(?:,?\s+(?:of|by|approximately|about|around|roughly|nearly|some|almost|an?|the|just|over|only|\w+ly)\b)*"
     r"[\s:]*(?:" + _CUR_PREFIX + r")?\s*$",
@@ -161,7 +161,7 @@ _LOSS_CHANGE_RE = re.compile(
 _NEG_WORD_AFTER_RE = re.compile(
     r"^[\s,]*(?:net\s+)?(?:loss(?:es)?|decrease|decline|drop|reduction|contraction|deficit|lower|outflow)\b"
     r"|^[\s,]*\(\s*an?\s+(?:decrease|decline|reduction|drop|loss)\s*\)"
-    r"|^[\s,]*in\s+(?:net\s+)?losses\b|^[\s,]*less\s+than\b"
+    r"|^[\s,]*in\s+(?:net\s+)?losses\b|^[\s,]*less\s+than\b|^[\s,]*(?:below\s+zero|in\s+the\s+red)\b"
     r"|^[\s,]*net\s+expense\b",
     re.IGNORECASE,
 )
@@ -716,7 +716,7 @@ def _build_candidate(
         and _word_signed(before, after, s, suffix_end, rest, neg, hb)
     ):
         sign_source = "word"
-        decrease_verb = _names_a_decrease(before)
+        decrease_verb = _names_a_decrease(before, rest)
     if negative:
         value = -value
     # Roles: things that are not stated values.
@@ -1185,14 +1185,22 @@ def _signed_before(ctx: str) -> bool:
     return False
 
 
-def _names_a_decrease(before: str) -> bool:
+def _names_a_decrease(before: str, rest: str = "") -> bool:
     """Does the sign word before a figure name a decrease ("shrank by") or an outflow ("net cash
-    used in investing was") rather than a loss? Its size may then match a positive gold."""
+    used in investing was") rather than a loss, or a comparative after it ("2.4% lower")? Its
+    size may then match a positive gold."""
     ctx48 = before.rsplit("\n", 1)[-1][-60:][-48:]
+    if _COMPARATIVE_AFTER_RE.match(rest):
+        return not _LOSS_NOUN_RE.search(ctx48)
     return bool(
         (_DECREASE_VERB_RE.search(ctx48) or _OUTFLOW_WORD_RE.search(ctx48))
         and not _LOSS_NOUN_RE.search(ctx48)
     )
+
+
+_COMPARATIVE_AFTER_RE = re.compile(
+    r"(?:lower|less\s+than|lavere|lågare|lägre|niedriger)(?![^\W\d_])", re.IGNORECASE
+)
 
 
 def _approximate(before: str, s: int, apx: list[int]) -> bool:
@@ -1206,7 +1214,7 @@ def _negative_after_first() -> frozenset[str]:
     """First non-space characters of a sign word after a figure (_NEG_WORD_AFTER_RE and
     every table's negative_after words), in both cases, and the "," both patterns skip."""
     words = [w for t in LANGUAGES.values() if t.code != "en" for w in t.negative_after]
-    firsts = {w[0] for w in words if w} | set("nldrcoi(")
+    firsts = {w[0] for w in words if w} | set("nldrcoi(b")
     return frozenset({",", *firsts, *(c.lower() for c in firsts), *(c.upper() for c in firsts)})
 
 
@@ -1218,7 +1226,7 @@ _NEG_AFTER_STARTS = frozenset(
     w[:2]
     for w in (
         *("net", "loss", "decrease", "decline", "drop", "reduction", "contraction", "deficit"),
-        *("lower", "outflow", "in", "i ", "im", "less", "(a"),
+        *("lower", "outflow", "in", "i ", "im", "less", "(a", "below"),
         *(w for t in LANGUAGES.values() if t.code != "en" for w in t.negative_after),
     )
 )

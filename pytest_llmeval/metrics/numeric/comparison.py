@@ -143,8 +143,9 @@ def _cand_interps(
                 out.extend(_table_unit_readings(c))
         elif g.bare and unscaled and abs(c.value) >= 1e6 and _in_table_units(g):
             # "USD 32,780,000,000" for "$32780.00" (asked in millions): an amount written out
-            # in full states its scale as plainly as a scale word does.
-            out.extend(_table_unit_readings(c))
+            # in full states its scale as plainly as a scale word does; millions and billions
+            # are the table units of such golds.
+            out.extend(_table_unit_readings(c)[1:])
         elif not g.bare and g.display_unit > 1 and unscaled and not resp_scale:
             out.append(
                 _Interp(

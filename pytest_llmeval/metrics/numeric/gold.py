@@ -47,7 +47,7 @@ _Q_NEG_DIRECTION_RE = re.compile(
 )
 _RESPONSE_SCALE_RE = re.compile(
     # The gate names the first characters of both branches, so most positions fail at once.
-    r"(?=[(afnvdeprsi])(?:\((?:\s*(?:amounts|figures|dollars)\s+)?(?:in\s+)?(?:\$|usd|us\$|€|eur|gbp|nok|sek|dkk)?\s*(thousands|millions|billions)(?:\s+of\s+(?:dollars|usd))?\s*\)"
+    r"(?=[(afnvdeprsi])(?:\((?:\s*(?:amounts|figures|dollars)\s+)?(?:\$\s*)?(?:in\s+)?(?:\$|usd|us\$|€|eur|gbp|nok|sek|dkk)?\s*(thousands|millions|billions)(?:\s+of\s+(?:dollars|usd))?\s*\)"
     r"|\b(?:amounts|figures|numbers|values|dollars|expressed|presented|stated|reported)\s+(?:are\s+)?in\s+(?:\$\s*|(?:usd|eur|gbp|nok|sek|dkk)\s+)?(thousands|millions|billions)\b"
     # a lead that heads the figures after it: "In thousands of dollars, ...", "In USD millions: ..."
     r"|\bin\s+(?:\$\s*|usd\s+|us\$\s*|€\s*|eur\s+)?(thousands|millions|billions)(?:\s+of\s+(?:dollars|usd|euros?))?\s*[,:])",

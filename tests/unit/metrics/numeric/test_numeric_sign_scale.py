@@ -173,7 +173,7 @@ def test_outflow_size_matches_a_positive_gold_like_a_decrease() -> None:
         ("Antalet aktier minskade 1,88 procent.", "-1.88%", True),
         # an amount written out in full against a gold in table units
         ("Cost of revenue was USD 32,780,000,000.", "$32780.00", True),
-        ("Cost of revenue was USD 32,780,000.", "$32780.00", True),  # in thousands: compatible
+        ("Cost of revenue was USD 32,780,000.", "$32780.00", False),  # not read in thousands
         # points and basis points as analysts abbreviate them
         ("The margin expanded by 1.2 ppts.", "1.2%", True),
         ("The yield spread was 375bp.", "3.75%", True),
