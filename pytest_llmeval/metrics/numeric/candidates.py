@@ -675,7 +675,7 @@ def _build_candidate(
     if first in _NOT_GLUED:  # gate: the commonest characters after a figure glue nothing
         role = "value"
     elif first.isalpha() or first == "-" or first == "–":
-        role = _identifier_role(after, raw_num, q_tokens)
+        role, after = _identifier_role(after, raw_num, q_tokens)
     else:
         role = "value"
     pm, pre_len, (currency, negative, sign_source, open_paren) = _prefix_reading(before)
@@ -778,9 +778,12 @@ _UNIT_ABBREVIATIONS = frozenset(
 )
 
 
-def _identifier_role(after: str, raw_num: str, q_tokens: frozenset[str]) -> str:
+def _identifier_role(after: str, raw_num: str, q_tokens: frozenset[str]) -> tuple[str, str]:
     """ "value", unless letters glued after the number make it a name ("3M's", "5G") or a
-    descriptor ("2nd", "10-K", "3-year")."""
+    descriptor ("2nd", "10-K", "3-year"); with ``after`` as the unit readers see it (a
+    hyphenated scale, "$1.5-billion deal", reads as "$1.5 billion")."""
+    if _HYPHEN_SCALE_RE.match(after):
+        return "value", " " + after[1:]
     role = "value"
     glued = _GLUED_RE.match(after) if after[:1].isalpha() else None
     if glued:
@@ -798,7 +801,10 @@ def _identifier_role(after: str, raw_num: str, q_tokens: frozenset[str]) -> str:
             role = "name"  # "5G", "4K", "10Q": product or form identifiers
     if role == "value" and after[:1] in "-–" and after[1:2].isalpha():
         role = "descriptor"  # "10-K", "3-year", "5-day"
-    return role
+    return role, after
+
+
+_HYPHEN_SCALE_RE = re.compile(r"[-–](?:thousand|million|billion|trillion)(?![^\W\d_])")
 
 
 # Characters that can stand right before a final "$" inside a _PREFIX_RE match: the end of a

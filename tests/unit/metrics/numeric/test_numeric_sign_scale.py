@@ -178,8 +178,20 @@ def test_outflow_size_matches_a_positive_gold_like_a_decrease() -> None:
         ("The margin expanded by 1.2 ppts.", "1.2%", True),
         ("The yield spread was 375bp.", "3.75%", True),
         ("The yield spread was 37.5bp.", "3.75%", False),
+        # a currency code glued to the figure, a hyphenated scale
+        ("Revenue was USD1.5bn.", "$1.5 billion", True),
+        ("Revenue was EUR1,500m.", "$1.5 billion", True),
+        ("It was a $1.5-billion deal.", "$1.5 billion", True),
+        ("It was a $1.5-million deal.", "$1.5 billion", False),
     ],
 )
 def test_sign_and_scale_classes(response: str, gold: str, passes: bool) -> None:
     result = numeric_match(response, gold)
     assert result.passed is passes, result.explanation
+
+
+def test_glued_codes_and_hyphens_keep_identifiers_apart() -> None:
+    assert [(c.raw, c.role) for c in extract_values("A 10-year note and COVID19 cases")] == [
+        ("10", "descriptor")
+    ]
+    assert extract_values("XUSD1.5bn") == []
