@@ -40,7 +40,7 @@ _Q_PERCENT_STRONG_RE = re.compile(
 )
 _Q_CURRENCY_RE = re.compile(r"\b(USD|EUR|GBP|JPY|CHF|NOK|CAD|AUD|INR)\b|(US\$|\$|€|£|¥)")
 _Q_NEG_DIRECTION_RE = re.compile(
-    r"\b(?:decreas\w*|declin\w*|drop\w*|fall|fell|loss\w*|reduc\w*|shr[iau]nk\w*|lower|down|contract\w*"
+    r"\b(?:decreas\w*|declin\w*|drop\w*|fall|fell|loss\w*|lose|lost|reduc\w*|shr[iau]nk\w*|lower|down|contract\w*"
     r"|expenditures?|capex|spen[dt]\w*|paid|pay\s?out|payments?|purchases?|repurchas\w*|used\s+in|outflows?|repa(?:y|id)\w*"
     r"|costs?|expenses?|impairment|write-?downs?|dividends?|buybacks?)\b",
     re.IGNORECASE,

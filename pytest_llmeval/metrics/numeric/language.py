@@ -234,6 +234,8 @@ NORWEGIAN_BOKMAL = NumberLanguage(
         "ned med",
         "gikk ned med",
         "gikk ned",
+        "svekket seg med",
+        "svekket seg",
         "nedgang på",
         "minus",
         "underskudd på",
@@ -316,6 +318,7 @@ SWEDISH = NumberLanguage(
     krone="SEK",
     negative_before=(
         "förlorade",
+        "tappade",
         "föll med",
         "föll",
         "sjönk med",

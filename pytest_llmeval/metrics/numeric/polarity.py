@@ -77,7 +77,7 @@ TABLES: dict[str, PolarityWords] = {
             asked_up=_w("profit profits gain gains surplus surpluses increase increased growth grew rise rose"),
             asked_down=_w(
                 "loss losses deficit deficits shortfall decrease decreased decline declined drop dropped "
-                "fall fell reduction shrank"
+                "fall fell reduction shrank lose lost"
             ),
             qualifier=_q("negative", "positive"),
             loss_nouns=_w("loss losses deficit deficits shortfall shortfalls"),
@@ -90,7 +90,7 @@ TABLES: dict[str, PolarityWords] = {
             ),
             down=_w(
                 "underskudd underskuddet tap tapet tapte nedgang nedgangen falt fall fallet sank "
-                "redusert reduserte reduksjon ned negativ negative negativt"
+                "redusert reduserte reduksjon ned negativ negative negativt svekket"
             ),
             endpoint=_w("til fra enn"),
             negation=_w("ikke ingen uten"),
@@ -113,7 +113,10 @@ TABLES: dict[str, PolarityWords] = {
         PolarityWords(
             code="sv",
             up=_w("vinst vinsten tjänade överskott ökning ökningen ökade ökat steg upp positiv tillväxt"),
-            down=_w("förlust förlusten underskott minskning minskningen minskade minskat sjönk föll ned negativ"),
+            down=_w(
+                "förlust förlusten underskott minskning minskningen minskade minskat sjönk föll ned negativ "
+                "tappade"
+            ),
             endpoint=_w("till från än"),
             negation=_w("inte ingen utan"),
             filler=_w("i av ett en netto på"),
