@@ -159,8 +159,11 @@ _LOSS_CHANGE_RE = re.compile(
     re.IGNORECASE,
 )
 _NEG_WORD_AFTER_RE = re.compile(
-    r"^[\s,]*(?:net\s+)?(?:loss(?:es)?|decrease|decline|drop|reduction|contraction|deficit|lower|outflow)\b"
+    r"^[\s,]*(?:year[- ](?:on|over)[- ]year\s+|annual\s+|yoy\s+)?(?:net\s+)?"
+    r"(?:loss(?:es)?|decrease|decline|drop|reduction|contraction|deficit|lower|outflow)\b"
     r"|^[\s,]*\(\s*an?\s+(?:decrease|decline|reduction|drop|loss)\s*\)"
+    # "3.8% down on last year"; after a comma ("$96 million, down on last year") it is a level
+    r"|^\s*down\s+(?:on|year)\b"
     r"|^[\s,]*in\s+(?:net\s+)?losses\b|^[\s,]*less\s+than\b|^[\s,]*(?:below\s+zero|in\s+the\s+red)\b"
     r"|^[\s,]*net\s+expense\b",
     re.IGNORECASE,
@@ -640,7 +643,11 @@ def _word_candidates(text: str, count_words: bool = False) -> list[Candidate]:
 
 
 def _word_candidate(text: str, span: tuple[int, int], **fields: Any) -> Candidate:
-    """A figure written in words ("two thirds", "tre komma fem prosent"): an answer value."""
+    """A figure written in words ("two thirds", "tre komma fem prosent"): an answer value, signed
+    by the words before it as a figure in digits is ("fell by three point eight percent")."""
+    before = text[max(0, span[0] - 60) : span[0]].rsplit("\n", 1)[-1]
+    if _signed_before(before):
+        fields.update(sign_source="word", decrease_verb=_names_a_decrease(before))
     return Candidate(span=span, raw=text[span[0] : span[1]], role="value", **fields)
 
 
@@ -1220,7 +1227,7 @@ def _negative_after_first() -> frozenset[str]:
     """First non-space characters of a sign word after a figure (_NEG_WORD_AFTER_RE and
     every table's negative_after words), in both cases, and the "," both patterns skip."""
     words = [w for t in LANGUAGES.values() if t.code != "en" for w in t.negative_after]
-    firsts = {w[0] for w in words if w} | set("nldrcoi(b")
+    firsts = {w[0] for w in words if w} | set("nldrcoi(bya")
     return frozenset({",", *firsts, *(c.lower() for c in firsts), *(c.upper() for c in firsts)})
 
 
@@ -1232,7 +1239,7 @@ _NEG_AFTER_STARTS = frozenset(
     w[:2]
     for w in (
         *("net", "loss", "decrease", "decline", "drop", "reduction", "contraction", "deficit"),
-        *("lower", "outflow", "in", "i ", "im", "less", "(a", "below"),
+        *("lower", "outflow", "in", "i ", "im", "less", "(a", "below", "ye", "an", "yo", "do"),
         *(w for t in LANGUAGES.values() if t.code != "en" for w in t.negative_after),
     )
 )

@@ -191,6 +191,13 @@ def test_outflow_size_matches_a_positive_gold_like_a_decrease() -> None:
         ("The margin expanded by 1.2 ppts.", "1.2%", True),
         ("The yield spread was 375bp.", "3.75%", True),
         ("The yield spread was 37.5bp.", "3.75%", False),
+        # a sign in words for a figure in words; sign nouns after a figure
+        ("Sales fell by three point eight three percent.", "-3.83%", True),
+        ("Sales showed a 3.83% year-on-year decrease.", "-3.83%", True),
+        ("Sales were 3.83% down on last year.", "-3.83%", True),
+        ("Revenue was $96 million, down on last year.", "96 million", True),  # a level
+        ("Revenue was $96 million, down from $100 million.", "96 million", True),
+        ("A $5 million down payment was made.", "5 million", True),
         # a currency code glued to the figure, a hyphenated scale
         ("Revenue was USD1.5bn.", "$1.5 billion", True),
         ("Revenue was EUR1,500m.", "$1.5 billion", True),
