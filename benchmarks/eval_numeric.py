@@ -11,7 +11,9 @@ Independent labelled set (positional path, e.g. ../shared/data/numeric_dev.jsonl
 ``response``, ``category``, ``expected``, ``tolerance``, ``kind``, ``require_currency``,
 ``convention_dependent``, ``source``): overall accuracy, accuracy on rows that are not
 convention-dependent, rejection accuracy (``wrong_*`` kinds), and per-kind and per-source tables.
-``--split`` prints the same figures for two halves of the sources (grouped validation).
+``--split`` prints the same figures for two halves of the sources (grouped validation). The sign and
+scale variant set (tests/data/numeric_sign_scale_variants.jsonl, written by
+benchmarks/make_sign_scale_variants.py) has the same format and a ``batch`` column, tabled too.
 FinanceBench dev: questions whose gold is a number/amount/percentage (``looks_numeric``); agreement of
 ``numeric_match(...).passed`` with the human label == "correct" (refusals count as not correct).
 """
@@ -150,6 +152,8 @@ def eval_labelled(path: Path, show: bool, split: bool) -> tuple[int, int]:
     _summary(str(path.name), graded)
     _table("kind", graded)
     _table("source_group", graded)
+    if any("batch" in row for row, _ in graded):
+        _table("batch", graded)
     if split:
         # Grouped validation: two halves by source dataset, each scored on its own.
         groups = sorted({str(r["source_group"]) for r, _ in graded})

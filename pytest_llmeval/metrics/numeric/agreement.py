@@ -140,22 +140,14 @@ def _cand_interps(
                 Interp(c.value / c.scale, c.ulp / c.scale, False, "expected states no scale")
             )
             # A gold without a unit is compatible with a stated scale when it reads like a
-            # figure in table units: a computed value ("-2757.233", "1041531.0") or an amount
-            # such as FinanceBench's "$1577.00" (asked in millions) vs "$1.6 billion". A plain
-            # integer ("3456789") or an amount written out with thousands separators ("$64,000":
-            # it states its own scale) is a full amount.
-            whole_with_separators = _GROUPED_RE.search(g.raw) is not None and "." not in g.raw
-            table_units = (g.currency is not None or "." in g.raw) and not whole_with_separators
-            for unit, name in ((1e3, "thousands"), (1e6, "millions"), (1e9, "billions")):
-                if table_units:
-                    out.append(
-                        Interp(
-                            c.value / unit,
-                            c.ulp / unit,
-                            False,
-                            f"expected states no scale, read in {name}",
-                        )
-                    )
+            # figure in table units ("$1577.00" asked in millions vs "$1.6 billion").
+            if _in_table_units(g):
+                out.extend(_table_unit_readings(c))
+        elif g.bare and unscaled and abs(c.value) >= 1e6 and _in_table_units(g):
+            # "USD 32,780,000,000" for "$32780.00" (asked in millions): an amount written out
+            # in full states its scale as plainly as a scale word does; millions and billions
+            # are the table units of such golds.
+            out.extend(_table_unit_readings(c)[1:])
         elif not g.bare and g.display_unit > 1 and unscaled and not resp_scale:
             out.append(
                 Interp(
@@ -179,6 +171,23 @@ def _cand_interps(
 
 
 _GROUPED_RE = re.compile(r"\d,\d{3}(?!\d)")
+
+
+def _in_table_units(g: Gold) -> bool:
+    """Does a gold without a unit read like a figure in table units: a computed value
+    ("-2757.233", "1041531.0") or an amount such as FinanceBench's "$1577.00" (asked in millions)?
+    A plain integer ("3456789") or an amount written out with thousands separators ("$64,000":
+    it states its own scale) is a full amount."""
+    whole_with_separators = _GROUPED_RE.search(g.raw) is not None and "." not in g.raw
+    return (g.currency is not None or "." in g.raw) and not whole_with_separators
+
+
+def _table_unit_readings(c: Candidate) -> list[Interp]:
+    """The figure read in thousands, millions and billions (a gold in table units)."""
+    return [
+        Interp(c.value / unit, c.ulp / unit, False, f"expected states no scale, read in {name}")
+        for unit, name in ((1e3, "thousands"), (1e6, "millions"), (1e9, "billions"))
+    ]
 
 
 class Reading(NamedTuple):

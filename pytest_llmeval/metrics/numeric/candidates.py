@@ -109,9 +109,14 @@ _DESCRIPTOR_AFTER_RE = re.compile(
 _ORDINAL_AFTER_RE = re.compile(r"^(?:st|nd|rd|th)\b", re.IGNORECASE)
 # Each "\b(?=[...])" below is the class of the first letters of the alternation after it: the
 # search fails at most positions on that one test (it never changes what matches).
+# The gap between the noun and its verb may name a year ("net loss for 2023 amounted to"), never
+# another figure.
 _NEG_NOUN_BEFORE_RE = re.compile(
-    r"\b(?=[nldo])(?:net\s+)?(?:loss(?:es)?(?!\s+(?:ratio|rate|reserves?|provisions?|allowance|adjustment))|deficit|outflows?)\b"
-    r"[^.;\d$€£¥]{0,40}?\b(?:was|were|is|are|of|totall?ed|amounted\s+to|came\s+to|stood\s+at|at|reached)\s*:?\s*"
+    r"\b(?=[nldosc])(?:net\s+)?(?:loss(?:es)?(?!\s+(?:ratio|rate|reserves?|provisions?|allowance|adjustment))|deficit|shortfall"
+    r"|outflows?|(?:net\s+)?cash\s+used)\b"
+    r"(?:[^.;\d$€£¥]|(?<!\d)(?:19|20)\d\d(?!\d)){0,40}?"
+    # a verb, or the colon of a label ("Net loss attributable to shareholders: $84.6 million")
+    r"(?:\b(?:was|were|is|are|of|totall?(?:ed|ing)|amount(?:ed|ing)\s+to|came\s+to|stood\s+at|at|reached)|(?<=\w):)\s*:?\s*"
     r"(?:(?:approximately|about|around|roughly|nearly|some|almost|an?|the|just)\s+)*"
     r"(?:" + CUR_PREFIX + r")?\s*$",
     re.IGNORECASE,
@@ -119,27 +124,47 @@ _NEG_NOUN_BEFORE_RE = re.compile(
 # "The decline in operating cash flow was $213 million": the subject names a change downwards; the
 # value is the first one its verb states (not "the drop in sales was offset by savings of $5 million").
 _NEG_CHANGE_SUBJECT_RE = re.compile(
-    r"\b(?=[drf])(?:decrease|decline|reduction|drop|fall)\s+in\s+(?:(?!(?:was|were|is|are|of|by)\b)[\w'&-]+\s+){1,8}?"
+    r"\b(?=[drf])(?:decrease|decline|reduction|drop|fall)\s+(?:in\s+(?:(?!(?:was|were|is|are|of|by)\b)[\w'&-]+\s+){1,8}?)?"
     r"(?:was|were|is|are|amounted\s+to|totall?ed|came\s+to)\s*:?\s*"
     r"(?:(?:approximately|about|around|roughly|nearly|some|almost|an?|the|just)\s+)*"
     r"(?:" + CUR_PREFIX + r")?\s*$",
     re.IGNORECASE,
 )
 _NEG_WORD_BEFORE_RE = re.compile(
-    r"\b(?=[nldofrscm])(?:net\s+loss(?:es)?|loss(?:es)?\s+of|deficit\s+of|outflows?\s+of|decrease[sd]?|decline[sd]?|fell|falls?|drop(?:ped|s)?|down"
-    r"|reduc(?:ed|tion)|shr[au]nk|contract(?:ed|ion)|lower|negative|minus)"
-    r"(?:\s+(?:of|by|approximately|about|around|roughly|nearly|some|almost|an?|the|just|over|only|\w+ly)\b)*"
+    r"\b(?=[nldofrscmap])(?:net\s+loss(?:es)?|loss(?:es)?\s+of|deficit\s+of|shortfall\s+of|outflows?\s+of|decrease[sd]?|decline[sd]?|fell|falls?|drop(?:ped|s)?|down"
+    r"|reduc(?:ed|tion)|shr[au]nk|contract(?:ed|ion)|lower"
+    # "negative growth of 3%": the adjective turns the change noun after it into a fall
+    r"|(?:negative|minus)(?:\s+(?:growth|returns?|change|result|earnings|net\s+income))?(?:,?\s+at)?"
+    r"|activities\s+used|repaid|paid\s+down)"
+    r"(?:,?\s+(?:of|by|approximately|about|around|roughly|nearly|some|almost|an?|the|just|over|only|\w+ly)\b)*"
     r"[\s:]*(?:" + CUR_PREFIX + r")?\s*$",
     re.IGNORECASE,
 )
 _NEG_VERB_BY_RE = re.compile(
     r"\b(?=[dfrlcs])(?:decreas\w*|declin\w*|fell|drop\w*|reduc\w*|lowered|cut|shr[aiu]nk\w*|contract\w*)"
-    r"(?:\s+[\w'’]+){0,4}?\s+by\s+(?:(?:approximately|about|around|roughly|nearly|some|almost|just|over|only)\s+)*"
+    r"(?:\s+[\w'’]+,?){0,4}?\s+by\s+(?:(?:approximately|about|around|roughly|nearly|some|almost|just|over|only)\s+)*"
+    r"(?:" + CUR_PREFIX + r")?\s*$",
+    re.IGNORECASE,
+)
+# A loss or deficit that grows is a fall ("net losses widened by 703"); one that shrinks is not.
+_LOSS_CHANGE_RE = re.compile(
+    r"(?<![^\W\d_])(?:net\s+)?(?:loss(?:es)?|deficits?|shortfalls?|\w*verlust\w*|(?:netto)?tap(?:et)?|"
+    r"underskud\w*|förlust(?:en)?|underskott(?:et)?|tab(?:et)?|pertes?)\s+(?:[^\W\d_]+\s+){0,3}?"
+    r"(?:(?P<worse>widen\w*|deepen\w*|worsen\w*|gr[eo]w\w*|increas\w*|rose|risen|expand\w*|"
+    r"stieg|wuchs|økte|steg|ökade|voksede|auka)"
+    r"|narrow\w*|shr[aiu]nk\w*|decreas\w*|declin\w*|fell|dropped|reduc\w*|improv\w*|"
+    r"sank|fiel|falt|sjönk|minskade|faldt)"
+    r"(?:\s+(?:by|um|med|with))?\s+(?:(?:approximately|about|around|roughly|nearly|some|almost|just|over|only)\s+)*"
     r"(?:" + CUR_PREFIX + r")?\s*$",
     re.IGNORECASE,
 )
 _NEG_WORD_AFTER_RE = re.compile(
-    r"^[\s,]*(?:net\s+)?(?:loss(?:es)?|decrease|decline|drop|reduction|contraction|deficit|lower|outflow)\b"
+    r"^[\s,]*(?:year[- ](?:on|over)[- ]year\s+|annual\s+|yoy\s+)?(?:net\s+)?"
+    r"(?:loss(?:es)?|decrease|decline|drop|reduction|contraction|deficit|lower|outflow)\b"
+    r"|^[\s,]*\(\s*an?\s+(?:decrease|decline|reduction|drop|loss)\s*\)"
+    # "3.8% down on last year"; after a comma ("$96 million, down on last year") it is a level
+    r"|^\s*down\s+(?:on|year)\b"
+    r"|^[\s,]*in\s+(?:net\s+)?losses\b|^[\s,]*less\s+than\b|^[\s,]*(?:below\s+zero|in\s+the\s+red)\b"
     r"|^[\s,]*net\s+expense\b",
     re.IGNORECASE,
 )
@@ -618,7 +643,11 @@ def _word_candidates(text: str, count_words: bool = False) -> list[Candidate]:
 
 
 def _word_candidate(text: str, span: tuple[int, int], **fields: Any) -> Candidate:
-    """A figure written in words ("two thirds", "tre komma fem prosent"): an answer value."""
+    """A figure written in words ("two thirds", "tre komma fem prosent"): an answer value, signed
+    by the words before it as a figure in digits is ("fell by three point eight percent")."""
+    before = text[max(0, span[0] - 60) : span[0]].rsplit("\n", 1)[-1]
+    if _signed_before(before):
+        fields.update(sign_source="word", decrease_verb=_names_a_decrease(before))
     return Candidate(span=span, raw=text[span[0] : span[1]], role="value", **fields)
 
 
@@ -653,13 +682,16 @@ def _build_candidate(
     if first in _NOT_GLUED:  # gate: the commonest characters after a figure glue nothing
         role = "value"
     elif first.isalpha() or first == "-" or first == "–":
-        role = _identifier_role(after, raw_num, q_tokens)
+        role, after = _identifier_role(after, raw_num, q_tokens)
     else:
         role = "value"
     pm, pre_len, (currency, negative, sign_source, open_paren) = _prefix_reading(before)
     sm, (pct_text, scale_word, currency, suffix_end, close, close2) = _suffix_reading(
         after, currency, lang
     )
+    scale_word, pre_len = _scaled_currency_before(before, pre_len, currency, scale_word)
+    if not negative and _trailing_minus(text, e + suffix_end):
+        negative, sign_source, suffix_end = True, "symbol", suffix_end + 1
     # What follows the figure and its units, spaces skipped: every pattern that reads it
     # (footnote bracket, sign noun, operator, comparison, range) can only start with its head.
     rest = after[suffix_end:].lstrip()
@@ -691,7 +723,7 @@ def _build_candidate(
         and _word_signed(before, after, s, suffix_end, rest, neg, hb)
     ):
         sign_source = "word"
-        decrease_verb = _names_a_decrease(before)
+        decrease_verb = _names_a_decrease(before, rest)
     if negative:
         value = -value
     # Roles: things that are not stated values.
@@ -710,6 +742,35 @@ def _build_candidate(
     )  # fmt: skip
 
 
+_TRAILING_MINUS = frozenset("-−")
+# at the end of a line that no figure continues ("2019-\n2020" is a range)
+_TRAILING_MINUS_RE = re.compile(r"[-−](?=[.;]?[ \t]*(?:\n(?![ \t]*\d)|$))")
+_GLUED_SCALE_RE = re.compile(r"(?<![^\W\d_])[^\W\d_]{1,3}$")
+
+
+def _trailing_minus(text: str, at: int) -> bool:
+    """A ledger-style minus right after a figure at the end of its line ("1.234-")."""
+    return text[at : at + 1] in _TRAILING_MINUS and _TRAILING_MINUS_RE.match(text, at) is not None
+
+
+def _scaled_currency_before(
+    before: str, pre_len: int, currency: str | None, scale_word: str | None
+) -> tuple[str | None, int]:
+    """A scale glued to the currency code before a figure that has none after it ("MNOK 1 500",
+    "TEUR 12"): the scaled currency word of the tables and the prefix length with its scale
+    letters, else (``scale_word``, ``pre_len``) unchanged."""
+    if not currency or scale_word or not pre_len:
+        return scale_word, pre_len
+    head = before[: len(before) - pre_len]
+    m = _GLUED_SCALE_RE.search(head) if head[-1:].isalpha() else None
+    if m is None:
+        return None, pre_len
+    word = m.group(0) + before[len(before) - pre_len :].strip(" \u00a0-−–+(")
+    if word.lower() in all_scaled_currencies():
+        return word, pre_len + len(m.group(0))
+    return None, pre_len
+
+
 # Characters after a figure that glue no identifier to it (no letter, no dash).
 _NOT_GLUED = frozenset(" \n%.,/):;")
 # _read_prefix of no prefix: (currency, negative, sign source, bracket opened).
@@ -719,12 +780,17 @@ _NO_PREFIX_READING: tuple[None, int, tuple[str | None, bool, str | None, bool]] 
     0,
     _NO_PREFIX,
 )
-_UNIT_ABBREVIATIONS = frozenset(["x", "pct", "bps", "pp", "mn", "bn", "mm", "tn", "mln", "bln"])
+_UNIT_ABBREVIATIONS = frozenset(
+    ["x", "pct", "bps", "bp", "pp", "ppt", "ppts", "mn", "bn", "mm", "tn", "mln", "bln"]
+)
 
 
-def _identifier_role(after: str, raw_num: str, q_tokens: frozenset[str]) -> str:
+def _identifier_role(after: str, raw_num: str, q_tokens: frozenset[str]) -> tuple[str, str]:
     """ "value", unless letters glued after the number make it a name ("3M's", "5G") or a
-    descriptor ("2nd", "10-K", "3-year")."""
+    descriptor ("2nd", "10-K", "3-year"); with ``after`` as the unit readers see it (a
+    hyphenated scale, "$1.5-billion deal", reads as "$1.5 billion")."""
+    if _HYPHEN_SCALE_RE.match(after):
+        return "value", " " + after[1:]
     role = "value"
     glued = _GLUED_RE.match(after) if after[:1].isalpha() else None
     if glued:
@@ -742,7 +808,10 @@ def _identifier_role(after: str, raw_num: str, q_tokens: frozenset[str]) -> str:
             role = "name"  # "5G", "4K", "10Q": product or form identifiers
     if role == "value" and after[:1] in "-–" and after[1:2].isalpha():
         role = "descriptor"  # "10-K", "3-year", "5-day"
-    return role
+    return role, after
+
+
+_HYPHEN_SCALE_RE = re.compile(r"[-–](?:thousand|million|billion|trillion)(?![^\W\d_])")
 
 
 # Characters that can stand right before a final "$" inside a _PREFIX_RE match: the end of a
@@ -1054,7 +1123,7 @@ def _magnitude(
     bps = False
     if pct_text:
         lt = " ".join(pct_text.lower().split())
-        if "bps" in lt or "basis" in lt or lt in _BASIS_POINT_WORDS:
+        if "bps" in lt or "basis" in lt or lt == "bp" or lt in _BASIS_POINT_WORDS:
             bps = True
         percent = True
     scale = _scale_of(scale_word, lang) if scale_word else 1.0
@@ -1094,18 +1163,14 @@ _ASCII_WORD = "".join(c for c in map(chr, range(128)) if c.isalnum()) + "_"
 # match of it can hold (its words, spaces, colons, currency signs and codes such as "U.S.$",
 # "kr."). _NEG_NOUN_BEFORE_RE's gap takes any character but a digit, ";" or a currency sign.
 _SIGN_BEFORE = (
-    (_NEG_WORD_BEFORE_RE.search, 48, _ASCII_WORD + _ASCII_SPACE + ":.$"),
-    (
-        _NEG_NOUN_BEFORE_RE.search,
-        60,
-        "".join(c for c in map(chr, range(128)) if c not in "0123456789;"),
-    ),
+    (_NEG_WORD_BEFORE_RE.search, 48, _ASCII_WORD + _ASCII_SPACE + ":.,$"),
+    (_NEG_NOUN_BEFORE_RE.search, 60, "".join(c for c in map(chr, range(128)) if c != ";")),
     (_NEG_CHANGE_SUBJECT_RE.search, 60, _ASCII_WORD + _ASCII_SPACE + "'&-:.$"),
-    (_NEG_VERB_BY_RE.search, 60, _ASCII_WORD + _ASCII_SPACE + "'.$"),
+    (_NEG_VERB_BY_RE.search, 60, _ASCII_WORD + _ASCII_SPACE + "',.$"),
     (
         negative_before_pattern().search,
         48,
-        "".join(c for c in _ASCII_WORD if c.isalpha()) + _ASCII_SPACE + ":.$",
+        "".join(c for c in _ASCII_WORD if c.isalnum()) + _ASCII_SPACE + ":.$",
     ),
     (names_a_loss_subject, 60, _ASCII_WORD + _ASCII_SPACE + "'.$"),
 )
@@ -1114,6 +1179,9 @@ _SIGN_BEFORE = (
 def _signed_before(ctx: str) -> bool:
     """Do the words before a figure (``ctx``: its line's last 60 characters) state it as a loss
     or decrease ("a loss of", "fell by", "tapte", "Nettoverlust ... belief sich auf")?"""
+    change = _LOSS_CHANGE_RE.search(ctx)
+    if change is not None:
+        return change.group("worse") is not None
     is_ascii = ctx.isascii()
     for search, width, allowed in _SIGN_BEFORE:
         window = ctx[-width:]
@@ -1130,10 +1198,22 @@ def _signed_before(ctx: str) -> bool:
     return False
 
 
-def _names_a_decrease(before: str) -> bool:
-    """Does the sign word before a figure name a decrease ("shrank by") rather than a loss?"""
+def _names_a_decrease(before: str, rest: str = "") -> bool:
+    """Does the sign word before a figure name a decrease ("shrank by") or an outflow ("net cash
+    used in investing was") rather than a loss, or a comparative after it ("2.4% lower")? Its
+    size may then match a positive gold."""
     ctx48 = before.rsplit("\n", 1)[-1][-60:][-48:]
-    return bool(_DECREASE_VERB_RE.search(ctx48) and not _LOSS_NOUN_RE.search(ctx48))
+    if _COMPARATIVE_AFTER_RE.match(rest):
+        return not _LOSS_NOUN_RE.search(ctx48)
+    return bool(
+        (_DECREASE_VERB_RE.search(ctx48) or _OUTFLOW_WORD_RE.search(ctx48))
+        and not _LOSS_NOUN_RE.search(ctx48)
+    )
+
+
+_COMPARATIVE_AFTER_RE = re.compile(
+    r"(?:lower|less\s+than|lavere|lågare|lägre|niedriger)(?![^\W\d_])", re.IGNORECASE
+)
 
 
 def _approximate(before: str, s: int, apx: list[int]) -> bool:
@@ -1147,7 +1227,7 @@ def _negative_after_first() -> frozenset[str]:
     """First non-space characters of a sign word after a figure (_NEG_WORD_AFTER_RE and
     every table's negative_after words), in both cases, and the "," both patterns skip."""
     words = [w for t in LANGUAGES.values() if t.code != "en" for w in t.negative_after]
-    firsts = {w[0] for w in words if w} | set("nldrco")
+    firsts = {w[0] for w in words if w} | set("nldrcoi(bya")
     return frozenset({",", *firsts, *(c.lower() for c in firsts), *(c.upper() for c in firsts)})
 
 
@@ -1159,7 +1239,7 @@ _NEG_AFTER_STARTS = frozenset(
     w[:2]
     for w in (
         *("net", "loss", "decrease", "decline", "drop", "reduction", "contraction", "deficit"),
-        *("lower", "outflow"),
+        *("lower", "outflow", "in", "i ", "im", "less", "(a", "below", "ye", "an", "yo", "do"),
         *(w for t in LANGUAGES.values() if t.code != "en" for w in t.negative_after),
     )
 )
@@ -1195,12 +1275,16 @@ _OUTFLOW_LABEL_RE = re.compile(
 )
 _DECREASE_VERB_RE = re.compile(
     r"(?<![^\W\d_])(?:decreas\w*|declin\w*|fell|falls?|dropped|drops?|shr[aiu]nk\w*|slipped|slid|"
+    r"dipped|eased|retreated|weakened|slumped|sagged|trimmed|repaid|paid\s+down|"
     r"reduc\w*|contract\w*|cut|lowered|down|falt|sank|sjönk|minskade|faldt|fiel|sank|verringert\w*|"
     r"baiss\w*|diminu\w*|recul\w*)(?![^\W\d_])",
     re.IGNORECASE,
 )
+_OUTFLOW_WORD_RE = re.compile(
+    r"(?<![^\W\d_])(?:cash\s+used|activities\s+used|outflows?)(?![^\W\d_])", re.IGNORECASE
+)
 _LOSS_NOUN_RE = re.compile(
-    r"(?<![^\W\d_])(?:loss\w*|lost|deficit|outflows?|negative|minus|tap\w*|verlust\w*|perte|"
+    r"(?<![^\W\d_])(?:loss\w*|lost|deficit|negative|minus|tap\w*|verlust\w*|perte|"
     r"förlust|underskud\w*|tabte)(?![^\W\d_])",
     re.IGNORECASE,
 )

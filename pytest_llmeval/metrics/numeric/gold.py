@@ -40,15 +40,17 @@ _Q_PERCENT_STRONG_RE = re.compile(
 )
 _Q_CURRENCY_RE = re.compile(r"\b(USD|EUR|GBP|JPY|CHF|NOK|CAD|AUD|INR)\b|(US\$|\$|€|£|¥)")
 _Q_NEG_DIRECTION_RE = re.compile(
-    r"\b(?:decreas\w*|declin\w*|drop\w*|fall|fell|loss\w*|reduc\w*|shr[iau]nk\w*|lower|down|contract\w*"
-    r"|expenditures?|capex|spen[dt]\w*|paid|pay\s?out|payments?|purchases?|repurchas\w*|used\s+in|outflows?"
+    r"\b(?:decreas\w*|declin\w*|drop\w*|fall|fell|loss\w*|lose|lost|reduc\w*|shr[iau]nk\w*|lower|down|contract\w*"
+    r"|expenditures?|capex|spen[dt]\w*|paid|pay\s?out|payments?|purchases?|repurchas\w*|used\s+in|outflows?|repa(?:y|id)\w*"
     r"|costs?|expenses?|impairment|write-?downs?|dividends?|buybacks?)\b",
     re.IGNORECASE,
 )
 _RESPONSE_SCALE_RE = re.compile(
     # The gate names the first characters of both branches, so most positions fail at once.
-    r"(?=[(afnvdeprs])(?:\((?:\s*(?:amounts|figures|dollars)\s+)?(?:in\s+)?(?:\$|usd|us\$|€)?\s*(thousands|millions|billions)(?:\s+of\s+(?:dollars|usd))?\s*\)"
-    r"|\b(?:amounts|figures|numbers|values|dollars|expressed|presented|stated|reported)\s+(?:are\s+)?in\s+(?:\$\s*|usd\s+)?(thousands|millions|billions)\b)",
+    r"(?=[(afnvdeprsi])(?:\((?:\s*(?:amounts|figures|dollars)\s+)?(?:\$\s*)?(?:in\s+)?(?:\$|usd|us\$|€|eur|gbp|nok|sek|dkk)?\s*(thousands|millions|billions)(?:\s+of\s+(?:dollars|usd))?\s*\)"
+    r"|\b(?:amounts|figures|numbers|values|dollars|expressed|presented|stated|reported)\s+(?:are\s+)?in\s+(?:\$\s*|(?:usd|eur|gbp|nok|sek|dkk)\s+)?(thousands|millions|billions)\b"
+    # a lead that heads the figures after it: "In thousands of dollars, ...", "In USD millions: ..."
+    r"|\bin\s+(?:\$\s*|usd\s+|us\$\s*|€\s*|eur\s+)?(thousands|millions|billions)(?:\s+of\s+(?:dollars|usd|euros?))?\s*[,:])",
     re.IGNORECASE,
 )
 _SCALE_NAMES = {
@@ -90,7 +92,7 @@ def response_scale(response: str) -> float | None:
     # Lower-casing keeps offsets unless a character folds to an ASCII letter (then: None).
     low = gate_lower(head)
     rs = _RESPONSE_SCALE_RE.search(head) if low is None else _scale_statement_near_words(head, low)
-    return _SCALE_NAMES.get((rs.group(1) or rs.group(2)).lower()) if rs else None
+    return _SCALE_NAMES.get((rs.group(1) or rs.group(2) or rs.group(3)).lower()) if rs else None
 
 
 def _lead_start(head: str, floor: int, at: int) -> int:

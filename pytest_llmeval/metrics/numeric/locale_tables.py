@@ -158,8 +158,8 @@ ENGLISH = NumberLanguage(
         "cr": 1e7,
     },
     percent=("%", "percent", "per cent", "pct"),
-    points=("percentage points", "percentage point", "pp", "p.p."),
-    basis_points=("bps", "basis points", "basis point"),
+    points=("percentage points", "percentage point", "pp", "p.p.", "ppts", "ppt"),
+    basis_points=("bps", "bp", "basis points", "basis point"),
     scaled_currency={"musd": (1e6, "USD"), "meur": (1e6, "EUR"), "busd": (1e9, "USD")},
     negative_before=(
         "lost",
@@ -171,6 +171,15 @@ ENGLISH = NumberLanguage(
         "shed",
         "plunged",
         "tumbled",
+        "dipped",
+        "eased",
+        "retreated",
+        "weakened",
+        "slumped",
+        "sagged",
+        "cut by",
+        "lowered by",
+        "trimmed by",
     ),
     change_before=("rose", "grew", "increased", "climbed", "gained", "jumped", "added"),
     markers=_words(
@@ -223,14 +232,19 @@ NORWEGIAN_BOKMAL = NumberLanguage(
         "redusert med",
         "reduserte med",
         "ned med",
+        "gikk ned med",
+        "gikk ned",
+        "svekket seg med",
+        "svekket seg",
         "nedgang på",
         "minus",
         "underskudd på",
         "negativ avkastning på",
+        "negativt resultat på",
         "negativ med",
         "negativ på",
     ),
-    negative_after=("tap", "nedgang", "underskudd"),
+    negative_after=("tap", "nedgang", "underskudd", "lavere"),
     change_before=("økte med", "økning på", "steg med", "vokste med", "opp med"),
     numbers=_NORDIC_NUMBERS,
     decimal_word="komma",
@@ -259,10 +273,12 @@ NORWEGIAN_NYNORSK = NumberLanguage(
         "fall",
         "fall på",
         "gjekk ned med",
+        "gjekk ned",
+        "nedgang på",
         "minus",
         "underskot på",
     ),
-    negative_after=("tap", "nedgang", "underskot"),
+    negative_after=("tap", "nedgang", "underskot", "lågare"),
     change_before=("auka med", "steig med", "gjekk opp med"),
     numbers=_NORDIC_NUMBERS,
     decimal_word="komma",
@@ -302,18 +318,24 @@ SWEDISH = NumberLanguage(
     krone="SEK",
     negative_before=(
         "förlorade",
+        "tappade",
         "föll med",
         "föll",
         "sjönk med",
         "sjönk",
         "minskade med",
+        "minskade",
+        "minskat med",
         "minskning på",
         "minskning med",
         "förlust på",
         "förlust om",
+        "gick ned med",
+        "gick ned",
+        "nedgång på",
         "minus",
     ),
-    negative_after=("förlust", "minskning"),
+    negative_after=("förlust", "minskning", "nedgång", "lägre"),
     change_before=("ökade med", "steg med", "växte med", "ökning på"),
     numbers=_NORDIC_NUMBERS,
     decimal_word="komma",
@@ -354,12 +376,16 @@ DANISH = NumberLanguage(
         "tabte",
         "faldt med",
         "faldt",
+        "fald på",
+        "gik ned med",
+        "gik ned",
+        "nedgang på",
         "tab på",
         "underskud på",
         "reduceret med",
         "minus",
     ),
-    negative_after=("tab", "fald", "underskud"),
+    negative_after=("tab", "fald", "underskud", "lavere"),
     change_before=("steg med", "voksede med", "øgedes med", "stigning på"),
     numbers=_NORDIC_NUMBERS,
     decimal_word="komma",
@@ -406,7 +432,7 @@ GERMAN = NumberLanguage(
         "fehlbetrag von",
         "minus",
     ),
-    negative_after=("verlust", "rückgang", "minus"),
+    negative_after=("verlust", "rückgang", "minus", "niedriger"),
     change_before=("stieg um", "wuchs um", "erhöhte sich um", "zuwachs von", "anstieg um"),
     numbers=_compounds(
         {
@@ -689,10 +715,16 @@ def basis_point_words() -> frozenset[str]:
 def negative_before_pattern() -> re.Pattern[str]:
     """A figure right after one of these words is negative ("tapte 485", "fiel um 3 %")."""
     english = set(ENGLISH.negative_before)
-    others = {w for t in LANGUAGES.values() for w in t.negative_before} - english
+    # A word English shares ("sank") keeps the gap of the verb-second languages that use it.
+    others = {w for t in LANGUAGES.values() if t.code != "en" for w in t.negative_before}
     # Verb-second languages put the subject between the verb and the figure ("I 2018 tapte
-    # fondet 485 milliarder", "fiel der Kurs um 4,2 Prozent"): up to three words, never "til"/"auf".
-    gap = r"(?:\s+(?!(?:til|till|auf|à|to|på|i|im|in)\b)[^\W\d_]+){0,3}?"
+    # fondet 485 milliarder", "fiel der Kurs um 4,2 Prozent", "sank 2023 um 4,7 Prozent"): up to
+    # three words, never "til"/"auf", or a year before the preposition of the change ("falt i 2023
+    # med"; "minus 2015: 1542" subtracts).
+    gap = (
+        r"(?:\s+(?:(?!(?:til|till|auf|à|to|på|i|im|in)\b)[^\W\d_]+"
+        r"|(?:(?:i|im|in|under|während)\s+)?(?:19|20)\d\d(?=\s+(?:um|med|by|mit|på|de)\b))){0,3}?"
+    )
     return re.compile(
         r"(?<![^\W\d_])"
         + first_char_gate(others | english)
@@ -713,7 +745,10 @@ def negative_before_pattern() -> re.Pattern[str]:
 @lru_cache(maxsize=1)
 def negative_after_pattern() -> re.Pattern[str]:
     words = {w for t in LANGUAGES.values() if t.code != "en" for w in t.negative_after}
-    return re.compile(r"^[\s,]*(?:" + _alternation(words) + r")(?![^\W\d_])", re.IGNORECASE)
+    # "312 millioner kroner i tap": the noun may follow a preposition
+    return re.compile(
+        r"^[\s,]*(?:(?:i|in|im)\s+)?(?:" + _alternation(words) + r")(?![^\W\d_])", re.IGNORECASE
+    )
 
 
 @lru_cache(maxsize=1)

@@ -10,7 +10,7 @@ the other way. The words live in one table per language (:data:`TABLES`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -41,10 +41,19 @@ class PolarityWords:
     # are particles there as often as directions).
     asked_up: frozenset[str]
     asked_down: frozenset[str]
+    # Signed adjectives that qualify the change noun after them: "negative growth" is a fall.
+    qualifier: dict[str, int] = field(default_factory=dict)
+    # Nouns of a loss: a direction word with one as its subject turns round ("the loss increased
+    # by 5" is a fall, "the deficit decreased by 5" a rise).
+    loss_nouns: frozenset[str] = frozenset()
 
 
 def _w(text: str) -> frozenset[str]:
     return frozenset(text.split())
+
+
+def _q(down: str, up: str) -> dict[str, int]:
+    return {**dict.fromkeys(up.split(), 1), **dict.fromkeys(down.split(), -1)}
 
 
 TABLES: dict[str, PolarityWords] = {
@@ -59,7 +68,8 @@ TABLES: dict[str, PolarityWords] = {
             down=_w(
                 "loss losses lost deficit deficits shortfall decrease decreased decreases decline "
                 "declined declines fell fall falls fallen drop dropped drops shrank shrunk slipped slid "
-                "sank plunged tumbled contracted contraction reduction down negative"
+                "sank plunged tumbled contracted contraction reduction down negative dipped eased retreated "
+                "weakened slumped sagged"
             ),
             endpoint=_w("to from than since"),
             negation=_w("no not never without"),
@@ -67,8 +77,10 @@ TABLES: dict[str, PolarityWords] = {
             asked_up=_w("profit profits gain gains surplus surpluses increase increased growth grew rise rose"),
             asked_down=_w(
                 "loss losses deficit deficits shortfall decrease decreased decline declined drop dropped "
-                "fall fell reduction shrank"
+                "fall fell reduction shrank lose lost"
             ),
+            qualifier=_q("negative", "positive"),
+            loss_nouns=_w("loss losses deficit deficits shortfall shortfalls"),
         ),
         PolarityWords(
             code="nb",
@@ -78,13 +90,15 @@ TABLES: dict[str, PolarityWords] = {
             ),
             down=_w(
                 "underskudd underskuddet tap tapet tapte nedgang nedgangen falt fall fallet sank "
-                "redusert reduserte reduksjon ned negativ negative"
+                "redusert reduserte reduksjon ned negativ negative negativt svekket"
             ),
             endpoint=_w("til fra enn"),
             negation=_w("ikke ingen uten"),
             filler=_w("i av et en netto på"),
             asked_up=_w("overskudd overskuddet gevinst gevinsten økning økningen vekst veksten"),
             asked_down=_w("underskudd underskuddet tap tapet tapte nedgang nedgangen reduksjon fall fallet falt sank"),
+            qualifier=_q("negativ negative", "positiv positive"),
+            loss_nouns=_w("tap tapet underskudd underskuddet"),
         ),
         PolarityWords(
             code="nn",
@@ -99,12 +113,17 @@ TABLES: dict[str, PolarityWords] = {
         PolarityWords(
             code="sv",
             up=_w("vinst vinsten tjänade överskott ökning ökningen ökade ökat steg upp positiv tillväxt"),
-            down=_w("förlust förlusten underskott minskning minskningen minskade minskat sjönk föll ned negativ"),
+            down=_w(
+                "förlust förlusten underskott minskning minskningen minskade minskat sjönk föll ned negativ "
+                "tappade"
+            ),
             endpoint=_w("till från än"),
             negation=_w("inte ingen utan"),
             filler=_w("i av ett en netto på"),
             asked_up=_w("vinst vinsten tjänade överskott ökning ökningen tillväxt"),
             asked_down=_w("förlust förlusten underskott minskning minskningen"),
+            qualifier=_q("negativ negativa", "positiv positiva"),
+            loss_nouns=_w("förlust förlusten underskott underskottet"),
         ),
         PolarityWords(
             code="da",
@@ -115,6 +134,8 @@ TABLES: dict[str, PolarityWords] = {
             filler=_w("i af et en netto på"),
             asked_up=_w("overskud overskuddet gevinst tjente stigning vækst"),
             asked_down=_w("underskud underskuddet tab tabet fald faldet nedgang"),
+            qualifier=_q("negativ negative", "positiv positive"),
+            loss_nouns=_w("tab tabet underskud underskuddet"),
         ),
         PolarityWords(
             code="de",
@@ -125,6 +146,8 @@ TABLES: dict[str, PolarityWords] = {
             filler=_w("an im in ein einen einem netto"),
             asked_up=_w("gewinn gewinne verdiente überschuss anstieg zuwachs wachstum"),
             asked_down=_w("verlust verluste defizit fehlbetrag rückgang"),
+            qualifier=_q("negativ negatives negativer negative", "positiv positives positiver positive"),
+            loss_nouns=_w("verlust verluste defizit fehlbetrag"),
         ),
         PolarityWords(
             code="fr",
@@ -135,6 +158,8 @@ TABLES: dict[str, PolarityWords] = {
             filler=_w("de d en net nette"),
             asked_up=_w("bénéfice excédent hausse augmentation progression"),
             asked_down=_w("perte déficit baisse diminution recul"),
+            qualifier=_q("négatif négative", "positif positive"),
+            loss_nouns=_w("perte pertes déficit"),
         ),
     )
 }
@@ -149,13 +174,17 @@ class _Lexicon:
     endpoint: frozenset[str]
     negation: frozenset[str]
     filler: frozenset[str]
+    qualifier: dict[str, int]
+    loss_nouns: frozenset[str]
 
 
 @lru_cache(maxsize=1)
 def _lexicon() -> _Lexicon:
     sign: dict[str, int] = {}
     asked: dict[str, int] = {}
+    qualifier: dict[str, int] = {}
     for t in TABLES.values():
+        qualifier.update(t.qualifier)
         sign.update(dict.fromkeys(t.up, 1))
         sign.update(dict.fromkeys(t.down, -1))
         asked.update(dict.fromkeys(t.asked_up, 1))
@@ -166,6 +195,8 @@ def _lexicon() -> _Lexicon:
         endpoint=frozenset().union(*(t.endpoint for t in TABLES.values())),
         negation=frozenset().union(*(t.negation for t in TABLES.values())),
         filler=frozenset().union(*(t.filler for t in TABLES.values())),
+        qualifier=qualifier,
+        loss_nouns=frozenset().union(*(t.loss_nouns for t in TABLES.values())),
     )
 
 
@@ -228,10 +259,34 @@ def _before(left: str) -> tuple[Polarity, int] | None:
         nxt = words[i + 1].group(0).lower() if i + 1 < len(words) else None
         if nxt in lex.endpoint:
             continue  # "rose to $5 million", "down from 3.8%": an endpoint, not the change
-        if i > 0 and words[i - 1].group(0).lower() in lex.negation:
+        prev = words[i - 1].group(0).lower() if i > 0 else None
+        if prev in lex.negation:
             return None
+        if prev in lex.qualifier and w not in lex.qualifier:
+            # "negative growth of 3%": the adjective signs the change noun it qualifies
+            word = f"{words[i - 1].group(0)} {words[i].group(0)}"
+            return Polarity(lex.qualifier[prev] * sign, word), len(left) - words[i].end()
+        subject = _loss_subject(left, words, i, lex)
+        if subject is not None:
+            return Polarity(-sign, f"{subject} {words[i].group(0)}"), len(left) - words[i].end()
         return Polarity(sign, words[i].group(0)), len(left) - words[i].end()
     return None
+
+
+def _loss_subject(left: str, words: list[re.Match[str]], i: int, lex: _Lexicon) -> str | None:
+    """The loss noun whose change the direction word at ``i`` states ("the operating loss
+    increased by"): up to three words before it with only words between; else None."""
+    if words[i].group(0).lower() in lex.loss_nouns:
+        return None
+    for j in range(i - 1, max(-1, i - 4), -1):
+        if _GAP_BREAK_RE.search(left, words[j].end(), words[i].start()):
+            return None  # a figure or punctuation between: another clause or item
+        if words[j].group(0).lower() in lex.loss_nouns:
+            return words[j].group(0)
+    return None
+
+
+_GAP_BREAK_RE = re.compile(r"[^\w\s'’-]|\d")
 
 
 def _after(right: str) -> tuple[Polarity, int] | None:

@@ -133,7 +133,9 @@ NUM_RE = re.compile(
     # the digit-led forms with one digit fewer at their start. The matches are those of
     # (?<![\w.,'’])(?<![\w][-–])(?:A|B|C|\.\d+) with A, B, C the three digit-led forms.
     r"[\d.]"
-    r"(?<![\w.,'’].)(?<![\w][-–].)"
+    # ... except a currency code glued to the figure ("USD1.5bn", "EUR200m")
+    r"(?:(?<![\w.,'’].)|(?<=(?<![A-Za-z])(?:USD|EUR|GBP|NOK|SEK|DKK|CHF|AUD|CAD|JPY)\d))"
+    r"(?<![\w][-–].)"
     r"(?:(?<=\.)\d+"  # ".5"
     r"|(?<!\.)(?:\d{0,2}(?:(?P<sep>[,.'’\u00a0\u202f\u2009])\d{3})(?:(?P=sep)\d{3})*(?![\d])(?:[.,]\d+)?"
     r"|\d{0,2}(?: \d{3})+(?![\d])(?:,\d+)?"  # "1 500,5", "12 429": plain-space grouping
@@ -212,6 +214,11 @@ _KW_EXACT: dict[str, str] = {
             "negative",
             "shrank",
             "shrunk",
+            "shortfall",
+            "used",
+            "repaid",
+            "widened",
+            "deepened",
             # Sign verbs ("lost", "slipped", ...) come from the language tables.
             *negative_words(),
         ],

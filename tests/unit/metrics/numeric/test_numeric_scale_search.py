@@ -49,12 +49,15 @@ PIECES = [
     "values",
     "numbers in millions",
     "x",
+    "In thousands of dollars,",
+    "in USD millions:",
+    ":",
 ]
 
 
 def _whole_search(text: str) -> float | None:
     rs = _RESPONSE_SCALE_RE.search(text[:20000])
-    return _SCALE_NAMES.get((rs.group(1) or rs.group(2)).lower()) if rs else None
+    return _SCALE_NAMES.get(next(g for g in rs.groups() if g).lower()) if rs else None
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -75,6 +78,9 @@ def test_same_scale_as_a_search_of_the_whole_answer(seed: int) -> None:
         ("The millions of users; (in thousands)", 1e3),  # the first scale word has no match
         ("Costs   \n\n  (in   millions )", 1e6),
         ("no scale here", None),
+        ("In thousands of dollars, revenue was 1,500,000.", 1e3),
+        ("In USD millions: revenue 1,500, costs 1,200.", 1e6),
+        ("Sales grew in millions of units.", None),  # no comma or colon: not a lead
     ],
 )
 def test_declared_scales(text: str, scale: float | None) -> None:
