@@ -12,9 +12,9 @@ import pytest
 from pytest_llmeval.metrics.base import MetricResult, current_recorder
 
 if TYPE_CHECKING:
+    from pytest_llmeval.grading.pipeline import GradingPipeline
     from pytest_llmeval.models.base import Answer
     from pytest_llmeval.sample import Sample
-    from pytest_llmeval.grading.pipeline import GradingPipeline
 
 
 class LLMSample:

@@ -27,7 +27,11 @@ class AnswerStage:
     """
 
     def __init__(
-        self, config: pytest.Config, settings: Settings, budget: Budget, on_stop: Callable[[str], None] | None = None,
+        self,
+        config: pytest.Config,
+        settings: Settings,
+        budget: Budget,
+        on_stop: Callable[[str], None] | None = None,
     ) -> None:
         self.config = config
         self.settings = settings
@@ -41,13 +45,17 @@ class AnswerStage:
         if key not in self._services:
             from pytest_llmeval.models.service import AnswerService
 
-            self._services[key] = AnswerService(self.settings, rootdir=self.config.rootpath, model=key)
+            self._services[key] = AnswerService(
+                self.settings, rootdir=self.config.rootpath, model=key
+            )
             self._services[key].engine.budget = self.budget.run_budget
         return self._services[key]
 
     def services(self) -> list[AnswerService]:
         """The services made so far, the run's own first."""
-        return [s for key, s in sorted(self._services.items(), key=lambda pair: pair[0] is not None)]
+        return [
+            s for key, s in sorted(self._services.items(), key=lambda pair: pair[0] is not None)
+        ]
 
     def answer(self, sample: Sample, repeat: int = 1, model: str | None = None) -> Answer:
         from pytest_llmeval.models.base import Answer
@@ -56,11 +64,12 @@ class AnswerStage:
             from pytest_llmeval.errors import FatalModelError
 
             try:
-                answer: Answer = self.service(model).answer(sample, repeat)
+                answer = self.service(model).answer(sample, repeat)
             except FatalModelError as exc:
                 # 401/403/unknown model: one error item and one line, not N identical errors.
                 self.on_stop(f"llmeval: stopping the run: {exc}")
                 raise
+            assert answer is not None  # a model spec has a provider: it answers or raises
             return answer
         if sample.response is not None:
             return Answer(text=sample.response, source="response")
@@ -74,8 +83,16 @@ class AnswerStage:
 
         return answer_from_value(generated, source="hook", sample_id=sample.id)
 
+    def model_text(self, sample: Sample) -> str | None:
+        """The run's own model's answer text (fetched already by :meth:`prefetch`)."""
+        answer = self.service().answer(sample)
+        return None if answer is None else answer.text
+
     def prefetch(
-        self, pairs: list[tuple[str | None, Sample]], conversations: list[tuple[str | None, Sample]], reporter: Any,
+        self,
+        pairs: list[tuple[str | None, Sample]],
+        conversations: list[tuple[str | None, Sample]],
+        reporter: Any,
     ) -> str | None:
         """Each model's answers to ``pairs`` fetched concurrently (``--llm-batch``: in a batch first);
         why the run is incomplete, or None. ``conversations`` are asked turn by turn later, at setup."""
@@ -90,7 +107,12 @@ class AnswerStage:
                 incomplete = incomplete or why
             later = sum(1 for m, _ in conversations if m in (None, model))
             self.service(model).prefetch(
-                model_samples, worker_index=worker_index, worker_count=worker_count, reporter=reporter,
-                later=later if worker_count == 1 else 0,  # under xdist a worker's share is not known here
+                model_samples,
+                worker_index=worker_index,
+                worker_count=worker_count,
+                reporter=reporter,
+                later=later
+                if worker_count == 1
+                else 0,  # under xdist a worker's share is not known here
             )
         return incomplete

@@ -21,11 +21,17 @@ def check_budget(settings: Settings) -> None:
     if settings.budget_usd is None:
         return
     if not settings.prices:
-        raise pytest.UsageError("--llm-budget-usd (ini llm_budget_usd) needs llm_prices to know what a call costs")
+        raise pytest.UsageError(
+            "--llm-budget-usd (ini llm_budget_usd) needs llm_prices to know what a call costs"
+        )
     from pytest_llmeval.models.stats import Stats
 
     prices = Stats(settings.prices)
-    served = [m for m in (*settings.models, settings.judge_model) if m and not m.startswith(("python:", "file:"))]
+    served = [
+        m
+        for m in (*settings.models, settings.judge_model)
+        if m and not m.startswith(("python:", "file:"))
+    ]
     unpriced = [m for m in served if prices._price(m) is None]
     if unpriced:
         raise pytest.UsageError(
@@ -54,7 +60,9 @@ class Budget:
             from pytest_llmeval.models.budget import RunBudget
 
             path = self.workerinput.get("llmeval_budget_file") or self.file
-            self._budget = RunBudget(self.settings.budget_usd, self.settings.budget_tokens, Path(path) if path else None)
+            self._budget = RunBudget(
+                self.settings.budget_usd, self.settings.budget_tokens, Path(path) if path else None
+            )
         return self._budget
 
     def shared_file(self) -> str | None:

@@ -30,7 +30,13 @@ if TYPE_CHECKING:
 class GradingPipeline:
     """Answers, judge, components and rubric of one run (controller, worker or plain run)."""
 
-    def __init__(self, config: pytest.Config, settings: Settings, *, on_stop: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        config: pytest.Config,
+        settings: Settings,
+        *,
+        on_stop: Callable[[str], None] | None = None,
+    ) -> None:
         self.config = config
         self.settings = settings
         self.budget = Budget(settings, getattr(config, "workerinput", None))
@@ -92,14 +98,21 @@ class GradingPipeline:
         return self.rubric.grade(sample, answer)
 
     def grade_sample(
-        self, sample: Sample, *, repeat: int = 1, model: str | None = None, answers: list[Answer] | None = None,
+        self,
+        sample: Sample,
+        *,
+        repeat: int = 1,
+        model: str | None = None,
+        answers: list[Answer] | None = None,
     ) -> GradeResult:
         """One answer graded (kept in ``answers`` when given), or a conversation answered and
         graded turn by turn."""
         if sample.turns:
             from pytest_llmeval.conversation.runner import grade_conversation
 
-            return grade_conversation(sample, answer=lambda asked: self.answer(asked, repeat, model), grade=self.grade)
+            return grade_conversation(
+                sample, answer=lambda asked: self.answer(asked, repeat, model), grade=self.grade
+            )
         answer = self.answer(sample, repeat, model)
         if answers is not None:
             answers.append(answer)
@@ -109,30 +122,20 @@ class GradingPipeline:
         """Grade a gold item (each ``--llm-repeat`` on its own) into ``item.stash[GRADE_KEY]``
         (and ``REPEATS_KEY``) and its ``llmeval_*`` user properties."""
         # A rerun (pytest-rerunfailures) grades again: keep only this attempt's properties.
-        item.user_properties[:] = [p for p in item.user_properties if not str(p[0]).startswith("llmeval_")]
+        item.user_properties[:] = [
+            p for p in item.user_properties if not str(p[0]).startswith("llmeval_")
+        ]
         answers: list[Answer] = []  # every answer this item got (all repeats): the history's usage
         if self.settings.repeat > 1:
-            from pytest_llmeval.regression.repeats import grade_repeats
-
-            # each repeat graded or an error on its own: one failed repeat loses none of the others
-            combined, fields, error = grade_repeats(
-                self.settings.repeat,
-                lambda r: self.grade_sample(item.sample, repeat=r, model=item.model, answers=answers),
-                self.settings.errors.value,
-            )
-            item.stash[REPEATS_KEY] = fields
-            item.user_properties.append(("llmeval_pass_count", f"{fields['pass_count']}/{fields['counted_repeats']}"))
-            item.user_properties.append(("llmeval_stability", fields["stability"]))
-            if combined is None:
-                assert error is not None
-                raise error  # every repeat failed: the item is an error (its repeats still reported)
-            grade = combined
+            grade = self._grade_repeats(item, answers)
         else:
             grade = self.grade_sample(item.sample, model=item.model, answers=answers)
         if self.settings.history:
             from pytest_llmeval.history.record import answer_usage
 
-            grade.record["answer_usage"] = answer_usage(answers, self.settings.prices, item.model or self.settings.model)
+            grade.record["answer_usage"] = answer_usage(
+                answers, self.settings.prices, item.model or self.settings.model
+            )
         item.user_properties.extend(detail_properties(grade))
         if self.settings.reference_metrics:
             from pytest_llmeval.metrics.freetext.reference import reference_metrics
@@ -144,6 +147,26 @@ class GradingPipeline:
         item.stash[GRADE_KEY] = grade
         item.user_properties.extend(grade_properties(grade))
 
+    def _grade_repeats(self, item: GoldItem, answers: list[Answer]) -> GradeResult:
+        """``--llm-repeat``: each repeat graded or an error on its own (one failed repeat loses none
+        of the others); the repeats' fields in ``item.stash[REPEATS_KEY]`` even when all failed."""
+        from pytest_llmeval.regression.repeats import grade_repeats
+
+        combined, fields, error = grade_repeats(
+            self.settings.repeat,
+            lambda r: self.grade_sample(item.sample, repeat=r, model=item.model, answers=answers),
+            self.settings.errors.value,
+        )
+        item.stash[REPEATS_KEY] = fields
+        item.user_properties.append(
+            ("llmeval_pass_count", f"{fields['pass_count']}/{fields['counted_repeats']}")
+        )
+        item.user_properties.append(("llmeval_stability", fields["stability"]))
+        if combined is None:
+            assert error is not None
+            raise error  # every repeat failed: the item is an error (its repeats still reported)
+        return combined
+
     # -- before items run -------------------------------------------------------------
     def prefetch(self, items: list[pytest.Item]) -> str | None:
         """Fetch every answer concurrently, batch the judge (``--llm-batch``), batch-encode texts for
@@ -151,22 +174,34 @@ class GradingPipeline:
         from pytest_llmeval.grading.prefetch import batch_judge, prefetch_embeddings
 
         # (item's model, sample) of gold items and llm_sample tests; a model is set with several --llm-model specs
-        pairs = [(getattr(item, "model", None), sample) for item in items if (sample := sample_of(item)) is not None]
+        pairs = [
+            (getattr(item, "model", None), sample)
+            for item in items
+            if (sample := sample_of(item)) is not None
+        ]
         # a conversation's requests depend on its own earlier replies: asked turn by turn at setup
         conversations = [(model, sample) for model, sample in pairs if sample.turns]
         pairs = [(model, sample) for model, sample in pairs if not sample.turns]
         if not pairs:
             return None
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-        incomplete = self.answers.prefetch(pairs, conversations, reporter) if self.settings.model else None
+        incomplete = (
+            self.answers.prefetch(pairs, conversations, reporter) if self.settings.model else None
+        )
         if self.settings.batch:
             incomplete = incomplete or batch_judge(
-                pairs, settings=self.settings, judge=self.judge, engine=self.answers.service().engine,
-                make_rubric=self.make_rubric, answer=self.answer, reporter=reporter,
+                pairs,
+                settings=self.settings,
+                judge=self.judge,
+                engine=self.answers.service().engine,
+                make_rubric=self.make_rubric,
+                answer=self.answer,
+                reporter=reporter,
             )
         prefetch_embeddings(
             [sample for model, sample in pairs if model in (None, self.settings.model)],
-            settings=self.settings, answer_text=lambda sample: self.answers.service().answer(sample).text,
+            settings=self.settings,
+            answer_text=self.answers.model_text,
             is_worker=hasattr(self.config, "workerinput"),
         )
         return incomplete
@@ -178,7 +213,9 @@ def detail_properties(grade: GradeResult) -> list[tuple[str, str]]:
     if grade.record.get("turns"):
         props.append(("llmeval_turns", ",".join(t["tier"] for t in grade.record["turns"])))
     accuracy = grade.components.get("accuracy")
-    if accuracy is not None and isinstance(accuracy.details.get("fields"), list):  # the structured grader
+    if accuracy is not None and isinstance(
+        accuracy.details.get("fields"), list
+    ):  # the structured grader
         fields = accuracy.details["fields"]
         wrong = [f["path"] for f in fields if not f["ok"]]
         props.append(("llmeval_fields", f"{len(fields) - len(wrong)}/{len(fields)} agree"))
@@ -190,7 +227,9 @@ def detail_properties(grade: GradeResult) -> list[tuple[str, str]]:
 def grade_properties(grade: GradeResult) -> list[tuple[str, str]]:
     """The ``llmeval_*`` user properties of a graded item: tier, scores, review flag (JUnit XML reads them)."""
     props = [("llmeval_tier", grade.tier), ("llmeval_score", f"{grade.overall:.4f}")]
-    props.extend((f"llmeval_{name}", f"{comp.score:.4f}") for name, comp in grade.components.items())
+    props.extend(
+        (f"llmeval_{name}", f"{comp.score:.4f}") for name, comp in grade.components.items()
+    )
     if grade.record.get("matched_expected") is not None:
         props.append(("llmeval_matched_expected", str(grade.record["matched_expected"])))
     if grade.record.get("needs_review"):

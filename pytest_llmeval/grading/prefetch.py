@@ -24,9 +24,14 @@ def check_batch(settings: Settings, config: pytest.Config) -> None:
     from pytest_llmeval.options import RecordMode
 
     if RecordMode(settings.record) is RecordMode.OFF:
-        raise pytest.UsageError("--llm-batch (ini llm_batch) keeps the batch's results in the response cache: "
-                                "it cannot run with --llm-record=off")
-    if not hasattr(config, "workerinput") and (config.getoption("numprocesses", None) or 0) not in (0, "0"):
+        raise pytest.UsageError(
+            "--llm-batch (ini llm_batch) keeps the batch's results in the response cache: "
+            "it cannot run with --llm-record=off"
+        )
+    if not hasattr(config, "workerinput") and (config.getoption("numprocesses", None) or 0) not in (
+        0,
+        "0",
+    ):
         raise pytest.UsageError(
             "--llm-batch (ini llm_batch) submits one batch from one process: run it without -n "
             "(grading a recorded cache is fast), then grade with -n if you like"
@@ -34,8 +39,14 @@ def check_batch(settings: Settings, config: pytest.Config) -> None:
 
 
 def batch_judge(
-    pairs: list[tuple[str | None, Sample]], *, settings: Settings, judge: Any, engine: Engine,
-    make_rubric: Callable[[Any], Rubric], answer: Callable[[Sample, int, str | None], Answer], reporter: Any,
+    pairs: list[tuple[str | None, Sample]],
+    *,
+    settings: Settings,
+    judge: Any,
+    engine: Engine,
+    make_rubric: Callable[[Any], Rubric],
+    answer: Callable[[Sample, int, str | None], Answer],
+    reporter: Any,
 ) -> str | None:
     """``--llm-batch``: once the answers are in, the judge's requests go in batch rounds too
     (see :func:`pytest_llmeval.models.batch.judge_rounds`); why the run is incomplete, or None."""
@@ -60,7 +71,11 @@ def batch_judge(
 
 
 def prefetch_embeddings(
-    samples: list[Sample], *, settings: Settings, answer_text: Callable[[Sample], str], is_worker: bool,
+    samples: list[Sample],
+    *,
+    settings: Settings,
+    answer_text: Callable[[Sample], str | None],
+    is_worker: bool,
 ) -> None:
     """One batched encode of the expected and answer texts the semantic grader will compare.
 
@@ -73,7 +88,8 @@ def prefetch_embeddings(
     from pytest_llmeval.registry import choose_accuracy_grader
 
     semantic = [
-        s for s in samples
+        s
+        for s in samples
         if choose_accuracy_grader(s.criteria, s.gold, settings.accuracy) == "semantic_similarity"
     ]
     if not semantic or importlib.util.find_spec("sentence_transformers") is None:
