@@ -223,7 +223,7 @@ class GoldItem(pytest.Item):
             self.add_marker(marker)
 
     def setup(self) -> None:
-        from pytest_llmeval.run_state import get_pipeline
+        from pytest_llmeval.grading.pipeline import get_pipeline
 
         get_pipeline(self.config).grade_item(self)
 

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from pytest_llmeval import options
-from pytest_llmeval.run_state import PIPELINE_KEY, SESSION_KEY, get_pipeline, get_session
+from pytest_llmeval.grading.pipeline import PIPELINE_KEY, get_pipeline
+from pytest_llmeval.run_state import SESSION_KEY, get_session
 from pytest_llmeval.session import LLMEvalSession
 
 HELPER_RESULTS_KEY = pytest.StashKey[list[Any]]()

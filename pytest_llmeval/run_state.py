@@ -1,8 +1,7 @@
 """Where the run's state lives: the keys of ``config.stash`` and ``item.stash``.
 
-The collector and the reporters reach the per-run session, and gold items the grading pipeline,
-through these keys; they never import :mod:`pytest_llmeval.session` (which imports them), so the
-package has no import circle.
+The collector and the reporters reach the per-run session through these keys; they never import
+:mod:`pytest_llmeval.session` (which imports them), so the package has no import circle.
 """
 
 from __future__ import annotations
@@ -12,13 +11,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from pytest_llmeval.grading.pipeline import GradingPipeline
     from pytest_llmeval.rubric import GradeResult  # noqa: F401 - named in the StashKey's string annotation
     from pytest_llmeval.sample import Sample
     from pytest_llmeval.session import LLMEvalSession
 
 SESSION_KEY = pytest.StashKey["LLMEvalSession"]()
-PIPELINE_KEY = pytest.StashKey["GradingPipeline"]()
 GRADE_KEY = pytest.StashKey["GradeResult"]()  # a gold item's grade, set when it ran
 REPEATS_KEY = pytest.StashKey[dict[str, Any]]()  # per-repeat fields of a gold item under --llm-repeat
 
@@ -26,11 +23,6 @@ REPEATS_KEY = pytest.StashKey[dict[str, Any]]()  # per-repeat fields of a gold i
 def get_session(config: pytest.Config) -> LLMEvalSession:
     """The run's one :class:`~pytest_llmeval.session.LLMEvalSession`."""
     return config.stash[SESSION_KEY]
-
-
-def get_pipeline(config: pytest.Config) -> GradingPipeline:
-    """The run's one :class:`~pytest_llmeval.grading.pipeline.GradingPipeline` (the session holds it too)."""
-    return config.stash[PIPELINE_KEY]
 
 
 def sample_of(item: pytest.Item) -> Sample | None:

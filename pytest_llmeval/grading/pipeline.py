@@ -10,7 +10,7 @@ and the budget have to say comes back as return values.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
 
@@ -19,12 +19,28 @@ from pytest_llmeval.grading.budget import Budget
 from pytest_llmeval.run_state import GRADE_KEY, REPEATS_KEY, sample_of
 
 if TYPE_CHECKING:
-    from pytest_llmeval.collector import GoldItem
     from pytest_llmeval.components import ComponentRegistry
     from pytest_llmeval.models.base import Answer, ChatModel
     from pytest_llmeval.options import Settings
     from pytest_llmeval.rubric import GradeResult, Rubric
     from pytest_llmeval.sample import Sample
+
+
+PIPELINE_KEY = pytest.StashKey["GradingPipeline"]()  # config.stash: the run's one pipeline
+
+
+def get_pipeline(config: pytest.Config) -> GradingPipeline:
+    """The run's one :class:`GradingPipeline` (the session holds it too)."""
+    return config.stash[PIPELINE_KEY]
+
+
+class GoldItem(Protocol):
+    """What grading needs of a gold item (:class:`pytest_llmeval.collector.GoldItem`)."""
+
+    sample: Sample
+    model: str | None  # one of several --llm-model specs, or None
+    stash: pytest.Stash
+    user_properties: list[tuple[str, object]]
 
 
 class GradingPipeline:

@@ -19,7 +19,7 @@ import os
 
 import pytest
 
-from pytest_llmeval.run_state import PIPELINE_KEY
+from pytest_llmeval.grading.pipeline import PIPELINE_KEY
 
 
 @pytest.hookimpl(trylast=True)
