@@ -34,7 +34,7 @@ def get_pipeline(config: pytest.Config) -> GradingPipeline:
     return config.stash[PIPELINE_KEY]
 
 
-class GoldItem(Protocol):
+class GradedItem(Protocol):
     """What grading needs of a gold item (:class:`pytest_llmeval.collector.GoldItem`)."""
 
     sample: Sample
@@ -134,7 +134,7 @@ class GradingPipeline:
             answers.append(answer)
         return self.grade(sample, answer)
 
-    def grade_item(self, item: GoldItem) -> None:
+    def grade_item(self, item: GradedItem) -> None:
         """Grade a gold item (each ``--llm-repeat`` on its own) into ``item.stash[GRADE_KEY]``
         (and ``REPEATS_KEY``) and its ``llmeval_*`` user properties."""
         # A rerun (pytest-rerunfailures) grades again: keep only this attempt's properties.
@@ -163,7 +163,7 @@ class GradingPipeline:
         item.stash[GRADE_KEY] = grade
         item.user_properties.extend(grade_properties(grade))
 
-    def _grade_repeats(self, item: GoldItem, answers: list[Answer]) -> GradeResult:
+    def _grade_repeats(self, item: GradedItem, answers: list[Answer]) -> GradeResult:
         """``--llm-repeat``: each repeat graded or an error on its own (one failed repeat loses none
         of the others); the repeats' fields in ``item.stash[REPEATS_KEY]`` even when all failed."""
         from pytest_llmeval.regression.repeats import grade_repeats
