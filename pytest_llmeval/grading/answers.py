@@ -53,9 +53,7 @@ class AnswerStage:
 
     def services(self) -> list[AnswerService]:
         """The services made so far, the run's own first."""
-        return [
-            s for key, s in sorted(self._services.items(), key=lambda pair: pair[0] is not None)
-        ]
+        return [s for _, s in sorted(self._services.items(), key=lambda pair: pair[0] is not None)]
 
     def answer(self, sample: Sample, repeat: int = 1, model: str | None = None) -> Answer:
         from pytest_llmeval.models.base import Answer
