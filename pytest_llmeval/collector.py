@@ -159,9 +159,9 @@ class GoldItem(pytest.Item):
             self.add_marker(marker)
 
     def setup(self) -> None:
-        from pytest_llmeval.run_state import get_session
+        from pytest_llmeval.grading.pipeline import get_pipeline
 
-        get_session(self.config).grade_item(self)
+        get_pipeline(self.config).grade_item(self)
 
     def runtest(self) -> None:
         from pytest_llmeval.run_state import GRADE_KEY

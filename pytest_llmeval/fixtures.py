@@ -12,17 +12,17 @@ import pytest
 from pytest_llmeval.metrics.base import MetricResult, current_recorder
 
 if TYPE_CHECKING:
+    from pytest_llmeval.grading.pipeline import GradingPipeline
     from pytest_llmeval.models.base import Answer
     from pytest_llmeval.sample import Sample
-    from pytest_llmeval.session import LLMEvalSession
 
 
 class LLMSample:
     """A gold sample inside a hand-written test; ``answer`` is fetched on first use."""
 
-    def __init__(self, sample: Sample, llm_session: LLMEvalSession) -> None:
+    def __init__(self, sample: Sample, pipeline: GradingPipeline) -> None:
         self.sample = sample
-        self._session = llm_session
+        self._pipeline = pipeline
         self._answer: Answer | None = None
 
     def __getattr__(self, name: str) -> Any:
@@ -31,12 +31,12 @@ class LLMSample:
     @property
     def from_model(self) -> bool:
         """Whether ``--llm-model`` answers this sample (fetched already, before the tests ran)."""
-        return bool(self._session.settings.model)
+        return bool(self._pipeline.settings.model)
 
     @property
     def answer_obj(self) -> Answer:
         if self._answer is None:
-            self._answer = self._session.answer_for(self.sample)
+            self._answer = self._pipeline.answer(self.sample)
         return self._answer
 
     @property
@@ -88,21 +88,21 @@ def _check_gold_path(metafunc: pytest.Metafunc, marker_name: str, name: str, pat
 
 
 @contextlib.contextmanager
-def recording(item: pytest.Item, llm_session: LLMEvalSession) -> Iterator[list[MetricResult]]:
+def recording(item: pytest.Item, pipeline: GradingPipeline) -> Iterator[list[MetricResult]]:
     """Collect the results of ``assert_*`` helpers called by the test; set the default judge."""
     results: list[MetricResult] = []
     # A rerun (pytest-rerunfailures) records again: keep only this attempt's properties.
     item.user_properties[:] = [p for p in item.user_properties if not str(p[0]).startswith("llmeval_")]
     token = current_recorder.set(results)
     judge_token = model_token = None
-    if llm_session.settings.embedding_model:
+    if pipeline.settings.embedding_model:
         from pytest_llmeval.metrics.freetext import semantic
 
-        model_token = semantic.default_model.set(llm_session.settings.embedding_model)
-    if llm_session.settings.judge_model is not None:
+        model_token = semantic.default_model.set(pipeline.settings.embedding_model)
+    if pipeline.settings.judge_model is not None:
         from pytest_llmeval.judge import default_judge
 
-        judge_token = default_judge.set(llm_session.judge)
+        judge_token = default_judge.set(pipeline.judge)
     try:
         yield results
     finally:

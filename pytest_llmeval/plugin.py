@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from pytest_llmeval import options
+from pytest_llmeval.grading.pipeline import PIPELINE_KEY, get_pipeline
 from pytest_llmeval.run_state import SESSION_KEY, get_session
 from pytest_llmeval.session import LLMEvalSession
 
@@ -42,9 +43,9 @@ def pytest_configure(config: pytest.Config) -> None:
     # The controller writes what workers report: it must know the key to redact it too.
     register_secret(os.environ.get(llm_session.settings.api_key_env or "OPENAI_API_KEY"))
     config.stash[SESSION_KEY] = llm_session
+    config.stash[PIPELINE_KEY] = llm_session.grading
     llm_session.load_baseline()
-    llm_session.check_budget()
-    llm_session.check_batch()
+    llm_session.grading.check()
     llm_session.check_paths()
     from pytest_llmeval import shard
 
@@ -100,7 +101,9 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     if not session.config.option.collectonly:
-        get_session(session.config).prefetch(session.items)
+        llm_session = get_session(session.config)
+        why = get_pipeline(session.config).prefetch(session.items)  # a batch left unfinished
+        llm_session.incomplete_reason = llm_session.incomplete_reason or why
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -115,7 +118,7 @@ def llm_sample(request: pytest.FixtureRequest) -> Any:
     """The gold sample of this test case (with ``.answer``), from ``@pytest.mark.llmeval_gold(path)``."""
     from pytest_llmeval.fixtures import LLMSample
 
-    sample = LLMSample(request.param, get_session(request.config))
+    sample = LLMSample(request.param, get_pipeline(request.config))
     if sample.from_model:
         sample.answer_obj  # noqa: B018 - a failed model call is an error in setup, not a test failure
     return sample
@@ -127,7 +130,7 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
         return (yield)
     from pytest_llmeval.fixtures import recording
 
-    with recording(item, get_session(item.config)) as results:
+    with recording(item, get_pipeline(item.config)) as results:
         item.stash[HELPER_RESULTS_KEY] = results
         return (yield)
 
@@ -196,7 +199,7 @@ class XdistController:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
-        budget_file = get_session(self.config).shared_budget_file()  # --llm-budget-*: one spend for all workers
+        budget_file = get_pipeline(self.config).budget.shared_file()  # --llm-budget-*: one spend for all workers
         if budget_file is not None:
             node.workerinput["llmeval_budget_file"] = budget_file
 

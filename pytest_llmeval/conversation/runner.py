@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +20,6 @@ from pytest_llmeval.rubric import Component, GradeResult, tier_for
 if TYPE_CHECKING:
     from pytest_llmeval.models.base import Answer
     from pytest_llmeval.sample import Sample
-    from pytest_llmeval.session import LLMEvalSession
 
 CONTEXTS = ("model", "gold")
 AGGREGATES = ("mean", "min")
@@ -87,17 +87,20 @@ def turn_sample(sample: Sample, index: int, history: list[dict[str, Any]]) -> Sa
     )
 
 
-def grade_conversation(session: LLMEvalSession, sample: Sample, *, repeat: int = 1, model: str | None = None) -> ConversationGrade:
-    """Ask and grade every assistant turn in order; one grade for the sample."""
+def grade_conversation(
+    sample: Sample, *, answer: Callable[[Sample], Answer], grade: Callable[[Sample, Answer], GradeResult],
+) -> ConversationGrade:
+    """Ask and grade every assistant turn in order (``answer`` and ``grade``: the grading pipeline's
+    stages); one grade for the sample."""
     context, aggregate = settings_of(sample)
     preamble = [m for m in sample.messages if m["role"] in ("system", "developer")]
     history: list[dict[str, Any]] = [dict(m) for m in preamble]
     grades: list[tuple[Sample, Answer, GradeResult]] = []
     for index, turn in enumerate(sample.turns, start=1):
         asked = turn_sample(sample, index, history)
-        answer = session.answer_for(asked, repeat, model)
-        grades.append((asked, answer, session.rubric.grade(asked, answer)))
-        reply = answer.text if context == "model" else turn["expected"]
+        replied = answer(asked)
+        grades.append((asked, replied, grade(asked, replied)))
+        reply = replied.text if context == "model" else turn["expected"]
         history += [{"role": "user", "content": turn["user"]}, {"role": "assistant", "content": reply}]
     return combine(grades, aggregate)
 
