@@ -447,9 +447,23 @@ def analyse(
         metric_question=metric_question,
         gold_rejects_metric=metric_question and _rejects_metric(expected),
         resp_rejects_metric=resp_rejects_metric,
-        swapped=swapped_words(response, gold_part, inc.missing) if _short_answer(expected) else [],
+        swapped=_named_swaps(response, gold_part, inc.missing) if _short_answer(expected) else [],
         filing_dump=_is_filing_dump(response),
     )
+
+
+def _calendar_word(word: str) -> bool:
+    """A month name or a number: part of a date, which the period check compares as a whole."""
+    return word.lower().strip(".") in _MONTHS or word.isdigit()
+
+
+def _named_swaps(response: str, gold: str, missing: list[str]) -> list[tuple[str, str]]:
+    """Words the answer names in place of the gold's, dates apart ("Sept." for "September" and
+    "09" for "June" are dates written another way; the period check reads them)."""
+    return [
+        (g, said) for g, said in swapped_words(response, gold, missing)
+        if not (_calendar_word(g) or _calendar_word(said))
+    ]
 
 
 def _figure_signals(

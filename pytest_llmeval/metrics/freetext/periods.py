@@ -39,7 +39,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("m/d/y", re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b")),
     ("my", re.compile(rf"\b({MONTH_ALTERNATION})\.?\s*,?\s+(\d{{4}})\b")),
     ("fiscal", re.compile(r"\b(?:fy|fiscal(?:\s+year)?)\s*'?(\d{4}|\d{2})\b")),
-    ("quarter", re.compile(rf"\b(?:q([1-4])|({_ORDINAL})\s+quarter)\b")),
+    ("quarter", re.compile(rf"\b(?:q([1-4])|([1-4])q|({_ORDINAL})\s+quarter)\b")),
+    ("half", re.compile(r"\b(?:h([12])|([12])h|(first|second|1st|2nd)\s+half)\b")),
     ("century", re.compile(rf"\b({_ORDINAL})[\s-]+century(?:\s+(bce|bc|ce|ad))?\b")),
     ("serial", re.compile(rf"\b(?:{_SERIAL}\s+({_COUNT})|({_ORDINAL})\s+({_SERIAL}))\b")),
     ("year", re.compile(_YEAR)),
@@ -48,7 +49,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 # Words that may surround identities in a gold that is only an identity ("in late 1968", "the 5th").
 _FILLER = re.compile(
     r"\b(?:the|in|on|of|from|to|and|or|by|since|until|during|around|about|circa|ca|c|early|mid|late|between|"
-    r"end|beginning|start|year|years|date|day|month|ad|ce|bce|bc|s|it|was|is|premiere|finale|quarter|"
+    r"end|beginning|start|year|years|date|day|month|ad|ce|bce|bc|s|it|was|is|premiere|finale|quarter|half|"
     r"season|episode|series|chapter|volume|book|part|round|stage|act|week|game|fiscal|fy)\b"
 )
 
@@ -57,7 +58,7 @@ _FILLER = re.compile(
 class Identity:
     """One stated identity: ``kind`` and its value (dates: year, month or 0, day or 0)."""
 
-    kind: str  # "date", "fiscal", "quarter", "century", "season" (any serial word), "ordinal"
+    kind: str  # "date", "fiscal", "quarter", "half", "century", "season" (any serial word), "ordinal"
     value: tuple[int, ...]  # dates: year, month or 0, day or 0; centuries: number, 1 when BCE
     raw: str
 
@@ -98,7 +99,9 @@ def _read(kind: str, m: re.Match[str]) -> Identity | None:
         year = int(g[0])
         return Identity("fiscal", (year + 2000 if year < 100 else year,), raw)
     if kind == "quarter":
-        return Identity("quarter", (int(g[0]) if g[0] else _number(g[1]),), raw)
+        return Identity("quarter", (int(g[0] or g[1]) if g[0] or g[1] else _number(g[2]),), raw)
+    if kind == "half":
+        return Identity("half", (int(g[0] or g[1]) if g[0] or g[1] else _number(g[2]),), raw)
     if kind == "century":
         return Identity("century", (_number(g[0]), int(g[1] in ("bce", "bc"))), raw)
     if kind == "serial":
@@ -178,7 +181,9 @@ def conflicting_identity(gold: str, answer: str, question: str | None = None) ->
         if g.kind == "ordinal" or any(_relation(g, q) == "same" for q in asked):
             continue
         if said is None:
-            said, _ = identities(answer)
+            # a period the question names is the answer's setting ("in 2023" of "How did revenue
+            # change in 2023?"), not a claim against the gold's ("compared with 2022")
+            said = [s for s in identities(answer)[0] if not any(_relation(s, q) == "same" for q in asked)]
         relations = [(_relation(g, s), s) for s in said]
         if any(rel in ("same", "finer", "coarser") for rel, _ in relations):
             continue

@@ -128,8 +128,14 @@ TABLES: dict[str, PolarityWords] = {
         ),
         PolarityWords(
             code="fr",
-            up=_w("bénéfice bénéfices excédent hausse augmentation progression positif positive"),
-            down=_w("perte pertes déficit baisse diminution recul négatif négative"),
+            up=_w(
+                "bénéfice bénéfices excédent hausse augmentation progression positif positive augmenté augmente "
+                "augmentée progressé progresse grimpé"
+            ),
+            down=_w(
+                "perte pertes déficit baisse diminution recul négatif négative diminué diminue diminuée "
+                "baissé reculé recule chuté"
+            ),
             endpoint=_w("à que"),
             negation=_w("pas aucun aucune sans"),
             filler=_w("de d en net nette"),
@@ -280,6 +286,11 @@ def _one_sided(text: str, table: dict[str, int]) -> Polarity | None:
             return None
         found = found or Polarity(sign, m.group(0))
     return found
+
+
+def expected_words(text: str) -> Polarity | None:
+    """The sign a text's own polarity words state when they all agree, or None."""
+    return _one_sided(text[:2000], _lexicon().sign)
 
 
 def asks_for_a_fall(question: str | None) -> bool:
