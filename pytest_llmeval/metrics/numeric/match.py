@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_llmeval.errors import GraderError
 from pytest_llmeval.metrics.base import MetricResult, enforce
-from pytest_llmeval.metrics.numeric import polarity
+from pytest_llmeval.metrics.numeric import labels, polarity
 from pytest_llmeval.metrics.numeric.candidates import Candidate, extract_values, zero_phrases
 from pytest_llmeval.metrics.numeric.comparison import (
     Reading,
@@ -357,7 +357,8 @@ def _numeric_match(
     def compare(c: Candidate) -> Reading:
         return _read_against(gold, c, hints, resp_scale, tol, mode, percent_mode, gold_interps)
 
-    ok, found, reading, how = _compare_selected(compare, chosen, extras, how)
+    selected = _compare_selected(compare, chosen, extras, how)
+    ok, found, reading, how = selected if match == "any" else _asked_label(compare, response, cands, question, selected)
     found_val, note = reading.value, reading.note
     found_currency = _currency_as_expected(found, exp_currency)
     unit_match = _unit_match(gold, found, exp_currency, found_currency)
@@ -395,6 +396,24 @@ def _numeric_match(
             "percent": percent_mode,
             "match": match,
         },
+    )
+
+
+def _asked_label(
+    compare: Callable[[Candidate], Reading],
+    response: str,
+    cands: list[Candidate],
+    question: str | None,
+    selected: tuple[bool, Candidate, Reading, str],
+) -> tuple[bool, Candidate, Reading, str]:
+    """"- Revenue: 1.5B\n- Profit: 500M" for "What was revenue?": the figure tied to what was
+    asked is graded where the selected one is tied to another label."""
+    found = selected[1]
+    asked = labels.asked_figure(response, cands, found, question)
+    if asked is None:
+        return selected
+    return _compare_selected(
+        compare, [asked], [], f"the figure tied to the question's words, not {found.raw!r} tied to another label"
     )
 
 
