@@ -150,6 +150,27 @@ def _pole_pairs(
     return out
 
 
+# Sentences without a figure: (question, gold side, the other side, right restatements of the gold)
+_WORDED = [
+    ("How did the company do in 2023?", "The company made a loss in 2023.", "The company made a profit in 2023.",
+     ["It made a loss in 2023.", "In 2023 the company posted a loss."]),
+    ("How did the company do in 2023?", "The company was profitable in 2023.", "The company was unprofitable in 2023.",
+     ["In 2023 the company made a profit."]),
+    ("How did revenue develop?", "Revenue increased in 2023.", "Revenue decreased in 2023.", ["Revenue rose in 2023."]),
+    ("How did margins develop?", "Margins declined in 2023.", "Margins improved in 2023.", ["Margins fell in 2023."]),
+    ("Hvordan gikk det med selskapet?", "Selskapet gikk med underskudd i 2023.", "Selskapet gikk med overskudd i 2023.",
+     ["I 2023 fikk selskapet et underskudd."]),
+    ("Hur gick det för bolaget?", "Bolaget gick med förlust 2023.", "Bolaget gick med vinst 2023.",
+     ["Bolaget redovisade en förlust 2023."]),
+    ("Hvordan gik det for selskabet?", "Selskabet gav underskud i 2023.", "Selskabet gav overskud i 2023.",
+     ["I 2023 gav selskabet underskud."]),
+    ("Wie lief das Geschäftsjahr?", "Das Unternehmen schrieb 2023 Verluste.", "Das Unternehmen schrieb 2023 Gewinne.",
+     ["2023 machte das Unternehmen Verlust."]),
+    ("Comment s'est passée l'année ?", "La société a été déficitaire en 2023.", "La société a été bénéficiaire en 2023.",
+     ["En 2023, la société a subi une perte."]),
+]
+
+
 def polarity_variants() -> list[Variant]:
     out = _pole_pairs(_EN_NOUNS, _EN_NOUN_TEMPLATES, _AMOUNTS, "What was Acme's net result for 2023?", "Acme")
     out += _pole_pairs(_EN_VERBS, _EN_VERB_TEMPLATES, _RATES, "How did Acme's revenue change in 2023?", "Acme")
@@ -163,6 +184,10 @@ def polarity_variants() -> list[Variant]:
         Variant("polarity", "What was the profit for 2023?", "A profit of $450 million.", "A $450 million loss.", False),
         Variant("polarity", "How much did revenue grow in 2023?", "It grew 12.5%.", "Revenue declined by 12.5%.", False),
     ]
+    for question, gold, other, same in _WORDED:
+        out.append(Variant("polarity", question, gold, other, False))
+        out.append(Variant("polarity", question, other, gold, False))
+        out += [Variant("polarity", question, gold, answer, True) for answer in same]
     for lang in _LANGUAGES:
         out += _pole_pairs(lang.nouns, lang.noun_templates, [(lang.amount, lang.amount)], lang.question_result, lang.co)
         out += _pole_pairs(lang.verbs, lang.verb_templates, [(lang.rate, lang.rate)], lang.question_change, lang.co)
@@ -235,6 +260,14 @@ _FIGURES: list[tuple[str, str, str, list[str], list[str]]] = [
     ("Hva er redusert mva-sats for matvarer?", "Matvarer har redusert sats, {f}.", "15 prosent", ["15 %"], ["12 prosent", "25 %"]),
     ("Wie hoch ist der ermäßigte Steuersatz?", "Der ermäßigte Satz beträgt {f}.", "7 %", ["7 Prozent"], ["19 %", "5 Prozent"]),
 ]
+_FIGURES += [
+    ("What was the interest rate on the notes?", "The notes carry interest at {f}.", "4.25%", ["4.25 percent"], ["4.5%", "3.75%"]),
+    ("How many shares were repurchased?", "Acme repurchased {f} shares.", "12.6 million", ["12,600,000"], ["16.2 million", "10 million"]),
+    ("What was the order backlog?", "Backlog stood at {f}.", "€2.4 billion", ["EUR 2.4 billion", "€2,400 million"], ["€2.9 billion", "€1.4 billion"]),
+    ("What was the payout ratio?", "The payout ratio was {f}.", "62%", ["62 percent"], ["58%", "26%"]),
+    ("Vad var rörelsemarginalen?", "Rörelsemarginalen var {f}.", "11,2 procent", ["11,2 %"], ["12,1 procent", "9,8 %"]),
+    ("Wie viele Mitarbeiter hatte die Gruppe?", "Die Gruppe hatte {f} Mitarbeiter.", "8.400", ["8400"], ["4.800", "9.100"]),
+]
 _FIGURE_FRAMES = ["{g}", "The answer: {g}", "Per the filing, {g}", "{g} That is the figure reported."]
 
 
@@ -283,28 +316,34 @@ def label_variants() -> list[Variant]:
 
 
 # ---------------------------------------------------------------- explanations
-# (question, gold, answer written from a value, answer value, gold value)
+# (question, gold, gold value, answer template, the unit the answer's number is written in)
 _EXPLAINED = [
-    ("What was revenue in USD millions?", "3,600", "Revenue was ${v} billion.", 3.42, 3600.0, 1000.0),
-    ("What was revenue in USD millions?", "3,600", "Revenue was ${v} billion.", 3.6, 3600.0, 1000.0),
-    ("What is the FY2018 capital expenditure (in USD millions)?", "$1577.00", "Capex was ${v} billion.", 1.577, 1577.0, 1000.0),
-    ("What is the FY2018 capital expenditure (in USD millions)?", "$1577.00", "Capex was ${v} billion.", 1.4, 1577.0, 1000.0),
-    ("What was net income (USD thousands)?", "94,890", "Net income was ${v} million.", 99.63, 94890.0, 1000.0),
-    ("What was net income?", "$250 million", "Net income was ${v} million.", 260.0, 250.0, 1.0),
-    ("What was net income?", "$250 million", "Net income was ${v} million.", 200.0, 250.0, 1.0),
-    ("What was the operating margin?", "18.0%", "The operating margin was {v}%.", 17.1, 18.0, 1.0),
-    ("What was the operating margin?", "18.0%", "The operating margin was {v}%.", 18.0, 18.0, 1.0),
-    ("How much cash was held (in USD billions)?", "12.5", "Cash was ${v} million.", 11875.0, 12.5, 0.001),
+    ("What was revenue in USD millions?", "3,600", 3600.0, "Revenue was ${v} billion.", 1000.0),
+    ("What is the FY2018 capital expenditure (in USD millions)?", "$1577.00", 1577.0, "Capex was ${v} billion.", 1000.0),
+    ("What was net income (USD thousands)?", "94,890", 94890.0, "Net income was ${v} million.", 1000.0),
+    ("What was net income?", "$250 million", 250.0, "Net income was ${v} million.", 1.0),
+    ("What was the operating margin?", "18.0%", 18.0, "The operating margin was {v}%.", 1.0),
+    ("How much cash was held (in USD billions)?", "12.5", 12.5, "Cash was ${v} million.", 0.001),
+    ("What was the net result for 2023?", "A net loss of $3.2 million", 3.2, "Acme reported a net loss of ${v} million.", 1.0),
+    ("Hvor stor var omsetningen?", "4 200 millioner kroner", 4200.0, "Omsetningen var {v} milliarder kroner.", 1000.0),
 ]
+_GAPS = (0.0, 0.03, -0.05, 0.12, -0.3, 0.6)  # relative distance of the answer's value from the gold
+
+
+def _written(value: float) -> str:
+    return f"{value:.4g}" if abs(value) < 1e4 else f"{value:.0f}"
 
 
 def explanation_variants() -> list[Variant]:
     out = []
-    for question, gold, template, value, gold_value, unit in _EXPLAINED:
-        said = value * unit
-        diff = abs(said - gold_value) / abs(gold_value) * 100
-        answer = template.format(v=f"{value:g}")
-        out.append(Variant("explanation", question, gold, answer, diff <= 1.0, difference=diff))
+    for question, gold, gold_value, template, unit in _EXPLAINED:
+        for gap in _GAPS:
+            said = gold_value * (1 + gap)
+            number = _written(said / unit)
+            value = float(number) * unit
+            diff = abs(value - gold_value) / abs(gold_value) * 100
+            number = number.replace(".", ",") if "kroner" in template else number
+            out.append(Variant("explanation", question, gold, template.format(v=number), gap == 0.0, difference=diff))
     return out
 
 
@@ -365,6 +404,7 @@ def records(v: Variant, key: str) -> dict[str, dict[str, object]]:
 class PathVerdict:
     passed: bool  # gate view: the tier passes and the sample is decided
     explanation: str
+    review: bool = False  # needs review (undecided)
 
 
 def grade_paths(v: Variant, rubric: object) -> dict[str, PathVerdict]:
@@ -384,8 +424,9 @@ def grade_paths(v: Variant, rubric: object) -> dict[str, PathVerdict]:
                 history += [{"role": "user", "content": turn["user"]}, {"role": "assistant", "content": turn.get("response")}]
         else:
             graded = rubric.grade(sample, Answer(text=str(sample.response), source="response"))  # type: ignore[attr-defined]
-        passed = graded.tier in ("pass", "acceptable") and not graded.record.get("needs_review")
-        out[path] = PathVerdict(passed, graded.components["accuracy"].reason)
+        review = bool(graded.record.get("needs_review"))
+        passed = graded.tier in ("pass", "acceptable") and not review
+        out[path] = PathVerdict(passed, graded.components["accuracy"].reason, review)
     return out
 
 

@@ -54,10 +54,12 @@ TABLES: dict[str, PolarityWords] = {
             code="en",
             up=_w(
                 "profit profits profitable earned gain gains gained surplus increase increased increases "
+                "profit-making "
                 "rise rises rose risen grew growth climbed jumped expanded up positive"
             ),
             down=_w(
                 "loss losses lost deficit deficits shortfall decrease decreased decreases decline "
+                "unprofitable loss-making "
                 "declined declines fell fall falls fallen drop dropped drops shrank shrunk slipped slid "
                 "sank plunged tumbled contracted contraction reduction down negative"
             ),
@@ -130,11 +132,11 @@ TABLES: dict[str, PolarityWords] = {
             code="fr",
             up=_w(
                 "bénéfice bénéfices excédent hausse augmentation progression positif positive augmenté augmente "
-                "augmentée progressé progresse grimpé"
+                "augmentée progressé progresse grimpé bénéficiaire"
             ),
             down=_w(
                 "perte pertes déficit baisse diminution recul négatif négative diminué diminue diminuée "
-                "baissé reculé recule chuté"
+                "baissé reculé recule chuté déficitaire"
             ),
             endpoint=_w("à que"),
             negation=_w("pas aucun aucune sans"),
