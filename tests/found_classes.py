@@ -303,8 +303,27 @@ _LABEL_TEMPLATES = [
 ]
 
 
+# Textual golds with two labelled figures: (label 1, label 2, value 1, value 2, another value of label 2's kind)
+_TEXT_LABELS = [
+    ("US sales", "international sales", "3.0%", "0.6%", "9.1%"),
+    ("gross margin", "operating margin", "42.1%", "18.4%", "21.3%"),
+    ("Americas revenue", "Europe revenue", "$4.2 billion", "$2.7 billion", "$3.1 billion"),
+    ("operating cash flow", "free cash flow", "$5.6 billion", "$2.2 billion", "$2.9 billion"),
+]
+_TEXT_RIGHT = ["{L2} came in at {v2}, while {l1} was {v1}.", "{L1}: {v1}. {L2}: {v2}.", "- {L1}: {v1}\n- {L2}: {v2}"]
+_TEXT_WRONG = ["{L1} was {v1}, while {l2} was {v3}.", "{L1}: {v1}. {L2}: {v3}.", "- {L1}: {v1}\n- {L2}: {v3}",
+               "{L2} came in at {v3}; {l1} at {v1}."]
+
+
 def label_variants() -> list[Variant]:
     out = []
+    for l1, l2, v1, v2, v3 in _TEXT_LABELS:
+        gold = f"{_cap(l1)} was {v1} and {l2} was {v2}."
+        question = f"How did {l1} compare with {l2}?"
+        for templates, correct in ((_TEXT_RIGHT, True), (_TEXT_WRONG, False)):
+            for t in templates:
+                answer = t.format(l1=l1, l2=l2, L1=_cap(l1), L2=_cap(l2), v1=v1, v2=v2, v3=v3)
+                out.append(Variant("label", question, gold, answer, correct))
     for l1, l2, v1, v2, g1, g2 in _LABELS:
         for template in _LABEL_TEMPLATES:
             answer = template.format(l1=l1, l2=l2, L1=_cap(l1), L2=_cap(l2), v1=v1, v2=v2)

@@ -509,11 +509,16 @@ def _figure_signals(
     response_kinds = {c.percent for c in stated(response)}
     from pytest_llmeval.metrics.freetext.contradiction import (
         figure_conflict,
+        label_conflict,
         period_conflict,
         polarity_conflict,
     )
 
     conflict = figure_conflict(keys, stated(response), q_vals, gold_part) if keys and not key_matched else ""
+    if not conflict and missing:
+        # "international sales grew 9.1%" for "international sales decline of 0.6%": another figure
+        # tied to the label of a key figure the answer does not state
+        conflict = label_conflict(gold_part, response, missing, question)
     return {
         "gold_numeric": False,
         "final_match": None,

@@ -290,6 +290,12 @@ def _one_sided(text: str, table: dict[str, int]) -> Polarity | None:
     return found
 
 
+@lru_cache(maxsize=1)
+def sign_stems() -> frozenset[str]:
+    """The five-letter stems of every polarity word (the label stage's stems)."""
+    return frozenset(w[:5] for w in _lexicon().sign)
+
+
 def expected_words(text: str) -> Polarity | None:
     """The sign a text's own polarity words state when they all agree, or None."""
     return _one_sided(text[:2000], _lexicon().sign)

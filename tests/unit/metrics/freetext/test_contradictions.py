@@ -275,3 +275,43 @@ def test_another_period_vetoes_a_short_textual_gold(question: str, expected: str
 def test_the_same_period_or_one_the_question_names_is_no_conflict(question: str, expected: str, response: str) -> None:
     verdict = answer_correctness(response, expected, question=question, judge="offline")
     assert "names a different" not in verdict.explanation
+
+
+# ---------------------------------------------------------------- another figure tied to a gold figure's label
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "US sales growth was 3.0%, while international sales growth was 9.1%.",
+        "- US sales: up 3.0%\n- International sales: up 9.1%",
+        "International sales rose 9.1%; US sales rose 3.0%.",
+    ],
+)
+def test_another_figure_tied_to_a_key_figures_label_vetoes(response: str) -> None:
+    from pytest_llmeval.metrics.freetext.correctness import answer_correctness
+
+    verdict = answer_correctness(
+        response, "US sales increased 3.0% vs international sales decline of 0.6%.",
+        question="How did US sales growth compare to international sales growth?", judge="offline",
+    )
+    assert not verdict.passed
+    assert "ties" in verdict.explanation
+
+
+@pytest.mark.parametrize(
+    ("gold", "response"),
+    [
+        ("US sales increased 3.0% vs international sales decline of 0.6%.",
+         "US sales rose 3.0% and international sales fell 0.6%."),
+        # the gold's figure at a coarser display, beside the same label of another year
+        ("Effective tax rate in FY2022 was 0.62%, compared to -14.76% in FY2021.",
+         "The effective tax rate was (0.6)% in FY2022, against 14.8% in FY2021."),
+    ],
+)
+def test_the_gold_figure_under_its_label_is_no_label_conflict(gold: str, response: str) -> None:
+    from pytest_llmeval.metrics.freetext.contradiction import label_conflict
+    from pytest_llmeval.metrics.numeric.candidates import extract_values
+
+    missing = [c for c in extract_values(gold) if not c.ignored]
+    assert label_conflict(gold, response, missing, None) == ""
