@@ -110,7 +110,8 @@ def _asked(question: str) -> frozenset[str]:
 def asked_figure(text: str, cands: list[Candidate], found: Candidate, question: str | None) -> Candidate | None:
     """The figure tied to what the question asks when the reported one (``found``) is tied to
     something else: ``found`` has a label not made of the question's words, and the values whose
-    labels are all question words are one value. None otherwise."""
+    labels are all question words, and more of them than ``found``'s label holds, are one value.
+    None otherwise."""
     if not question:
         return None
     asked = _asked(question)
@@ -124,11 +125,12 @@ def asked_figure(text: str, cands: list[Candidate], found: Candidate, question: 
     if not own or own <= asked:
         return None
     # named by the question's words, and by one the reported figure's label lacks
-    # of the reported figure's kind ("5.4%" growth is not the "$99.8 billion" net income it grew to)
+    # of the reported figure's kind ("5.4%" growth is not the "$99.8 billion" net income it grew to),
+    # and naming more of what was asked than the reported figure's label does
     named = [
         eligible[k] for k, label in labels.items()
-        if label <= asked and label - own and eligible[k].percent == found.percent
-        and bool(eligible[k].currency) == bool(found.currency)
+        if label <= asked and label - own and len(label) > len(own & asked)
+        and eligible[k].percent == found.percent and bool(eligible[k].currency) == bool(found.currency)
     ]
     values = {round(c.value, 9) for c in named}
     if len(values) != 1 or round(found.value, 9) in values:

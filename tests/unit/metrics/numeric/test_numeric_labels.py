@@ -50,3 +50,13 @@ def test_a_computed_answer_keeps_its_figure() -> None:
         "ROA = -($546 million) / $35,663 million = -0.0153 or -1.53%."
     )
     assert numeric_match(answer, "-0.02", question=question, tolerance=0.3).found_value != pytest.approx(38363e6)
+
+
+def test_a_label_restating_the_question_names_no_more_than_the_answers_own() -> None:
+    """A noun-phrase question restated before a threshold ("most consecutive games with 20+ points")
+    does not outweigh the label of the figure the answer gives ("126 consecutive games")."""
+    answer = (
+        "The record for most consecutive games with 20+ points in NBA history is held by Wilt Chamberlain, "
+        "who scored 20 or more points in 126 consecutive games from 1964-1966."
+    )
+    assert numeric_match(answer, "126", question="most consecutive games with 20+ points - nba history").passed
