@@ -220,6 +220,22 @@ _PERIODS: list[tuple[str, list[str], list[str]]] = [
      ["the year ended 30 June 2022", "the year ended June 30, 2024", "the year ended 31 December 2023",
       "the fiscal year ended 2022-06-30"]),
 ]
+_PERIODS += [
+    ("Når var rekordkvartalet?", ["3. kvartal 2022", "tredje kvartal 2022", "Q3 2022"],
+     ["2. kvartal 2022", "fjerde kvartal 2022", "3. kvartal 2021"]),
+    ("Når ble nedskrivningen bokført?", ["første halvår 2023", "1. halvår 2023", "H1 2023"],
+     ["andre halvår 2023", "2. halvår 2023", "første halvår 2022"]),
+    ("Hvilket regnskapsår satte rekord?", ["regnskapsåret 2022", "FY2022"], ["regnskapsåret 2021", "FY2023"]),
+    ("Når avsluttet regnskapsåret?", ["30. juni 2023", "30.06.2023", "2023-06-30"],
+     ["30. juni 2022", "31. desember 2023", "30. mai 2023"]),
+    ("När var rekordkvartalet?", ["tredje kvartalet 2022", "Q3 2022"], ["andra kvartalet 2022", "fjärde kvartalet 2022"]),
+    ("Wann wurde der Rekord erzielt?", ["im dritten Quartal 2022", "3. Quartal 2022", "Q3 2022"],
+     ["im zweiten Quartal 2022", "4. Quartal 2022", "im dritten Quartal 2021"]),
+    ("Wann endete das Geschäftsjahr?", ["30. September 2023", "2023-09-30"], ["30. September 2022", "31. März 2023"]),
+    ("Quand le record a-t-il été atteint ?", ["au troisième trimestre 2022", "T3 2022 (troisième trimestre 2022)"],
+     ["au deuxième trimestre 2022", "au quatrième trimestre 2022", "au troisième trimestre 2021"]),
+    ("Quand l'exercice s'est-il clos ?", ["le 30 juin 2023", "2023-06-30"], ["le 30 juin 2022", "le 31 décembre 2023"]),
+]
 _PERIOD_FRAMES = [
     ("{p}", "{p}"),
     ("{P}.", "It was {p}."),
