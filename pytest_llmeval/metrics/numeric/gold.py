@@ -248,7 +248,7 @@ def _parse_gold_text(text: str, question: str | None) -> _Gold | None:
         and text.strip().rstrip(".").endswith(")")
     ):
         value = -abs(value)
-    word_sign = pick.sign_source == "word" or (value > 0 and _labelled_fall(text))
+    word_sign = pick.sign_source == "word"
     if word_sign:
         value = -abs(value)
     bare = pick.scale_word is None and not pick.percent
@@ -264,20 +264,6 @@ def _parse_gold_text(text: str, question: str | None) -> _Gold | None:
         unit,
         word_sign,
     )
-
-
-_LABEL_WORDS = 8  # a gold this short is one figure and its label ("Decrease in revenue: 3.4%")
-
-
-def _labelled_fall(text: str) -> bool:
-    """A short gold whose own polarity words all state a loss or fall, wherever they stand
-    ("Fehlbetrag: 12 Millionen Euro"): its figure is the size of that loss."""
-    from pytest_llmeval.metrics.numeric import polarity
-
-    if len(text.split()) > _LABEL_WORDS:
-        return False
-    said = polarity.expected_words(text)
-    return said is not None and said.sign < 0
 
 
 def _gold_kind(g: _Gold, hints: _QuestionHints) -> str:

@@ -331,7 +331,7 @@ def _numeric_match(
     partial_credit: bool = False,
 ) -> NumericMatch:
     """Read the gold, read the answer's figures, select the one stated as the answer, compare."""
-    gold = _parse_gold(expected, question)
+    gold = polarity.labelled_fall(_parse_gold(expected, question), expected)
     cands = _read_figures(response, gold, question, locale)
     exp_repr = expected if isinstance(expected, str) else repr(expected)
     if gold is None:

@@ -9,6 +9,7 @@ the other way. The words live in one table per language (:data:`TABLES`).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -299,6 +300,26 @@ def sign_stems() -> frozenset[str]:
 def expected_words(text: str) -> Polarity | None:
     """The sign a text's own polarity words state when they all agree, or None."""
     return _one_sided(text[:2000], _lexicon().sign)
+
+
+_LABEL_WORDS = 8  # a gold this short is one figure and its label ("Decrease in revenue: 3.4%")
+
+
+def labelled_fall(gold: _Gold | None, expected_text: object) -> _Gold | None:
+    """A short gold whose own polarity words all state a loss or fall, wherever they stand
+    ("Fehlbetrag: 12 Millionen Euro"): its figure is the size of that loss (signed by its words)."""
+    if (
+        gold is None
+        or gold.value <= 0
+        or gold.word_sign
+        or not isinstance(expected_text, str)
+        or len(expected_text.split()) > _LABEL_WORDS
+    ):
+        return gold
+    said = expected_words(expected_text)
+    if said is None or said.sign > 0:
+        return gold
+    return dataclasses.replace(gold, value=-gold.value, word_sign=True)
 
 
 def asks_for_a_fall(question: str | None) -> bool:
