@@ -1,7 +1,7 @@
 """Risk-coverage of the offline judge, cross-validated by question, and the fit of its learned values.
 
 Usage:  python benchmarks/risk_coverage.py --data ../shared/data [--folds 5] [--target 0.08]
-        [--confidence 0.8] [--refit-cuts]
+        [--confidence 0.8] [--refit-cuts] [--group-by question company type]
 
 The offline judge (``answer_correctness``) learns the logistic weights of the evidence no rule
 decides (``correctness.TEXT_WEIGHTS``, fitted on FinanceBench text rows) and the abstention bands
@@ -11,7 +11,11 @@ evidence from even odds up to the threshold is not decided (needs review, or the
 fitting folds too. Tolerances are conventions and are not fitted.
 
 Rows are grouped by question; each fold's questions are held out together, so no question both
-fits and scores. Per fold the weights are fitted on the other folds' FinanceBench rows and the
+fits and scores. ``--group-by`` adds harder splits of the FinanceBench questions (their company and
+type come from ``financebench_dev_questions.jsonl``): ``company`` holds out every question of a
+fold's companies together, ``type`` leaves one question type out at a time (the other sets' questions
+are dealt into as many folds); each prints its FinanceBench figures beside the by-question ones. A
+rule or weight that holds by question and not by company or type is tuned to the dev questions. Per fold the weights are fitted on the other folds' FinanceBench rows and the
 thresholds are chosen on the other folds' rows of every set: the most decided whose false passes
 among decided wrong answers stay at or under ``--target`` on each set with ``--confidence``
 one-sided (Clopper-Pearson) confidence. The held-out fold is then graded by the default rubric
@@ -44,7 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from eval_answer_correctness import fit_logistic
 from eval_verdicts import SETS, default_settings
-from shared_data import data_file
+from shared_data import data_file, read_jsonl
 
 from pytest_llmeval.components import ComponentRegistry, _alias_rank
 from pytest_llmeval.metrics.base import MetricResult
@@ -112,14 +116,59 @@ def load(name: str, data: Path, rubric: Rubric) -> list[Row]:
     return rows
 
 
-def folds_of(rows: list[Row], n: int) -> list[int]:
-    """Fold of each row: its question's, questions shuffled once (seed 13) and dealt round-robin per set."""
+def folds_of(rows: list[Row], n: int, unit: Callable[[Row], str] | None = None) -> list[int]:
+    """Fold of each row: its unit's (its question by default), units shuffled once (seed 13) and dealt
+    round-robin per set."""
+    unit = unit or (lambda r: r.group)
     fold: dict[str, int] = {}
     for name in dict.fromkeys(r.set for r in rows):
-        groups = sorted({r.group for r in rows if r.set == name})
-        random.Random(13).shuffle(groups)
-        fold.update({g: i % n for i, g in enumerate(groups)})
-    return [fold[r.group] for r in rows]
+        units = sorted({unit(r) for r in rows if r.set == name})
+        random.Random(13).shuffle(units)
+        fold.update({u: i % n for i, u in enumerate(units)})
+    return [fold[unit(r)] for r in rows]
+
+
+GROUPINGS = ("question", "company", "type")
+
+
+def financebench_questions(data: Path) -> dict[str, dict[str, str]]:
+    """Company and question type of each FinanceBench dev question, by question id."""
+    path = data_file(data, "financebench_dev_questions.jsonl", script="risk_coverage.py")
+    return {
+        str(q["id"]): {"company": str(q.get("company") or "?"), "type": str(q.get("question_type") or "?")}
+        for q in read_jsonl(path)
+    }
+
+
+def grouped_folds(rows: list[Row], grouping: str, n: int, questions: dict[str, dict[str, str]]) -> tuple[list[int], int]:
+    """Folds of a grouping and their number: FinanceBench questions held out by question, by company
+    (companies dealt into ``n`` folds) or one question type a fold; the other sets by question."""
+    if grouping == "question":
+        return folds_of(rows, n), n
+
+    def about(r: Row) -> str:
+        return questions.get(r.group.split(":", 1)[1], {}).get(grouping, "?")
+
+    if grouping == "company":
+        return folds_of(rows, n, lambda r: about(r) if r.set == "financebench" else r.group), n
+    types = sorted({about(r) for r in rows if r.set == "financebench"})
+    others = folds_of(rows, len(types))
+    return [types.index(about(r)) if r.set == "financebench" else others[k] for k, r in enumerate(rows)], len(types)
+
+
+def cross_validate(
+    rows: list[Row], fold: list[int], n: int, rubric: Rubric, args: argparse.Namespace
+) -> tuple[dict[int, Outcome], list[Fit]]:
+    """Each fold graded with the values fitted on the other folds: out-of-fold outcomes and the fits."""
+    everything = range(len(rows))
+    cv: dict[int, Outcome] = {}
+    fits: list[Fit] = []
+    for f in range(n):
+        train = [k for k in everything if fold[k] != f]
+        test = [k for k in everything if fold[k] == f]
+        fits.append(fit(rows, train, args.target, args.confidence, args.refit_cuts))
+        cv.update(grade_rows(rows, test, rubric, fits[-1]))
+    return cv, fits
 
 
 def fit_weights(rows: list[Row], ks: list[int]) -> tuple[float, ...]:
@@ -348,25 +397,21 @@ def main() -> None:
                     help="one-sided confidence that the fitting rows' rate is under the target (default 0.8)")
     ap.add_argument("--refit-cuts", action="store_true",
                     help="also choose the rules' inclusion cuts on the fitting folds (slower)")
+    ap.add_argument("--group-by", nargs="+", choices=GROUPINGS, default=["question"],
+                    help="how FinanceBench questions are held out: by question, company, or type (default question)")
     args = ap.parse_args()
     for name in ("financebench_dev.jsonl", "openqa_dev.jsonl", "numeric_dev.jsonl"):
         data_file(args.data, name, script="risk_coverage.py")  # one line naming a missing file
+    questions = financebench_questions(args.data) if set(args.group_by) - {"question"} else {}
     t0 = time.perf_counter()
     rubric = Rubric(default_settings(), GraderRegistry(), judge=None, components=ComponentRegistry())
     rows = [r for name in ("financebench", "openqa", "numeric") for r in load(name, args.data, rubric)]
-    fold = folds_of(rows, args.folds)
     everything = list(range(len(rows)))
 
     fit_all = fit(rows, everything, args.target, args.confidence, args.refit_cuts)
     in_sample = grade_rows(rows, everything, rubric, fit_all)
-
-    cv: dict[int, Outcome] = {}
-    fold_fits: list[Fit] = []
-    for f in range(args.folds):
-        train = [k for k in everything if fold[k] != f]
-        test = [k for k in everything if fold[k] == f]
-        fold_fits.append(fit(rows, train, args.target, args.confidence, args.refit_cuts))
-        cv.update(grade_rows(rows, test, rubric, fold_fits[-1]))
+    fold, folds = grouped_folds(rows, "question", args.folds, questions)
+    cv, fold_fits = cross_validate(rows, fold, folds, rubric, args)
 
     print(
         f"offline judge, {args.folds} folds grouped by question; band: false passes among decided <= {args.target:.0%} "
@@ -393,6 +438,15 @@ def main() -> None:
             return outs
 
         print("\n".join(curve(members, outs_for, [ff.band for ff in fold_fits])))
+    if args.group_by != ["question"]:
+        ks = [k for k in everything if rows[k].set == "financebench"]
+        members = [rows[k] for k in ks]
+        print("\nfinancebench, transfer: cross-validated with questions held out by each grouping")
+        print(line("in-sample", figures(members, [in_sample[k] for k in ks])))
+        for grouping in args.group_by:
+            g_fold, g_folds = (fold, folds) if grouping == "question" else grouped_folds(rows, grouping, args.folds, questions)
+            g_cv = cv if grouping == "question" else cross_validate(rows, g_fold, g_folds, rubric, args)[0]
+            print(line(f"by {grouping} ({g_folds})", figures(members, [g_cv[k] for k in ks])))
     print(f"\n({time.perf_counter() - t0:.0f}s)")
 
 

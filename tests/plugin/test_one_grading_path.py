@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import write_suite
+from tests.found_classes import PATHS, Variant, records, variants
 
 pytest_plugins = ["pytester"]
 
@@ -77,3 +78,32 @@ def test_every_path_gives_the_same_verdict(pytester: pytest.Pytester, plugin_arg
         }
     differing = {k: v for k, v in verdicts.items() if len(set(v.values())) > 1}
     assert not differing
+
+
+def _variant_sample(every: int = 9) -> list[Variant]:
+    """Every ``every``-th found-class variant (the open label and figure forms apart)."""
+    from tests.unit.metrics.freetext.test_found_classes import _open
+
+    return [v for v in variants() if not _open(v) and v.difference is None][::every]
+
+
+def test_found_class_variants_same_and_right_on_every_path(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
+    """Hidden variants of the found classes (polarity words, other periods, another figure, figures
+    tied to labels) in a gold-file run: each path decides as labelled; a right answer written
+    another way may be left to review, never failed."""
+    sample = _variant_sample()
+    write_suite(pytester, [r for i, v in enumerate(sample) for r in records(v, str(i)).values()])
+    pytester.runpytest(*plugin_args, "--llm-report=r.json", "-p", "no:randomly")
+    report = json.loads((pytester.path / "r.json").read_text())
+    by_id = {r["sample_id"]: r for r in report["sample_results"]}
+    wrong = []
+    for i, v in enumerate(sample):
+        rows = {p: by_id[f"{p}-{i}"] for p in PATHS}
+        tiers = {p: (r["turns"][1]["tier"] if p == "turn" else r["status"]) for p, r in rows.items()}
+        review = {p: bool(r.get("needs_review")) for p, r in rows.items()}
+        passed = {p: _passed(tiers[p]) and not review[p] for p in PATHS}
+        undecided_right = v.correct and review["single"]
+        if any(passed[p] != v.correct for p in PATHS) and not undecided_right:
+            wrong.append((v.cls, v.expected, v.answer, v.correct, passed))
+    assert len(sample) >= 60
+    assert not wrong, wrong[:5]

@@ -8,6 +8,7 @@ only turn a verdict into a fail, never into a pass.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -48,6 +49,47 @@ def figure_conflict(keys: list[Candidate], said: list[Candidate], asked: list[fl
                 f"0/{len(keys)} key figure(s) of the expected answer stated, and a different one: "
                 f'the response states "{c.raw}" where the expected answer states "{g.raw}"'
             )
+    return ""
+
+
+def _name(label: frozenset[str] | None, signed: frozenset[str]) -> frozenset[str]:
+    """What a label names without its polarity words ("international sales" of "international sales decline")."""
+    return frozenset(w for w in label or () if w not in signed)
+
+
+def _same_size(a: Candidate, b: Candidate, values_agree: Callable[[float, float], bool]) -> bool:
+    """Sizes that agree, or differ by no more than the rounding of the coarser display."""
+    return values_agree(abs(a.value), abs(b.value)) or abs(abs(a.value) - abs(b.value)) <= max(a.ulp, b.ulp) / 2 * (1 + 1e-9)
+
+
+def label_conflict(gold: str, answer: str, missing: list[Candidate], question: str | None) -> str:
+    """Why the answer ties another figure to the label of a key figure it does not state, or "":
+    "international sales growth was 9.1%" where a short factual gold says "international sales
+    decline of 0.6%". Labels of two or more words (polarity words apart) only: "sales" alone names
+    too much."""
+    if len(gold.split()) > SHORT_FACT_WORDS or not missing:
+        return ""
+    from pytest_llmeval.metrics.numeric.agreement import values_agree
+    from pytest_llmeval.metrics.numeric.candidates import extract_values
+    from pytest_llmeval.metrics.numeric.figure_labels import tie
+    from pytest_llmeval.metrics.numeric.polarity import sign_stems
+
+    signed = sign_stems()
+    gold_figures = [c for c in extract_values(gold, question=question) if not c.ignored]
+    gold_labels = tie(gold, gold_figures)
+    answer = answer[:20000]
+    said = [c for c in extract_values(answer, question=question) if not c.ignored]
+    said_labels = tie(answer, said)
+    wanted = {m.span for m in missing}
+    for i, g in enumerate(gold_figures):
+        name = _name(gold_labels.get(i), signed)
+        if g.span not in wanted or len(name) < 2:
+            continue
+        tied = [c for k, c in enumerate(said) if c.percent == g.percent and name <= _name(said_labels.get(k), signed)]
+        # "(0.6)%" for "0.62%" is the same figure at a coarser display; one such figure of the
+        # label (of several years, say) states the gold's
+        if tied and not any(_same_size(c, g, values_agree) for c in tied):
+            return f'the response ties "{tied[0].raw}" to the label the expected answer gives "{g.raw}"'
     return ""
 
 

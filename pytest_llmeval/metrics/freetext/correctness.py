@@ -33,6 +33,7 @@ from pytest_llmeval.errors import GraderError
 from pytest_llmeval.metrics.base import MetricResult, enforce
 from pytest_llmeval.metrics.freetext.calendar import MONTH_ALTERNATION, MONTHS
 from pytest_llmeval.metrics.freetext.fuzzy import fact_inclusion, swapped_words
+from pytest_llmeval.metrics.freetext.periods import identities, iso_dates, leads_period
 from pytest_llmeval.metrics.freetext.refusal import refusal_check
 
 if TYPE_CHECKING:
@@ -91,41 +92,15 @@ _SUMMARY_RE = re.compile(
 
 
 _MONTHS, _MONTH_ALT = MONTHS, MONTH_ALTERNATION  # one calendar table (calendar.py)
-_DATE_RES = (
-    (re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"), "ymd"),
-    (
-        re.compile(
-            rf"\b({_MONTH_ALT})\.? (\d{{1,2}})(?:st|nd|rd|th)?,? (\d{{4}})\b", re.IGNORECASE
-        ),
-        "mdy",
-    ),
-    (
-        re.compile(
-            rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({_MONTH_ALT})\.?,? (\d{{4}})\b", re.IGNORECASE
-        ),
-        "dmy",
-    ),
-    (re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b"), "m/d/y"),
-)
 
 
 def _dates(text: str) -> set[tuple[int, int, int]]:
-    """Calendar dates stated in ``text`` as (year, month, day)."""
-    out: set[tuple[int, int, int]] = set()
-    for regex, order in _DATE_RES:
-        for m in regex.finditer(text or ""):
-            a, b, c = m.groups()
-            if order == "ymd":
-                y, mo, d = int(a), int(b), int(c)
-            elif order == "mdy":
-                y, mo, d = int(c), _MONTHS[a.lower()], int(b)
-            elif order == "dmy":
-                y, mo, d = int(c), _MONTHS[b.lower()], int(a)
-            else:
-                y, mo, d = int(c), int(a), int(b)
-            if 1 <= mo <= 12 and 1 <= d <= 31:
-                out.add((y, mo, d))
-    return out
+    """Calendar dates stated in ``text`` as (year, month, day), in any form the period reader knows."""
+    return {
+        (ident.value[0], ident.value[1], ident.value[2])
+        for ident in identities((text or "")[:20000])[0]
+        if ident.kind == "date" and all(ident.value)
+    }
 
 
 _OPTIONS_RE = re.compile(
@@ -420,7 +395,8 @@ def analyse(
     p = {**PARAMS, **(params or {})}
     ref = refusal_check(response)
     gold_part = gold_answer_part(expected) if p["gold_answer_part"] else expected
-    inc = fact_inclusion(response, gold_part, question=question)
+    # one date written two ways shares its words ("30 June 2023", "2023-06-30")
+    inc = fact_inclusion(iso_dates(response), iso_dates(gold_part), question=question)
     framing = _framing_signals(response, ref.position if not ref.refusal else None, p)
     metric_question = bool(_METRIC_QUESTION_RE.search(question or ""))
     resp_rejects_metric = metric_question and _rejects_metric(response)
@@ -447,9 +423,23 @@ def analyse(
         metric_question=metric_question,
         gold_rejects_metric=metric_question and _rejects_metric(expected),
         resp_rejects_metric=resp_rejects_metric,
-        swapped=swapped_words(response, gold_part, inc.missing) if _short_answer(expected) else [],
+        swapped=_named_swaps(response, gold_part, inc.missing) if _short_answer(expected) else [],
         filing_dump=_is_filing_dump(response),
     )
+
+
+def _calendar_word(word: str) -> bool:
+    """A month name or a number: part of a date, which the period check compares as a whole."""
+    return word.lower().strip(".") in _MONTHS or word.isdigit()
+
+
+def _named_swaps(response: str, gold: str, missing: list[str]) -> list[tuple[str, str]]:
+    """Words the answer names in place of the gold's, dates apart ("Sept." for "September" and
+    "09" for "June" are dates written another way; the period check reads them)."""
+    return [
+        (g, said) for g, said in swapped_words(response, gold, missing)
+        if not (_calendar_word(g) or _calendar_word(said))
+    ]
 
 
 def _figure_signals(
@@ -481,7 +471,11 @@ def _figure_signals(
         }
 
     def stated(text: str | None) -> list[Any]:
-        return [c for c in extract_values(text or "", question=question) if not c.ignored]
+        # "3. kvartal 2022": the number of a quarter or half-year is no figure
+        return [
+            c for c in extract_values(text or "", question=question)
+            if not c.ignored and not leads_period((text or "")[c.span[0] :])
+        ]
 
     q_vals, r_vals = [c.value for c in stated(question)], [c.value for c in stated(response)]
     keys = [g for g in stated(gold_part) if not any(values_agree(g.value, q) for q in q_vals)]
@@ -495,11 +489,16 @@ def _figure_signals(
     response_kinds = {c.percent for c in stated(response)}
     from pytest_llmeval.metrics.freetext.contradiction import (
         figure_conflict,
+        label_conflict,
         period_conflict,
         polarity_conflict,
     )
 
     conflict = figure_conflict(keys, stated(response), q_vals, gold_part) if keys and not key_matched else ""
+    if not conflict and missing:
+        # "international sales grew 9.1%" for "international sales decline of 0.6%": another figure
+        # tied to the label of a key figure the answer does not state
+        conflict = label_conflict(gold_part, response, missing, question)
     return {
         "gold_numeric": False,
         "final_match": None,

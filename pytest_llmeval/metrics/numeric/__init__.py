@@ -4,7 +4,8 @@ The stages, one module each, in order; a stage imports only the stages before it
 :mod:`.locale_tables` (the number words of each language: scales, percent and sign words),
 :mod:`.tokens` (numbers, words and separators of any script), :mod:`.candidates` (each stated
 figure with its scale, sign and currency), :mod:`.roles` (what a figure is: the answer, an input,
-a year, a page), :mod:`.selection` (which figure is the answer), :mod:`.gold` (the gold, read as
+a year, a page), :mod:`.figure_labels` (the words tied to each figure on either side),
+:mod:`.selection` (which figure is the answer), :mod:`.gold` (the gold, read as
 an answer is, and what the question says about units), :mod:`.explanation` (how values and
 verdicts are written, and the :class:`NumericMatch` verdict), :mod:`.agreement` (equal within
 tolerance and rounding, scale and percent readings), :mod:`.polarity` (the sign the answer's own

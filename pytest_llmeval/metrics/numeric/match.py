@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_llmeval.errors import GraderError
 from pytest_llmeval.metrics.base import MetricResult, enforce
-from pytest_llmeval.metrics.numeric import polarity
+from pytest_llmeval.metrics.numeric import figure_labels, polarity
 from pytest_llmeval.metrics.numeric.agreement import (
     Interp,
     Reading,
@@ -322,7 +322,7 @@ def _numeric_match(
     partial_credit: bool = False,
 ) -> NumericMatch:
     """Read the gold, read the answer's figures, select the one stated as the answer, compare."""
-    gold = parse_gold(expected, question)
+    gold = polarity.labelled_fall(parse_gold(expected, question), expected)
     cands = _read_figures(response, gold, question, locale)
     exp_repr = expected if isinstance(expected, str) else repr(expected)
     if gold is None:
@@ -348,7 +348,8 @@ def _numeric_match(
     def compare(c: Candidate) -> Reading:
         return read_against(gold, c, hints, resp_scale, tol, mode, percent_mode, gold_interps)
 
-    ok, found, reading, how = _compare_selected(compare, chosen, extras, how)
+    selected = _compare_selected(compare, chosen, extras, how)
+    ok, found, reading, how = selected if match == "any" else _asked_label(compare, response, cands, question, selected)
     found_val, note = reading.value, reading.note
     found_currency = currency_as_expected(found, exp_currency)
     unit_match = units_match(gold, found, exp_currency, found_currency)
@@ -386,6 +387,24 @@ def _numeric_match(
             "percent": percent_mode,
             "match": match,
         },
+    )
+
+
+def _asked_label(
+    compare: Callable[[Candidate], Reading],
+    response: str,
+    cands: list[Candidate],
+    question: str | None,
+    selected: tuple[bool, Candidate, Reading, str],
+) -> tuple[bool, Candidate, Reading, str]:
+    """"- Revenue: 1.5B\n- Profit: 500M" for "What was revenue?": the figure tied to what was
+    asked is graded where the selected one is tied to another label."""
+    found = selected[1]
+    asked = figure_labels.asked_figure(response, cands, found, question)
+    if asked is None:
+        return selected
+    return _compare_selected(
+        compare, [asked], [], f"the figure tied to the question's words, not {found.raw!r} tied to another label"
     )
 
 

@@ -9,6 +9,7 @@ the other way. The words live in one table per language (:data:`TABLES`).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -63,10 +64,12 @@ TABLES: dict[str, PolarityWords] = {
             code="en",
             up=_w(
                 "profit profits profitable earned gain gains gained surplus increase increased increases "
+                "profit-making "
                 "rise rises rose risen grew growth climbed jumped expanded up positive"
             ),
             down=_w(
                 "loss losses lost deficit deficits shortfall decrease decreased decreases decline "
+                "unprofitable loss-making "
                 "declined declines fell fall falls fallen drop dropped drops shrank shrunk slipped slid "
                 "sank plunged tumbled contracted contraction reduction down negative dipped eased retreated "
                 "weakened slumped sagged"
@@ -151,8 +154,14 @@ TABLES: dict[str, PolarityWords] = {
         ),
         PolarityWords(
             code="fr",
-            up=_w("bénéfice bénéfices excédent hausse augmentation progression positif positive"),
-            down=_w("perte pertes déficit baisse diminution recul négatif négative"),
+            up=_w(
+                "bénéfice bénéfices excédent hausse augmentation progression positif positive augmenté augmente "
+                "augmentée progressé progresse grimpé bénéficiaire"
+            ),
+            down=_w(
+                "perte pertes déficit baisse diminution recul négatif négative diminué diminue diminuée "
+                "baissé reculé recule chuté déficitaire"
+            ),
             endpoint=_w("à que"),
             negation=_w("pas aucun aucune sans"),
             filler=_w("de d en net nette"),
@@ -335,6 +344,37 @@ def _one_sided(text: str, table: dict[str, int]) -> Polarity | None:
             return None
         found = found or Polarity(sign, m.group(0))
     return found
+
+
+@lru_cache(maxsize=1)
+def sign_stems() -> frozenset[str]:
+    """The five-letter stems of every polarity word (the label stage's stems)."""
+    return frozenset(w[:5] for w in _lexicon().sign)
+
+
+def expected_words(text: str) -> Polarity | None:
+    """The sign a text's own polarity words state when they all agree, or None."""
+    return _one_sided(text[:2000], _lexicon().sign)
+
+
+_LABEL_WORDS = 8  # a gold this short is one figure and its label ("Decrease in revenue: 3.4%")
+
+
+def labelled_fall(gold: Gold | None, expected_text: object) -> Gold | None:
+    """A short gold whose own polarity words all state a loss or fall, wherever they stand
+    ("Fehlbetrag: 12 Millionen Euro"): its figure is the size of that loss (signed by its words)."""
+    if (
+        gold is None
+        or gold.value <= 0
+        or gold.word_sign
+        or not isinstance(expected_text, str)
+        or len(expected_text.split()) > _LABEL_WORDS
+    ):
+        return gold
+    said = expected_words(expected_text)
+    if said is None or said.sign > 0:
+        return gold
+    return dataclasses.replace(gold, value=-gold.value, word_sign=True)
 
 
 def asks_for_a_fall(question: str | None) -> bool:

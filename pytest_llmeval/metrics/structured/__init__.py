@@ -110,7 +110,8 @@ def _grade_value(
     if ordered:
         rules["<root>"] = {**rules.get("<root>", {}), "ordered": True}
     schema_errors = violations(value, schema) if schema is not None else []
-    comparison = Comparer(rules, text_judge=judge, question=question).compare(expected, value)
+    comparer = Comparer(rules, text_judge=judge, question=question)
+    comparison = comparer.compare(expected, value)
     agreement = comparison.score
     balance_options = balance_check.settings(balance)
     balanced, balance_reason = None, ""
@@ -142,7 +143,12 @@ def _grade_value(
         source=source,
         details={
             "agreement": round(agreement, 4), "fields": verdicts, "lines": [s.to_dict() for s in comparison.lists],
-            "schema_errors": schema_errors, "balanced": balanced, "source": source, "needs_review": False,
+            "schema_errors": schema_errors, "balanced": balanced, "source": source,
+            "needs_review": bool(passed and comparer.review_notes),
+            **(
+                {"review_reason": "; ".join(comparer.review_notes[:3]), "review_between": "a text field's grader"}
+                if passed and comparer.review_notes else {}
+            ),
             "refusal": False,
         },
     )

@@ -112,6 +112,8 @@ class Comparer:
         # request per gold item, not one per pair.
         self._offline_text = False
         self._llm_judge = text_judge is not None and text_judge != "offline"
+        # fields whose text grader left its verdict undecided (needs review), with why
+        self.review_notes: list[str] = []
 
     def rule(self, path: str) -> dict[str, Any]:
         found = self._rules.get(path)
@@ -290,6 +292,8 @@ def _date(self: Comparer, gold: Any, got: Any, rule: dict[str, Any]) -> tuple[bo
 
 
 def _text(self: Comparer, gold: Any, got: Any, rule: dict[str, Any]) -> tuple[bool, str]:
+    if isinstance(got, int | float) and not isinstance(got, bool) and math.isfinite(got):
+        got = str(got)  # a JSON number for a figure given as text ("3,600"): the figure's grader reads it
     if not isinstance(got, str):
         return False, f"expected text, got {_kind(got)}"
     if " ".join(got.split()).casefold() == " ".join(str(gold).split()).casefold():
@@ -303,6 +307,9 @@ def _text(self: Comparer, gold: Any, got: Any, rule: dict[str, Any]) -> tuple[bo
         # choosing pairs for the judge: shared words are enough, the judge rules on the pairs kept
         return _shared_words(str(gold), got) >= _SHARED_WORDS_FLOOR, ""
     verdict = TEXT_GRADERS.get(name, _correctness)(self, str(gold), got)
+    if verdict.details.get("needs_review") and not self._offline_text:
+        # undecided as a sample would be: the field needs review too (one grading path)
+        self.review_notes.append(f"{name}: {verdict.details.get('review_reason') or 'undecided'}")
     return verdict.passed, "" if verdict.passed else f"{name}: {verdict.explanation[:160]}"
 
 

@@ -72,6 +72,12 @@ def check_rules(fields: Any) -> dict[str, dict[str, Any]]:
     return fields
 
 
+def _figure_or_period(gold: str) -> bool:
+    from pytest_llmeval.registry import choose_accuracy_grader
+
+    return choose_accuracy_grader({}, gold, "exact") in ("numeric", "identity")
+
+
 def rule_for(rules: dict[str, dict[str, Any]], path: str) -> dict[str, Any]:
     """The rule for a concrete path: its own entry over its generic (``[]``) entry."""
     return {**rules.get(generic(path), {}), **rules.get(path, {})}
@@ -87,7 +93,11 @@ def default_comparison(gold: Any, key: str | None) -> str:
     if isinstance(gold, str):
         if _ISO_DATE_RE.match(gold.strip()):
             return "date"
-        if is_identity_key(key) or (len(gold) <= _CODE_MAX and not any(c.isspace() for c in gold.strip())):
+        if is_identity_key(key):
             return "exact"
+        if len(gold) <= _CODE_MAX and not any(c.isspace() for c in gold.strip()):
+            # a figure or a period ("3,600", "18.0%", "FY2023") is graded as a sample with that gold
+            # would be (one grading path); other short strings are codes
+            return "text" if _figure_or_period(gold) else "exact"
         return "text"
     return "exact"

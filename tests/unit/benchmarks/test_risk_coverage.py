@@ -50,3 +50,27 @@ def test_missing_data_is_one_line(tmp_path: Path) -> None:
     lines = run.stderr.splitlines()
     assert len(lines) == 1, run.stderr
     assert lines[0].startswith(f"risk_coverage.py: {tmp_path}/nowhere/financebench_dev.jsonl not found. ")
+
+
+def _rows(module: ModuleType) -> list:  # type: ignore[type-arg]
+    row = module.Row
+    fb = [row("financebench", f"financebench:q{i}", True, False, {}, "", []) for i in range(12)]
+    other = [row("openqa", f"openqa:o{i}", True, False, {}, "", []) for i in range(6)]
+    return fb + other
+
+
+def test_grouped_folds_hold_out_a_company_or_a_type_together() -> None:
+    module = risk_coverage()
+    rows = _rows(module)
+    questions = {f"q{i}": {"company": f"c{i % 4}", "type": f"t{i % 3}"} for i in range(12)}
+    by_company, n = module.grouped_folds(rows, "company", 3, questions)
+    assert n == 3
+    for company in {q["company"] for q in questions.values()}:
+        folds = {by_company[k] for k in range(12) if questions[f"q{k}"]["company"] == company}
+        assert len(folds) == 1  # every question of a company in one fold
+    by_type, n = module.grouped_folds(rows, "type", 5, questions)
+    assert n == 3  # one fold per question type
+    assert {by_type[k] for k in range(12) if questions[f"q{k}"]["type"] == "t1"} == {1}
+    assert set(by_type[12:]) <= {0, 1, 2}  # the other sets' questions dealt into as many folds
+    by_question, n = module.grouped_folds(rows, "question", 5, questions)
+    assert (by_question, n) == (module.folds_of(rows, 5), 5)

@@ -138,6 +138,7 @@ NUMERIC_STAGES = (
     "tokens",
     "candidates",
     "roles",
+    "figure_labels",
     "selection",
     "gold",
     "explanation",

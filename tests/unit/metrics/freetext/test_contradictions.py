@@ -275,3 +275,93 @@ def test_another_period_vetoes_a_short_textual_gold(question: str, expected: str
 def test_the_same_period_or_one_the_question_names_is_no_conflict(question: str, expected: str, response: str) -> None:
     verdict = answer_correctness(response, expected, question=question, judge="offline")
     assert "names a different" not in verdict.explanation
+
+
+# ---------------------------------------------------------------- another figure tied to a gold figure's label
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "US sales growth was 3.0%, while international sales growth was 9.1%.",
+        "- US sales: up 3.0%\n- International sales: up 9.1%",
+        "International sales rose 9.1%; US sales rose 3.0%.",
+    ],
+)
+def test_another_figure_tied_to_a_key_figures_label_vetoes(response: str) -> None:
+    from pytest_llmeval.metrics.freetext.correctness import answer_correctness
+
+    verdict = answer_correctness(
+        response, "US sales increased 3.0% vs international sales decline of 0.6%.",
+        question="How did US sales growth compare to international sales growth?", judge="offline",
+    )
+    assert not verdict.passed
+    assert "ties" in verdict.explanation
+
+
+@pytest.mark.parametrize(
+    ("gold", "response"),
+    [
+        ("US sales increased 3.0% vs international sales decline of 0.6%.",
+         "US sales rose 3.0% and international sales fell 0.6%."),
+        # the gold's figure at a coarser display, beside the same label of another year
+        ("Effective tax rate in FY2022 was 0.62%, compared to -14.76% in FY2021.",
+         "The effective tax rate was (0.6)% in FY2022, against 14.8% in FY2021."),
+    ],
+)
+def test_the_gold_figure_under_its_label_is_no_label_conflict(gold: str, response: str) -> None:
+    from pytest_llmeval.metrics.freetext.contradiction import label_conflict
+    from pytest_llmeval.metrics.numeric.candidates import extract_values
+
+    missing = [c for c in extract_values(gold) if not c.ignored]
+    assert label_conflict(gold, response, missing, None) == ""
+
+
+# ---------------------------------------------------------------- periods in other forms and languages
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer"),
+    [
+        ("H1 2022", "the second half of 2022"),
+        ("the first half of 2022", "It was 2H 2022."),
+        ("Q3 2022", "3Q 2021"),
+        ("3. kvartal 2022", "Det var i andre kvartal 2022."),
+        ("første halvår 2023", "2. halvår 2023"),
+        ("regnskapsåret 2022", "regnskapsåret 2021"),
+        ("im dritten Quartal 2022", "im zweiten Quartal 2022"),
+        ("au troisième trimestre 2022", "au quatrième trimestre 2022"),
+        ("30. juni 2023", "31. desember 2023"),
+        ("le 30 juin 2023", "le 30 juin 2022"),
+    ],
+)
+def test_another_period_in_other_forms_and_languages_conflicts(gold: str, answer: str) -> None:
+    from pytest_llmeval.metrics.freetext.periods import conflicting_identity
+
+    assert conflicting_identity(gold, answer).startswith("names a different")
+
+
+@pytest.mark.parametrize(
+    ("gold", "answer"),
+    [
+        ("H1 2022", "the first half of 2022"),
+        ("3. kvartal 2022", "tredje kvartal 2022"),
+        ("im dritten Quartal 2022", "Q3 2022"),
+        ("le 30 juin 2023", "2023-06-30"),
+        ("30. September 2023", "September 30, 2023"),
+    ],
+)
+def test_the_same_period_written_otherwise_passes(gold: str, answer: str) -> None:
+    from pytest_llmeval.metrics.freetext.periods import conflicting_identity, identity_only
+
+    assert identity_only(gold)
+    assert conflicting_identity(gold, answer) == ""
+    assert identity_match(answer, gold).passed
+
+
+def test_a_period_the_question_names_is_the_answers_setting() -> None:
+    from pytest_llmeval.metrics.freetext.periods import conflicting_identity
+
+    question = "How did revenue change in 2023?"
+    assert conflicting_identity("Compared with 2022, revenue fell 3.4%.", "Revenue fell 3.4% in 2023.", question) == ""
+    assert conflicting_identity("Revenue peaked in fiscal 2022.", "Revenue peaked in fiscal 2021.", question)
