@@ -238,6 +238,8 @@ class Signals:
     gold_rejects_metric: bool = False
     resp_rejects_metric: bool = False
     swapped: list[tuple[str, str]] = field(default_factory=list)  # (gold word, the response's word instead)
+    named: str = ""  # how the opening sentence names a short gold ("word for word", "initials ...")
+    listed: str = ""  # why naming it does not count: one of several listed candidates or alternatives
     filing_dump: bool = False  # the response is a pasted filing cover page, not an answer
     # "reduced rate of 12%" for "reduced rate of 15%": no key figure stated, another of its kind instead
     figure_conflict: str = ""
@@ -448,6 +450,7 @@ def analyse(
         gold_rejects_metric=metric_question and _rejects_metric(expected),
         resp_rejects_metric=resp_rejects_metric,
         swapped=swapped_words(response, gold_part, inc.missing) if _short_answer(expected) else [],
+        **_naming_signals(response, expected, question),
         filing_dump=_is_filing_dump(response),
     )
 
@@ -524,6 +527,18 @@ def _date_signals(response: str, expected: str, gold_part: str, question: str | 
         r"[\W\d_]+|\b(" + _MONTH_ALT + r")\b", "", expected, flags=re.IGNORECASE
     ).strip()
     return {"key_dates": len(gold_dates), "dates_matched": len(gold_dates & _dates(response)), "date_only": date_only}
+
+
+def _naming_signals(response: str, expected: str, question: str | None) -> dict[str, str]:
+    """How the answer's opening names a short gold, or why it is one of several listed candidates."""
+    if not _short_answer(expected):
+        return {}
+    from pytest_llmeval.metrics.freetext.naming import naming
+
+    named = naming(_strip_filler(response), expected, question)
+    if named is None:
+        return {}
+    return {"named": named.how if named.named else "", "listed": named.listed}
 
 
 def _option_conflict(response: str, expected: str, question: str | None) -> bool:
@@ -669,6 +684,19 @@ def _rule_date_only(s: Signals) -> Verdict | None:
     return (True, 1.0, ["the response states the expected date"]) if s.date_only else None
 
 
+def _rule_listed(s: Signals) -> Verdict | None:
+    """"Paris, Lyon and Nice" or "Paris or Lyon" for "Paris": a candidate among others is not the answer."""
+    return (False, 0.0, [s.listed + " (not as the answer)"]) if s.listed else None
+
+
+def _rule_named(s: Signals) -> Verdict | None:
+    """A short gold the opening sentence states as one phrase, in any of its written forms, and that
+    no rule before vetoes: a short factual gold is decided by naming, not weighed."""
+    if not s.named or s.hedged or s.swapped:
+        return None
+    return True, 1.0, [f"the response's opening names the expected answer ({s.named})"]
+
+
 def _rule_short_gold(s: Signals) -> Verdict | None:
     """"Paris" vs "The capital of France is Lyon.": a short gold is its key words; none is there."""
     if (
@@ -781,6 +809,8 @@ RULES: dict[str, Callable[[Signals], Verdict | None]] = {
     "missing_date": _rule_missing_date,
     "period_conflict": _rule_period_conflict,
     "date_only": _rule_date_only,
+    "listed": _rule_listed,
+    "named": _rule_named,
     "short_gold": _rule_short_gold,
     "name_mismatch": _rule_name_mismatch,
     "hedged": _rule_hedged,
