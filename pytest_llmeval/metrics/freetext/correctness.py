@@ -690,9 +690,10 @@ def _rule_listed(s: Signals) -> Verdict | None:
 
 
 def _rule_named(s: Signals) -> Verdict | None:
-    """A short gold the opening sentence states as one phrase, in any of its written forms, and that
-    no rule before vetoes: a short factual gold is decided by naming, not weighed."""
-    if not s.named or s.hedged or s.swapped:
+    """A short gold (a name or phrase, not a yes/no or a direction: those have rules of their own) the
+    opening sentence states as one phrase, in any of its written forms, and that no rule before
+    vetoes: a short factual gold is decided by naming, not weighed."""
+    if not s.named or s.hedged or s.swapped or s.gold_polarity or s.gold_direction:
         return None
     return True, 1.0, [f"the response's opening names the expected answer ({s.named})"]
 

@@ -273,6 +273,30 @@ def _find(
     return None
 
 
+def _other_neighbour(
+    gold_tokens: list[_Token],
+    keys: list[_Token],
+    said: list[_Token],
+    positions: list[int],
+    asked: set[str],
+) -> bool:
+    """The answer puts another word where the gold has one the question states: "southern Colorado" for
+    "southern New Mexico" asked about New Mexico, "Kanawha County" for "Kanawha River" asked about a river."""
+    sides = (
+        (gold_tokens.index(keys[0]) - 1, min(positions) - 1),
+        (gold_tokens.index(keys[-1]) + 1, max(positions) + 1),
+    )
+    for g, a in sides:
+        if (
+            not (0 <= g < len(gold_tokens) and 0 <= a < len(said))
+            or gold_tokens[g].key not in asked
+        ):
+            continue
+        if said[a].key not in _STOPWORDS and said[a].key != gold_tokens[g].key:
+            return True
+    return False
+
+
 def _acronym_for_gold(gold_keys: list[_Token], said: list[_Token]) -> list[int] | None:
     """The answer's acronym of the gold's words ("DMV" for "Department of Motor Vehicles")."""
     if len(gold_keys) < 2:
@@ -389,6 +413,8 @@ def _named_in(opening: str, bare: str, question: str | None) -> Naming | None:
     if found is None or _NEGATION_RE.search(opening) or _HEDGE_RE.search(opening):
         return Naming(False)
     positions, how = found
+    if _other_neighbour(gold_tokens, keys, said, positions, asked):
+        return Naming(False)
     listed = _listed(
         opening, said[min(positions)].start, said[max(positions)].end, {t.key for t in gold_tokens}
     )

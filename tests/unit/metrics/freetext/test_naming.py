@@ -138,6 +138,23 @@ def test_the_answers_own_words_take_the_naming_away(answer: str) -> None:
     assert not found.named
 
 
+@pytest.mark.parametrize(
+    ("answer", "gold", "question", "is_named"),
+    [
+        ("northern Utah", "northern Arizona", "Where is the canyon in Arizona?", False),
+        ("in northern Arizona", "northern Arizona", "Where is the canyon in Arizona?", True),
+        ("Hudson County", "Hudson River", "Which river runs past the city?", False),
+        ("Hudson", "Hudson River", "Which river runs past the city?", True),
+        ("the Chicago Cubs", "Boston Red Sox", "Which Boston team won?", False),
+        ("the Red Sox", "Boston Red Sox", "Which Boston team won?", True),
+    ],
+)
+def test_a_word_the_question_states_may_be_left_out_not_replaced(
+    answer: str, gold: str, question: str, is_named: bool
+) -> None:
+    assert bool(named(answer, gold, question)) is is_named
+
+
 def test_a_gold_the_question_states_is_no_evidence() -> None:
     assert naming("Venus", "Venus", "Which planet is Venus?") is None
 
