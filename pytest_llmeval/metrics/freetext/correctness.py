@@ -239,7 +239,7 @@ class Signals:
     resp_rejects_metric: bool = False
     swapped: list[tuple[str, str]] = field(default_factory=list)  # (gold word, the response's word instead)
     named: str = ""  # how the opening sentence names a short gold ("word for word", "initials ...")
-    listed: str = ""  # why naming it does not count: one of several listed candidates or alternatives
+    not_answer: str = ""  # why a short gold is named but not as the answer: listed among others, rejected
     filing_dump: bool = False  # the response is a pasted filing cover page, not an answer
     # "reduced rate of 12%" for "reduced rate of 15%": no key figure stated, another of its kind instead
     figure_conflict: str = ""
@@ -530,7 +530,7 @@ def _date_signals(response: str, expected: str, gold_part: str, question: str | 
 
 
 def _naming_signals(response: str, expected: str, question: str | None) -> dict[str, str]:
-    """How the answer's opening names a short gold, or why it is one of several listed candidates."""
+    """How the answer's opening names a short gold, or why it names it but not as the answer."""
     if not _short_answer(expected):
         return {}
     from pytest_llmeval.metrics.freetext.naming import naming
@@ -538,7 +538,7 @@ def _naming_signals(response: str, expected: str, question: str | None) -> dict[
     named = naming(_strip_filler(response), expected, question)
     if named is None:
         return {}
-    return {"named": named.how if named.named else "", "listed": named.listed}
+    return {"named": named.how if named.named else "", "not_answer": named.not_answer}
 
 
 def _option_conflict(response: str, expected: str, question: str | None) -> bool:
@@ -684,9 +684,10 @@ def _rule_date_only(s: Signals) -> Verdict | None:
     return (True, 1.0, ["the response states the expected date"]) if s.date_only else None
 
 
-def _rule_listed(s: Signals) -> Verdict | None:
-    """"Paris, Lyon and Nice" or "Paris or Lyon" for "Paris": a candidate among others is not the answer."""
-    return (False, 0.0, [s.listed + " (not as the answer)"]) if s.listed else None
+def _rule_not_the_answer(s: Signals) -> Verdict | None:
+    """"Paris, Lyon and Nice", "Paris or Lyon" or "Lyon, not Paris" for "Paris": a candidate among
+    others, or one rejected, is not the answer."""
+    return (False, 0.0, [s.not_answer + " (not as the answer)"]) if s.not_answer else None
 
 
 def _rule_named(s: Signals) -> Verdict | None:
@@ -810,7 +811,7 @@ RULES: dict[str, Callable[[Signals], Verdict | None]] = {
     "missing_date": _rule_missing_date,
     "period_conflict": _rule_period_conflict,
     "date_only": _rule_date_only,
-    "listed": _rule_listed,
+    "not_the_answer": _rule_not_the_answer,
     "named": _rule_named,
     "short_gold": _rule_short_gold,
     "name_mismatch": _rule_name_mismatch,

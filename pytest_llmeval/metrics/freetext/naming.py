@@ -9,15 +9,16 @@ the words for an acronym ("DMV", "Department of Motor Vehicles"), a country by i
 demonym ("a French village" for "France"). Tables are in :mod:`.naming_tables`.
 
 The answer's own words can only take the naming away: a negated or hedged opening is not a
-naming, nor is one in an answer that corrects or concedes ("actually", "although"), and a gold
-named as one of several listed candidates or alternatives ("Paris, Lyon and Nice", "Paris or Lyon")
-is reported as listed, not named.
+naming, nor is one in an answer that corrects or concedes ("actually", "although"); a gold named
+as one of several listed candidates or alternatives ("Paris, Lyon and Nice", "Paris or Lyon") or
+only to be rejected ("Paris, not Lyon") is reported as not the answer.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from pytest_llmeval.metrics.freetext.fuzzy import _STOPWORDS
@@ -97,7 +98,7 @@ class Naming:
 
     named: bool
     how: str = ""
-    listed: str = ""  # the gold is one of several listed candidates or alternatives
+    not_answer: str = ""  # why it is named but not as the answer: listed among others, rejected
 
 
 @dataclass(frozen=True)
@@ -246,11 +247,11 @@ def _hits(g: _Token, said: list[_Token], name: bool) -> tuple[list[tuple[int, in
 MAX_ANCHORS = 20  # occurrences of the gold's first word tried as the start of the phrase
 
 
-def _find(
+def _mentions(
     gold_keys: list[_Token], said: list[_Token], name: bool, limit: int
-) -> tuple[list[int], str] | None:
+) -> Iterator[tuple[list[int], str]]:
     """Token indexes of the answer that state the gold's key words in order as one phrase (at most
-    ``limit`` tokens long), and how; a name's middle words may be left out."""
+    ``limit`` tokens long), and how, for each place that does; a name's middle words may be left out."""
     found = [_hits(g, said, name) for g in gold_keys]
     for anchor in found[0][0][:MAX_ANCHORS]:
         positions, hows, after = [anchor[0], anchor[1]], [found[0][1]], anchor[1]
@@ -269,8 +270,7 @@ def _find(
         else:
             if max(positions) - min(positions) < limit + width:
                 ways = [h for h in dict.fromkeys(hows) if h != "word for word"]
-                return positions, ", ".join(ways) or "word for word"
-    return None
+                yield positions, ", ".join(ways) or "word for word"
 
 
 def _other_neighbour(
@@ -379,9 +379,12 @@ def naming(response: str, gold: str, question: str | None = None) -> Naming | No
         opening = ""  # the answer argues: the weighing, not a naming, decides
     gold = unicodedata.normalize("NFKC", gold).replace("\u2019", "'")
     bare = _PAREN_RE.sub(" ", gold).strip() or gold  # "(ADP)", "(6)": an aside of the gold
+    head = unicodedata.normalize("NFKC", response[: MAX_OPENING_CHARS * 2]).replace("\u2019", "'")
+    if _rejected(head, bare, question):
+        return Naming(False, not_answer="the response names it only to reject it")
     found = _named_in(opening, bare, question)
     short_form = _PAREN_RE.search(gold)
-    if found is not None and not found.named and not found.listed and short_form:
+    if found is not None and not found.named and not found.not_answer and short_form:
         inner = short_form.group()[1:-1].strip()
         if _is_acronym(inner):  # "adenosine diphosphate (ADP)": the acronym is another name of it
             by_short_form = _named_in(opening, inner, question)
@@ -406,7 +409,9 @@ def _named_in(opening: str, bare: str, question: str | None) -> Naming | None:
             first, last, what = spans[0]
             found = ([first, last], f"the country by {what}")
     if found is None:
-        found = _find(keys, said, _person_name(gold_tokens), len(gold_tokens) + PHRASE_SLACK)
+        found = next(
+            _mentions(keys, said, _person_name(gold_tokens), len(gold_tokens) + PHRASE_SLACK), None
+        )
     if found is None:
         acronym = _acronym_for_gold(keys, said)
         found = (acronym, "the acronym of its words") if acronym else None
@@ -419,3 +424,28 @@ def _named_in(opening: str, bare: str, question: str | None) -> Naming | None:
         opening, said[min(positions)].start, said[max(positions)].end, {t.key for t in gold_tokens}
     )
     return Naming(not listed, how, listed)
+
+
+# "not Lyon", "rather than Lyon", "never went to Lyon" (not "not only Lyon"): words that reject a mention
+_REJECTION_RE = re.compile(
+    r"(?:\bnot|n't|\bnever|\brather than|\binstead of|\bother than|\bunlike|\bexcept|\bnor|\bneither)"
+    r"\W+(?:(?!only\b|just\b|merely\b|also\b)\w+\W+){0,2}$",
+    re.IGNORECASE,
+)
+
+
+def _rejected(head: str, bare: str, question: str | None) -> bool:
+    """Every mention of the gold in the answer's head is rejected by the words just before it."""
+    asked = {t.key for t in _tokens(question or "")}
+    gold_tokens = [t for t in _tokens(bare) if t.key not in _STOPWORDS]
+    keys = [t for t in gold_tokens if t.key not in asked]
+    if not keys:
+        return False
+    said = _tokens(head)
+    starts = [
+        said[min(p)].start
+        for p, _ in _mentions(
+            keys, said, _person_name(gold_tokens), len(gold_tokens) + PHRASE_SLACK
+        )
+    ]
+    return bool(starts) and all(_REJECTION_RE.search(head[max(0, at - 30) : at]) for at in starts)

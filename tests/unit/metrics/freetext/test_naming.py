@@ -95,7 +95,7 @@ def test_a_gold_among_other_candidates_is_listed_not_named(
     found = naming(answer, gold)
     assert found is not None
     assert not found.named
-    assert listed in found.listed
+    assert listed in found.not_answer
 
 
 @pytest.mark.parametrize(
@@ -155,6 +155,25 @@ def test_a_word_the_question_states_may_be_left_out_not_replaced(
     assert bool(named(answer, gold, question)) is is_named
 
 
+@pytest.mark.parametrize(
+    "answer",
+    ["Mars, not Venus.", "It was Mars rather than Venus.", "The probe went to Mars. It never went to Venus."],
+)
+def test_a_gold_named_only_to_be_rejected_is_not_the_answer(answer: str) -> None:
+    found = naming(answer, "Venus")
+    assert found is not None
+    assert not found.named
+    assert "reject" in found.not_answer
+    verdict = answer_correctness(answer, "Venus", question=QUESTION, judge="offline")
+    assert not (verdict.correct and not verdict.needs_review)
+
+
+def test_a_gold_named_and_also_rejected_elsewhere_is_still_named() -> None:
+    found = naming("Venus. Not Mars, not Venus's moon: Venus.", "Venus")
+    assert found is not None
+    assert found.named
+
+
 def test_a_gold_the_question_states_is_no_evidence() -> None:
     assert naming("Venus", "Venus", "Which planet is Venus?") is None
 
@@ -210,7 +229,7 @@ def test_vetoes_come_before_the_naming() -> None:
     assert all(
         order.index(rule) < order.index("named") for rule in CONTRADICTIONS - {"name_mismatch"}
     )
-    assert order.index("listed") < order.index("named")
+    assert order.index("not_the_answer") < order.index("named")
 
 
 def test_switched_off_the_naming_leaves_the_weighing() -> None:
