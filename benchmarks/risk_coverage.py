@@ -1,6 +1,6 @@
 """Risk-coverage of the offline judge, cross-validated by question, and the fit of its learned values.
 
-Usage:  python benchmarks/risk_coverage.py --data ../shared/data [--folds 5] [--target 0.08]
+Usage:  python benchmarks/risk_coverage.py --data ../shared/data [--folds 5] [--seed 13] [--target 0.08]
         [--confidence 0.8] [--refit-cuts]
 
 The offline judge (``answer_correctness``) learns the logistic weights of the evidence no rule
@@ -112,12 +112,12 @@ def load(name: str, data: Path, rubric: Rubric) -> list[Row]:
     return rows
 
 
-def folds_of(rows: list[Row], n: int) -> list[int]:
-    """Fold of each row: its question's, questions shuffled once (seed 13) and dealt round-robin per set."""
+def folds_of(rows: list[Row], n: int, seed: int = 13) -> list[int]:
+    """Fold of each row: its question's, questions shuffled once (``seed``) and dealt round-robin per set."""
     fold: dict[str, int] = {}
     for name in dict.fromkeys(r.set for r in rows):
         groups = sorted({r.group for r in rows if r.set == name})
-        random.Random(13).shuffle(groups)
+        random.Random(seed).shuffle(groups)
         fold.update({g: i % n for i, g in enumerate(groups)})
     return [fold[r.group] for r in rows]
 
@@ -343,6 +343,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, required=True, help="the dev data folder (../shared/data)")
     ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=13, help="shuffle of the questions dealt to folds (default 13)")
     ap.add_argument("--target", type=float, default=0.08, help="false passes among decided to hold (default 0.08)")
     ap.add_argument("--confidence", type=float, default=0.8,
                     help="one-sided confidence that the fitting rows' rate is under the target (default 0.8)")
@@ -354,7 +355,7 @@ def main() -> None:
     t0 = time.perf_counter()
     rubric = Rubric(default_settings(), GraderRegistry(), judge=None, components=ComponentRegistry())
     rows = [r for name in ("financebench", "openqa", "numeric") for r in load(name, args.data, rubric)]
-    fold = folds_of(rows, args.folds)
+    fold = folds_of(rows, args.folds, args.seed)
     everything = list(range(len(rows)))
 
     fit_all = fit(rows, everything, args.target, args.confidence, args.refit_cuts)
@@ -369,7 +370,7 @@ def main() -> None:
         cv.update(grade_rows(rows, test, rubric, fold_fits[-1]))
 
     print(
-        f"offline judge, {args.folds} folds grouped by question; band: false passes among decided <= {args.target:.0%} "
+        f"offline judge, {args.folds} folds grouped by question (seed {args.seed}); band: false passes among decided <= {args.target:.0%} "
         f"at {args.confidence:.0%} one-sided confidence on the fitting rows"
         + ("; rule cuts refitted too" if args.refit_cuts else "; rule cuts as shipped")
     )
