@@ -47,3 +47,17 @@ def test_a_gold_file_run_grades_as_the_function(pytester: pytest.Pytester, plugi
     assert [want[f"s{i}"] for i in range(4)] == ["pass"] * 4
     assert want["s4"] != "pass"
     assert want["s5"] != "pass"
+
+
+def test_a_day_inside_a_coarse_alias_must_be_the_finer_alias(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
+    aliases = ["March 2019", "March 8, 2019"]
+    records = [
+        {"id": "other-day", "question": "When did the album come out?", "expected": aliases, "response": "March 15, 2019"},
+        {"id": "same-day", "question": "When did the album come out?", "expected": aliases, "response": "On 8 March 2019."},
+        {"id": "month", "question": "When did the album come out?", "expected": aliases, "response": "In March 2019."},
+    ]
+    write_suite(pytester, records)
+    pytester.runpytest(*plugin_args, "--llm-report=r.json", "-p", "no:randomly")
+    report = json.loads((pytester.path / "r.json").read_text())
+    status = {r["sample_id"]: r["status"] for r in report["sample_results"]}
+    assert status == {"other-day": "fail", "same-day": "pass", "month": "pass"}
