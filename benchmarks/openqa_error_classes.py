@@ -247,7 +247,7 @@ def main() -> None:
         f"NQ-open dev: {len(openqa)} answers ({right} right, {wrong} wrong), {args.folds} folds grouped by question "
         f"(seed {args.seed}); counts of rows, (r) of them needs review"
     )
-    print(f"  {'class':<45} {'false fails in':>14} {'CV':>9}   {'false passes in':>15} {'CV':>4}")
+    print(f"  {'class':<50} {'false fails in':>14} {'CV':>9}   {'false passes in':>15} {'CV':>4}")
     ranked = sorted(counts.items(), key=lambda kv: -(kv[1].get("ff_cv", 0) + kv[1].get("fp_cv", 0)))
     for name, c in ranked:
         if not c:
@@ -255,14 +255,14 @@ def main() -> None:
         ff_in = f"{c.get('ff_in', 0)} ({c.get('ff_in_r', 0)}r)"
         ff_cv = f"{c.get('ff_cv', 0)} ({c.get('ff_cv_r', 0)}r)"
         print(
-            f"  {name:<45} {ff_in:>14} {ff_cv:>9}   {c.get('fp_in', 0):>15} {c.get('fp_cv', 0):>4}"
+            f"  {name:<50} {ff_in:>14} {ff_cv:>9}   {c.get('fp_in', 0):>15} {c.get('fp_cv', 0):>4}"
         )
     total = {
         key: sum(c.get(key, 0) for c in counts.values())
         for key in ("ff_in", "ff_cv", "fp_in", "fp_cv")
     }
     print(
-        f"  {'total':<45} {total['ff_in']:>14} {total['ff_cv']:>9}   {total['fp_in']:>15} {total['fp_cv']:>4}"
+        f"  {'total':<50} {total['ff_in']:>14} {total['ff_cv']:>9}   {total['fp_in']:>15} {total['fp_cv']:>4}"
     )
     if shown:
         print("\n".join(["", *shown]))

@@ -46,7 +46,7 @@ from eval_answer_correctness import fit_logistic
 from eval_verdicts import SETS, default_settings
 from shared_data import data_file
 
-from pytest_llmeval.components import ComponentRegistry, _alias_rank
+from pytest_llmeval.components import ComponentRegistry, _alias_rank, _finer_alias_veto
 from pytest_llmeval.metrics.base import MetricResult
 from pytest_llmeval.metrics.freetext import correctness
 from pytest_llmeval.models.base import Answer
@@ -75,6 +75,7 @@ class Alias:
 
     signals: correctness.Signals | None
     fixed: MetricResult | None
+    grader: str = "answer_correctness"
 
 
 @dataclass
@@ -106,7 +107,7 @@ def load(name: str, data: Path, rubric: Rubric) -> list[Row]:
                     score=graded.components["accuracy"].score,
                     details={"needs_review": bool(graded.record.get("needs_review"))},
                 )
-                aliases.append(Alias(None, result))
+                aliases.append(Alias(None, result, grader))
         wrong = raw["label"] == "incorrect" if name == "financebench" else not human
         rows.append(Row(name, f"{name}:{group}", human, wrong, record, response, aliases))
     return rows
@@ -162,8 +163,12 @@ def offline_alias(signals: correctness.Signals, weights: tuple[float, ...], band
 
 def outcome(row: Row, weights: tuple[float, ...], band: Band) -> Outcome:
     """The sample's verdict: its acceptable answers combined as the accuracy component combines them."""
-    graded = [offline_alias(a.signals, weights, band) if a.signals is not None else a.fixed for a in row.aliases]
-    result = max((g for g in graded if g is not None), key=_alias_rank)
+    graded = [
+        (a, offline_alias(a.signals, weights, band) if a.signals is not None else a.fixed) for a in row.aliases
+    ]
+    alias, result = max(((a, g) for a, g in graded if g is not None), key=lambda ag: _alias_rank(ag[1]))
+    if alias.grader == "identity" and result.passed and len(row.aliases) > 1:
+        result = _finer_alias_veto(row.response, tuple(row.record["expected"]), result)  # as components.accuracy
     review = bool(result.details.get("needs_review"))
     return Outcome(bool(result.passed) and not review, review)
 
