@@ -529,7 +529,7 @@ def _date_signals(response: str, expected: str, gold_part: str, question: str | 
     return {"key_dates": len(gold_dates), "dates_matched": len(gold_dates & _dates(response)), "date_only": date_only}
 
 
-def _naming_signals(response: str, expected: str, question: str | None) -> dict[str, str]:
+def _naming_signals(response: str, expected: str, question: str | None) -> dict[str, Any]:
     """How the answer's opening names a short gold, or why it names it but not as the answer."""
     if not _short_answer(expected):
         return {}
