@@ -279,22 +279,22 @@ def _other_neighbour(
     said: list[_Token],
     positions: list[int],
     asked: set[str],
-) -> bool:
-    """The answer puts another word where the gold has one the question states: "southern Colorado" for
-    "southern New Mexico" asked about New Mexico, "Kanawha County" for "Kanawha River" asked about a river."""
+) -> str:
+    """Why the answer puts another word where the gold has one the question states, or "": "southern
+    Colorado" for "southern New Mexico" asked about New Mexico, "Kanawha County" for "Kanawha River"
+    asked about a river. Leaving the word out ("Kanawha") or a word put before it ("local licensing
+    authority" for "local authorities") is no replacement."""
     sides = (
-        (gold_tokens.index(keys[0]) - 1, min(positions) - 1),
-        (gold_tokens.index(keys[-1]) + 1, max(positions) + 1),
+        (gold_tokens.index(keys[0]) - 1, min(positions) - 1, -1),
+        (gold_tokens.index(keys[-1]) + 1, max(positions) + 1, 1),
     )
-    for g, a in sides:
-        if (
-            not (0 <= g < len(gold_tokens) and 0 <= a < len(said))
-            or gold_tokens[g].key not in asked
-        ):
+    for g, a, step in sides:
+        if not (0 <= g < len(gold_tokens) and 0 <= a < len(said)) or gold_tokens[g].key not in asked:
             continue
-        if said[a].key not in _STOPWORDS and said[a].key != gold_tokens[g].key:
-            return True
-    return False
+        near = {said[a + k * step].key for k in range(3) if 0 <= a + k * step < len(said)}
+        if said[a].key not in _STOPWORDS and gold_tokens[g].key not in near:  # "local licensing authority"
+            return f"the response says {said[a].raw!r} where the expected answer has {gold_tokens[g].raw!r}"
+    return ""
 
 
 def _acronym_for_gold(gold_keys: list[_Token], said: list[_Token]) -> list[int] | None:
@@ -418,8 +418,9 @@ def _named_in(opening: str, bare: str, question: str | None) -> Naming | None:
     if found is None or _NEGATION_RE.search(opening) or _HEDGE_RE.search(opening):
         return Naming(False)
     positions, how = found
-    if _other_neighbour(gold_tokens, keys, said, positions, asked):
-        return Naming(False)
+    replaced = _other_neighbour(gold_tokens, keys, said, positions, asked)
+    if replaced:
+        return Naming(False, not_answer=replaced)
     listed = _listed(
         opening, said[min(positions)].start, said[max(positions)].end, {t.key for t in gold_tokens}
     )
