@@ -12,7 +12,9 @@ gold answer is decided by the figure the response concludes with (numeric engine
 percent, rounding); an opposite yes/no (also read from a long answer's conclusion), a negated
 answer to a "Yes, ..." gold, an opposite direction, a different option of an "Among A, B and C,
 which ...?" question, a missing gold date, a short gold none of whose words is stated, a hedged
-non-answer, or disagreeing on "if X is not a useful metric, say so" is decided outright. Only
+non-answer, or disagreeing on "if X is not a useful metric, say so" is decided outright; a short
+gold the answer's opening names in any written form (:mod:`.naming`) passes, and one named among
+other candidates, only to be rejected, or with a word the question states replaced does not. Only
 the gold's answer counts, not its assumption sentences; a change/ratio/difference implied by two
 figures of one response sentence counts as stated. Otherwise a small logistic model
 (weights fitted on FinanceBench dev, cross-validated by question; see
