@@ -1,6 +1,6 @@
 """Risk-coverage of the offline judge, cross-validated by question, and the fit of its learned values.
 
-Usage:  python benchmarks/risk_coverage.py --data ../shared/data [--folds 5] [--target 0.08]
+Usage:  python benchmarks/risk_coverage.py --data ../shared/data [--folds 5] [--seed 13] [--target 0.08]
         [--confidence 0.8] [--refit-cuts] [--group-by question company type]
 
 The offline judge (``answer_correctness``) learns the logistic weights of the evidence no rule
@@ -50,7 +50,7 @@ from eval_answer_correctness import fit_logistic
 from eval_verdicts import SETS, default_settings
 from shared_data import data_file, read_jsonl
 
-from pytest_llmeval.components import ComponentRegistry, _alias_rank
+from pytest_llmeval.components import ComponentRegistry, _alias_rank, _finer_alias_veto
 from pytest_llmeval.metrics.base import MetricResult
 from pytest_llmeval.metrics.freetext import correctness
 from pytest_llmeval.models.base import Answer
@@ -79,6 +79,7 @@ class Alias:
 
     signals: correctness.Signals | None
     fixed: MetricResult | None
+    grader: str = "answer_correctness"
 
 
 @dataclass
@@ -110,20 +111,20 @@ def load(name: str, data: Path, rubric: Rubric) -> list[Row]:
                     score=graded.components["accuracy"].score,
                     details={"needs_review": bool(graded.record.get("needs_review"))},
                 )
-                aliases.append(Alias(None, result))
+                aliases.append(Alias(None, result, grader))
         wrong = raw["label"] == "incorrect" if name == "financebench" else not human
         rows.append(Row(name, f"{name}:{group}", human, wrong, record, response, aliases))
     return rows
 
 
-def folds_of(rows: list[Row], n: int, unit: Callable[[Row], str] | None = None) -> list[int]:
-    """Fold of each row: its unit's (its question by default), units shuffled once (seed 13) and dealt
+def folds_of(rows: list[Row], n: int, seed: int = 13, unit: Callable[[Row], str] | None = None) -> list[int]:
+    """Fold of each row: its unit's (its question by default), units shuffled once (``seed``) and dealt
     round-robin per set."""
     unit = unit or (lambda r: r.group)
     fold: dict[str, int] = {}
     for name in dict.fromkeys(r.set for r in rows):
         units = sorted({unit(r) for r in rows if r.set == name})
-        random.Random(13).shuffle(units)
+        random.Random(seed).shuffle(units)
         fold.update({u: i % n for i, u in enumerate(units)})
     return [fold[unit(r)] for r in rows]
 
@@ -140,19 +141,21 @@ def financebench_questions(data: Path) -> dict[str, dict[str, str]]:
     }
 
 
-def grouped_folds(rows: list[Row], grouping: str, n: int, questions: dict[str, dict[str, str]]) -> tuple[list[int], int]:
+def grouped_folds(
+    rows: list[Row], grouping: str, n: int, questions: dict[str, dict[str, str]], seed: int = 13
+) -> tuple[list[int], int]:
     """Folds of a grouping and their number: FinanceBench questions held out by question, by company
     (companies dealt into ``n`` folds) or one question type a fold; the other sets by question."""
     if grouping == "question":
-        return folds_of(rows, n), n
+        return folds_of(rows, n, seed), n
 
     def about(r: Row) -> str:
         return questions.get(r.group.split(":", 1)[1], {}).get(grouping, "?")
 
     if grouping == "company":
-        return folds_of(rows, n, lambda r: about(r) if r.set == "financebench" else r.group), n
+        return folds_of(rows, n, seed, lambda r: about(r) if r.set == "financebench" else r.group), n
     types = sorted({about(r) for r in rows if r.set == "financebench"})
-    others = folds_of(rows, len(types))
+    others = folds_of(rows, len(types), seed)
     return [types.index(about(r)) if r.set == "financebench" else others[k] for k, r in enumerate(rows)], len(types)
 
 
@@ -211,8 +214,12 @@ def offline_alias(signals: correctness.Signals, weights: tuple[float, ...], band
 
 def outcome(row: Row, weights: tuple[float, ...], band: Band) -> Outcome:
     """The sample's verdict: its acceptable answers combined as the accuracy component combines them."""
-    graded = [offline_alias(a.signals, weights, band) if a.signals is not None else a.fixed for a in row.aliases]
-    result = max((g for g in graded if g is not None), key=_alias_rank)
+    graded = [
+        (a, offline_alias(a.signals, weights, band) if a.signals is not None else a.fixed) for a in row.aliases
+    ]
+    alias, result = max(((a, g) for a, g in graded if g is not None), key=lambda ag: _alias_rank(ag[1]))
+    if alias.grader == "identity" and result.passed and len(row.aliases) > 1:
+        result = _finer_alias_veto(row.response, tuple(row.record["expected"]), result)  # as components.accuracy
     review = bool(result.details.get("needs_review"))
     return Outcome(bool(result.passed) and not review, review)
 
@@ -392,6 +399,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, required=True, help="the dev data folder (../shared/data)")
     ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=13, help="shuffle of the questions dealt to folds (default 13)")
     ap.add_argument("--target", type=float, default=0.08, help="false passes among decided to hold (default 0.08)")
     ap.add_argument("--confidence", type=float, default=0.8,
                     help="one-sided confidence that the fitting rows' rate is under the target (default 0.8)")
@@ -410,11 +418,11 @@ def main() -> None:
 
     fit_all = fit(rows, everything, args.target, args.confidence, args.refit_cuts)
     in_sample = grade_rows(rows, everything, rubric, fit_all)
-    fold, folds = grouped_folds(rows, "question", args.folds, questions)
+    fold, folds = grouped_folds(rows, "question", args.folds, questions, args.seed)
     cv, fold_fits = cross_validate(rows, fold, folds, rubric, args)
 
     print(
-        f"offline judge, {args.folds} folds grouped by question; band: false passes among decided <= {args.target:.0%} "
+        f"offline judge, {args.folds} folds grouped by question (seed {args.seed}); band: false passes among decided <= {args.target:.0%} "
         f"at {args.confidence:.0%} one-sided confidence on the fitting rows"
         + ("; rule cuts refitted too" if args.refit_cuts else "; rule cuts as shipped")
     )
@@ -444,7 +452,7 @@ def main() -> None:
         print("\nfinancebench, transfer: cross-validated with questions held out by each grouping")
         print(line("in-sample", figures(members, [in_sample[k] for k in ks])))
         for grouping in args.group_by:
-            g_fold, g_folds = (fold, folds) if grouping == "question" else grouped_folds(rows, grouping, args.folds, questions)
+            g_fold, g_folds = (fold, folds) if grouping == "question" else grouped_folds(rows, grouping, args.folds, questions, args.seed)
             g_cv = cv if grouping == "question" else cross_validate(rows, g_fold, g_folds, rubric, args)[0]
             print(line(f"by {grouping} ({g_folds})", figures(members, [g_cv[k] for k in ks])))
     print(f"\n({time.perf_counter() - t0:.0f}s)")

@@ -134,6 +134,8 @@ def accuracy(ctx: ComponentContext) -> MetricResult:
     else:
         graded = [(gold, *_grade_accuracy(_for_gold(ctx, gold), gold)) for gold in golds]
         gold, name, result = max(graded, key=lambda g: _alias_rank(g[2]))
+        if name == "identity" and result.passed:
+            result = _finer_alias_veto(ctx.response, golds, result)
         ctx.record["matched_expected"] = gold if result.passed else None
         result = dataclasses.replace(
             result,
@@ -189,6 +191,17 @@ def _grade_accuracy(ctx: ComponentContext, gold: str | int | float) -> tuple[str
     assert ctx.graders is not None
     name = choose_accuracy_grader(ctx.criteria, gold, ctx.settings.accuracy)
     return name, ctx.graders.get(name)(ctx)
+
+
+def _finer_alias_veto(response: str, golds: tuple[str | int | float, ...], result: MetricResult) -> MetricResult:
+    """An identity pass on a coarse alias fails when the answer names another date than a finer alias
+    inside it ("January 16, 2017" for "January 2017" and "January 12, 2017")."""
+    from pytest_llmeval.metrics.freetext.identity import finer_alias_conflict
+
+    why = finer_alias_conflict(response, [g for g in golds if isinstance(g, str)])
+    if not why:
+        return result
+    return dataclasses.replace(result, passed=False, score=0.0, explanation=f"{result.explanation}; but {why}")
 
 
 def _alias_rank(result: MetricResult) -> tuple[bool, bool, float]:

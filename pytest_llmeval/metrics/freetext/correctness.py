@@ -12,7 +12,9 @@ gold answer is decided by the figure the response concludes with (numeric engine
 percent, rounding); an opposite yes/no (also read from a long answer's conclusion), a negated
 answer to a "Yes, ..." gold, an opposite direction, a different option of an "Among A, B and C,
 which ...?" question, a missing gold date, a short gold none of whose words is stated, a hedged
-non-answer, or disagreeing on "if X is not a useful metric, say so" is decided outright. Only
+non-answer, or disagreeing on "if X is not a useful metric, say so" is decided outright; a short
+gold the answer's opening names in any written form (:mod:`.naming`) passes, and one named among
+other candidates, only to be rejected, or with a word the question states replaced does not. Only
 the gold's answer counts, not its assumption sentences; a change/ratio/difference implied by two
 figures of one response sentence counts as stated. Otherwise a small logistic model
 (weights fitted on FinanceBench dev, cross-validated by question; see
@@ -213,6 +215,8 @@ class Signals:
     gold_rejects_metric: bool = False
     resp_rejects_metric: bool = False
     swapped: list[tuple[str, str]] = field(default_factory=list)  # (gold word, the response's word instead)
+    named: str = ""  # how the opening sentence names a short gold ("word for word", "initials ...")
+    not_answer: str = ""  # why a short gold is named but not as the answer: listed among others, rejected
     filing_dump: bool = False  # the response is a pasted filing cover page, not an answer
     # "reduced rate of 12%" for "reduced rate of 15%": no key figure stated, another of its kind instead
     figure_conflict: str = ""
@@ -424,6 +428,7 @@ def analyse(
         gold_rejects_metric=metric_question and _rejects_metric(expected),
         resp_rejects_metric=resp_rejects_metric,
         swapped=_named_swaps(response, gold_part, inc.missing) if _short_answer(expected) else [],
+        **_naming_signals(response, expected, question),
         filing_dump=_is_filing_dump(response),
     )
 
@@ -523,6 +528,18 @@ def _date_signals(response: str, expected: str, gold_part: str, question: str | 
         r"[\W\d_]+|\b(" + _MONTH_ALT + r")\b", "", expected, flags=re.IGNORECASE
     ).strip()
     return {"key_dates": len(gold_dates), "dates_matched": len(gold_dates & _dates(response)), "date_only": date_only}
+
+
+def _naming_signals(response: str, expected: str, question: str | None) -> dict[str, Any]:
+    """How the answer's opening names a short gold, or why it names it but not as the answer."""
+    if not _short_answer(expected):
+        return {}
+    from pytest_llmeval.metrics.freetext.naming import naming
+
+    named = naming(_strip_filler(response), expected, question)
+    if named is None:
+        return {}
+    return {"named": named.how if named.named else "", "not_answer": named.not_answer}
 
 
 def _option_conflict(response: str, expected: str, question: str | None) -> bool:
@@ -668,6 +685,21 @@ def _rule_date_only(s: Signals) -> Verdict | None:
     return (True, 1.0, ["the response states the expected date"]) if s.date_only else None
 
 
+def _rule_not_the_answer(s: Signals) -> Verdict | None:
+    """"Paris, Lyon and Nice", "Paris or Lyon" or "Lyon, not Paris" for "Paris": a candidate among
+    others, or one rejected, is not the answer."""
+    return (False, 0.0, [s.not_answer + " (not as the answer)"]) if s.not_answer else None
+
+
+def _rule_named(s: Signals) -> Verdict | None:
+    """A short gold (a name or phrase, not a yes/no or a direction: those have rules of their own) the
+    opening sentence states as one phrase, in any of its written forms, and that no rule before
+    vetoes: a short factual gold is decided by naming, not weighed."""
+    if not s.named or s.hedged or s.swapped or s.gold_polarity or s.gold_direction:
+        return None
+    return True, 1.0, [f"the response's opening names the expected answer ({s.named})"]
+
+
 def _rule_short_gold(s: Signals) -> Verdict | None:
     """"Paris" vs "The capital of France is Lyon.": a short gold is its key words; none is there."""
     if (
@@ -780,6 +812,8 @@ RULES: dict[str, Callable[[Signals], Verdict | None]] = {
     "missing_date": _rule_missing_date,
     "period_conflict": _rule_period_conflict,
     "date_only": _rule_date_only,
+    "not_the_answer": _rule_not_the_answer,
+    "named": _rule_named,
     "short_gold": _rule_short_gold,
     "name_mismatch": _rule_name_mismatch,
     "hedged": _rule_hedged,

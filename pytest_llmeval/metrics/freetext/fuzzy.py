@@ -28,7 +28,7 @@ __all__ = [
     "normalise_text",
 ]
 
-_STOPWORDS = frozenset(
+STOPWORDS = frozenset(
     [
         "a",
         "an",
@@ -175,7 +175,7 @@ def content_words(text: str, *, ignore: frozenset[str] | set[str] = frozenset())
     words = _WORD_RE.findall(normalise_text(text).replace("'s", ""))
     seen: dict[str, None] = {}
     for w in words:
-        if w in _STOPWORDS or w in ignore or len(w) < 2:
+        if w in STOPWORDS or w in ignore or len(w) < 2:
             continue
         seen.setdefault(w, None)
     return list(seen)
@@ -263,14 +263,14 @@ def swapped_words(response: str, expected: str, missing: list[str]) -> list[tupl
             continue
         i = gold.index(word)
         for neighbour, step in ((gold[i - 1] if i > 0 else None, 1), (gold[i + 1] if i + 1 < len(gold) else None, -1)):
-            if neighbour is None or neighbour in _STOPWORDS or neighbour not in said:
+            if neighbour is None or neighbour in STOPWORDS or neighbour not in said:
                 continue
             j = said.index(neighbour) + step
             if 0 <= j < len(said):
                 other = said[j]
                 letters = other.replace(".", "")
                 initial = len(letters) <= 3 and word[0] in letters  # "B. R. Ambedkar", "B.R. Ambedkar"
-                if other not in _STOPWORDS and other not in gold and not _in_stems(other, gold) and not initial:
+                if other not in STOPWORDS and other not in gold and not _in_stems(other, gold) and not initial:
                     swaps.append((word, other))
                     break
     return swaps

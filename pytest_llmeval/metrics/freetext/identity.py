@@ -20,7 +20,15 @@ from pytest_llmeval.errors import GraderError
 from pytest_llmeval.metrics.base import MetricResult
 from pytest_llmeval.metrics.freetext.periods import Identity, identities, identity_only, relation
 
-__all__ = ["Identity", "IdentityMatch", "grade", "identities", "identity_match", "identity_only"]
+__all__ = [
+    "Identity",
+    "IdentityMatch",
+    "finer_alias_conflict",
+    "grade",
+    "identities",
+    "identity_match",
+    "identity_only",
+]
 
 if TYPE_CHECKING:
     from pytest_llmeval.registry import GradeContext
@@ -85,6 +93,32 @@ def identity_match(response: str, expected: str, *, coarser: str = DEFAULT_COARS
             **({"review_between": "identity grader (coarser period)"} if needs_review else {}),
         },
     )
+
+
+def finer_alias_conflict(response: str, golds: list[str]) -> str:
+    """Why an answer contradicts a finer acceptable answer inside another one's period, or "".
+
+    Aliases "January 2017" and "January 12, 2017" say the month and, finer, the day: "January 16,
+    2017" names a date inside the first and a different one from the second, so it is not the answer.
+    Aliases that are alternatives ("1900", "1902") are not inside each other and veto nothing.
+    """
+    said, _ = identities(response or "")
+    periods = [(gold, identities(gold)[0]) for gold in golds if identity_only(gold)]
+    for coarse, outer in periods:
+        for fine, inner in periods:
+            # the finer alias's identity lies inside the coarser one's
+            inside = [(o, i) for o in outer for i in inner if relation(o, i) == "finer"]
+            for period, identity in inside:
+                different = [
+                    s for s in said if relation(identity, s) == "different" and relation(period, s) in ("same", "finer")
+                ]
+                named = any(relation(identity, s) in ("same", "finer") for s in said)
+                if different and not named:
+                    return (
+                        f"{different[0].raw!r} lies inside {coarse!r} but is not the finer acceptable answer "
+                        f"{fine!r}: a different date"
+                    )
+    return ""
 
 
 def grade(ctx: GradeContext) -> MetricResult:

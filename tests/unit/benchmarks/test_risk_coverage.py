@@ -74,3 +74,20 @@ def test_grouped_folds_hold_out_a_company_or_a_type_together() -> None:
     assert set(by_type[12:]) <= {0, 1, 2}  # the other sets' questions dealt into as many folds
     by_question, n = module.grouped_folds(rows, "question", 5, questions)
     assert (by_question, n) == (module.folds_of(rows, 5), 5)
+
+
+def test_fold_seed_reshuffles_questions_and_keeps_each_question_in_one_fold() -> None:
+    module = risk_coverage()
+    rows = [
+        module.Row("openqa", f"openqa:q{q}", True, False, {}, "", []) for q in range(40) for _ in range(3)
+    ]
+    by_seed = {seed: module.folds_of(rows, 5, seed) for seed in (13, 1, 2)}
+    for folds in by_seed.values():
+        per_question: dict[str, set[int]] = {}
+        for row, fold in zip(rows, folds, strict=True):
+            per_question.setdefault(row.group, set()).add(fold)
+        assert all(len(f) == 1 for f in per_question.values())
+        assert sorted(set(folds)) == [0, 1, 2, 3, 4]
+    assert module.folds_of(rows, 5) == by_seed[13]  # the default shuffle
+    assert by_seed[1] != by_seed[13]
+    assert by_seed[2] != by_seed[13]
