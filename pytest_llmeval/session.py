@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_llmeval.options import ErrorsMode, GateOn, Settings, Source
+from pytest_llmeval.records.sample import SampleRecord
 from pytest_llmeval.regression.gates import FailureLedger
 
 # The stash keys and lookups live in run_state (the collector uses them without importing this
@@ -45,7 +46,7 @@ class LLMEvalSession:
         self.config = config
         self.settings = settings
         self.is_worker = hasattr(config, "workerinput")
-        self.records: list[dict[str, Any]] = []
+        self.records: list[SampleRecord] = []
         self._record_index: dict[str, int] = {}  # nodeid -> position in records
         self._attempts: dict[str, list[str]] = {}  # nodeid -> statuses of attempts a rerun replaced
         self.worker_stats: list[dict[str, Any]] = []
@@ -292,9 +293,6 @@ class LLMEvalSession:
             self._components = ComponentRegistry.from_hook(self.config)
         return self._components
 
-    def empty_scores(self) -> dict[str, Any]:
-        return {"overall": None, **dict.fromkeys(self.components.names())}
-
     @property
     def rubric(self) -> Rubric:
         if self._rubric is None:
@@ -396,71 +394,14 @@ class LLMEvalSession:
         return self.rubric.grade(item.sample, answer)
 
     # -- records ---------------------------------------------------------------
-    def gold_record(self, item: GoldItem, status: str, error: str | None = None) -> dict[str, Any]:
-
-        sample = item.sample
-        record = _record(
-            item, self.empty_scores(), sample_id=sample.id, file=sample.path, line=sample.line, status=status, reason=error or "",
-            question=sample.question, expected=list(sample.golds) if sample.alternatives else sample.expected,
-            task=sample.task, domain=sample.domain,
-        )
-        if sample.raw.get("human_label") in ("pass", "fail"):
-            record["human_label"] = sample.raw["human_label"]
-        group = sample.raw.get("group", sample.criteria.get("group"))
-        if group is not None:
-            record["group"] = str(group)
-        record["model"] = item.model or self.settings.model
-        if self.settings.history:
-            from pytest_llmeval.history.record import gold_hash
-
-            record["gold_hash"] = gold_hash(sample)
-        grade = item.stash.get(GRADE_KEY, None)
-        if grade is not None:
-            record.update(grade.to_builtins())
-            record["predicted"] = grade.response
-            from pytest_llmeval.labels import answer_hash
-
-            record["answer_sha256"] = answer_hash(grade.response)  # people's labels apply to this text only
-            record["status"] = status if status == "error" else grade.tier
-        if REPEATS_KEY in item.stash:  # an item all of whose repeats failed keeps them too
-            fields: dict[str, Any] = item.stash[REPEATS_KEY]
-            record.update(fields)
-        return record
-
-    def helper_record(self, item: pytest.Item, results: list[Any], passed: bool) -> dict[str, Any]:
-        import statistics
-
-        scores = self.empty_scores()
-        by_metric = {r.metric or type(r).__name__: r for r in results}
-        metrics = {name: round(float(r.score), 4) for name, r in by_metric.items()}
-        scores["overall"] = round(statistics.fmean(metrics.values()), 4) if metrics else None
-        failing = [r for r in results if not r.passed]
-        return {
-            "kind": "helper",
-            "nodeid": item.nodeid,
-            "sample_id": item.nodeid,
-            "file": str(item.path),
-            "question": None,
-            "expected": None,
-            "predicted": None,
-            "task": "assertions",
-            "domain": "-",
-            # A helper checks its own threshold: its test passed or failed. It has no rubric
-            # tier, so it is tallied apart from graded samples (see ``helper_records``).
-            "status": "passed" if passed else "failed",
-            "scores": scores,
-            "metrics": metrics,
-            "reason": failing[0].explanation if failing else "",
-        }
-
-    def add_record(self, record: dict[str, Any]) -> None:
+    def add_record(self, record: SampleRecord) -> None:
         """One record per test: a later record for the same node (a rerun) replaces the earlier one."""
-        attempts = self._attempts.pop(record["nodeid"], None)
+        attempts = self._attempts.pop(record.nodeid, None)
         if attempts:
-            record = {**record, "earlier_attempts": attempts}
-        index = self._record_index.get(record["nodeid"])
+            record = record.replace(earlier_attempts=attempts)
+        index = self._record_index.get(record.nodeid)
         if index is None:
-            self._record_index[record["nodeid"]] = len(self.records)
+            self._record_index[record.nodeid] = len(self.records)
             self.records.append(record)
         else:
             self.records[index] = record
@@ -590,10 +531,10 @@ class LLMEvalSession:
         self.label_match = match_labels(self.records, labels, self._baseline_answers())
         self.label_match.given = bool(self.settings.labels)
         self.people_labels = labels
-        for record in self.records:
-            applied = self.label_match.applied.get(record["nodeid"])
+        for index, record in enumerate(self.records):
+            applied = self.label_match.applied.get(record.nodeid)
             if applied is not None:
-                record["people_label"] = label_field(applied)
+                self.records[index] = record.replace(people_label=label_field(applied))
         self.warnings.extend(f"labels error: {p}" for p in self.label_match.problems)
         alpha = self.settings.alpha
         self.corrections = {None: correction(self.tally(), self.label_match, alpha=alpha)}
@@ -740,53 +681,26 @@ class LLMEvalSession:
             # final outcome counts, earlier attempts are listed under the sample.
             self._attempts.setdefault(record["nodeid"], []).append(record["status"])
             return
-        self.add_record(record)
+        self.add_record(SampleRecord.from_json(record))
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         self.ledger.add(report)
 
     def record_for(self, item: pytest.Item, report: pytest.TestReport, helper_results: list[Any] | None) -> dict[str, Any] | None:
         """The builtins record to attach to ``report`` (None when this phase adds nothing)."""
-        if report.when == "teardown":  # no kind of item records its teardown
-            return None
-        from pytest_llmeval.collector import BadLineItem, GoldItem
+        from pytest_llmeval.records.build import record_for
 
-        if isinstance(item, BadLineItem):
-            if report.when != "setup":
-                return None
-            return _record(
-                item, self.empty_scores(), sample_id=item.name, file=item.shown_path, line=item.lineno, status="error", reason=item.problem
-            )
-        if isinstance(item, GoldItem):
-            if report.when == "setup" and report.failed:
-                return self.gold_record(item, "error", error=_one_line(report.longreprtext))
-            if report.when == "setup" and report.skipped:
-                return self.gold_record(item, "skipped", error=_skip_reason(report))
-            if report.when == "call":
-                record = self.gold_record(item, "graded")
-                item.config.hook.pytest_llmeval_sample_graded(item=item, record=record)
-                return record
-            return None
-        if report.when == "call" and helper_results:
-            return self.helper_record(item, helper_results, passed=report.passed)
-        return None
+        return record_for(item, report, helper_results, self.settings, self.components.names())
 
     def crash_record(self, nodeid: str, message: str) -> dict[str, Any] | None:
-        """The error record of a gold sample whose xdist worker died (the controller has no item,
-        only the node id ``path.jsonl::id`` or ``path.jsonl::id[model]``)."""
-        path, _, name = nodeid.partition("::")
-        if not path.endswith(".jsonl") or not name:
+        """The error record of a gold sample whose xdist worker died (None for other tests)."""
+        from pytest_llmeval.records.build import crash_record
+
+        record = crash_record(nodeid, message, self.settings.models, self.settings.model, self.components.names())
+        if record is None:
             return None
         self.crashed.append(nodeid)
-        model = self.settings.model
-        for spec in self.settings.models if len(self.settings.models) > 1 else ():
-            if name.endswith(f"[{spec}]"):
-                name, model = name[: -len(spec) - 2], spec
-        return {
-            "kind": "gold", "nodeid": nodeid, "sample_id": name, "file": path, "line": None, "question": None,
-            "expected": None, "predicted": None, "task": "-", "domain": "-", "status": "error",
-            "scores": self.empty_scores(), "reason": _one_line(message), "model": model,
-        }
+        return record.to_json()
 
     def _forget_quiet_phase(self, report: pytest.TestReport) -> None:
         """Drop a gold item's silent setup/teardown report from the terminal's stats.
@@ -877,47 +791,3 @@ class LLMEvalSession:
         for line in self.output_errors:
             terminalreporter.write_line(line, red=True, bold=True)
 
-
-def _record(
-    item: pytest.Item,
-    scores: dict[str, Any],
-    *,
-    sample_id: str,
-    file: str,
-    line: int,
-    status: str,
-    reason: str,
-    question: str | None = None,
-    expected: str | list[str | int | float] | None = None,
-    task: str = "-",
-    domain: str = "-",
-) -> dict[str, Any]:
-    """The builtins record of one gold line (sample or bad line) before grading adds its scores."""
-    return {
-        "kind": "gold",
-        "nodeid": item.nodeid,
-        "sample_id": sample_id,
-        "file": file,
-        "line": line,
-        "question": question,
-        "expected": expected,
-        "predicted": None,
-        "task": task,
-        "domain": domain,
-        "status": status,
-        "scores": scores,
-        "reason": reason,
-    }
-
-
-def _one_line(text: str) -> str:
-    lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
-    # The last line of a traceback names the exception; our own errors are one line anyway.
-    return lines[-1] if lines else ""
-
-
-def _skip_reason(report: pytest.TestReport) -> str:
-    longrepr = report.longrepr
-    if isinstance(longrepr, tuple) and len(longrepr) == 3:
-        return str(longrepr[2]).removeprefix("Skipped: ")
-    return str(longrepr)

@@ -8,16 +8,17 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_llmeval.records.sample import REPEAT_FIELDS
 from pytest_llmeval.report.people import json_fields
 
 if TYPE_CHECKING:
+    from pytest_llmeval.records.sample import SampleRecord
     from pytest_llmeval.report.tally import Tally
     from pytest_llmeval.session import LLMEvalSession
 
 REPORT_VERSION = 1
 # What a run without --llm-model records as its model (run_identity): answers of no named source.
 UNNAMED_SOURCE = "pre-recorded responses / pytest_llmeval_generate"
-REPEAT_FIELDS = ("repeats", "pass_count", "counted_repeats", "repeat_errors", "stability", "pass_at_k", "pass_all_k")
 
 
 def _group(tally: Tally) -> dict[str, Any]:
@@ -167,41 +168,41 @@ def _baseline_comparison(llm_session: LLMEvalSession, model: str) -> dict[str, A
     return baseline.by_model.get(model)
 
 
-def sample_result(r: dict[str, Any]) -> dict[str, Any]:
-    """One ``sample_results[]`` entry from a session record (also what a baseline comparison pairs)."""
+def sample_result(r: SampleRecord) -> dict[str, Any]:
+    """One ``sample_results[]`` entry from a run's record (also what a baseline comparison pairs)."""
     return {
-        "sample_id": r["sample_id"],
-        "nodeid": r["nodeid"],
-        "kind": r["kind"],
-        "file": r.get("file"),
-        "line": r.get("line"),
-        "model": r.get("model"),
-        "question": r.get("question"),
-        "expected": r.get("expected"),
-        "predicted": r.get("predicted"),
-        "task": r.get("task"),
-        "domain": r.get("domain"),
-        "scores": r["scores"],
-        "status": r["status"],
-        "reason": r.get("reason", ""),
-        "accuracy_grader": r.get("accuracy_grader"),
-        "refusal": r.get("refusal", False),
-        "needs_review": r.get("needs_review", False),
-        **({"human_label": r["human_label"]} if r.get("human_label") else {}),
-        **({"people_label": r["people_label"]} if r.get("people_label") else {}),
-        **({"review_between": r["review_between"]} if r.get("review_between") else {}),
-        **({"review_reason": r["review_reason"]} if r.get("review_reason") else {}),
-        **({"matched_expected": r["matched_expected"]} if r.get("matched_expected") is not None else {}),
-        **({"earlier_attempts": r["earlier_attempts"]} if r.get("earlier_attempts") else {}),
-        **({"components": r["components"]} if "components" in r else {}),
-        **({"metrics": r["metrics"]} if "metrics" in r else {}),
-        **({"retrieval_metrics": r["retrieval_metrics"]} if r.get("retrieval_metrics") else {}),
-        **({"reference_metrics": r["reference_metrics"]} if r.get("reference_metrics") else {}),
-        **({"reverified": True} if r.get("reverified") else {}),
-        **({"group": r["group"]} if r.get("group") is not None else {}),
-        **({"answer_sha256": r["answer_sha256"]} if r.get("answer_sha256") else {}),
-        **{k: r[k] for k in REPEAT_FIELDS if k in r},
-        **({"turns": r["turns"]} if r.get("turns") else {}),
+        "sample_id": r.sample_id,
+        "nodeid": r.nodeid,
+        "kind": r.kind,
+        "file": r.file,
+        "line": r.line,
+        "model": r.model,
+        "question": r.question,
+        "expected": r.expected,
+        "predicted": r.predicted,
+        "task": r.task,
+        "domain": r.domain,
+        "scores": r.scores,
+        "status": r.status,
+        "reason": r.reason,
+        "accuracy_grader": r.accuracy_grader if r.tier is not None else None,
+        "refusal": r.refusal,
+        "needs_review": r.needs_review,
+        **({"human_label": r.human_label} if r.human_label else {}),
+        **({"people_label": r.people_label} if r.people_label else {}),
+        **({"review_between": r.review_between} if r.review_between else {}),
+        **({"review_reason": r.review_reason} if r.review_reason else {}),
+        **({"matched_expected": r.matched_expected} if r.matched_expected is not None else {}),
+        **({"earlier_attempts": r.earlier_attempts} if r.earlier_attempts else {}),
+        **({"components": r.components} if r.components is not None else {}),
+        **({"metrics": r.metrics} if r.metrics is not None else {}),
+        **({"retrieval_metrics": r.retrieval_metrics} if r.retrieval_metrics else {}),
+        **({"reference_metrics": r.reference_metrics} if r.reference_metrics else {}),
+        **({"reverified": True} if r.reverified else {}),
+        **({"group": r.group} if r.group is not None else {}),
+        **({"answer_sha256": r.answer_sha256} if r.answer_sha256 else {}),
+        **{k: getattr(r, k) for k in REPEAT_FIELDS if getattr(r, k) is not None},
+        **({"turns": r.turns} if r.turns else {}),
     }
 
 
