@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-# keys whose values are clocks or measurements of time, never verdicts
-MASKED_KEYS = re.compile(r"(timestamp|started|finished|duration|latency|elapsed|_seconds|run_id)", re.IGNORECASE)
+# keys whose values are clocks, measurements of time or the checkout's commit, never verdicts
+MASKED_KEYS = re.compile(r"(timestamp|started|finished|duration|latency|elapsed|_seconds|run_id|commit)", re.IGNORECASE)
 MASK = "<masked>"
 
 

@@ -78,7 +78,8 @@ def gold_record(
         _grade_fields(grade, fields, extra)
         fields["status"] = status if status == "error" else grade.tier
     if REPEATS_KEY in item.stash:  # an item all of whose repeats failed keeps them too
-        fields.update(item.stash[REPEATS_KEY])
+        repeat_fields: dict[str, Any] = item.stash[REPEATS_KEY]
+        fields.update(repeat_fields)
     return SampleRecord(**fields, extra=extra)
 
 

@@ -5,16 +5,19 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pytest_llmeval.options import ErrorsMode
+
+if TYPE_CHECKING:
+    from pytest_llmeval.records.sample import SampleRecord
 
 
 @dataclass
 class Tally:
     """Aggregates over sample records; the numbers the summary, report and gate share."""
 
-    records: list[dict[str, Any]]
+    records: list[SampleRecord]
     errors_mode: ErrorsMode = ErrorsMode.FAIL
     review_passes: bool = False  # llm_review_passes: a needs-review sample in the pass tier counts
     tiers: Counter[str] = field(default_factory=Counter)
@@ -23,7 +26,7 @@ class Tally:
         self.tiers = Counter(r["status"] for r in self.records)
 
     @property
-    def graded(self) -> list[dict[str, Any]]:
+    def graded(self) -> list[SampleRecord]:
         return [r for r in self.records if r["status"] in ("pass", "acceptable", "fail")]
 
     @property
@@ -83,7 +86,7 @@ class Tally:
             for n in names
         }
 
-    def worst(self, limit: int) -> list[dict[str, Any]]:
+    def worst(self, limit: int) -> list[SampleRecord]:
         bad = [r for r in self.records if r["status"] in ("fail", "error", "acceptable")]
         order = {"error": 0, "fail": 1, "acceptable": 2}
         bad.sort(key=lambda r: (order[r["status"]], r["scores"].get("overall") or 0.0, r["nodeid"]))
