@@ -45,17 +45,22 @@ def test_unknown_keys_stay_in_extra_and_read_through_the_mapping() -> None:
     record = SampleRecord.from_json(GRADED)
     assert record.extra == {"polite": True}
     assert record["polite"] is True
-    assert record.tier == "pass" and record.graded
+    assert record.tier == "pass"
+    assert record.graded
 
 
 def test_absent_keys_are_absent_from_the_mapping() -> None:
     record = SampleRecord.from_json(ERROR)
-    assert "components" not in record and record.get("components") is None
-    assert "accuracy_grader" not in record and "repeats" not in record
+    assert "components" not in record
+    assert record.get("components") is None
+    assert "accuracy_grader" not in record
+    assert "repeats" not in record
     with pytest.raises(KeyError):
         record["tier"]
     helper = SampleRecord.from_json(HELPER)
-    assert "line" not in helper and "model" not in helper and helper["metrics"] == {"must_include": 0.5}
+    assert "line" not in helper
+    assert "model" not in helper
+    assert helper["metrics"] == {"must_include": 0.5}
 
 
 def test_frozen_changes_make_a_new_record() -> None:
