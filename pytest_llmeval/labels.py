@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pytest_llmeval.records.sample_record import SampleRecord
     from pytest_llmeval.report.review import HumanVerdict
     from pytest_llmeval.report.tally import Tally
 
@@ -184,7 +186,7 @@ class LabelMatch:
         }
 
 
-def _matches(label: Label, record: dict[str, Any]) -> bool:
+def _matches(label: Label, record: Mapping[str, Any]) -> bool:
     if str(record.get("sample_id")) != label.sample_id:
         return False
     if label.file is not None and str(record.get("file")) != label.file:
@@ -193,7 +195,7 @@ def _matches(label: Label, record: dict[str, Any]) -> bool:
 
 
 def match_labels(
-    records: list[dict[str, Any]], labels: list[Label], baseline_answers: frozenset[tuple[str, str]] = frozenset(),
+    records: Sequence[Mapping[str, Any]], labels: list[Label], baseline_answers: frozenset[tuple[str, str]] = frozenset(),
 ) -> LabelMatch:
     """Apply each label to the run's samples with its id (file, model) and the identical answer text.
 
@@ -201,7 +203,7 @@ def match_labels(
     another answer that is the baseline's (``baseline_answers``: (sample id, answer hash)) is there for
     the baseline comparison, not a changed answer."""
     match = LabelMatch(read=len(labels))
-    by_id: dict[str, list[dict[str, Any]]] = {}
+    by_id: dict[str, list[Mapping[str, Any]]] = {}
     for record in records:
         if record.get("kind") == "gold":
             by_id.setdefault(str(record.get("sample_id")), []).append(record)
@@ -248,7 +250,7 @@ def match_labels(
     return match
 
 
-def group_of(record: dict[str, Any]) -> str:
+def group_of(record: Mapping[str, Any]) -> str:
     """The cluster of a sample: its gold ``group`` (per file), else the sample itself (so one sample
     answered by several models is one cluster)."""
     group = record.get("group")
@@ -295,3 +297,39 @@ def correction(tally: Tally, match: LabelMatch, *, alpha: float) -> dict[str, An
         corrected = scaled(corrected, len(graded) / tally.denominator, tally.denominator)
     result["corrected"] = corrected.to_builtins()
     return result
+
+
+@dataclass(frozen=True)
+class AppliedLabels:
+    """People's labels matched to a run: the records with the label that applied, and what did not."""
+
+    records: tuple[SampleRecord, ...]
+    match: LabelMatch
+    labels: tuple[Label, ...] = ()  # as read: they may also label the baseline's answers
+    warnings: tuple[str, ...] = ()
+
+
+def apply_labels(
+    records: tuple[SampleRecord, ...], labels_path: Path | None, shown: str | None,
+    review_verdicts: dict[str, HumanVerdict] | None, baseline_answers: frozenset[tuple[str, str]] = frozenset(),
+) -> AppliedLabels:
+    """``--llm-labels`` (``labels_path``, shown as ``shown``) and the random rows of ``--llm-review-import``
+    (``review_verdicts``) matched to the run's answers."""
+    labels: list[Label] = []
+    warnings: list[str] = []
+    if labels_path is not None:
+        read, problems = read_labels(labels_path, shown)
+        labels.extend(read)
+        warnings.extend(f"labels error: {p}" for p in problems)
+    if review_verdicts is not None:
+        labels.extend(labels_from_review(review_verdicts))
+    if not labels and labels_path is None:
+        return AppliedLabels(records, LabelMatch(), (), tuple(warnings))
+    match = match_labels(list(records), labels, baseline_answers)
+    match.given = labels_path is not None
+    labelled = tuple(
+        r if r.nodeid not in match.applied else r.replace(people_label=label_field(match.applied[r.nodeid]))
+        for r in records
+    )
+    warnings.extend(f"labels error: {p}" for p in match.problems)
+    return AppliedLabels(labelled, match, tuple(labels), tuple(warnings))

@@ -15,8 +15,8 @@ import pytest
 
 from pytest_llmeval import options
 from pytest_llmeval.grading.pipeline import PIPELINE_KEY, get_pipeline
-from pytest_llmeval.run_state import SESSION_KEY, get_session
-from pytest_llmeval.session import LLMEvalSession
+from pytest_llmeval.run_state import SESSION_KEY
+from pytest_llmeval.session import LLMEvalSession, get_session
 
 HELPER_RESULTS_KEY = pytest.StashKey[list[Any]]()
 GOLD_MARKER = "llmeval_gold"
@@ -47,6 +47,9 @@ def pytest_configure(config: pytest.Config) -> None:
     llm_session.load_baseline()
     llm_session.grading.check()
     llm_session.check_paths()
+    merged = config.pluginmanager.get_plugin("llmeval-merge")  # python -m pytest_llmeval merge
+    if merged is not None:
+        llm_session.adopt_shards(merged.inputs(llm_session.settings))
     from pytest_llmeval import shard
 
     shard.register(config, llm_session.settings)  # --llm-shard: deselects the other shards' tests
@@ -173,14 +176,14 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
 
 
 @pytest.hookimpl(tryfirst=True, specname="pytest_sessionfinish")
-def pytest_sessionfinish_junit(session: pytest.Session) -> None:
-    """Before the JUnit XML is written: the corrected pass rates as its suite properties."""
-    get_session(session.config).junit_properties()
+def pytest_sessionfinish_freeze(session: pytest.Session, exitstatus: int) -> None:
+    """Before the JUnit XML is written: the run frozen (its corrected pass rates are suite properties)."""
+    get_session(session.config).end_run(session, exitstatus)
 
 
 @pytest.hookimpl(trylast=True)
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    get_session(session.config).finish(session, exitstatus)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    get_session(session.config).finish(session)
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:

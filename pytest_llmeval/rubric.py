@@ -84,20 +84,11 @@ class GradeResult:
             lines.append(f"  tool calls: {_clip(shown_tool_calls(self.tool_calls))}")
         return "\n".join(lines)
 
-    def to_builtins(self) -> dict[str, Any]:
+    def components_json(self) -> dict[str, Any]:
+        """Each applied component as plain JSON data (what a record and the JSON report keep)."""
         return {
-            "overall": self.overall,
-            "tier": self.tier,
-            "scores": self.scores(),
-            "components": {
-                c.name: {
-                    "score": c.score, "weight": c.weight, "reason": c.reason, "metric": c.metric,
-                    "details": _builtins(c.details),
-                }
-                for c in self.components.values()
-            },
-            **self.record,
-            "reason": self.worst_reason(),
+            c.name: {"score": c.score, "weight": c.weight, "reason": c.reason, "metric": c.metric, "details": _builtins(c.details)}
+            for c in self.components.values()
         }
 
 

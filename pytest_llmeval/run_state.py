@@ -1,27 +1,36 @@
 """Where the run's state lives: the keys of ``config.stash`` and ``item.stash``.
 
-The collector and the reporters reach the per-run session through these keys; they never import
-:mod:`pytest_llmeval.session` (which imports them), so the package has no import circle.
+The collector reaches the per-run session through these keys, and sees of it only what
+:class:`RunSession` names; it never imports :mod:`pytest_llmeval.session` (which imports this
+module), so the package has no import circle.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
 
 if TYPE_CHECKING:
+    from pytest_llmeval.options import Settings
     from pytest_llmeval.rubric import GradeResult  # noqa: F401 - named in the StashKey's string annotation
     from pytest_llmeval.sample import Sample
-    from pytest_llmeval.session import LLMEvalSession
 
-SESSION_KEY = pytest.StashKey["LLMEvalSession"]()
+
+class RunSession(Protocol):
+    """What gold files ask of the run's session: its settings (``plugin.py`` sees all of it; gold
+    items grade through the pipeline, :mod:`pytest_llmeval.grading`)."""
+
+    settings: Settings
+
+
+SESSION_KEY = pytest.StashKey["RunSession"]()
 GRADE_KEY = pytest.StashKey["GradeResult"]()  # a gold item's grade, set when it ran
 REPEATS_KEY = pytest.StashKey[dict[str, Any]]()  # per-repeat fields of a gold item under --llm-repeat
 
 
-def get_session(config: pytest.Config) -> LLMEvalSession:
-    """The run's one :class:`~pytest_llmeval.session.LLMEvalSession`."""
+def get_session(config: pytest.Config) -> RunSession:
+    """The run's one session, as gold items see it."""
     return config.stash[SESSION_KEY]
 
 

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from pytest_llmeval.session import LLMEvalSession
+    from pytest_llmeval.records.run import RunRecord
+    from pytest_llmeval.records.sample_record import SampleRecord
 
 # (index variable, total variable, first index) per CI service, read by --llm-shard=auto
 CI_SHARD_VARIABLES = (
@@ -184,41 +185,43 @@ def register(config: pytest.Config, settings: Any) -> None:
         config.pluginmanager.register(ShardPlugin(config, index, total), "llmeval-shard")
 
 
-def report_fields(llm_session: LLMEvalSession, sample_result: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
+def report_fields(
+    run: RunRecord, warnings: list[str], sample_result: Callable[[SampleRecord], dict[str, Any]],
+) -> dict[str, Any]:
     """The ``shard`` section of a shard's JSON report (nothing without ``--llm-shard``); ``sample_result``
     is the report's own entry of a record (what it leaves out, the merge needs to aggregate as this run did)."""
-    plugin = llm_session.config.pluginmanager.get_plugin("llmeval-shard")
+    plugin = run.shard
     if not isinstance(plugin, ShardPlugin):
         return {}
-    rootdir = llm_session.config.rootpath
+    rootdir = run.rootpath
     # gold files with no sample in this shard's items still count (their samples all went elsewhere)
     plugin.note_gold_files([])
-    for record in llm_session.records:
-        if record["kind"] == "gold" and record.get("file"):
-            name = relative(record["file"], rootdir)
+    for record in run.records:
+        if record.kind == "gold" and record.file:
+            name = relative(record.file, rootdir)
             full = rootdir / name
             if name not in plugin.gold_files and full.is_file():
                 plugin.gold_files[name] = file_sha256(full)
-    recorded = {r["nodeid"] for r in llm_session.records}
+    recorded = {r.nodeid for r in run.records}
     # what sample_results leave out of a record, so a merge can aggregate exactly as this run did
     extras = {}
-    for record in llm_session.records:
+    for record in run.records:
         shown = sample_result(record)
-        extra = {k: v for k, v in record.items() if k not in shown}
+        extra = {k: v for k, v in record.to_json().items() if k not in shown}
         if extra:
-            extras[record["nodeid"]] = extra
+            extras[record.nodeid] = extra
     return {
         "shard": {
             "index": plugin.index,
             "total": plugin.total,
-            "run_id": llm_session.settings.run_id or ci_run_id(),
+            "run_id": run.settings.run_id or ci_run_id(),
             "gold_files": dict(sorted(plugin.gold_files.items())),
-            "settings": verdict_settings(llm_session.settings),
-            "incomplete_reason": llm_session.incomplete_reason,
+            "settings": verdict_settings(run.settings),
+            "incomplete_reason": run.incomplete_reason,
             "deselected": plugin.deselected,
             # failures that have no record (hand-written tests, collection errors): they fail the merged run too
-            "other_failures": [n for n in llm_session.ledger.other_failures if n not in recorded],
-            "warnings": list(llm_session.warnings),
+            "other_failures": [n for n in run.other_failures if n not in recorded],
+            "warnings": list(warnings),
             "record_extras": extras,
         }
     }

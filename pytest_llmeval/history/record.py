@@ -1,4 +1,4 @@
-"""Build one run's history record from the session's per-sample records (controller only)."""
+"""Build one run's history record from its run record (controller only)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from pytest_llmeval.history.store import NOT_RUN, STATUS_CHARS, canonical
 
 if TYPE_CHECKING:
     from pytest_llmeval.models.base import Answer
+    from pytest_llmeval.records.run import RunRecord
+    from pytest_llmeval.records.sample_record import SampleRecord
     from pytest_llmeval.sample import Sample
-    from pytest_llmeval.session import LLMEvalSession
 
 # Settings that change answers or verdicts besides the run identity (model, judge, rubric).
 VERDICT_SETTINGS = ("errors", "repeat", "temperature", "max_tokens", "seed", "citation_patterns", "embedding_model")
@@ -67,7 +68,7 @@ def _number(value: Any, digits: int) -> str:
     return text if text not in ("", "-0") else "0"
 
 
-def _columns(records: list[dict[str, Any] | None], graders: dict[str, int], repeat: int) -> dict[str, Any]:
+def _columns(records: list[SampleRecord | None], graders: dict[str, int], repeat: int) -> dict[str, Any]:
     status: list[str] = []
     score: list[str] = []
     grader: list[str] = []
@@ -82,17 +83,17 @@ def _columns(records: list[dict[str, Any] | None], graders: dict[str, int], repe
             for column in (score, grader, tokens, latency, cost, passes):
                 column.append(NOT_RUN)
             continue
-        status.append(STATUS_CHARS.get(str(r["status"]), NOT_RUN))
-        score.append(_number((r.get("scores") or {}).get("overall"), 3))
-        name = r.get("accuracy_grader")
+        status.append(STATUS_CHARS.get(str(r.status), NOT_RUN))
+        score.append(_number((r.scores or {}).get("overall"), 3))
+        name = r.accuracy_grader
         grader.append(str(graders.setdefault(str(name), len(graders))) if name else NOT_RUN)
-        usage = r.get("answer_usage") or {}
+        usage = r.answer_usage or {}
         tokens.append(_number(usage.get("tokens"), 0))
         latency.append(_number(usage.get("latency_s"), 2))
         cost.append(_number(usage.get("cost_usd"), 6))
-        passes.append(_number(r.get("pass_count"), 0))
-        if r["status"] in ("error", "skipped") and r.get("reason"):
-            reasons[str(index)] = str(r["reason"])[:MAX_REASON]
+        passes.append(_number(r.pass_count, 0))
+        if r.status in ("error", "skipped") and r.reason:
+            reasons[str(index)] = str(r.reason)[:MAX_REASON]
     columns: dict[str, Any] = {"status": "".join(status), "score": " ".join(score), "grader": " ".join(grader)}
     for name, values in (("tokens", tokens), ("latency_s", latency), ("cost_usd", cost)):
         if any(v != NOT_RUN for v in values):
@@ -104,41 +105,41 @@ def _columns(records: list[dict[str, Any] | None], graders: dict[str, int], repe
     return columns
 
 
-def build_run(llm_session: LLMEvalSession, *, finished: dt.datetime | None = None) -> tuple[dict[str, Any], list[list[Any]]]:
+def build_run(run: RunRecord, *, exitstatus: int | None, finished: dt.datetime | None = None) -> tuple[dict[str, Any], list[list[Any]]]:
     """(run metadata with result columns, sample rows) for :func:`store.write_run`."""
     from pytest_llmeval import __version__
     from pytest_llmeval.report.json_report import run_identity
 
-    settings = llm_session.settings
+    settings = run.settings
     identity = run_identity(settings)
-    gold = [r for r in llm_session.records if r["kind"] == "gold"]
-    known = {(str(r.get("file") or ""), str(r["sample_id"])): r for r in gold}
-    for key, row in _unrun(llm_session).items():
-        known.setdefault(key, row)
+    gold = [r for r in run.records if r.kind == "gold"]
+    known: dict[tuple[str, str], Any] = {(str(r.file or ""), str(r.sample_id)): r for r in gold}
+    for sample in run.collected_gold:  # collected, never run: shown as not run
+        known.setdefault((sample.path, sample.sample_id), {"line": sample.line, "gold_hash": sample.gold_hash})
     keys = sorted(known.items(),
                   key=lambda kv: (kv[0][0], _line(kv[1].get("line")), kv[0][1]))
     rows = [[file, sample_id, _line(r.get("line")), r.get("gold_hash")] for (file, sample_id), r in keys]
     position = {key: index for index, (key, _r) in enumerate(keys)}
     models = list(settings.models) or [str(identity["model"])]
-    by_model: dict[str, list[dict[str, Any] | None]] = {m: [None] * len(rows) for m in models}
+    by_model: dict[str, list[SampleRecord | None]] = {m: [None] * len(rows) for m in models}
     for r in gold:
-        model = str(r.get("model") or identity["model"])
-        by_model.setdefault(model, [None] * len(rows))[position[(str(r.get("file") or ""), str(r["sample_id"]))]] = r
+        model = str(r.model or identity["model"])
+        by_model.setdefault(model, [None] * len(rows))[position[(str(r.file or ""), str(r.sample_id))]] = r
     graders: dict[str, int] = {}
     results = {m: _columns(recs, graders, int(settings.repeat)) for m, recs in by_model.items()}
     finished = finished or dt.datetime.now(dt.timezone.utc)
-    started = getattr(llm_session, "started_at", None)
-    stats = llm_session.model_stats() or {}
-    run = {
+    started = run.started_at
+    stats = run.model_stats or {}
+    entry = {
         "run_id": uuid.uuid4().hex[:16],
         "started": started.isoformat(timespec="microseconds") if started else None,
         "finished": finished.isoformat(timespec="microseconds"),
-        "git": git_info(Path(llm_session.config.rootpath)),
-        "complete": llm_session.incomplete_reason is None,
-        "incomplete_reason": llm_session.incomplete_reason,
+        "git": git_info(run.rootpath),
+        "complete": run.incomplete_reason is None,
+        "incomplete_reason": run.incomplete_reason,
         "plugin_version": __version__,
-        "exitstatus": _exitstatus(llm_session),
-        "gates": [{"name": g.name, "passed": g.passed, "model": g.model} for g in llm_session.gates],
+        "exitstatus": exitstatus,
+        "gates": [{"name": g.name, "passed": g.passed, "model": g.model} for g in run.gates],
         "identity": identity,
         "models": list(by_model),
         "settings": {name: _plain(getattr(settings, name, None)) for name in VERDICT_SETTINGS},
@@ -146,26 +147,9 @@ def build_run(llm_session: LLMEvalSession, *, finished: dt.datetime | None = Non
         "graders": list(graders),
         "results": results,
     }
-    budget = getattr(llm_session, "budget_note", None)
-    if budget:
-        run["budget"] = budget
-    return run, rows
-
-
-def _unrun(llm_session: LLMEvalSession) -> dict[tuple[str, str], dict[str, Any]]:
-    """Collected gold samples (a run without xdist knows them): those never run show as not run."""
-    items = getattr(llm_session.pytest_session, "items", None) or []
-    out = {}
-    for item in items:
-        sample = getattr(item, "sample", None)
-        if sample is not None and hasattr(sample, "raw"):
-            out[(str(sample.path), str(sample.id))] = {"line": sample.line, "gold_hash": gold_hash(sample)}
-    return out
-
-
-def _exitstatus(llm_session: LLMEvalSession) -> int | None:
-    session = llm_session.pytest_session
-    return None if session is None else int(session.exitstatus)
+    if run.budget_note:
+        entry["budget"] = run.budget_note
+    return entry, rows
 
 
 def _plain(value: Any) -> Any:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -15,6 +15,9 @@ from pytest_llmeval.regression.run_comparison import (
     load_report,
     regression_gate_message,
 )
+
+if TYPE_CHECKING:
+    from pytest_llmeval.options import Settings
 
 
 class BaselineRun:
@@ -96,3 +99,27 @@ class BaselineRun:
             return []
         compared = [(self.comparison_model, self.comparison), *self.by_model.items()]
         return [GateResult("regression", *regression_gate_message(c, model), model) for model, c in compared]
+
+    def answers(self) -> frozenset[tuple[str, str]]:
+        """(sample id, answer hash) of the baseline's answers: people's labels of those are for the comparison."""
+        return frozenset(
+            (str(e.get("sample_id")), e["answer_sha256"]) for e in self.report["sample_results"]
+            if isinstance(e, dict) and isinstance(e.get("answer_sha256"), str)
+        )
+
+
+def load_baseline(settings: Settings, invocation_dir: Path) -> BaselineRun | None:
+    """At configure time (controller): a bad ``--llm-baseline`` is a usage error before anything runs."""
+    if settings.fail_on_regression and not settings.baseline:
+        raise pytest.UsageError("--llm-fail-on-regression (ini llm_fail_on_regression) needs --llm-baseline=PATH")
+    if not settings.baseline:
+        return None
+    return BaselineRun.load(settings.baseline, invocation_dir, history=settings.history)
+
+
+def comparison_options(settings: Settings) -> dict[str, Any]:
+    """How every paired comparison of a run is tested and gated."""
+    return {
+        "alpha": settings.alpha, "errors_mode": settings.errors.value,
+        "margin": settings.regression_margin, "mode": settings.regression.value,
+    }

@@ -8,10 +8,15 @@ escalates). Codes are never OR-ed together: 2|1 would read as 3, an internal err
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from pytest_llmeval.options import Settings
+    from pytest_llmeval.report.tally import Tally
 
 
 @dataclass(frozen=True)
@@ -104,3 +109,77 @@ def nothing_graded_gate(
         f"llmeval gate FAILED{whose}: no sample was graded ({seen}), so --llm-min-pass-rate {gate:.1%} "
         f"cannot be met; likely causes: {causes}"
     ), model)
+
+
+def pass_rate_gates(
+    tally: Tally, by_model: Mapping[str, Tally], settings: Settings, corrections: Mapping[str | None, dict[str, Any]],
+    *, incomplete: bool, collect_only: bool,
+) -> list[GateResult]:
+    """``--llm-min-pass-rate``: the fraction of samples in the pass tier, for each model when several
+    ``--llm-model`` specs run (a pooled rate would let a good model hide a bad one)."""
+    from pytest_llmeval.options import Source
+
+    gate = settings.min_pass_rate
+    if gate is None or collect_only:  # --co grades nothing: no gate to apply
+        return []
+    if not by_model:
+        if not tally.records and (incomplete or settings.source("min_pass_rate") is not Source.CLI):
+            # a run stopped before any sample (usage error, Ctrl-C), or a gate from the ini
+            # file in a run without gold samples (say, unit tests only)
+            return []
+        return [pass_rate_verdict(tally, gate, None, settings, corrections.get(None) or {})]
+    return [pass_rate_verdict(t, gate, m, settings, corrections.get(m) or {}) for m, t in by_model.items()]
+
+
+def pass_rate_verdict(tally: Tally, gate: float, model: str | None, settings: Settings, effect: dict[str, Any]) -> GateResult:
+    """One pass-rate gate: on the grader's rate, or on the rate people's labels corrected (``effect``)."""
+    from pytest_llmeval.options import ErrorsMode
+
+    if tally.pass_rate is None:
+        return nothing_graded_gate(
+            gate, skipped=tally.tiers["skipped"], errors=tally.errors, model=model, gold_samples=bool(tally.records),
+            errors_excluded=settings.errors is not ErrorsMode.FAIL,
+        )
+    whose = f" for {model}" if model else ""
+    if effect.get("corrected"):
+        return corrected_verdict(effect["corrected"], gate, model, settings)
+    note = _unreviewed_note(tally, settings)
+    if effect.get("not_corrected"):
+        note += f"; the grader's rate, not corrected by people's labels: {effect['not_corrected']}"
+    if tally.pass_rate < gate:
+        return GateResult("min_pass_rate", False, (
+            f"llmeval gate FAILED{whose}: pass rate {tally.pass_rate:.1%} is below --llm-min-pass-rate "
+            f"{gate:.1%} ({tally.passed} of {tally.denominator} samples in the pass tier, errors count as "
+            f"{settings.errors.value}{note})"
+        ), model)
+    return GateResult("min_pass_rate", True, (
+        f"llmeval gate passed{whose}: pass rate {tally.pass_rate:.1%} >= {gate:.1%} "
+        f"({tally.passed} of {tally.denominator}{note})"
+    ), model)
+
+
+def corrected_verdict(corrected: dict[str, Any], gate: float, model: str | None, settings: Settings) -> GateResult:
+    """The gate on the pass rate people's labels corrected: its estimate, or its interval's lower bound."""
+    from pytest_llmeval.options import GateOn
+
+    whose = f" for {model}" if model else ""
+    on_bound = settings.gate_on is GateOn.LOWER_BOUND
+    value = corrected["low"] if on_bound else corrected["estimate"]
+    what = "lower bound of the corrected pass rate" if on_bound else "corrected pass rate"
+    rests = (
+        f"corrected pass rate {corrected['estimate']:.1%}, {corrected['confidence']:.0%} interval "
+        f"{corrected['low']:.1%} to {corrected['high']:.1%} ({corrected['interval']}), PPI++ from "
+        f"{corrected['labels']} people's labels on a random subset of {corrected['population']} samples; "
+        f"grader's rate {corrected['grader_rate']:.1%}; --llm-gate-on={settings.gate_on.value}"
+    )
+    if value < gate:
+        return GateResult("min_pass_rate", False, (
+            f"llmeval gate FAILED{whose}: {what} {value:.1%} is below --llm-min-pass-rate {gate:.1%} ({rests})"
+        ), model)
+    return GateResult("min_pass_rate", True, f"llmeval gate passed{whose}: {what} {value:.1%} >= {gate:.1%} ({rests})", model)
+
+
+def _unreviewed_note(tally: Tally, settings: Settings) -> str:
+    if not tally.unreviewed_passes or settings.review_passes:
+        return ""
+    return f"; {tally.unreviewed_passes} pass-tier sample(s) needing review not counted, llm_review_passes counts them"

@@ -20,14 +20,29 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_llmeval.labels import LABEL_WORDS, group_of
 from pytest_llmeval.regression.ppi import MIN_DISAGREEMENTS, MIN_GROUPS, MIN_LABELS
 
 if TYPE_CHECKING:
     from pytest_llmeval.labels import Label
-    from pytest_llmeval.regression.run_comparison import Outcome
+
+
+class Outcome(Protocol):
+    """One sample on one side of a comparison, as :class:`.run_comparison.Outcome` holds it."""
+
+    @property
+    def file(self) -> str: ...
+    @property
+    def sample_id(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def passed(self) -> bool: ...
+    @property
+    def entry(self) -> dict[str, Any]: ...
+
 
 LISTED = 10  # sample ids named in a reason before the rest are counted
 

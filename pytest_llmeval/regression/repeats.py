@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pytest_llmeval.regression import significance
@@ -93,13 +93,13 @@ def failure_note(fields: dict[str, Any]) -> str:
     return f"  repeats: {fields['pass_count']} of {_counted(fields)} passed ({fields['stability']}): {scores}"
 
 
-def _counted(record: dict[str, Any]) -> int:
+def _counted(record: Mapping[str, Any]) -> int:
     """The pass count's denominator (older records: every repeat)."""
     counted = record.get("counted_repeats")
     return int(counted) if isinstance(counted, int) else len(record["repeats"])
 
 
-def aggregate(records: list[dict[str, Any]]) -> dict[str, Any] | None:
+def aggregate(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
     """Run-level repeat figures, or None when no sample was repeated."""
     # node id order: the seeded bootstrap sees the same sequence with and without xdist
     # a sample all of whose repeats were left out (errors under exclude) is out, as in the pass rate

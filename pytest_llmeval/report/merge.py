@@ -9,6 +9,7 @@ suite in one job would.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import os
 from collections.abc import Iterator, Sequence
@@ -17,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from pytest_llmeval.run_state import get_session
+MERGE_PLUGIN = "llmeval-merge"  # the name the merge plugin is registered under
 
 # recorded statuses that fail an item in setup (errors) or skip it; every other fails or passes at call
 _SETUP_STATUSES = ("error", "skipped")
@@ -170,42 +171,52 @@ def replayed(record: dict[str, Any] | None, nodeid: str, phase: str) -> list[pyt
     return [report, pytest.TestReport(nodeid, location, {}, "passed", None, "teardown", user_properties=properties)]
 
 
+@dataclasses.dataclass(frozen=True)
+class ShardInputs:
+    """What a merged run takes from its shards besides their records."""
+
+    settings: Any  # the run's settings with the shards' verdict settings
+    stopped_reason: str | None  # why shards ended incomplete (None: every shard is complete)
+    warnings: tuple[str, ...]
+    stats: dict[str, Any] | None  # the shards' model requests as one run's
+
+
 class MergePlugin:
     """Registered by the merge command: the shards' records become the run's items."""
 
     def __init__(self, shards: list[dict[str, Any]]) -> None:
         self.shards = shards
+        self.__name__ = MERGE_PLUGIN  # pluggy registers a plugin under its __name__
 
-    @pytest.hookimpl(trylast=True)
-    def pytest_configure(self, config: pytest.Config) -> None:
-        import dataclasses
+    def incomplete(self) -> list[str]:
+        """One line per shard that ended incomplete."""
+        head = self.shards[0]["shard"]
+        return [
+            f"shard {s['shard']['index']}/{head['total']} ended incomplete: {s['shard'].get('incomplete_reason') or 'incomplete'}"
+            for s in sorted(self.shards, key=lambda r: r["shard"]["index"])
+            if s["shard"].get("incomplete_reason") or (s.get("metadata") or {}).get("incomplete")
+        ]
 
-        llm_session = get_session(config)
+    def inputs(self, current: Any) -> ShardInputs:
+        """The shards' verdict settings over ``current``, why any ended incomplete, their warnings and stats."""
         recorded = self.shards[0]["shard"].get("settings") or {}
-        current = llm_session.settings
         changes = {
             field: _typed(getattr(current, field), value)
             for field, value in ((name.removeprefix("llm_"), value) for name, value in recorded.items())
             if hasattr(current, field)
         }
-        llm_session.settings = dataclasses.replace(current, **changes)
-        head = self.shards[0]["shard"]
-        incomplete = [
-            f"shard {s['shard']['index']}/{head['total']} ended incomplete: {s['shard'].get('incomplete_reason') or 'incomplete'}"
-            for s in sorted(self.shards, key=lambda r: r["shard"]["index"])
-            if s["shard"].get("incomplete_reason") or (s.get("metadata") or {}).get("incomplete")
-        ]
-        if incomplete:
-            llm_session.stopped_reason = "; ".join(incomplete)
+        warnings: list[str] = []
         for report in self.shards:
             for line in report["shard"].get("warnings") or []:
-                if line not in llm_session.warnings:
-                    llm_session.warnings.append(line)
+                if line not in warnings:
+                    warnings.append(line)
         stats = [r["model_stats"] for r in self.shards if isinstance(r.get("model_stats"), dict)]
+        merged = None
         if stats:  # the shards' requests as one run's (no per-worker split: shards are not workers)
             from pytest_llmeval.models.usage import merge_stats
 
-            llm_session.worker_stats.append(merge_stats(stats))
+            merged = merge_stats(stats)
+        return ShardInputs(dataclasses.replace(current, **changes), "; ".join(self.incomplete()) or None, tuple(warnings), merged)
 
     def pytest_collection(self, session: pytest.Session) -> bool:
         self.tests: list[tuple[dict[str, Any] | None, str, str]] = []
@@ -233,7 +244,8 @@ class MergePlugin:
     def pytest_sessionfinish(self, session: pytest.Session) -> Iterator[None]:
         yield
         # a merged run with a shard that ended incomplete is no verdict, as an interrupted run is none
-        if get_session(session.config).incomplete_reason is not None and session.exitstatus in (
+        stopped = self.incomplete() or session.shouldstop or session.shouldfail
+        if stopped and session.exitstatus in (
             pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED
         ):
             session.exitstatus = pytest.ExitCode.INTERRUPTED

@@ -3,6 +3,7 @@ lines, JSON fields and JUnit properties (one set per model in a multi-model run)
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -57,7 +58,7 @@ def effect_lines(effect: dict[str, Any], prefix: str = "") -> list[str]:
     return lines
 
 
-def summary_lines(match: LabelMatch | None, corrections: dict[str | None, dict[str, Any]], models: tuple[str, ...]) -> list[str]:
+def summary_lines(match: LabelMatch | None, corrections: Mapping[str | None, dict[str, Any]], models: tuple[str, ...]) -> list[str]:
     """Lines of the terminal summary (none when no label was given)."""
     if match is None or not (match.read or match.given):
         return []
@@ -83,7 +84,7 @@ def summary_lines(match: LabelMatch | None, corrections: dict[str | None, dict[s
     return lines
 
 
-def junit_properties(corrections: dict[str | None, dict[str, Any]]) -> list[tuple[str, str]]:
+def junit_properties(corrections: Mapping[str | None, dict[str, Any]]) -> list[tuple[str, str]]:
     """Suite-level JUnit properties: ``llmeval_corrected_pass_rate`` and friends, ``[model]`` suffixed per model."""
     properties: list[tuple[str, str]] = []
     for model, effect in corrections.items():

@@ -16,7 +16,7 @@ import hashlib
 import itertools
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,7 +52,7 @@ MAX_IMPORT_BYTES = 64 * 1024 * 1024
 MAX_IMPORT_ROWS = 1_000_000
 
 
-def review_id(record: dict[str, Any]) -> str:
+def review_id(record: Mapping[str, Any]) -> str:
     """The id of a sample in review files: ``file::sample_id`` (unique in a run)."""
     return f"{record.get('file')}::{record.get('sample_id')}"
 
@@ -61,7 +61,7 @@ def _rank(seed: str, sample_id: str) -> str:
     return hashlib.sha256(f"{seed}\0{sample_id}".encode()).hexdigest()
 
 
-def select_for_review(records: Iterable[dict[str, Any]], fraction: float, seed: str) -> list[tuple[str, dict[str, Any]]]:
+def select_for_review(records: Iterable[Mapping[str, Any]], fraction: float, seed: str) -> list[tuple[str, Mapping[str, Any]]]:
     """(reason, record) pairs to review, in file order.
 
     The random spot check: of ALL graded samples (pass, acceptable, fail), the ``round(fraction * n)``
@@ -73,7 +73,7 @@ def select_for_review(records: Iterable[dict[str, Any]], fraction: float, seed: 
     graded = sorted((r for r in gold if r["status"] != "error"), key=lambda r: _rank(seed, review_id(r)))
     share = math.floor(fraction * len(graded) + 0.5)
     drawn = {id(r) for r in graded[:share]}
-    chosen: list[tuple[str, dict[str, Any]]] = [(RANDOM, r) for r in graded[:share]]
+    chosen: list[tuple[str, Mapping[str, Any]]] = [(RANDOM, r) for r in graded[:share]]
     for record in gold:
         if id(record) in drawn:
             continue
@@ -85,7 +85,7 @@ def select_for_review(records: Iterable[dict[str, Any]], fraction: float, seed: 
     return chosen
 
 
-def export_rows(records: Iterable[dict[str, Any]], fraction: float, seed: str) -> list[dict[str, Any]]:
+def export_rows(records: Iterable[Mapping[str, Any]], fraction: float, seed: str) -> list[dict[str, Any]]:
     rows = []
     for because, record in select_for_review(records, fraction, seed):
         score = (record.get("scores") or {}).get("overall")
@@ -247,7 +247,7 @@ def _no_verdict_column(path: Path, rows: list[tuple[int, Any]]) -> str | None:
     return f"review import {path}: no 'human_verdict' column, so no verdict was read (columns: {shown}); expected {IMPORT_COLUMNS}"
 
 
-def gold_labels(records: Iterable[dict[str, Any]]) -> dict[str, HumanVerdict]:
+def gold_labels(records: Iterable[Mapping[str, Any]]) -> dict[str, HumanVerdict]:
     """``human_label`` fields of gold samples, by review id."""
     return {
         review_id(r): HumanVerdict(str(r["human_label"]), "", "gold human_label")
@@ -289,7 +289,7 @@ def _summary(pairs: list[tuple[str, str]]) -> dict[str, Any]:
 
 
 def human_agreement(
-    records: list[dict[str, Any]], imported: dict[str, HumanVerdict], import_path: str | None = None
+    records: list[Mapping[str, Any]], imported: dict[str, HumanVerdict], import_path: str | None = None
 ) -> tuple[dict[str, Any] | None, list[str]]:
     """Agreement of the plugin's verdicts with people's, overall and per accuracy grader.
 

@@ -7,8 +7,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pytest_llmeval.records.run import RunRecord
+    from pytest_llmeval.records.sample_record import SampleRecord
+    from pytest_llmeval.report.outputs import OutputLog
     from pytest_llmeval.report.tally import Tally
-    from pytest_llmeval.session import LLMEvalSession
 
 
 def _fmt(value: float | None, pattern: str = "{:.3f}") -> str:
@@ -37,30 +39,30 @@ class _Lines(list[Line]):
         self.append((text, markup or PLAIN))
 
 
-def summary_lines(llm_session: LLMEvalSession, *, worst: int) -> list[Line]:
+def summary_lines(run: RunRecord, log: OutputLog, *, worst: int) -> list[Line]:
     """Lines of the summary with their terminal markup, section by section (see ``SECTIONS``)."""
-    tally = llm_session.tally()
+    tally = run.tally()
     out = _Lines()
-    if llm_session.incomplete_reason:
-        collected = llm_session.pytest_session.testscollected if llm_session.pytest_session is not None else None
+    if run.incomplete_reason:
+        collected = run.collected
         of = f" of {collected} collected test(s)" if collected else ""
         out.add(
-            f"INCOMPLETE run: {llm_session.incomplete_reason}; these figures cover only the "
-            f"{len(llm_session.records)} result(s) recorded{of}",
+            f"INCOMPLETE run: {run.incomplete_reason}; these figures cover only the "
+            f"{len(run.records)} result(s) recorded{of}",
             red=True, bold=True,
         )
     if not tally.records:
-        helpers = llm_session.helper_records()
-        if helpers or not llm_session.gates:
+        helpers = run.helper_records()
+        if helpers or not run.gates:
             out.add(_helpers_line(helpers))
-        _gates(out, llm_session, tally, worst)  # a gate over no sample fails, and says why
+        _gates(out, run, log, tally, worst)  # a gate over no sample fails, and says why
         return out
     for section in SECTIONS:
-        section(out, llm_session, tally, worst)
+        section(out, run, log, tally, worst)
     return out
 
 
-def _counts(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst: int) -> None:
+def _counts(out: _Lines, run: RunRecord, log: OutputLog, tally: Tally, worst: int) -> None:
     """How many samples in each tier, the pass rate, and the mean of each component."""
     skipped = tally.tiers["skipped"]
     out.add(
@@ -71,10 +73,10 @@ def _counts(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst: int) 
     )
     out.add(
         f"pass rate: {_fmt(tally.pass_rate, '{:.1%}')} ({tally.passed} of {tally.denominator} in the pass tier; "
-        f"errors count as {llm_session.settings.errors.value})"
+        f"errors count as {run.settings.errors.value})"
     )
     means = [f"mean overall {_fmt(tally.mean('overall'))}"]
-    for component in llm_session.components.names():
+    for component in run.components:
         value = tally.mean(component)
         if value is not None:
             means.append(f"{component}{' (info)' if tally.info_only(component) else ''} {value:.3f}")
@@ -87,13 +89,13 @@ def _counts(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst: int) 
     out.add(f"refusals: {tally.count('refusal')}   needs review: {tally.count('needs_review')}")
     from pytest_llmeval.report.people import summary_lines as people_lines
 
-    for line in people_lines(llm_session.label_match, llm_session.corrections, tuple(llm_session.settings.models)):
+    for line in people_lines(run.label_match, run.corrections, tuple(run.settings.models)):
         out.add(line)
 
 
-def _run_notes(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst: int) -> None:
+def _run_notes(out: _Lines, run: RunRecord, log: OutputLog, tally: Tally, worst: int) -> None:
     """Hand-written tests, re-verified verdicts, reference metrics, graders, warnings, outputs, model calls."""
-    helpers = llm_session.helper_records()
+    helpers = run.helper_records()
     if helpers:
         out.add(_helpers_line(helpers))
     reverified = [r for r in tally.graded if r.get("reverified")]
@@ -111,16 +113,16 @@ def _run_notes(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst: in
     graders = Counter(r.get("accuracy_grader") for r in tally.graded if r.get("accuracy_grader"))
     if graders:
         out.add("accuracy graders: " + ", ".join(f"{name} {n}" for name, n in sorted(graders.items())))
-    for warning in llm_session.all_warnings():
+    for warning in run.all_warnings(log.warnings):
         out.add(f"warning: {warning}", yellow=True)
-    if llm_session.human_agreement:
+    if run.human_agreement:
         from pytest_llmeval.report.review import agreement_lines
 
-        for line in agreement_lines(llm_session.human_agreement, limit=worst):
+        for line in agreement_lines(run.human_agreement, limit=worst):
             out.add(line)
-    for note in llm_session.output_notes:
+    for note in log.notes:
         out.add(note)
-    stats = llm_session.model_stats()
+    stats = run.model_stats
     if stats:
         out.add(model_stats_line(stats))
     for key, title in (("task", "by task"), ("domain", "by domain")):
@@ -129,7 +131,7 @@ def _run_notes(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst: in
             out.extend((line, PLAIN) for line in _group_table(title, groups))
 
 
-def _needs_review(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst: int) -> None:
+def _needs_review(out: _Lines, run: RunRecord, log: OutputLog, tally: Tally, worst: int) -> None:
     """The samples a person (or the judge) should look at, and who flagged them."""
     review = [r for r in tally.graded if r.get("needs_review")]
     if not review:
@@ -146,7 +148,7 @@ def _needs_review(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst:
         out.add(f"  {record['nodeid']}{who}" + (f": {reason}" if reason else ""))
 
 
-def _worst(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst: int) -> None:
+def _worst(out: _Lines, run: RunRecord, log: OutputLog, tally: Tally, worst: int) -> None:
     worst_records = tally.worst(worst)
     if not worst_records:
         return
@@ -163,7 +165,7 @@ def _worst(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst: int) -
         )
 
 
-def _repeats(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst: int) -> None:
+def _repeats(out: _Lines, run: RunRecord, log: OutputLog, tally: Tally, worst: int) -> None:
     """``--llm-repeat``: stable and flaky samples, the mean pass rate with its interval, pass@k."""
     from pytest_llmeval.regression.repeats import aggregate as repeat_aggregate
 
@@ -172,11 +174,11 @@ def _repeats(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst: int)
         return
     low, high = repeats["mean_pass_rate_ci95"]
     out.add(
-        f"repeats: {llm_session.settings.repeat} per sample | stable pass {repeats['stable_pass']}  "
+        f"repeats: {run.settings.repeat} per sample | stable pass {repeats['stable_pass']}  "
         f"flaky {repeats['flaky']}  stable fail {repeats['stable_fail']} | mean pass rate "
         f"{repeats['mean_pass_rate']:.1%} (95% CI {low:.1%} to {high:.1%}) | pass@k {repeats['pass_at_k_rate']:.1%}  "
         f"pass^k {repeats['pass_all_k_rate']:.1%}"
-        + (f" | repeat errors {repeats['repeat_errors']} (count as {llm_session.settings.errors.value})" if repeats.get("repeat_errors") else "")
+        + (f" | repeat errors {repeats['repeat_errors']} (count as {run.settings.errors.value})" if repeats.get("repeat_errors") else "")
     )
     flaky = [r for r in sorted(tally.records, key=lambda r: r["nodeid"]) if r.get("stability") == "flaky"]
     if flaky:
@@ -188,40 +190,40 @@ def _repeats(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst: int)
             out.add(f"  ... and {len(flaky) - worst} more (see the JSON report's flaky_samples)", yellow=True)
 
 
-def _comparisons(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst: int) -> None:
+def _comparisons(out: _Lines, run: RunRecord, log: OutputLog, tally: Tally, worst: int) -> None:
     """Several models side by side, and each comparison with the first model or the baseline."""
     from pytest_llmeval.regression.run_comparison import comparison_lines
 
-    tallies = llm_session.model_tallies()
+    tallies = run.model_tallies()
     if tallies:
         from pytest_llmeval.regression.multimodel import side_by_side
 
         out.extend((line, PLAIN) for line in side_by_side(tallies))
-        for model, comparison in llm_session.model_comparisons.items():
+        for model, comparison in run.model_comparisons.items():
             if comparison is not None:
-                out.extend(comparison_lines(comparison, title=f"{model} vs {llm_session.settings.model}"))
-    if llm_session.comparison is not None:
-        out.extend(comparison_lines(llm_session.comparison))
-        assert llm_session.baseline is not None
-        for model, comparison in llm_session.baseline.by_model.items():
-            out.extend(comparison_lines(comparison, title=f"{model} vs {model} in baseline {llm_session.baseline.shown_path}"))
+                out.extend(comparison_lines(comparison, title=f"{model} vs {run.settings.model}"))
+    if run.comparison is not None:
+        out.extend(comparison_lines(run.comparison))
+        assert run.baseline is not None
+        for model, comparison in run.baseline.by_model.items():
+            out.extend(comparison_lines(comparison, title=f"{model} vs {model} in baseline {run.baseline.shown_path}"))
 
 
-def _gates(out: _Lines, llm_session: LLMEvalSession, tally: Tally, worst: int) -> None:
-    for gate in llm_session.gates:
+def _gates(out: _Lines, run: RunRecord, log: OutputLog, tally: Tally, worst: int) -> None:
+    for gate in run.gates:
         out.add(gate.message, red=not gate.passed, green=gate.passed, bold=True)
-    if llm_session.gate_only_message and tally.records:
-        out.add(llm_session.gate_only_message, yellow=True)
+    if run.gate_only_message and tally.records:
+        out.add(run.gate_only_message, yellow=True)
 
 
 # The summary's sections in the order they print; each writes its lines (or none) to ``out``.
-SECTIONS: tuple[Callable[[_Lines, LLMEvalSession, Tally, int], None], ...] = (
+SECTIONS: tuple[Callable[[_Lines, RunRecord, OutputLog, Tally, int], None], ...] = (
     _counts, _run_notes, _needs_review, _worst, _repeats, _comparisons, _gates,
 )
 
 
-def _helpers_line(helpers: list[dict[str, Any]]) -> str:
-    failed = sum(1 for r in helpers if r["status"] == "failed")
+def _helpers_line(helpers: list[SampleRecord]) -> str:
+    failed = sum(1 for r in helpers if r.status == "failed")
     return (
         f"assertion helpers: {len(helpers)} test(s), {len(helpers) - failed} passed, {failed} failed "
         "(each on its own threshold; not in the tiers, pass rate or means above)"

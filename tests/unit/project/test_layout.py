@@ -9,7 +9,7 @@ import importlib
 import re
 from collections import defaultdict
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -28,43 +28,58 @@ def _modules(package: Path = PACKAGE) -> dict[str, Path]:
     return out
 
 
-def _type_checking_only(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
-    """Imports under ``if TYPE_CHECKING:`` are annotations, not a dependency at run time."""
+def _where(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> str:
+    """Where an import runs: "type_checking" (under ``if TYPE_CHECKING:``), "function" (inside a
+    function: a lazy import) or "module" (at import time)."""
+    where = "module"
     while node in parents:
         node = parents[node]
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            return True
-    return False
+            return "type_checking"
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            where = "function"
+    return where
 
 
-def import_graph() -> dict[str, set[str]]:
-    """Module -> package modules it imports (at top level or inside functions), TYPE_CHECKING left out."""
+def imports_of(source: str, name: str, is_package: bool, modules: set[str]) -> list[tuple[str, str, str]]:
+    """Every import of package modules in ``source`` as (module, imported name or "", where)."""
+    tree = ast.parse(source)
+    parents = {child: parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
+    package = name if is_package else name.rpartition(".")[0]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets = [(alias.name, "") for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([node.module] if node.module else [])])
+            # "from pkg import submodule" depends on the submodule, not on the package
+            targets = [(f"{base}.{a.name}", "") if f"{base}.{a.name}" in modules else (base, a.name) for a in node.names]
+        else:
+            continue
+        for target, imported in targets:
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target and target != name and not name.startswith(target + "."):
+                found.append((target, imported, _where(node, parents)))
+    return found
+
+
+def all_imports() -> dict[str, list[tuple[str, str, str]]]:
+    """Module -> every package import it makes: at import time, inside functions, under TYPE_CHECKING."""
     modules = _modules()
-    graph: dict[str, set[str]] = {name: set() for name in modules}
-    for name, path in modules.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        parents = {child: parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
-        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                targets = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                    base = ".".join([*anchor, *([node.module] if node.module else [])])
-                # "from pkg import submodule" depends on the submodule, not on the package
-                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
-            else:
-                continue
-            if _type_checking_only(node, parents):
-                continue
-            for target in targets:
-                while target and target not in modules:
-                    target = target.rpartition(".")[0]
-                if target and target != name and not name.startswith(target + "."):
-                    graph[name].add(target)
-    return graph
+    return {
+        name: imports_of(path.read_text(encoding="utf-8"), name, path.name == "__init__.py", set(modules))
+        for name, path in modules.items()
+    }
+
+
+def import_graph(*, kinds: tuple[str, ...] = ("module", "function")) -> dict[str, set[str]]:
+    """Module -> package modules it imports in the places ``kinds`` names (by default the imports that
+    run: at import time and inside functions, TYPE_CHECKING left out)."""
+    return {name: {t for t, _, where in found if where in kinds} for name, found in all_imports().items()}
 
 
 def circles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -104,6 +119,75 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_no_import_circle() -> None:
     assert circles(import_graph()) == []
+
+
+def test_no_import_circle_counting_type_checking_imports() -> None:
+    """Annotations are dependencies too: no circle of module-level and TYPE_CHECKING imports.
+
+    Function-local imports are left out of this one: they are the lazy imports that keep optional
+    and heavy modules off plugin load (and the grading side still reaches the session through them,
+    from the collector and the conversation runner, until grading is a pipeline of its own). The
+    test below holds the outputs to every import, lazy ones included.
+    """
+    assert circles(import_graph(kinds=("module", "type_checking"))) == []
+
+
+# Read the frozen run record, never the live session (its module or the stash key that hands it out).
+OUTPUT_PACKAGES = ("pytest_llmeval.report", "pytest_llmeval.history", "pytest_llmeval.regression")
+RECORDS = ("pytest_llmeval.records.sample_record", "pytest_llmeval.records.run")
+SESSION = "pytest_llmeval.session"
+
+
+def _outputs(modules: dict[str, Any]) -> list[str]:
+    return sorted(m for m in modules if m in RECORDS or any(m == p or m.startswith(p + ".") for p in OUTPUT_PACKAGES))
+
+
+def test_outputs_never_import_the_session() -> None:
+    imports = all_imports()
+    found = [
+        f"{module} imports {target}{'.' + name if name else ''} ({where})"
+        for module in _outputs(imports)
+        for target, name, where in imports[module]
+        if target == SESSION or (target == "pytest_llmeval.run_state" and name in ("get_session", "SESSION_KEY"))
+    ]
+    assert found == []
+
+
+def test_outputs_never_reach_the_session_through_any_import() -> None:
+    """Not through another module either, counting TYPE_CHECKING and function-local imports."""
+    graph = import_graph(kinds=("module", "function", "type_checking"))
+    reached: dict[str, str] = {m: m for m in _outputs(graph)}
+    stack = list(reached)
+    while stack:
+        module = stack.pop()
+        for target in graph[module]:
+            if target not in reached:
+                reached[target] = module
+                stack.append(target)
+    path = [SESSION]
+    while path[-1] in reached and reached[path[-1]] != path[-1]:
+        path.append(reached[path[-1]])
+    assert SESSION not in reached, " <- ".join(path)
+
+
+def test_every_kind_of_import_is_read() -> None:
+    source = """
+from typing import TYPE_CHECKING
+from pytest_llmeval import options
+if TYPE_CHECKING:
+    from pytest_llmeval.session import LLMEvalSession
+def lazy():
+    from pytest_llmeval.run_state import get_session
+    import pytest_llmeval.report.tally
+"""
+    modules = {"pytest_llmeval", "pytest_llmeval.options", "pytest_llmeval.session", "pytest_llmeval.run_state",
+               "pytest_llmeval.report", "pytest_llmeval.report.tally", "pytest_llmeval.x"}
+    assert imports_of(source, "pytest_llmeval.x", False, modules) == [
+        ("pytest_llmeval.options", "", "module"),
+        ("pytest_llmeval.session", "LLMEvalSession", "type_checking"),
+        ("pytest_llmeval.run_state", "get_session", "function"),
+        ("pytest_llmeval.report.tally", "", "function"),
+    ]
 
 
 def test_the_circle_finder_finds_a_circle() -> None:
