@@ -6,9 +6,10 @@ Usage:  python benchmarks/dev_reports.py run --data ../shared/data --out DIR [-n
 ``run`` writes each dev set as a gold file into a temporary directory (never into the project),
 runs ``pytest`` on it with default options and ``--llm-report``, and does the same for
 ``example_suites/``; the reports land in ``DIR/<name>.json``. ``compare`` masks what differs
-between two runs of the same code (timings, durations, paths, dates, run ids, versions) and prints
-each report's first differences; it exits 1 when any report differs. A refactor that keeps
-behaviour keeps every report identical.
+between two runs of the same code (timings and run ids as ``report_identity.py`` masks them, paths
+under a checkout or the temp directory) and prints each report's first differences (key order
+counts); it exits 1 when any report differs. A refactor that keeps behaviour keeps every report
+identical.
 """
 
 from __future__ import annotations
@@ -27,10 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import report_identity  # noqa: E402
 from eval_verdicts import SETS  # noqa: E402
-
-# keys whose values change from run to run of the same code
-VOLATILE = re.compile(r"(duration|elapsed|seconds|latency|time|timestamp|started|finished|date|created|run_id|pid|version|path|rootdir|cwd|host|python|platform|tmp)", re.I)
 
 
 def write_gold(name: str, data: Path, folder: Path) -> Path:
@@ -67,35 +66,21 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def masked(value: Any, key: str = "") -> Any:
-    if isinstance(value, dict):
-        return {k: ("<masked>" if VOLATILE.search(k) and not isinstance(v, (dict, list)) else masked(v, k)) for k, v in value.items()}
-    if isinstance(value, list):
-        items = [masked(v, key) for v in value]
-        return sorted(items, key=lambda v: json.dumps(v, sort_keys=True)) if key in ("sample_results", "helper_results", "failed_samples", "needs_review", "flaky_samples") else items
-    if isinstance(value, str):
-        value = re.sub(r"(?:/[^/\s]+)+/(?=(?:example_suites|pytest_llmeval|tests)/)", "<checkout>/", value)
-        value = re.sub(r"/tmp/\S+", "<tmp>", value)
-        return re.sub(r"\d+(\.\d+)?\s*(ms|s)\b", "<t>", value)
-    return value
+def normalised(value: Any) -> Any:
+    """``value`` with paths under a checkout or the temp directory written alike, then the timings
+    masked as :mod:`report_identity` masks them."""
 
+    def paths(v: Any) -> Any:
+        if isinstance(v, dict):
+            return {k: paths(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [paths(x) for x in v]
+        if isinstance(v, str):
+            v = re.sub(r"(?:/[^/\s]+)+/(?=(?:example_suites|pytest_llmeval|tests)/)", "<checkout>/", v)
+            return re.sub(r"/tmp/\S+", "<tmp>", v)
+        return v
 
-def differences(a: Any, b: Any, where: str = "$") -> list[str]:
-    if type(a) is not type(b):
-        return [f"{where}: {json.dumps(a)[:120]} != {json.dumps(b)[:120]}"]
-    if isinstance(a, dict):
-        found = []
-        for k in sorted(set(a) | set(b), key=str):
-            if k not in a or k not in b:
-                found.append(f"{where}.{k}: only in {'after' if k in b else 'before'}")
-            else:
-                found += differences(a[k], b[k], f"{where}.{k}")
-        return found
-    if isinstance(a, list):
-        if len(a) != len(b):
-            return [f"{where}: {len(a)} items != {len(b)}"]
-        return [d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in differences(x, y, f"{where}[{i}]")]
-    return [] if a == b else [f"{where}: {json.dumps(a)[:120]} != {json.dumps(b)[:120]}"]
+    return report_identity.masked(paths(value))
 
 
 def compare(args: argparse.Namespace) -> int:
@@ -107,7 +92,7 @@ def compare(args: argparse.Namespace) -> int:
             print(f"{report.name}: missing after")
             changed += 1
             continue
-        found = differences(masked(json.loads(report.read_text())), masked(json.loads(other.read_text())))
+        found = report_identity.differences(normalised(json.loads(report.read_text())), normalised(json.loads(other.read_text())))
         print(f"{report.name}: {'identical' if not found else f'{len(found)} difference(s)'}")
         for line in found[:10]:
             print("   ", line)
