@@ -37,6 +37,7 @@ from shared_data import data_file, read_jsonl  # noqa: E402
 
 from pytest_llmeval.labels import Label, correction, match_labels  # noqa: E402
 from pytest_llmeval.options import ErrorsMode  # noqa: E402
+from pytest_llmeval.records.sample_record import SampleRecord  # noqa: E402
 from pytest_llmeval.report.tally import Tally  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data"
@@ -112,7 +113,8 @@ def measure(name: str, data: Path, files: dict[str, str], draws: int, plugin_che
         started = time.perf_counter()
         report = run_plugin(folder, gold, folder / "report.json")
         seconds = time.perf_counter() - started
-        records = [r for r in report["sample_results"] if r["kind"] == "gold"]
+        # the report's samples read back as the run's records (their mapping view serves the lookups below)
+        records = [SampleRecord.from_json(r) for r in report["sample_results"] if r["kind"] == "gold"]
         tally = Tally(records, ErrorsMode.FAIL, False)
         truth = sum(human[r["sample_id"]] for r in records) / len(records)
         graded = [i for i, r in enumerate(records) if r["status"] in ("pass", "acceptable", "fail")]

@@ -1,7 +1,7 @@
 """Risk-coverage of the offline judge, cross-validated by question, and the fit of its learned values.
 
 Usage:  python benchmarks/risk_coverage.py --data ../shared/data [--folds 5] [--seed 13] [--target 0.08]
-        [--confidence 0.8] [--refit-cuts] [--group-by question company type]
+        [--confidence 0.9] [--refit-cuts] [--group-by question company type]
 
 The offline judge (``answer_correctness``) learns the logistic weights of the evidence no rule
 decides (``correctness.TEXT_WEIGHTS``, fitted on FinanceBench text rows) and the abstention bands
@@ -401,8 +401,8 @@ def main() -> None:
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--seed", type=int, default=13, help="shuffle of the questions dealt to folds (default 13)")
     ap.add_argument("--target", type=float, default=0.08, help="false passes among decided to hold (default 0.08)")
-    ap.add_argument("--confidence", type=float, default=0.8,
-                    help="one-sided confidence that the fitting rows' rate is under the target (default 0.8)")
+    ap.add_argument("--confidence", type=float, default=0.9,
+                    help="one-sided confidence that the fitting rows' rate is under the target (default 0.9)")
     ap.add_argument("--refit-cuts", action="store_true",
                     help="also choose the rules' inclusion cuts on the fitting folds (slower)")
     ap.add_argument("--group-by", nargs="+", choices=GROUPINGS, default=["question"],

@@ -283,13 +283,17 @@ def _other_neighbour(
     """Why the answer puts another word where the gold has one the question states, or "": "southern
     Colorado" for "southern New Mexico" asked about New Mexico, "Kanawha County" for "Kanawha River"
     asked about a river. Leaving the word out ("Kanawha") or a word put before it ("local licensing
-    authority" for "local authorities") is no replacement."""
+    authority" for "local authorities") is no replacement, nor is a word the answer states elsewhere
+    ("Omsättningen steg ... under 2023" for "Under 2023 steg omsättningen ...": the order differs)."""
+    stated = {t.key for t in said}
     sides = (
         (gold_tokens.index(keys[0]) - 1, min(positions) - 1, -1),
         (gold_tokens.index(keys[-1]) + 1, max(positions) + 1, 1),
     )
     for g, a, step in sides:
         if not (0 <= g < len(gold_tokens) and 0 <= a < len(said)) or gold_tokens[g].key not in asked:
+            continue
+        if gold_tokens[g].key in stated:
             continue
         near = {said[a + k * step].key for k in range(3) if 0 <= a + k * step < len(said)}
         if said[a].key not in STOPWORDS and gold_tokens[g].key not in near:  # "local licensing authority"
