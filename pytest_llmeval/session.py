@@ -148,7 +148,9 @@ class LLMEvalSession:
         from pytest_llmeval import run_end
 
         self.remove_worker_scratch()
-        self.incomplete_reason = run_end.incomplete_reason(session, exitstatus, stopped=self.stopped_reason, crashed=self.crashed)
+        # a reason found at the end comes first; one from before (an expired batch) still counts
+        ended = run_end.incomplete_reason(session, exitstatus, stopped=self.stopped_reason, crashed=self.crashed)
+        self.incomplete_reason = ended or self.incomplete_reason
         self._note_budget()
         self.run = run_end.freeze(run_end.RunState(
             self.settings, tuple(self.records), tuple(self.components.names()), Path(self.config.invocation_params.dir),
