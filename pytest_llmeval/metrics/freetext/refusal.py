@@ -8,17 +8,17 @@ Offline and deterministic. A response is a refusal when it opens with (or consis
 
 from __future__ import annotations
 
-import itertools
 import re
 from dataclasses import dataclass, field
 
 from pytest_llmeval.metrics.base import MetricResult, enforce
+from pytest_llmeval.metrics.cue_regex import any_of
 
 __all__ = ["RefusalResult", "assert_not_refusal", "is_refusal", "refusal_check"]
 
 # Cues that the answer declines or says the information is missing. Kept as readable
 # alternatives; matching is case-insensitive and apostrophe-normalised. A cue opening with
-# ``\b`` starts at the start of a word (see :func:`_any_of`).
+# ``\b`` and a literal word is tried only where such a word starts (see ``cue_regex.any_of``).
 # "I apologize for the confusion" / "I'm sorry for the earlier mistake" opens a corrected answer
 _CORRECTION = r"(?! for (any|the|my|this) (earlier |previous |above )?(confusion|error|mistake|oversight|misunderstanding))"
 _CUES = [
@@ -119,23 +119,7 @@ _FOREIGN_CUES = [
 ]
 
 
-def _any_of(patterns: list[str]) -> str:
-    r"""One alternation of ``patterns``, tried in their order as a plain ``|`` join is.
-
-    Each run of patterns opening with ``\b`` shares one ``\b(?=\w)`` in front: the engine tries
-    the run where a word starts instead of trying every pattern at every character (a few times
-    faster on a typical answer). Same matches, since each such pattern starts at a word.
-    """
-    parts: list[str] = []
-    for at_word, run in itertools.groupby(patterns, key=lambda p: p.startswith(r"\b")):
-        if at_word:
-            parts.append(r"\b(?=\w)(?:" + "|".join(f"(?:{p[2:]})" for p in run) + ")")
-        else:
-            parts.extend(f"(?:{p})" for p in run)
-    return "|".join(parts)
-
-
-_CUE_RE = re.compile(_any_of([*_CUES, *_FOREIGN_CUES]), re.IGNORECASE)
+_CUE_RE = re.compile(any_of([*_CUES, *_FOREIGN_CUES], re.IGNORECASE), re.IGNORECASE)
 
 # Cues that on their own mean "I will not / cannot answer" (as opposed to "the text does not say X",
 # which often precedes a partial answer).
@@ -153,7 +137,7 @@ _STRONG = [
     r"\b(real-time|up-to-date) (data|access|information|financial)",
     *_STRONG_FOREIGN,
 ]
-_STRONG_RE = re.compile(_any_of(_STRONG), re.IGNORECASE)
+_STRONG_RE = re.compile(any_of(_STRONG, re.IGNORECASE), re.IGNORECASE)
 # A sentence that commits to an answer: a conclusion or a figure stated as the result.
 _COMMIT_RE = re.compile(
     r"^(yes|no)\b|\b(therefore|thus|hence|in conclusion|in summary|overall|so),? |\bthe answer is\b|"
@@ -162,7 +146,7 @@ _COMMIT_RE = re.compile(
 )
 _PIVOT_CUE_RE = re.compile(
     r"(^|[.!?]\s+|\n)(however|unfortunately|but|therefore|thus|so),? [^.!?]{0,200}?("
-    + _any_of(_CUES)
+    + any_of(_CUES, re.IGNORECASE)
     + ")",
     re.IGNORECASE,
 )

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pytest_llmeval.errors import LLMEvalAssertionError
+from pytest_llmeval.metrics.cue_regex import any_of, first_letters
 from pytest_llmeval.metrics.freetext.refusal import (
     _CUE_RE,
     _CUES,
@@ -19,7 +18,6 @@ from pytest_llmeval.metrics.freetext.refusal import (
     _STRONG,
     _STRONG_RE,
     RefusalResult,
-    _any_of,
     assert_not_refusal,
     is_refusal,
     refusal_check,
@@ -159,66 +157,13 @@ def test_norwegian_negative_answer_is_not_a_refusal() -> None:
     assert not is_refusal("Nei, selskapet har ingen langsiktig gjeld per 31. desember 2022.")
 
 
-def _is_word(char: str) -> bool:
-    return re.fullmatch(r"\w", char) is not None
 
-
-def _class_is_word(op: str, value: Any) -> bool:
-    if op == "LITERAL":
-        return _is_word(chr(value))
-    if op == "RANGE":
-        return all(_is_word(chr(c)) for c in range(value[0], value[1] + 1))
-    return op == "CATEGORY" and str(value) in ("CATEGORY_WORD", "CATEGORY_DIGIT")
-
-
-def _opening(items: Any) -> tuple[bool, bool]:
-    """(every first character a match takes is a word character, a match can be empty) of
-    parsed regex items."""
-    word = True
-    for op, value in items:
-        name = str(op)
-        if name in ("AT", "ASSERT", "ASSERT_NOT"):
-            continue  # zero width
-        if name == "LITERAL":
-            return word and _is_word(chr(value)), False
-        if name == "IN":
-            return word and all(_class_is_word(str(o), v) for o, v in value), False
-        if name == "SUBPATTERN":
-            first, empty = _opening(value[-1])
-        elif name == "BRANCH":
-            branches = [_opening(b) for b in value[1]]
-            first, empty = all(b[0] for b in branches), any(b[1] for b in branches)
-        elif name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
-            first, empty = _opening(value[2])
-            empty = empty or value[0] == 0
-        else:  # any character, a negated literal, a back reference
-            return False, False
-        word = word and first
-        if not empty:
-            return word, False
-    return word, True
-
-
-def opening(pattern: str) -> tuple[bool, bool]:
-    """:func:`_opening` of a pattern, read by the standard library's own regex parser."""
-    parser = importlib.import_module("re._parser" if sys.version_info >= (3, 11) else "sre_parse")
-    return _opening(parser.parse(pattern, re.IGNORECASE).data)
-
-
-def test_every_cue_opening_with_a_word_boundary_starts_with_a_word_character() -> None:
-    # The combined cue regex tries these cues only where a word starts; one that could begin with
-    # a space or a sign, or match nothing, would silently stop matching there.
+def test_every_cue_opening_with_a_word_boundary_is_tried_only_where_its_word_starts() -> None:
+    # A cue whose first letters the regex parser cannot name stays a plain alternative, tried at
+    # every character: write it so it opens with literal words ("(cannot|can't) ...", not "\w+ ...").
     at_word = [p for p in (*_CUES, *_FOREIGN_CUES, *_STRONG) if p.startswith(r"\b")]
     assert len(at_word) > 50
-    assert [p for p in at_word if opening(p[2:]) != (True, False)] == []
-
-
-def test_the_opening_check_catches_a_cue_that_may_start_elsewhere() -> None:
-    assert opening(r"(there is )?no (specific )?mention") == (True, False)
-    assert opening(r"(can't|cannot) be\b") == (True, False)
-    assert opening(r"\s*n/a") == (False, False)
-    assert opening(r"(-|minus )?\d") == (False, False)
-    assert opening(r"(sorry)?") == (True, True)
+    assert [p for p in at_word if first_letters(p[2:], re.IGNORECASE) is None] == []
 
 
 def test_combined_cues_match_what_a_plain_alternation_matches() -> None:
@@ -238,7 +183,7 @@ def test_combined_cues_match_what_a_plain_alternation_matches() -> None:
 
 def test_combined_alternation_keeps_the_first_pattern_that_matches_at_a_place() -> None:
     # "^\W*sorry" sits between word cues: a later cue matching at the same place must not win
-    combined = re.compile(_any_of([r"\bas an ai\b", r"^\W*sorry\b", r"\bsorry, but\b"]), re.IGNORECASE)
+    combined = re.compile(any_of([r"\bas an ai\b", r"^\W*sorry\b", r"\bsorry, but\b"], re.IGNORECASE), re.IGNORECASE)
     assert [m.group(0) for m in combined.finditer("Sorry, but no.")] == ["Sorry"]
     assert [m.group(0) for m in combined.finditer("Well, sorry, but no.")] == ["sorry, but"]
     assert [m.group(0) for m in combined.finditer("As an AI, sorry")] == ["As an AI"]
