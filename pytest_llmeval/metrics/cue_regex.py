@@ -7,9 +7,14 @@ table that matches) and far fewer attempts:
 
 - a run of cues opening with ``\b`` whose first characters are letters shares one
   ``\b(?=\w)``, so the run is tried where a word starts, not at every character;
-- inside the run, cues are grouped by the characters they can begin with, each group behind one
-  lookahead on those characters; groups whose characters can match the same character are
-  merged, so at any place at most one group can match and the table's order decides as before.
+- inside the run, one group per letter (letters some one character matches, like 'i' and 'ı'
+  ignoring case, share one) behind a lookahead on it, holding every cue that can begin with that
+  letter in table order: at any place at most one group can match, and inside it the table's
+  order decides as before. The groups sit in a few buckets, each behind a lookahead on its
+  letters, so a word's letter is looked for in a few places, not in every group;
+- groups inside the cues do not capture (the engine saves no group positions while it tries
+  them); a cue anchored at the start of the text (``^``) keeps its table place at the first
+  character and drops out past it, where the word cues around it form one run.
 
 The first characters are read from each cue by the standard library's own regex parser. A cue
 whose first characters it cannot name (a class like ``\W``, an optional start, no parser) keeps
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 import importlib
 import itertools
+import math
 import re
 from typing import Any
 
@@ -80,47 +86,80 @@ def first_letters(pattern: str, flags: int = 0) -> frozenset[str] | None:
     return frozenset(opening[0])
 
 
-def _groups(firsts: list[frozenset[str]], flags: int) -> list[list[int]]:
-    """Indexes of the cues in each group, in the order of each group's first cue: two cues share a
-    group when a character could match the first character of both (by the engine's own rules)."""
-    letters = sorted(set().union(*firsts))
-    parent = {letter: letter for letter in letters}
-
-    def root(letter: str) -> str:
-        while parent[letter] != letter:
-            letter = parent[letter]
-        return letter
-
-    def join(a: str, b: str) -> None:
-        parent[root(a)] = root(b)
-
-    for a, b in itertools.combinations(letters, 2):
+def _letter_classes(letters: set[str], flags: int) -> list[set[str]]:
+    """``letters`` split into classes of letters some one character matches under ``flags``
+    ('i' and 'ı' ignoring case); no character matches letters of two classes."""
+    classes: list[set[str]] = []
+    for letter in sorted(letters):
         # matching under the flags is an equivalence of characters: a and b overlap iff a matches b
-        if re.fullmatch(re.escape(a), b, flags):
-            join(a, b)
-    for cue in firsts:
-        anchor = min(cue)
-        for letter in cue:
-            join(letter, anchor)
-    groups: dict[str, list[int]] = {}
-    for index, cue in enumerate(firsts):
-        groups.setdefault(root(min(cue)), []).append(index)
-    return list(groups.values())
+        joined = [c for c in classes if any(re.fullmatch(re.escape(letter), other, flags) for other in c)]
+        merged = {letter}.union(*joined)
+        classes = [c for c in classes if c not in joined] + [merged]
+    return classes
+
+
+def _behind(letters: set[str], body: str) -> str:
+    return f"(?=[{''.join(re.escape(c) for c in sorted(letters))}])(?:{body})"
 
 
 def _grouped(cues: list[tuple[str, frozenset[str]]], flags: int) -> str:
-    """A run of word-opening cues (leading ``\\b`` removed) behind one word start, grouped by letters."""
-    parts = []
-    for members in _groups([letters for _, letters in cues], flags):
-        letters = sorted(set().union(*(cues[i][1] for i in members)))
-        alternatives = "|".join(f"(?:{cues[i][0]})" for i in members)
-        parts.append(f"(?=[{''.join(re.escape(c) for c in letters)}])(?:{alternatives})")
-    return r"\b(?=\w)(?:" + "|".join(parts) + ")"
+    """A run of word-opening cues (leading ``\\b`` removed) behind one word start, then one group
+    per class of first letters holding every cue that can begin there, in table order.
+
+    The groups sit in about sqrt(n) buckets, each behind a lookahead on its letters: a word's
+    first letter is looked for in a few buckets and then a few groups, not in every group.
+    """
+    classes = _letter_classes(set().union(*(letters for _, letters in cues)), flags)
+    groups = [
+        _behind(letters, "|".join(f"(?:{cue})" for cue, first in cues if first & letters)) for letters in classes
+    ]
+    # The order of groups and buckets changes no match: no character starts two groups.
+    size = max(1, math.isqrt(len(groups)))
+    buckets = [
+        _behind(set().union(*classes[i : i + size]), "|".join(groups[i : i + size])) for i in range(0, len(groups), size)
+    ]
+    return r"\b(?=\w)(?:" + "|".join(buckets) + ")"
 
 
-def any_of(patterns: list[str], flags: int = 0) -> str:
-    """``patterns`` as one alternation with the matches of ``"|".join(patterns)`` (each pattern
-    wrapped in a group), built to be compiled with ``flags``."""
+# A group number a pattern refers to (``\\1``, ``(?P=name)``, ``(?(1)...)``) needs its groups.
+_GROUP_REFERENCE = re.compile(r"\\[1-9]|\(\?P=|\(\?\(")
+
+
+def plain_groups(pattern: str, flags: int = 0) -> str:
+    """``pattern`` with its capturing groups made non-capturing: the same matches, and the engine
+    saves no group positions while it tries them (a large share of matching a big table). A
+    pattern that refers to its groups, or is written in verbose mode, stays as it is."""
+    if flags & re.VERBOSE or _GROUP_REFERENCE.search(pattern):
+        return pattern
+    out: list[str] = []
+    index, in_class = 0, False
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\":
+            out.append(pattern[index : index + 2])
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            # a "]" right after "[" or "[^" is a literal member of the class
+            end = index + 1 + (pattern[index + 1 : index + 2] == "^")
+            if pattern[end : end + 1] == "]":
+                out.append(pattern[index : end + 1])
+                index = end + 1
+                continue
+        elif char == "(" and pattern[index + 1 : index + 2] != "?":
+            out.append("(?:")
+            index += 1
+            continue
+        out.append(char)
+        index += 1
+    return "".join(out)
+
+
+def _joined(patterns: list[str], flags: int) -> str:
+    """``patterns`` in table order, each run of word cues grouped (see the module docstring)."""
 
     def word_cue(pattern: str) -> frozenset[str] | None:
         return first_letters(pattern[2:], flags) if pattern.startswith(r"\b") else None
@@ -133,3 +172,20 @@ def any_of(patterns: list[str], flags: int = 0) -> str:
         else:
             out.extend(f"(?:{p})" for p, _ in cues)
     return "|".join(out)
+
+
+def any_of(patterns: list[str], flags: int = 0) -> str:
+    """``patterns`` as one alternation with the matches of ``"|".join(patterns)`` (each pattern
+    wrapped in a group), built to be compiled with ``flags``. Groups inside the patterns do not
+    capture (see :func:`plain_groups`): use ``group(0)``, ``start()`` and ``end()``.
+
+    A cue anchored at the start of the text (``^`` without MULTILINE) splits the word cues around
+    it into two runs; past the first character it cannot match, so there the other cues are tried
+    as one run, and the table's own order is kept for the first character alone.
+    """
+    patterns = [plain_groups(p, flags) for p in patterns]
+    at_start = [p for p in patterns if p.startswith("^")] if not flags & re.MULTILINE else []
+    rest = [p for p in patterns if p not in at_start]
+    if not at_start or not rest:
+        return _joined(patterns, flags)
+    return f"^(?:{_joined(patterns, flags)})|{_joined(rest, flags)}"

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from pytest_llmeval.metrics.cue_regex import any_of, first_letters
+from pytest_llmeval.metrics.cue_regex import any_of, first_letters, plain_groups
 
 CASELESS = re.IGNORECASE
 
@@ -63,3 +63,31 @@ def test_random_tables_match_as_the_plain_join() -> None:
         reference = plain(table)
         for text in texts:
             assert spans(combined, text) == spans(reference, text), (table, text)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "plain"),
+    [
+        ("(a|b)c", "(?:a|b)c"),
+        ("[(]x(y)", "[(]x(?:y)"),
+        ("[]()](z)", "[]()](?:z)"),
+        ("[^]()](z)", "[^]()](?:z)"),
+        (r"\(a(b)\)", r"\(a(?:b)\)"),
+        ("(?:a)(?=b)(c)", "(?:a)(?=b)(?:c)"),
+        (r"x[a\]](y)", r"x[a\]](?:y)"),
+        (r"(a)\1", r"(a)\1"),  # a back reference needs its group
+        ("(?P<n>a)(?P=n)", "(?P<n>a)(?P=n)"),
+    ],
+)
+def test_plain_groups_stop_capturing_and_keep_the_pattern(pattern: str, plain: str) -> None:
+    assert plain_groups(pattern) == plain
+    for text in ("ac", "bc", "(xy", "]z", "(ab)", "ac", "xay", "x]y", "aa"):
+        assert spans(re.compile(plain), text) == spans(re.compile(pattern), text)
+
+
+def test_a_cue_anchored_at_the_start_keeps_its_place_at_the_first_character() -> None:
+    table = [r"\bno\b", r"^\W*no answer", r"\bno answer given"]
+    combined = re.compile(any_of(table, CASELESS), CASELESS)
+    for text in ("no answer given", "No answer given.", "x no answer given", "- no answer given"):
+        assert spans(combined, text) == spans(plain(table), text), text
+    assert [m.group(0) for m in combined.finditer("-- No answer given")] == ["-- No answer"]
