@@ -23,6 +23,7 @@ its place in the table as a plain alternative: slower, never different.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import itertools
 import math
@@ -72,6 +73,7 @@ def _opening(items: Any) -> tuple[set[str], bool] | None:
     return first, True
 
 
+@functools.lru_cache(maxsize=1024)
 def first_letters(pattern: str, flags: int = 0) -> frozenset[str] | None:
     """The word characters a match of ``pattern`` can begin with, or ``None`` when that is not a
     known set of word characters (or the match can be empty)."""
@@ -188,4 +190,6 @@ def any_of(patterns: list[str], flags: int = 0) -> str:
     rest = [p for p in patterns if p not in at_start]
     if not at_start or not rest:
         return _joined(patterns, flags)
-    return f"^(?:{_joined(patterns, flags)})|{_joined(rest, flags)}"
+    # At the first character, the table as it is (tried at one place: no grouping needed).
+    plain = "|".join(f"(?:{p})" for p in patterns)
+    return f"^(?:{plain})|{_joined(rest, flags)}"
