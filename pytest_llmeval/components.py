@@ -229,7 +229,12 @@ def length(ctx: ComponentContext) -> MetricResult | None:
     Applies to long-form answers, or wherever the suite asks for it; a correct one-line
     answer to a one-line gold is not penalised for being short.
     """
-    from pytest_llmeval.metrics.length import LengthBands, count_tokens, length_applies, length_score
+    from pytest_llmeval.metrics.length import (
+        LengthBands,
+        count_tokens,
+        length_applies,
+        length_score,
+    )
 
     assert ctx.settings is not None
     settings = ctx.settings

@@ -17,7 +17,9 @@ from typing import Any
 Check = Callable[[Any], bool]
 
 # Keywords that describe and never constrain.
-ANNOTATIONS = frozenset({"$schema", "$id", "$comment", "title", "description", "examples", "default", "deprecated"})
+ANNOTATIONS = frozenset(
+    {"$schema", "$id", "$comment", "title", "description", "examples", "default", "deprecated"}
+)
 
 
 class Unsupported(Exception):
@@ -117,8 +119,9 @@ def _additional_properties(additional: Any, schema: dict[str, Any]) -> Check:
     if additional is False:
         return lambda value: not isinstance(value, dict) or all(name in known for name in value)
     sub = _compile(additional)
-    return lambda value: not isinstance(value, dict) or all(
-        sub(item) for name, item in value.items() if name not in known
+    return lambda value: (
+        not isinstance(value, dict)
+        or all(sub(item) for name, item in value.items() if name not in known)
     )
 
 

@@ -34,7 +34,8 @@ from typing import Any
 def _parser() -> Any:
     try:
         return importlib.import_module("re._parser")
-    except ImportError:  # Python 3.10: the same parser under its old name, importable without a warning
+    except ImportError:
+        # Python 3.10: the same parser under its old name, importable there without a warning
         return importlib.import_module("sre_parse")
 
 
@@ -94,7 +95,9 @@ def _letter_classes(letters: set[str], flags: int) -> list[set[str]]:
     classes: list[set[str]] = []
     for letter in sorted(letters):
         # matching under the flags is an equivalence of characters: a and b overlap iff a matches b
-        joined = [c for c in classes if any(re.fullmatch(re.escape(letter), other, flags) for other in c)]
+        joined = [
+            c for c in classes if any(re.fullmatch(re.escape(letter), other, flags) for other in c)
+        ]
         merged = {letter}.union(*joined)
         classes = [c for c in classes if c not in joined] + [merged]
     return classes
@@ -113,12 +116,14 @@ def _grouped(cues: list[tuple[str, frozenset[str]]], flags: int) -> str:
     """
     classes = _letter_classes(set().union(*(letters for _, letters in cues)), flags)
     groups = [
-        _behind(letters, "|".join(f"(?:{cue})" for cue, first in cues if first & letters)) for letters in classes
+        _behind(letters, "|".join(f"(?:{cue})" for cue, first in cues if first & letters))
+        for letters in classes
     ]
     # The order of groups and buckets changes no match: no character starts two groups.
     size = max(1, math.isqrt(len(groups)))
     buckets = [
-        _behind(set().union(*classes[i : i + size]), "|".join(groups[i : i + size])) for i in range(0, len(groups), size)
+        _behind(set().union(*classes[i : i + size]), "|".join(groups[i : i + size]))
+        for i in range(0, len(groups), size)
     ]
     return r"\b(?=\w)(?:" + "|".join(buckets) + ")"
 
@@ -167,10 +172,14 @@ def _joined(patterns: list[str], flags: int) -> str:
         return first_letters(pattern[2:], flags) if pattern.startswith(r"\b") else None
 
     out: list[str] = []
-    for grouped, run in itertools.groupby(((p, word_cue(p)) for p in patterns), key=lambda pl: pl[1] is not None):
+    for grouped, run in itertools.groupby(
+        ((p, word_cue(p)) for p in patterns), key=lambda pl: pl[1] is not None
+    ):
         cues = list(run)
         if grouped:
-            out.append(_grouped([(p[2:], letters) for p, letters in cues if letters is not None], flags))
+            out.append(
+                _grouped([(p[2:], letters) for p, letters in cues if letters is not None], flags)
+            )
         else:
             out.extend(f"(?:{p})" for p, _ in cues)
     return "|".join(out)

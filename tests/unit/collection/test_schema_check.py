@@ -44,7 +44,10 @@ def test_the_gold_schema_and_its_criteria_part_have_predicates() -> None:
         ({"exclusiveMinimum": 0, "exclusiveMaximum": 1}, [0, 0.5, 1, "x"]),
         ({"enum": ["a", "b"]}, ["a", "c", 1, None, ["a"]]),
         ({"pattern": "^[a-z]{0,3}$"}, ["abc", "abcd", "ab\n", "", 5]),
-        ({"required": ["a"], "properties": {"a": {"type": "string"}}}, [{"a": "x"}, {"a": 1}, {}, [], "a"]),
+        (
+            {"required": ["a"], "properties": {"a": {"type": "string"}}},
+            [{"a": "x"}, {"a": 1}, {}, [], "a"],
+        ),
         ({"properties": {"a": {}}, "additionalProperties": False}, [{"a": 1}, {"b": 1}, {}, 3]),
         ({"additionalProperties": {"type": "number"}}, [{"a": 1}, {"a": "1"}, {}]),
         ({"propertyNames": {"pattern": "^x"}}, [{"xa": 1}, {"a": 1}, {}]),
@@ -88,9 +91,38 @@ def _gold_records() -> list[Any]:
 
 # Values each field takes in a slip or an attack: wrong types, bounds, out-of-set words.
 SUBSTITUTES = [
-    None, True, 0, 1, 1.0, 1.5, -1, 1e13, 10_000_001, "", "a", "nb", "x" * 40, "llm", "user", "bot", "9x",
-    "ok\n", [], [1], ["a"], [0.5, 0.2], [0.5, 2], ["a"] * 101, {}, {"a": 1}, {"role": "user", "content": "q"},
-    {"role": "bot", "content": "q"}, {"name": ""}, {"accuracy": -1}, {"ideal": [1]}, {"x": {"compare": "nope"}},
+    None,
+    True,
+    0,
+    1,
+    1.0,
+    1.5,
+    -1,
+    1e13,
+    10_000_001,
+    "",
+    "a",
+    "nb",
+    "x" * 40,
+    "llm",
+    "user",
+    "bot",
+    "9x",
+    "ok\n",
+    [],
+    [1],
+    ["a"],
+    [0.5, 0.2],
+    [0.5, 2],
+    ["a"] * 101,
+    {},
+    {"a": 1},
+    {"role": "user", "content": "q"},
+    {"role": "bot", "content": "q"},
+    {"name": ""},
+    {"accuracy": -1},
+    {"ideal": [1]},
+    {"x": {"compare": "nope"}},
 ]
 
 
@@ -106,7 +138,9 @@ def _mutated(records: list[Any], count: int, seed: int) -> list[Any]:
             inner = node.get("eval_criteria")
             if isinstance(inner, dict) and rng.random() < 0.5:
                 node = inner
-            key = rng.choice([*node, "expected", "messages", "numeric", "weights", "tiers", "language"])
+            key = rng.choice(
+                [*node, "expected", "messages", "numeric", "weights", "tiers", "language"]
+            )
             if rng.random() < 0.15:
                 node.pop(key, None)
             else:
@@ -123,5 +157,7 @@ def test_gold_lines_valid_and_broken_agree_with_jsonschema() -> None:
     valid = sum(validator.is_valid(i) for i in instances)
     assert 300 < valid < len(instances) - 300  # both sides are exercised
     assert agree(_schema(), instances) == []
-    criteria = [r.get("eval_criteria") for r in instances if isinstance(r, dict) and "eval_criteria" in r]
+    criteria = [
+        r.get("eval_criteria") for r in instances if isinstance(r, dict) and "eval_criteria" in r
+    ]
     assert agree(_schema()["properties"]["eval_criteria"], criteria) == []

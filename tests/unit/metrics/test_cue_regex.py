@@ -52,12 +52,36 @@ def test_letters_that_match_one_another_share_a_group_so_table_order_still_decid
 
 def test_random_tables_match_as_the_plain_join() -> None:
     rng = random.Random(3)
-    words = ["no", "not", "nothing", "ia", "ıa", "sa", "ſa", "ka", "\u212aa", "ål", "Ål", "data", "is", "are"]
-    texts = [" ".join(rng.choice([*words, "x", ".", "-", "_", "'"]) for _ in range(12)) for _ in range(300)]
+    words = [
+        "no",
+        "not",
+        "nothing",
+        "ia",
+        "ıa",
+        "sa",
+        "ſa",
+        "ka",
+        "\u212aa",
+        "ål",
+        "Ål",
+        "data",
+        "is",
+        "are",
+    ]
+    texts = [
+        " ".join(rng.choice([*words, "x", ".", "-", "_", "'"]) for _ in range(12))
+        for _ in range(300)
+    ]
     for _ in range(200):
         table = []
         for _ in range(rng.randint(1, 8)):
-            first = rng.choice([rf"\b{rng.choice(words)}", rf"\b({rng.choice(words)}|{rng.choice(words)})", r"^\W*no"])
+            first = rng.choice(
+                [
+                    rf"\b{rng.choice(words)}",
+                    rf"\b({rng.choice(words)}|{rng.choice(words)})",
+                    r"^\W*no",
+                ]
+            )
             table.append(first + rng.choice(["", r"\b", r" \w+", r"(?! data)", r"\s*"]))
         combined = re.compile(any_of(table, CASELESS), CASELESS)
         reference = plain(table)
