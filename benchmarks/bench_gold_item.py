@@ -22,15 +22,16 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-# Runs its arguments as a child and prints the child's wall time and peak RSS (KiB on Linux); a fresh
-# wrapper per run, so RUSAGE_CHILDREN holds that run alone.
+# Runs its arguments as a child and prints the child's wall time, peak RSS (KiB on Linux) and CPU
+# time (user + system); a fresh wrapper per run, so RUSAGE_CHILDREN holds that run alone.
 WRAPPER = (
     "import resource, subprocess, sys, time\n"
     "start = time.perf_counter()\n"
     "done = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)\n"
     "took = time.perf_counter() - start\n"
     "sys.stderr.write(done.stdout[-2000:])\n"
-    "print(took, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, done.returncode)\n"
+    "usage = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "print(took, usage.ru_maxrss, done.returncode, usage.ru_utime + usage.ru_stime)\n"
 )
 PLAIN_TEST = """\
 import json
@@ -90,8 +91,8 @@ def write_files(base: Path, n: int) -> tuple[Path, Path]:
     return gold_dir / "numeric_eval.jsonl", plain_dir / "test_plain.py"
 
 
-def run(path: Path) -> tuple[float, int, int]:
-    """(seconds, peak RSS in KiB, exit code) of one pytest run in a fresh interpreter."""
+def run(path: Path) -> tuple[float, int, int, float]:
+    """(seconds, peak RSS in KiB, exit code, CPU seconds) of one pytest run in a fresh interpreter."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
     command = [
         sys.executable,
@@ -112,10 +113,10 @@ def run(path: Path) -> tuple[float, int, int]:
         check=False,
         env=env,
     )
-    took, rss, code = done.stdout.split()
+    took, rss, code, cpu = done.stdout.split()
     if code not in ("0", "1"):
         sys.exit(f"pytest exited {code} on {path}:\n{done.stderr}")
-    return float(took), int(rss), int(code)
+    return float(took), int(rss), int(code), float(cpu)
 
 
 def main() -> None:
@@ -126,16 +127,16 @@ def main() -> None:
     n = args.samples
     with tempfile.TemporaryDirectory() as tmp:
         gold, plain = write_files(Path(tmp), n)
-        best: dict[str, tuple[float, int]] = {}
+        best: dict[str, tuple[float, int, float]] = {}
         for round_ in range(args.repeat):
             for label, path in (("gold", gold), ("plain", plain)):
-                took, rss, code = run(path)
+                took, rss, code, cpu = run(path)
                 print(
-                    f"run {round_ + 1} {label:5}: {took:7.2f} s, peak {rss / 1024:7.1f} MiB, exit {code}"
+                    f"run {round_ + 1} {label:5}: {took:7.2f} s, CPU {cpu:7.2f} s, peak {rss / 1024:7.1f} MiB, exit {code}"
                 )
                 prev = best.get(label)
-                best[label] = (min(took, prev[0]), min(rss, prev[1])) if prev else (took, rss)
-    (gold_s, gold_kib), (plain_s, plain_kib) = best["gold"], best["plain"]
+                best[label] = (min(took, prev[0]), min(rss, prev[1]), min(cpu, prev[2])) if prev else (took, rss, cpu)
+    (gold_s, gold_kib, gold_cpu), (plain_s, plain_kib, plain_cpu) = best["gold"], best["plain"]
     load = os.getloadavg()
     print(
         f"\n{n} samples, best of {args.repeat} (load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f})"
@@ -143,6 +144,8 @@ def main() -> None:
     print(f"  gold file (plugin): {gold_s:7.2f} s, peak RSS {gold_kib / 1024:7.1f} MiB")
     print(f"  plain parametrize : {plain_s:7.2f} s, peak RSS {plain_kib / 1024:7.1f} MiB")
     print(f"  wall ratio gold/plain: {gold_s / plain_s:.2f}x (target <= 1.10)")
+    # CPU time moves less than wall time when other processes share the cores.
+    print(f"  CPU ratio gold/plain : {gold_cpu / plain_cpu:.2f}x ({gold_cpu:.2f} s / {plain_cpu:.2f} s)")
     print(f"  memory above plain: {(gold_kib - plain_kib) / n:.1f} KiB per sample (target <= 5)")
 
 

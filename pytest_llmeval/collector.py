@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -145,6 +146,13 @@ class BadLineItem(pytest.Item):
         return self.path, self.lineno - 1, f"{self.path.name}:{self.lineno}"
 
 
+@functools.cache
+def gold_mark() -> pytest.MarkDecorator:
+    """``pytest.mark.llmeval``, looked up once: each lookup through ``pytest.mark`` checks the
+    registered markers again (a third of what building a gold item costs)."""
+    return pytest.mark.llmeval
+
+
 class GoldItem(pytest.Item):
     """One gold sample. Answering and grading happen in setup (failures there are errors);
     the call phase only checks the tier."""
@@ -155,8 +163,7 @@ class GoldItem(pytest.Item):
         super().__init__(**kwargs)
         self.sample = sample
         self.model = model  # set when several --llm-model specs are compared
-        for marker in ("llmeval",):
-            self.add_marker(marker)
+        self.add_marker(gold_mark())
 
     def setup(self) -> None:
         from pytest_llmeval.grading.pipeline import get_pipeline

@@ -9,6 +9,7 @@ without a weight in ``llm_weights`` or ``eval_criteria.weights`` is reported, no
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -226,7 +227,9 @@ def citation(ctx: ComponentContext) -> MetricResult | None:
     )
 
 
+@functools.cache
 def _default_run_weights() -> dict[str, float]:
+    """The built-in ``llm_weights`` (read-only: shared by every call)."""
     from pytest_llmeval.options import OPTIONS_BY_NAME
 
     weights: dict[str, float] = OPTIONS_BY_NAME["llm_weights"].convert(OPTIONS_BY_NAME["llm_weights"].default)
@@ -239,19 +242,23 @@ def length(ctx: ComponentContext) -> MetricResult | None:
     Applies to long-form answers, or wherever the suite asks for it; a correct one-line
     answer to a one-line gold is not penalised for being short.
     """
-    from pytest_llmeval.metrics.length import LengthBands, length_applies, length_score
+    from pytest_llmeval.metrics.length import (
+        LengthBands,
+        count_tokens,
+        length_applies,
+        length_score,
+    )
 
     assert ctx.settings is not None
     settings = ctx.settings
     bands = LengthBands.from_mapping({**settings.length_bands, **(ctx.criteria.get("length_bands") or {})})
-    result = length_score(ctx.response, max_tokens=ctx.criteria.get("max_tokens"), bands=bands)
-    ctx.record["length_tokens"] = result.tokens
+    ctx.record["length_tokens"] = count_tokens(ctx.response)
     run_weights_changed = "length" in settings.weights and settings.weights != _default_run_weights()
     if not length_applies(
         ctx.expected, ctx.criteria, bands, run_bands=settings.length_bands, run_weights_changed=run_weights_changed
     ):
         return None
-    return result
+    return length_score(ctx.response, max_tokens=ctx.criteria.get("max_tokens"), bands=bands)
 
 
 def keywords(ctx: ComponentContext) -> MetricResult | None:

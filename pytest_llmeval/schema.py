@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from importlib import resources
 from typing import Any
 
@@ -32,6 +32,14 @@ def _validator() -> Any:
     import jsonschema
 
     return jsonschema.Draft202012Validator(_schema())
+
+
+@functools.lru_cache(maxsize=1)
+def _record_check() -> Callable[[Any], bool]:
+    """Whether a record meets the schema, in microseconds; jsonschema explains the ones that do not."""
+    from pytest_llmeval.schema_check import compile_check
+
+    return compile_check(_schema()) or (lambda record: False)
 
 
 def _closed_objects(node: dict[str, Any], path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], tuple[str, ...]]]:
@@ -156,6 +164,13 @@ def _criteria_validator() -> Any:
     return jsonschema.Draft202012Validator(schema)
 
 
+@functools.lru_cache(maxsize=1)
+def _criteria_check() -> Callable[[Any], bool]:
+    from pytest_llmeval.schema_check import compile_check
+
+    return compile_check(_schema()["properties"]["eval_criteria"]) or (lambda criteria: False)
+
+
 def criteria_problem(criteria: Any) -> str | None:
     """``.path': problem`` for the first fault of an ``eval_criteria`` object (a conversation
     turn's own criteria), or None."""
@@ -163,6 +178,8 @@ def criteria_problem(criteria: Any) -> str | None:
         return f"': must be an object, got {type(criteria).__name__}"
     for path, suggestion in _unknown_keys(criteria, ("eval_criteria",), ("eval_criteria",)):
         return f".{'.'.join(path)}': unknown key{suggestion}"
+    if _criteria_check()(criteria):
+        return None
     for error in _criteria_validator().iter_errors(criteria):
         where = "".join(f".{p}" for p in error.absolute_path)
         return f"{where}': {_short(error.message)}"
@@ -206,6 +223,8 @@ def validate(record: Any) -> None:
     problem = unknown_key_problem(record) or tiers_error(record)
     if problem:
         raise SampleError(problem)
+    if _record_check()(record):
+        return
     errors = sorted(_validator().iter_errors(record), key=lambda e: (len(list(e.absolute_path)), str(e.path)))
     if errors:
         import jsonschema.exceptions

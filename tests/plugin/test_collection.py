@@ -174,3 +174,32 @@ def test_file_header_typos_and_tiers_are_located_errors_too(pytester: pytest.Pyt
     out = result.stdout.str()
     assert "field 'llmeval_file.must_incude': unknown key; did you mean 'llmeval_file.must_include'?" in out
     assert "field 'llmeval_file.tiers': [0.5, 0.9]: need 0 <= acceptable <= pass <= 1" in out
+
+
+JSONSCHEMA_PROBE = """
+import sys
+
+
+def pytest_unconfigure(config):
+    print("JSONSCHEMA-LOADED", "jsonschema" in sys.modules)
+"""
+
+
+@pytest.mark.parametrize("bad_line", [False, True], ids=["valid-lines", "one-bad-line"])
+def test_valid_lines_are_checked_without_jsonschema_and_a_bad_one_still_names_its_field(
+    pytester: pytest.Pytester, bad_line: bool
+) -> None:
+    # A valid line is checked by a predicate built once from the schema (microseconds); only a
+    # bad line goes to jsonschema, for the located message.
+    records: list[dict[str, object]] = [
+        {"id": f"s{i}", "question": "q", "expected": "yes", "response": "yes", "eval_criteria": EXACT} for i in range(3)
+    ]
+    if bad_line:
+        records.append({"id": "c", "question": "q", "expected": "x", "eval_criteria": {"must_include": "not-a-list"}})
+    write_suite(pytester, records)
+    pytester.makeconftest(JSONSCHEMA_PROBE)
+    result = pytester.runpytest_subprocess("-rE", "-p", "no:xdist")
+    result.assert_outcomes(passed=3, errors=int(bad_line))
+    result.stdout.fnmatch_lines([f"JSONSCHEMA-LOADED {bad_line}"])
+    if bad_line:
+        result.stdout.fnmatch_lines(["*qa_eval.jsonl:4: field 'eval_criteria.must_include': 'not-a-list' is not of type 'array'*"])

@@ -12,11 +12,13 @@ import re
 from dataclasses import dataclass, field
 
 from pytest_llmeval.metrics.base import MetricResult, enforce
+from pytest_llmeval.metrics.cue_regex import any_of
 
 __all__ = ["RefusalResult", "assert_not_refusal", "is_refusal", "refusal_check"]
 
 # Cues that the answer declines or says the information is missing. Kept as readable
-# alternatives; matching is case-insensitive and apostrophe-normalised.
+# alternatives; matching is case-insensitive and apostrophe-normalised. A cue opening with
+# ``\b`` and a literal word is tried only where such a word starts (see ``cue_regex.any_of``).
 # "I apologize for the confusion" / "I'm sorry for the earlier mistake" opens a corrected answer
 _CORRECTION = r"(?! for (any|the|my|this) (earlier |previous |above )?(confusion|error|mistake|oversight|misunderstanding))"
 _CUES = [
@@ -115,20 +117,27 @@ _FOREIGN_CUES = [
     r"\b(det er|det är|es ist|il n'est|no es) (ikke|ikkje|inte|nicht|pas|)\s*(mulig|möjligt|möglich|possible|posible)\b",
     r"\b(ikke|ikkje|inte|nicht) (nok|tilstrekkelig|tillräckligt|genug) (informasjon|opplysninger|information|angaben)",
 ]
-_CUE_RE = re.compile("|".join(f"(?:{c})" for c in [*_CUES, *_FOREIGN_CUES]), re.IGNORECASE)
+
+
+_CUE_RE = re.compile(any_of([*_CUES, *_FOREIGN_CUES], re.IGNORECASE), re.IGNORECASE)
 
 # Cues that on their own mean "I will not / cannot answer" (as opposed to "the text does not say X",
 # which often precedes a partial answer).
-_STRONG_RE = re.compile(
-    r"\bi'?m sorry\b" + _CORRECTION + r"|^\W*sorry\b|\bi apologi[sz]e\b" + _CORRECTION + r"|"
-    r"\bas an ai\b|\bas a language model\b|\bunfortunately\b(?! for\b)(?!(?:[^.!?]|\.(?=\d))*(?:[$€£]\s?\d|\d\s?%|\d\s?(?:million|billion)))|"
-    r"\bi (do not|don't) (have|know)\b|\bi (cannot|can't|can not|am unable to|am not able to) "
-    r"(provide|answer|determine|calculate|compute|give|access|confirm)\b|\byou (haven't|have not) provided\b|"
-    r"\bknowledge cut-?off\b|\b(real-time|up-to-date) (data|access|information|financial)"
-    + "|"
-    + "|".join(_STRONG_FOREIGN),
-    re.IGNORECASE,
-)
+_STRONG = [
+    r"\bi'?m sorry\b" + _CORRECTION,
+    r"^\W*sorry\b",
+    r"\bi apologi[sz]e\b" + _CORRECTION,
+    r"\bas an ai\b",
+    r"\bas a language model\b",
+    r"\bunfortunately\b(?! for\b)(?!(?:[^.!?]|\.(?=\d))*(?:[$€£]\s?\d|\d\s?%|\d\s?(?:million|billion)))",
+    r"\bi (do not|don't) (have|know)\b",
+    r"\bi (cannot|can't|can not|am unable to|am not able to) (provide|answer|determine|calculate|compute|give|access|confirm)\b",
+    r"\byou (haven't|have not) provided\b",
+    r"\bknowledge cut-?off\b",
+    r"\b(real-time|up-to-date) (data|access|information|financial)",
+    *_STRONG_FOREIGN,
+]
+_STRONG_RE = re.compile(any_of(_STRONG, re.IGNORECASE), re.IGNORECASE)
 # A sentence that commits to an answer: a conclusion or a figure stated as the result.
 _COMMIT_RE = re.compile(
     r"^(yes|no)\b|\b(therefore|thus|hence|in conclusion|in summary|overall|so),? |\bthe answer is\b|"
@@ -137,6 +146,7 @@ _COMMIT_RE = re.compile(
 )
 _PIVOT_CUE_RE = re.compile(
     r"(^|[.!?]\s+|\n)(however|unfortunately|but|therefore|thus|so),? [^.!?]{0,200}?("
+    # only read for an answer with a cue and no commitment: the plain join compiles faster
     + "|".join(_CUES)
     + ")",
     re.IGNORECASE,

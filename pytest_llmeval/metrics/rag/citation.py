@@ -691,6 +691,9 @@ def citation_component(
     ini patterns), ``metadata.sources`` and the sample's ``contexts``.
     """
     try:
+        # An answer citing nothing is N/A unless citations are required: finding is all it costs.
+        if not required and not _find(response, _compile_patterns(patterns))[0]:
+            return None
         result = citation_check(
             response, patterns=patterns, required=required, sources=sources, contexts=contexts
         )

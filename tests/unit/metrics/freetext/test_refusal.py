@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pytest_llmeval.errors import LLMEvalAssertionError
+from pytest_llmeval.metrics.cue_regex import any_of, first_letters
 from pytest_llmeval.metrics.freetext.refusal import (
+    _CUE_RE,
+    _CUES,
+    _FOREIGN_CUES,
+    _STRONG,
+    _STRONG_RE,
     RefusalResult,
     assert_not_refusal,
     is_refusal,
@@ -148,3 +155,35 @@ def test_norwegian_refusals(text: str) -> None:
 def test_norwegian_negative_answer_is_not_a_refusal() -> None:
     assert not is_refusal("Selskapet betalte ikke utbytte i 2022.")
     assert not is_refusal("Nei, selskapet har ingen langsiktig gjeld per 31. desember 2022.")
+
+
+
+def test_every_cue_opening_with_a_word_boundary_is_tried_only_where_its_word_starts() -> None:
+    # A cue whose first letters the regex parser cannot name stays a plain alternative, tried at
+    # every character: write it so it opens with literal words ("(cannot|can't) ...", not "\w+ ...").
+    at_word = [p for p in (*_CUES, *_FOREIGN_CUES, *_STRONG) if p.startswith(r"\b")]
+    assert len(at_word) > 50
+    assert [p for p in at_word if first_letters(p[2:], re.IGNORECASE) is None] == []
+
+
+def test_combined_cues_match_what_a_plain_alternation_matches() -> None:
+    texts = [
+        *REFUSALS,
+        *ANSWERS,
+        *(c["response"] for c in _cases()),
+        "_sorry, but I can't", "x'm sorry", "Sorry, but no.", "-- sorry", "n/a", "  N/A.", "(unknown)",
+        "I'M SORRY, I CANNOT DETERMINE THIS.", "Dessverre inneholder ikke rapporten tallet.",
+        "As an AI language model I can't browse.", "2021_i don't know", "Not available in the 10-K",
+    ]
+    for patterns, combined in ((_CUES + _FOREIGN_CUES, _CUE_RE), (_STRONG, _STRONG_RE)):
+        plain = re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
+        for text in texts:
+            assert [m.span() for m in combined.finditer(text)] == [m.span() for m in plain.finditer(text)], text
+
+
+def test_combined_alternation_keeps_the_first_pattern_that_matches_at_a_place() -> None:
+    # "^\W*sorry" sits between word cues: a later cue matching at the same place must not win
+    combined = re.compile(any_of([r"\bas an ai\b", r"^\W*sorry\b", r"\bsorry, but\b"], re.IGNORECASE), re.IGNORECASE)
+    assert [m.group(0) for m in combined.finditer("Sorry, but no.")] == ["Sorry"]
+    assert [m.group(0) for m in combined.finditer("Well, sorry, but no.")] == ["sorry, but"]
+    assert [m.group(0) for m in combined.finditer("As an AI, sorry")] == ["As an AI"]
