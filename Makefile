@@ -61,8 +61,12 @@ dist: $(STAMP)
 bench: $(STAMP)
 	for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f; done
 
+# Every Python file of the project: lint rules, then the formatter's check (it rewrites nothing here).
+LINTED := pytest_llmeval tests benchmarks example_suites scripts conftest.py .ci/wheel_smoke.py
+
 lint: $(STAMP)
-	$(VENV)/bin/ruff check pytest_llmeval tests benchmarks example_suites
+	$(VENV)/bin/ruff check $(LINTED)
+	$(VENV)/bin/ruff format --check $(LINTED)
 	$(VENV)/bin/mypy --strict pytest_llmeval
 
 # The docs site: MkDocs + Material from the `docs` extra, installed into .venv on first use

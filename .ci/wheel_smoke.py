@@ -47,7 +47,9 @@ def step(title: str, args: list[str], **kwargs: object) -> None:
 def check_archives(dist: Path) -> Path:
     wheels, sdists = sorted(dist.glob("*.whl")), sorted(dist.glob("*.tar.gz"))
     if len(wheels) != 1 or len(sdists) != 1:
-        sys.exit(f"wheel-smoke: expected one wheel and one sdist in {dist}, got {[p.name for p in dist.iterdir()]}")
+        sys.exit(
+            f"wheel-smoke: expected one wheel and one sdist in {dist}, got {[p.name for p in dist.iterdir()]}"
+        )
     in_wheel = set(zipfile.ZipFile(wheels[0]).namelist())
     with tarfile.open(sdists[0]) as tar:
         in_sdist = {name.split("/", 1)[1] for name in tar.getnames() if "/" in name}
@@ -65,33 +67,67 @@ def main() -> None:
         dist = tmp / "dist"
         # sdist first, then the wheel built from the sdist (python -m build's default): a file
         # missing from the sdist breaks the wheel too.
-        step("build sdist and wheel", [sys.executable, "-m", "build", "--outdir", str(dist), str(ROOT)],
-             stdout=subprocess.DEVNULL)
+        step(
+            "build sdist and wheel",
+            [sys.executable, "-m", "build", "--outdir", str(dist), str(ROOT)],
+            stdout=subprocess.DEVNULL,
+        )
         wheel = check_archives(dist)
         env_dir = tmp / "venv"
         venv.EnvBuilder(with_pip=True, symlinks=os.name != "nt").create(env_dir)
         python = env_dir / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-        step(f"install {wheel.name}[html] into a fresh venv",
-             [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", f"{wheel}[html]"])
+        step(
+            f"install {wheel.name}[html] into a fresh venv",
+            [
+                str(python),
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--disable-pip-version-check",
+                f"{wheel}[html]",
+            ],
+        )
         suite = tmp / "suite"
         shutil.copytree(SUITE, suite)
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
         env["HF_HUB_OFFLINE"] = "1"
-        step("smoke suite against the installed package",
-             [str(python), "-m", "pytest", "-p", "no:cacheprovider", "-q", "--strict-markers",
-              "--llm-report=report.json", "--llm-html=report.html", "--junitxml=junit.xml", "--llm-min-pass-rate=1.0", "."],
-             cwd=suite, env=env)
+        step(
+            "smoke suite against the installed package",
+            [
+                str(python),
+                "-m",
+                "pytest",
+                "-p",
+                "no:cacheprovider",
+                "-q",
+                "--strict-markers",
+                "--llm-report=report.json",
+                "--llm-html=report.html",
+                "--junitxml=junit.xml",
+                "--llm-min-pass-rate=1.0",
+                ".",
+            ],
+            cwd=suite,
+            env=env,
+        )
         report = json.loads((suite / "report.json").read_text(encoding="utf-8"))
         statuses = sorted(r["status"] for r in report["sample_results"])
         # the last two lines are the README quick start's: one graded pass, one skipped (no answer)
         if statuses != ["pass", "pass", "pass", "skipped"]:
-            sys.exit(f"wheel-smoke: expected three passing gold samples and one skipped, got {statuses}")
+            sys.exit(
+                f"wheel-smoke: expected three passing gold samples and one skipped, got {statuses}"
+            )
         if "llmeval_tier" not in (suite / "junit.xml").read_text(encoding="utf-8"):
             sys.exit("wheel-smoke: the JUnit XML lacks the llmeval_tier properties")
         html = (suite / "report.html").read_text(encoding="utf-8")
         if "<html" not in html.lower() or "capital" not in html:
             sys.exit("wheel-smoke: the HTML report (template from the wheel) lacks the samples")
-        probe = [str(python), "-c", "import sys, importlib.util as u; sys.exit(u.find_spec('torch') is not None)"]
+        probe = [
+            str(python),
+            "-c",
+            "import sys, importlib.util as u; sys.exit(u.find_spec('torch') is not None)",
+        ]
         step("no torch in the minimal install", probe)
     print(f"wheel-smoke: OK in {time.perf_counter() - started:.1f}s")
 

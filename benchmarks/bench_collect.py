@@ -33,14 +33,20 @@ def write_gold(directory: Path, n: int) -> Path:
     path = directory / "scale_eval.jsonl"
     with path.open("w", encoding="utf-8") as handle:
         for i in range(n):
-            handle.write(json.dumps({
-                "id": f"sample-{i:07d}",
-                "question": f"What was the reported operating margin of segment {i} in fiscal 2023? " + "Context. " * 25,
-                "expected": f"{i % 97}.5%",
-                "response": f"The operating margin was {i % 97}.5%.",
-                "metadata": {"task": "numeric" if i % 2 else "qa", "company": f"C{i % 50}"},
-                "eval_criteria": {"accuracy": "exact", "weights": {"length": 0}},
-            }) + "\n")
+            handle.write(
+                json.dumps(
+                    {
+                        "id": f"sample-{i:07d}",
+                        "question": f"What was the reported operating margin of segment {i} in fiscal 2023? "
+                        + "Context. " * 25,
+                        "expected": f"{i % 97}.5%",
+                        "response": f"The operating margin was {i % 97}.5%.",
+                        "metadata": {"task": "numeric" if i % 2 else "qa", "company": f"C{i % 50}"},
+                        "eval_criteria": {"accuracy": "exact", "weights": {"length": 0}},
+                    }
+                )
+                + "\n"
+            )
     return path
 
 
@@ -48,12 +54,29 @@ def measure(directory: Path, *args: str) -> tuple[float, int]:
     """(seconds, peak RSS in bytes) of one pytest run in a fresh interpreter."""
     start = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist", *args, str(directory)],
-        cwd=directory, capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            "-c",
+            CHILD,
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:randomly",
+            "-p",
+            "no:xdist",
+            *args,
+            str(directory),
+        ],
+        cwd=directory,
+        capture_output=True,
+        text=True,
+        check=False,
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"},
     )
     took = time.perf_counter() - start
-    line = next((ln for ln in reversed(done.stdout.splitlines()) if ln.startswith("MAXRSS")), "MAXRSS 0")
+    line = next(
+        (ln for ln in reversed(done.stdout.splitlines()) if ln.startswith("MAXRSS")), "MAXRSS 0"
+    )
     return took, int(line.split()[1]) * 1024
 
 
@@ -97,26 +120,44 @@ def where(n: int, *, run: bool = False, extra: tuple[str, ...] = (), top: int = 
         write_gold(Path(tmp), n)
         tracemalloc.start(1)
         args = ["-qq", "--tb=no"] if run else ["--co", "-qq"]
-        pytest.main([*args, "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist", *extra, tmp], plugins=[Snap()])
+        pytest.main(
+            [*args, "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist", *extra, tmp],
+            plugins=[Snap()],
+        )
         tracemalloc.stop()
     items = count[0] if count else 0
-    stats = snapshot[0].filter_traces([tracemalloc.Filter(False, tracemalloc.__file__)]).statistics("lineno")
+    stats = (
+        snapshot[0]
+        .filter_traces([tracemalloc.Filter(False, tracemalloc.__file__)])
+        .statistics("lineno")
+    )
     total = sum(s.size for s in stats)
     what = "running" if run else "collecting"
-    print(f"alive after {what} {items} items: {total / 2**20:.1f} MiB traced, {total / max(1, items):.0f} B per item")
+    print(
+        f"alive after {what} {items} items: {total / 2**20:.1f} MiB traced, {total / max(1, items):.0f} B per item"
+    )
     for stat in stats[:top]:
         frame = stat.traceback[0]
         shown = frame.filename.replace(str(ROOT) + "/", "").split("site-packages/")[-1]
-        print(f"  {stat.size / max(1, items):7.0f} B/item  {stat.size / 2**20:7.1f} MiB  {shown}:{frame.lineno}")
+        print(
+            f"  {stat.size / max(1, items):7.0f} B/item  {stat.size / 2**20:7.1f} MiB  {shown}:{frame.lineno}"
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", type=int, nargs="*", default=[10_000, 40_000])
     parser.add_argument("--run", action="store_true", help="also time a full -q --tb=no run")
-    parser.add_argument("--where", type=int, default=0, help="collect N samples under tracemalloc and show the top sites")
+    parser.add_argument(
+        "--where",
+        type=int,
+        default=0,
+        help="collect N samples under tracemalloc and show the top sites",
+    )
     parser.add_argument("--where-run", type=int, default=0, help="the same after running N samples")
-    parser.add_argument("--pytest-args", default="", help="more pytest arguments, e.g. '-p no:rerunfailures'")
+    parser.add_argument(
+        "--pytest-args", default="", help="more pytest arguments, e.g. '-p no:rerunfailures'"
+    )
     args = parser.parse_args()
     extra = tuple(args.pytest_args.split())
     if args.sizes:

@@ -63,10 +63,15 @@ def financebench(data: Path, files: dict[str, str]) -> tuple[list[dict[str, Any]
     for row in read_jsonl(data_file(data, files["financebench"])):
         qid = row["id"].split("/")[0]
         question = questions.get(qid, {})
-        samples.append({
-            "id": row["id"], "question": question.get("question", row["question"]), "expected": question.get("gold", row["gold"]),
-            "response": row["response"], "group": qid,
-        })
+        samples.append(
+            {
+                "id": row["id"],
+                "question": question.get("question", row["question"]),
+                "expected": question.get("gold", row["gold"]),
+                "response": row["response"],
+                "group": qid,
+            }
+        )
         human[row["id"]] = row["label"] == "correct"  # a refusal is not a correct answer
     return samples, human
 
@@ -74,8 +79,15 @@ def financebench(data: Path, files: dict[str, str]) -> tuple[list[dict[str, Any]
 def openqa(data: Path, files: dict[str, str]) -> tuple[list[dict[str, Any]], dict[str, bool]]:
     samples, human = [], {}
     for row in read_jsonl(data_file(data, files["openqa"])):
-        samples.append({"id": row["id"], "question": row["question"], "expected": row["golds"], "response": row["response"],
-                        "group": row["question"]})
+        samples.append(
+            {
+                "id": row["id"],
+                "question": row["question"],
+                "expected": row["golds"],
+                "response": row["response"],
+                "group": row["question"],
+            }
+        )
         human[row["id"]] = bool(row["human"])
     return samples, human
 
@@ -85,21 +97,41 @@ SETS = {"FinanceBench": financebench, "NQ-open": openqa}
 
 def run_plugin(folder: Path, gold: Path, report: Path, *extra: str) -> dict[str, Any]:
     """``pytest GOLD --llm-report=REPORT`` in a subprocess (default options), the report read back."""
-    command = [sys.executable, "-m", "pytest", str(gold), f"--llm-report={report}", "-q", "-p", "no:randomly",
-               "-p", "no:cacheprovider", *extra]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        str(gold),
+        f"--llm-report={report}",
+        "-q",
+        "-p",
+        "no:randomly",
+        "-p",
+        "no:cacheprovider",
+        *extra,
+    ]
     env = {"PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin"}
     report.unlink(missing_ok=True)  # an earlier draw's report must never stand in for this run's
     done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, check=False)
     if not report.is_file():
-        raise SystemExit(f"the plugin run wrote no report (exit {done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+        raise SystemExit(
+            f"the plugin run wrote no report (exit {done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        )
     data: dict[str, Any] = json.loads(report.read_text(encoding="utf-8"))
     return data
 
 
-def labels_for(records: list[dict[str, Any]], chosen: list[int], human: dict[str, bool]) -> list[Label]:
+def labels_for(
+    records: list[dict[str, Any]], chosen: list[int], human: dict[str, bool]
+) -> list[Label]:
     return [
-        Label(sample_id=records[i]["sample_id"], answer_sha256=records[i]["answer_sha256"], correct=human[records[i]["sample_id"]],
-              random=True, source=f"draw:{i}")
+        Label(
+            sample_id=records[i]["sample_id"],
+            answer_sha256=records[i]["answer_sha256"],
+            correct=human[records[i]["sample_id"]],
+            random=True,
+            source=f"draw:{i}",
+        )
         for i in chosen
     ]
 
@@ -109,19 +141,27 @@ def measure(name: str, data: Path, files: dict[str, str], draws: int, plugin_che
     with tempfile.TemporaryDirectory(prefix="bench-corrected-") as tmp:
         folder = Path(tmp)
         gold = folder / "bench_eval.jsonl"
-        gold.write_text("".join(json.dumps(s, ensure_ascii=False) + "\n" for s in samples), encoding="utf-8")
+        gold.write_text(
+            "".join(json.dumps(s, ensure_ascii=False) + "\n" for s in samples), encoding="utf-8"
+        )
         started = time.perf_counter()
         report = run_plugin(folder, gold, folder / "report.json")
         seconds = time.perf_counter() - started
         # the report's samples read back as the run's records (their mapping view serves the lookups below)
-        records = [SampleRecord.from_json(r) for r in report["sample_results"] if r["kind"] == "gold"]
+        records = [
+            SampleRecord.from_json(r) for r in report["sample_results"] if r["kind"] == "gold"
+        ]
         tally = Tally(records, ErrorsMode.FAIL, False)
         truth = sum(human[r["sample_id"]] for r in records) / len(records)
         graded = [i for i, r in enumerate(records) if r["status"] in ("pass", "acceptable", "fail")]
         grader = tally.pass_rate or 0.0
-        print(f"\n{name}: {len(records)} answers, {len({s['group'] for s in samples})} questions; people's pass rate "
-              f"{truth:.1%}, grader's {grader:.1%} (error {100 * (grader - truth):+.1f} points); plugin run {seconds:.0f} s")
-        print(f"  {'labelled':>8} {'labels':>6} {'coverage':>9} {'MAE corrected':>14} {'MAE grader':>11} {'mean width':>11} {'normal':>7}")
+        print(
+            f"\n{name}: {len(records)} answers, {len({s['group'] for s in samples})} questions; people's pass rate "
+            f"{truth:.1%}, grader's {grader:.1%} (error {100 * (grader - truth):+.1f} points); plugin run {seconds:.0f} s"
+        )
+        print(
+            f"  {'labelled':>8} {'labels':>6} {'coverage':>9} {'MAE corrected':>14} {'MAE grader':>11} {'mean width':>11} {'normal':>7}"
+        )
         for fraction in FRACTIONS:
             n = round(fraction * len(graded))
             covered, errors, widths, normal = 0, [], [], 0
@@ -137,35 +177,65 @@ def measure(name: str, data: Path, files: dict[str, str], draws: int, plugin_che
                 errors.append(abs(corrected["estimate"] - truth))
                 widths.append(corrected["high"] - corrected["low"])
                 normal += corrected["interval"] == "normal"
-            print(f"  {fraction:>8.0%} {n:>6} {covered / draws:>9.1%} {100 * sum(errors) / draws:>10.2f} pts "
-                  f"{100 * abs(grader - truth):>7.2f} pts {100 * sum(widths) / draws:>7.1f} pts {normal:>4}/{draws}")
+            print(
+                f"  {fraction:>8.0%} {n:>6} {covered / draws:>9.1%} {100 * sum(errors) / draws:>10.2f} pts "
+                f"{100 * abs(grader - truth):>7.2f} pts {100 * sum(widths) / draws:>7.1f} pts {normal:>4}/{draws}"
+            )
 
 
 def check_with_plugin(
-    folder: Path, gold: Path, labels: list[Label], human: dict[str, bool], records: list[dict[str, Any]],
-    chosen: list[int], expected: dict[str, Any],
+    folder: Path,
+    gold: Path,
+    labels: list[Label],
+    human: dict[str, bool],
+    records: list[dict[str, Any]],
+    chosen: list[int],
+    expected: dict[str, Any],
 ) -> None:
     """The real plugin with a labels file gives what the function gave."""
     path = folder / "labels.jsonl"
     lines = [json.dumps({"llmeval_labels": {"selection": "random"}})]
-    lines += [json.dumps({"sample_id": records[i]["sample_id"], "response": records[i]["predicted"],
-                          "label": "correct" if human[records[i]["sample_id"]] else "incorrect"}, ensure_ascii=False)
-              for i in chosen]
+    lines += [
+        json.dumps(
+            {
+                "sample_id": records[i]["sample_id"],
+                "response": records[i]["predicted"],
+                "label": "correct" if human[records[i]["sample_id"]] else "incorrect",
+            },
+            ensure_ascii=False,
+        )
+        for i in chosen
+    ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    got = run_plugin(folder, gold, folder / "labelled.json", f"--llm-labels={path}")["aggregate_metrics"]["corrected_pass_rate"]
+    got = run_plugin(folder, gold, folder / "labelled.json", f"--llm-labels={path}")[
+        "aggregate_metrics"
+    ]["corrected_pass_rate"]
     for key in ("estimate", "low", "high", "labels"):
         if got is None or abs(float(got[key]) - float(expected[key])) > 1e-9:
-            raise SystemExit(f"the plugin's corrected rate differs from the function's: {got} != {expected}")
+            raise SystemExit(
+                f"the plugin's corrected rate differs from the function's: {got} != {expected}"
+            )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", default=str(DEFAULT_DATA), help="folder of the dev sets (default: ../shared/data)")
+    parser.add_argument(
+        "--data", default=str(DEFAULT_DATA), help="folder of the dev sets (default: ../shared/data)"
+    )
     parser.add_argument("--draws", type=int, default=100)
-    parser.add_argument("--plugin-checks", type=int, default=3, help="draws per fraction also run through the real plugin")
+    parser.add_argument(
+        "--plugin-checks",
+        type=int,
+        default=3,
+        help="draws per fraction also run through the real plugin",
+    )
     parser.add_argument("--set", choices=sorted(SETS), action="append")
     for key, name in FILES.items():
-        parser.add_argument(f"--{key.replace('_', '-')}", default=name, help=f"file in --data (or a path). Default: {name}")
+        parser.add_argument(
+            f"--{key.replace('_', '-')}",
+            default=name,
+            help=f"file in --data (or a path). Default: {name}",
+        )
     args = parser.parse_args()
     files = {key: getattr(args, key) for key in FILES}
     for name in args.set or list(SETS):

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 TARGET = 1.5
-CONFTEST = '''
+CONFTEST = """
 import time
 
 _started = {}
@@ -41,7 +41,7 @@ def pytest_sessionstart(session):
 
 def pytest_unconfigure(config):
     print(f"SESSION_SECONDS={time.perf_counter() - _started['t']:.4f}")
-'''
+"""
 
 
 def build(root: Path, samples: int) -> None:
@@ -75,15 +75,31 @@ def _children_cpu() -> float:
 
 def run(root: Path, extra: list[str], expect: str) -> tuple[float, float, float]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "LLMEVAL_"))}
-    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[1]), env.get("PYTHONPATH", "")])
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-s"]
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(Path(__file__).resolve().parents[1]), env.get("PYTHONPATH", "")]
+    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        "-s",
+    ]
     cpu0, start = _children_cpu(), time.perf_counter()
-    proc = subprocess.run([*cmd, *extra], cwd=root, env=env, capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [*cmd, *extra], cwd=root, env=env, capture_output=True, text=True, check=False
+    )
     wall, cpu = time.perf_counter() - start, _children_cpu() - cpu0
     tail = proc.stdout.strip().splitlines()
     if expect not in proc.stdout:
         raise SystemExit(f"unexpected outcome (wanted {expect!r}):\n" + "\n".join(tail[-15:]))
-    session = next(float(line.split("=")[1]) for line in tail if line.startswith("SESSION_SECONDS="))
+    session = next(
+        float(line.split("=")[1]) for line in tail if line.startswith("SESSION_SECONDS=")
+    )
     return session, wall, cpu
 
 
@@ -98,7 +114,8 @@ def main() -> None:
         failing = [
             "--llm-model=openai:bench-model",
             f"--llm-base-url=http://127.0.0.1:{closed_port()}/v1",
-            "-o", "llm_max_retries=0",
+            "-o",
+            "llm_max_retries=0",
             "--llm-record=off",
         ]
         graded: list[tuple[float, float, float]] = []
@@ -106,6 +123,7 @@ def main() -> None:
         for _ in range(args.repeat):
             graded.append(run(root, [], f"{args.samples} passed"))
             errors.append(run(root, failing, f"{args.samples} errors"))
+
     def med(runs: list[tuple[float, float, float]], index: int) -> float:
         return statistics.median(run[index] for run in runs)
 
@@ -118,6 +136,7 @@ def main() -> None:
         ratio = med(errors, index) / med(graded, index)
         verdict = "ok" if ratio <= TARGET else "TOO SLOW"
         print(f"ratio errors/graded ({what}): {ratio:.2f} (target <= {TARGET}) {verdict}")
+
 
 if __name__ == "__main__":
     main()

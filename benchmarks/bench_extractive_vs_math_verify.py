@@ -47,14 +47,22 @@ def collect_cases() -> list[dict[str, Any]]:
             for mark in getattr(test, "pytestmark", []):
                 if mark.name != "parametrize":
                     continue
-                names = [n.strip() for n in mark.args[0].split(",")] if isinstance(mark.args[0], str) else list(mark.args[0])
+                names = (
+                    [n.strip() for n in mark.args[0].split(",")]
+                    if isinstance(mark.args[0], str)
+                    else list(mark.args[0])
+                )
                 for values in mark.args[1]:
                     values = getattr(values, "values", values)
                     with contextlib.suppress(AssertionError):  # the verdict is not what we time
                         test(**dict(zip(names, values, strict=True)))
     finally:
         holdout.extractive_match = original  # type: ignore[assignment]
-    return [c for c in seen if set(c["gold_targets"]) <= {"latex", "expr"} and c.get("language", "en") == "en"]
+    return [
+        c
+        for c in seen
+        if set(c["gold_targets"]) <= {"latex", "expr"} and c.get("language", "en") == "en"
+    ]
 
 
 def math_verify_call(case: dict[str, Any]) -> Any:
@@ -63,7 +71,9 @@ def math_verify_call(case: dict[str, Any]) -> Any:
     configs: list[Any] = []
     for target in case["gold_targets"]:
         if target == "latex":
-            configs.append(LatexExtractionConfig(boxed_match_priority=case.get("boxed_priority", 50)))
+            configs.append(
+                LatexExtractionConfig(boxed_match_priority=case.get("boxed_priority", 50))
+            )
         else:
             configs.append(ExprExtractionConfig())
 
@@ -83,7 +93,9 @@ def math_verify_call(case: dict[str, Any]) -> Any:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3, help="passes over the cases (medians pool them)")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="passes over the cases (medians pool them)"
+    )
     args = parser.parse_args()
     from pytest_llmeval.metrics.extractive.match import (
         extractive_match,
@@ -121,7 +133,9 @@ def main() -> None:
     print(f"{len(cases)} cases x {args.rounds} rounds")
     print(line("extractive_match", ours))
     print(line("math-verify", theirs))
-    print(f"ratio of medians (ours / math-verify): {statistics.median(ours) / statistics.median(theirs):.2f} (target <= 1.00)")
+    print(
+        f"ratio of medians (ours / math-verify): {statistics.median(ours) / statistics.median(theirs):.2f} (target <= 1.00)"
+    )
 
 
 if __name__ == "__main__":

@@ -135,7 +135,11 @@ def main() -> None:
                     f"run {round_ + 1} {label:5}: {took:7.2f} s, CPU {cpu:7.2f} s, peak {rss / 1024:7.1f} MiB, exit {code}"
                 )
                 prev = best.get(label)
-                best[label] = (min(took, prev[0]), min(rss, prev[1]), min(cpu, prev[2])) if prev else (took, rss, cpu)
+                best[label] = (
+                    (min(took, prev[0]), min(rss, prev[1]), min(cpu, prev[2]))
+                    if prev
+                    else (took, rss, cpu)
+                )
     (gold_s, gold_kib, gold_cpu), (plain_s, plain_kib, plain_cpu) = best["gold"], best["plain"]
     load = os.getloadavg()
     print(
@@ -145,7 +149,9 @@ def main() -> None:
     print(f"  plain parametrize : {plain_s:7.2f} s, peak RSS {plain_kib / 1024:7.1f} MiB")
     print(f"  wall ratio gold/plain: {gold_s / plain_s:.2f}x (target <= 1.10)")
     # CPU time moves less than wall time when other processes share the cores.
-    print(f"  CPU ratio gold/plain : {gold_cpu / plain_cpu:.2f}x ({gold_cpu:.2f} s / {plain_cpu:.2f} s)")
+    print(
+        f"  CPU ratio gold/plain : {gold_cpu / plain_cpu:.2f}x ({gold_cpu:.2f} s / {plain_cpu:.2f} s)"
+    )
     print(f"  memory above plain: {(gold_kib - plain_kib) / n:.1f} KiB per sample (target <= 5)")
 
 

@@ -37,19 +37,28 @@ def sample_kinds(n: int, rng: random.Random) -> list[str]:
     return kinds
 
 
-def columns(kinds: list[str], run: int, runs: int, rng: random.Random, tokens: list[int]) -> dict[str, str]:
+def columns(
+    kinds: list[str], run: int, runs: int, rng: random.Random, tokens: list[int]
+) -> dict[str, str]:
     status, score, latency, cost = [], [], [], []
     for kind, tok in zip(kinds, tokens, strict=True):
-        passed = (kind == "pass" or (kind == "flaky" and rng.random() < 0.5)
-                  or (kind == "late" and run < runs * 0.7))
+        passed = (
+            kind == "pass"
+            or (kind == "flaky" and rng.random() < 0.5)
+            or (kind == "late" and run < runs * 0.7)
+        )
         status.append("P" if passed else "F")
         value = rng.uniform(0.9, 1.0) if passed else rng.uniform(0.0, 0.7)
         score.append(f"{value:.3f}".rstrip("0").rstrip("."))
         latency.append(f"{rng.uniform(0.2, 3.0):.2f}")
         cost.append(f"{tok * 0.15e-6:.6f}".rstrip("0"))
     return {
-        "status": "".join(status), "score": " ".join(score), "grader": " ".join("0" for _ in kinds),
-        "tokens": " ".join(map(str, tokens)), "latency_s": " ".join(latency), "cost_usd": " ".join(cost),
+        "status": "".join(status),
+        "score": " ".join(score),
+        "grader": " ".join("0" for _ in kinds),
+        "tokens": " ".join(map(str, tokens)),
+        "latency_s": " ".join(latency),
+        "cost_usd": " ".join(cost),
     }
 
 
@@ -57,7 +66,10 @@ def build(root: Path, runs: int, samples: int) -> float:
     rng = random.Random(20261125)
     kinds = sample_kinds(samples, rng)
     tokens = [rng.randint(80, 900) for _ in range(samples)]
-    rows = [["suite/qa_eval.jsonl", f"q-{i:05d}", i + 1, f"{rng.getrandbits(48):012x}"] for i in range(samples)]
+    rows = [
+        ["suite/qa_eval.jsonl", f"q-{i:05d}", i + 1, f"{rng.getrandbits(48):012x}"]
+        for i in range(samples)
+    ]
     changed = [list(r) for r in rows]
     for row in rng.sample(changed, samples // 100):
         row[3] = f"{rng.getrandbits(48):012x}"
@@ -66,15 +78,30 @@ def build(root: Path, runs: int, samples: int) -> float:
     for run in range(runs):
         finished = start + dt.timedelta(hours=6 * run)
         meta = {
-            "run_id": f"{run:016x}", "started": (finished - dt.timedelta(minutes=20)).isoformat(timespec="microseconds"),
+            "run_id": f"{run:016x}",
+            "started": (finished - dt.timedelta(minutes=20)).isoformat(timespec="microseconds"),
             "finished": finished.isoformat(timespec="microseconds"),
-            "git": {"commit": f"{rng.getrandbits(160):040x}", "branch": "main"}, "complete": True,
-            "incomplete_reason": None, "plugin_version": "bench", "exitstatus": 0, "gates": [],
-            "identity": {"model": MODEL, "judge": "offline", "judge_prompt_version": None, "rubric": {}},
-            "models": [MODEL], "settings": {"errors": "fail", "repeat": 1}, "totals": {}, "graders": ["answer_correctness"],
+            "git": {"commit": f"{rng.getrandbits(160):040x}", "branch": "main"},
+            "complete": True,
+            "incomplete_reason": None,
+            "plugin_version": "bench",
+            "exitstatus": 0,
+            "gates": [],
+            "identity": {
+                "model": MODEL,
+                "judge": "offline",
+                "judge_prompt_version": None,
+                "rubric": {},
+            },
+            "models": [MODEL],
+            "settings": {"errors": "fail", "repeat": 1},
+            "totals": {},
+            "graders": ["answer_correctness"],
             "results": {MODEL: columns(kinds, run, runs, rng, tokens)},
         }
-        write_run(root, meta, rows if run < runs // 2 else changed, seq=run + 1)  # not next_seq: n reads per write
+        write_run(
+            root, meta, rows if run < runs // 2 else changed, seq=run + 1
+        )  # not next_seq: n reads per write
     return time.perf_counter() - began
 
 
@@ -86,8 +113,12 @@ def timed(*args: str) -> float:
     best = float("inf")
     for _ in range(3):
         began = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "pytest_llmeval", "history", *args], cwd=ROOT, check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [sys.executable, "-m", "pytest_llmeval", "history", *args],
+            cwd=ROOT,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         best = min(best, time.perf_counter() - began)
     return best
 
@@ -96,7 +127,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1000)
     parser.add_argument("--samples", type=int, default=10_000)
-    parser.add_argument("--dir", type=Path, help="Keep the history here (default: a temp dir, removed)")
+    parser.add_argument(
+        "--dir", type=Path, help="Keep the history here (default: a temp dir, removed)"
+    )
     args = parser.parse_args()
     root = args.dir or Path(tempfile.mkdtemp(prefix="bench-history-"))
     try:
@@ -105,8 +138,10 @@ def main() -> None:
             print(f"  written in {build(root, args.runs, args.samples):.1f} s")
         total, runs, tables = size(root), size(root / RUNS), size(root / TABLES)
         count = len(list((root / RUNS).iterdir()))
-        print(f"history size: {total / 1e6:.1f} MB ({runs / 1e6:.1f} MB in {count} run files, "
-              f"{runs / count / 1e3:.1f} kB each; {tables / 1e3:.0f} kB of sample tables)")
+        print(
+            f"history size: {total / 1e6:.1f} MB ({runs / 1e6:.1f} MB in {count} run files, "
+            f"{runs / count / 1e3:.1f} kB each; {tables / 1e3:.0f} kB of sample tables)"
+        )
         print(f"history command (text): {timed(str(root)):.2f} s  (best of 3, fresh process)")
         print(f"history command (--json): {timed(str(root), '--json'):.2f} s")
         print(f"history --sample q-00007: {timed(str(root), '--sample', 'q-00007'):.2f} s")

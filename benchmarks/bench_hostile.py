@@ -23,7 +23,19 @@ from pytest_llmeval.registry import GraderRegistry
 from pytest_llmeval.rubric import MAX_GRADED_CHARS, Rubric
 from pytest_llmeval.sample import Sample
 
-SEEDS = ["[", "[1]. ", "[1][2]", "(source: ", "[§1 ", "[a](", "I cannot ", "9,", "x" * 50 + " ", "a. ", "$"]
+SEEDS = [
+    "[",
+    "[1]. ",
+    "[1][2]",
+    "(source: ",
+    "[§1 ",
+    "[a](",
+    "I cannot ",
+    "9,",
+    "x" * 50 + " ",
+    "a. ",
+    "$",
+]
 GRADERS = ["exact", "fuzzy", "numeric", "answer_correctness", "sentence_coverage"]
 
 
@@ -37,20 +49,33 @@ def main() -> None:
         for seed in ["warm-up", *SEEDS]:
             text = (seed * (args.size // len(seed) + 1))[: args.size]
             sample = Sample(
-                id="s", path="bench", line=1, question="What is the rate? Cite your source.", expected="4.2%",
-                messages=({"role": "user", "content": "q"},), contexts=("The rate is 4.2%.",),
-                criteria={"accuracy": grader, "citation_required": True, "citation_patterns": [r"\[(\d+)\]"]},
+                id="s",
+                path="bench",
+                line=1,
+                question="What is the rate? Cite your source.",
+                expected="4.2%",
+                messages=({"role": "user", "content": "q"},),
+                contexts=("The rate is 4.2%.",),
+                criteria={
+                    "accuracy": grader,
+                    "citation_required": True,
+                    "citation_patterns": [r"\[(\d+)\]"],
+                },
             )
             start = time.perf_counter()
             rubric.grade(sample, Answer(text=text, source="response"))
             took = time.perf_counter() - start
             if took > worst and seed != "warm-up":
                 worst, worst_seed = took, seed
-        print(f"{grader:<20} worst {worst:6.3f} s per {args.size}-character answer (seed {worst_seed[:12]!r})")
+        print(
+            f"{grader:<20} worst {worst:6.3f} s per {args.size}-character answer (seed {worst_seed[:12]!r})"
+        )
     text = "I cannot [" * (5_000_000 // 10)
     start = time.perf_counter()
     rubric.grade(sample, Answer(text=text, source="response"))
-    print(f"5 MB answer (cut to {MAX_GRADED_CHARS} characters): {time.perf_counter() - start:.3f} s")
+    print(
+        f"5 MB answer (cut to {MAX_GRADED_CHARS} characters): {time.perf_counter() - start:.3f} s"
+    )
 
 
 if __name__ == "__main__":

@@ -31,13 +31,23 @@ def main() -> None:
         cache = ResponseCache(root, "openai:gpt-test", RecordMode.NEW)
         system = " ".join(f"rule{i}" for i in range(args.words))
         for i in range(args.cached):
-            identity = {"messages": [{"role": "system", "content": system}, {"role": "user", "content": f"question {i} about topic{i}"}]}
+            identity = {
+                "messages": [
+                    {"role": "system", "content": system},
+                    {"role": "user", "content": f"question {i} about topic{i}"},
+                ]
+            }
             cache.put(cache_key(identity), identity, {"text": "x"}, label=f"s{i}")
         prompt_kb = len(system) / 1024
         replay = ResponseCache(root, "openai:gpt-test", RecordMode.NONE)
         start = time.perf_counter()
         for i in range(10):
-            asked = {"messages": [{"role": "system", "content": system}, {"role": "user", "content": f"question {i} about topic{i}, changed"}]}
+            asked = {
+                "messages": [
+                    {"role": "system", "content": system},
+                    {"role": "user", "content": f"question {i} about topic{i}, changed"},
+                ]
+            }
             replay.miss_error(cache_key(asked), asked, label=f"s{i}")
         took = time.perf_counter() - start
     print(f"10 replay misses against {args.cached} cached {prompt_kb:.0f} KB prompts: {took:.2f} s")

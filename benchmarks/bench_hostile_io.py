@@ -29,16 +29,42 @@ KILL_AFTER_S = 300
 
 
 def write_suite(folder: Path, n: int) -> None:
-    lines = [json.dumps({"id": f"s{i}", "question": f"Question {i}?", "expected": f"Question {i}?", "eval_criteria": EXACT}) for i in range(n)]
+    lines = [
+        json.dumps(
+            {
+                "id": f"s{i}",
+                "question": f"Question {i}?",
+                "expected": f"Question {i}?",
+                "eval_criteria": EXACT,
+            }
+        )
+        for i in range(n)
+    ]
     (folder / "qa_eval.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def run(folder: Path, server: FakeOpenAIServer, *args: str) -> tuple[float, int | str, str]:
-    command = [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:xdist", "-p", "no:cacheprovider",
-               "--llm-model=gpt-test", f"--llm-base-url={server.url}", "-o", "llm_max_retries=0", *args]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:randomly",
+        "-p",
+        "no:xdist",
+        "-p",
+        "no:cacheprovider",
+        "--llm-model=gpt-test",
+        f"--llm-base-url={server.url}",
+        "-o",
+        "llm_max_retries=0",
+        *args,
+    ]
     started = time.monotonic()
     try:
-        done = subprocess.run(command, cwd=folder, capture_output=True, text=True, timeout=KILL_AFTER_S)
+        done = subprocess.run(
+            command, cwd=folder, capture_output=True, text=True, timeout=KILL_AFTER_S
+        )
     except subprocess.TimeoutExpired:
         return time.monotonic() - started, f"killed after {KILL_AFTER_S} s", ""
     last = [line for line in done.stdout.splitlines() if line.startswith("=")][-1:] or [""]
@@ -64,7 +90,9 @@ def scenario_full_disk(folder: Path, server: FakeOpenAIServer) -> str:
         return "skipped (needs root for a tmpfs)"
     write_suite(folder, 2)
     with full_tmpfs(folder / "disk") as disk:
-        seconds, status, last = run(folder, server, f"--llm-cache-dir={disk}/cache", "-o", "llm_timeout=1")
+        seconds, status, last = run(
+            folder, server, f"--llm-cache-dir={disk}/cache", "-o", "llm_timeout=1"
+        )
     return f"{seconds:6.1f} s  exit {status}  requests {server.chat_requests}  {last}"
 
 
@@ -90,8 +118,10 @@ def scenario_big(folder: Path, server: FakeOpenAIServer) -> str:
     second = run(folder, server, "--llm-cache-dir=llm_cache")
     sizes = sorted(p.stat().st_size for p in (folder / "llm_cache").rglob("*.json"))
     peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return (f"run 1: {first[0]:.1f} s {first[2]} | run 2: {second[0]:.1f} s {second[2]} | requests {server.chat_requests}"
-            f" | cache files {sizes} | peak child RSS {peak_mb:.0f} MB")
+    return (
+        f"run 1: {first[0]:.1f} s {first[2]} | run 2: {second[0]:.1f} s {second[2]} | requests {server.chat_requests}"
+        f" | cache files {sizes} | peak child RSS {peak_mb:.0f} MB"
+    )
 
 
 def scenario_huge(folder: Path, server: FakeOpenAIServer) -> str:
@@ -103,8 +133,13 @@ def scenario_huge(folder: Path, server: FakeOpenAIServer) -> str:
     return f"{seconds:.1f} s {last} | cache files {sizes} | peak child RSS {peak_mb:.0f} MB"
 
 
-SCENARIOS = {"full_disk": scenario_full_disk, "unwritable_cache": scenario_unwritable_cache,
-             "drip": scenario_drip, "big": scenario_big, "huge": scenario_huge}
+SCENARIOS = {
+    "full_disk": scenario_full_disk,
+    "unwritable_cache": scenario_unwritable_cache,
+    "drip": scenario_drip,
+    "big": scenario_big,
+    "huge": scenario_huge,
+}
 
 
 def main(names: list[str]) -> None:

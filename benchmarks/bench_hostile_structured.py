@@ -53,35 +53,80 @@ def _judge() -> str:
     from pytest_llmeval.options import OPTIONS, Settings
     from tests.fake_openai import FakeOpenAIServer
 
-    gold = {"lines": [{"account": 3000 + i, "text": f"Sale of {i} boxes of paper to the school"} for i in range(10)]}
-    answered = [{"account": 3000 + i, "text": f"Sold {i} boxes of paper to the school"} for i in range(10)]
-    other = [{"account": 5000 + i, "text": f"Office rent for month {i} paid to the landlord"} for i in range(190)]
+    gold = {
+        "lines": [
+            {"account": 3000 + i, "text": f"Sale of {i} boxes of paper to the school"}
+            for i in range(10)
+        ]
+    }
+    answered = [
+        {"account": 3000 + i, "text": f"Sold {i} boxes of paper to the school"} for i in range(10)
+    ]
+    other = [
+        {"account": 5000 + i, "text": f"Office rent for month {i} paid to the landlord"}
+        for i in range(190)
+    ]
     reply = json.dumps({"reasons": ["same"], "verdict": "factually matching"})
     with FakeOpenAIServer() as server, tempfile.TemporaryDirectory() as folder:
         server.reply_with(lambda body: reply)
-        values = {o.name: (o.convert(o.default) if isinstance(o.default, str) else o.default) for o in OPTIONS}
+        values = {
+            o.name: (o.convert(o.default) if isinstance(o.default, str) else o.default)
+            for o in OPTIONS
+        }
         values.update({"llm_base_url": server.url, "llm_record": "off", "llm_max_retries": 0})
         judge = make_chat_model("judge-model", Settings(values), rootdir=Path(folder))
         try:
-            result = structured_match(json.dumps({"lines": other[:95] + answered + other[95:]}), gold, judge=judge)
+            result = structured_match(
+                json.dumps({"lines": other[:95] + answered + other[95:]}), gold, judge=judge
+            )
         finally:
             judge.close()
         return f"judge requests={len(server.requests)} exact lines={result.lines[0]['exact']}"
 
 
 def _header() -> str:
-    schema = {"type": "object", "properties": {
-        f"field_{i}": {"type": "string", "description": "An account line field. " * 8, "pattern": f"^[A-Z]{{2}}{i}$",
-                       "maxLength": 40} for i in range(300)}}
-    sample = {"question": "q", "expected_structured": {"field_1": "AB1"}, "response": '{"field_1": "AB1"}'}
+    schema = {
+        "type": "object",
+        "properties": {
+            f"field_{i}": {
+                "type": "string",
+                "description": "An account line field. " * 8,
+                "pattern": f"^[A-Z]{{2}}{i}$",
+                "maxLength": 40,
+            }
+            for i in range(300)
+        },
+    }
+    sample = {
+        "question": "q",
+        "expected_structured": {"field_1": "AB1"},
+        "response": '{"field_1": "AB1"}',
+    }
     with tempfile.TemporaryDirectory() as folder:
         lines = [json.dumps({"llmeval_file": {"structured": {"schema": schema}}})]
         lines += [json.dumps({"id": f"s{i}", **sample}) for i in range(400)]
         (Path(folder) / "h_eval.jsonl").write_text("\n".join(lines) + "\n")
         size = len(lines[0])
-        out = subprocess.run([sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:randomly", "-p", "no:xdist",
-                              "-p", "no:cacheprovider"], cwd=folder, capture_output=True, text=True,
-                             env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
+        out = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "--co",
+                "-q",
+                "-p",
+                "no:randomly",
+                "-p",
+                "no:xdist",
+                "-p",
+                "no:cacheprovider",
+            ],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            check=False,
+        )
         tail = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else out.stderr[-200:]
         return f"header {size / 1024:.0f} KB: {tail}"
 
@@ -116,9 +161,19 @@ def main() -> None:
     for name in args.names:
         started = time.perf_counter()
         try:
-            out = subprocess.run([sys.executable, __file__, "--child", name], capture_output=True, text=True,
-                                 timeout=args.kill_after, env={**os.environ, "HF_HUB_OFFLINE": "1"}, check=False)
-            line = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else "failed: " + out.stderr[-300:]
+            out = subprocess.run(
+                [sys.executable, __file__, "--child", name],
+                capture_output=True,
+                text=True,
+                timeout=args.kill_after,
+                env={**os.environ, "HF_HUB_OFFLINE": "1"},
+                check=False,
+            )
+            line = (
+                out.stdout.strip().splitlines()[-1]
+                if out.stdout.strip()
+                else "failed: " + out.stderr[-300:]
+            )
         except subprocess.TimeoutExpired:
             line = f"killed after {time.perf_counter() - started:.0f} s"
         print(f"{name:<8} {line}")

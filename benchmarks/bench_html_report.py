@@ -24,8 +24,30 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pytest_llmeval.report.html import write_html
 from tests.chromium import Chromium, find_chromium
 
-WORDS = ("revenue", "operating", "income", "fiscal", "year", "growth", "margin", "cash", "flow", "segment", "net",
-         "the", "of", "and", "was", "million", "compared", "with", "increase", "decrease", "quarter", "total")
+WORDS = (
+    "revenue",
+    "operating",
+    "income",
+    "fiscal",
+    "year",
+    "growth",
+    "margin",
+    "cash",
+    "flow",
+    "segment",
+    "net",
+    "the",
+    "of",
+    "and",
+    "was",
+    "million",
+    "compared",
+    "with",
+    "increase",
+    "decrease",
+    "quarter",
+    "total",
+)
 
 
 def text(rng: random.Random, chars: int) -> str:
@@ -41,25 +63,78 @@ def make_report(n: int, seed: int = 0) -> dict[str, Any]:
     for i in range(n):
         status = rng.choices(("pass", "acceptable", "fail", "error"), weights=(70, 12, 15, 3))[0]
         overall = None if status == "error" else round(rng.random(), 4)
-        samples.append({
-            "sample_id": f"s{i:05d}", "nodeid": f"evals/fin_eval.jsonl::s{i:05d}", "kind": "gold",
-            "file": f"evals/fin_eval_{i % 7}.jsonl", "question": text(rng, 200), "expected": text(rng, 100),
-            "predicted": text(rng, 600), "task": f"task{i % 6}", "domain": f"domain{i % 4}",
-            "scores": {"overall": overall, "accuracy": overall, "citation": 1.0, "length": 0.8, "keywords": None, "retrieval": None},
-            "status": status, "reason": text(rng, 150), "accuracy_grader": rng.choice(("numeric", "answer_correctness", "exact")),
-            "refusal": rng.random() < 0.02, "needs_review": rng.random() < 0.05,
-            "components": {name: {"score": rng.random(), "weight": w, "reason": text(rng, 80), "metric": name}
-                           for name, w in (("accuracy", 0.5), ("citation", 0.25), ("length", 0.15), ("keywords", 0.1))},
-        })
-    counts = {t: sum(1 for s in samples if s["status"] == t) for t in ("pass", "acceptable", "fail", "error")}
+        samples.append(
+            {
+                "sample_id": f"s{i:05d}",
+                "nodeid": f"evals/fin_eval.jsonl::s{i:05d}",
+                "kind": "gold",
+                "file": f"evals/fin_eval_{i % 7}.jsonl",
+                "question": text(rng, 200),
+                "expected": text(rng, 100),
+                "predicted": text(rng, 600),
+                "task": f"task{i % 6}",
+                "domain": f"domain{i % 4}",
+                "scores": {
+                    "overall": overall,
+                    "accuracy": overall,
+                    "citation": 1.0,
+                    "length": 0.8,
+                    "keywords": None,
+                    "retrieval": None,
+                },
+                "status": status,
+                "reason": text(rng, 150),
+                "accuracy_grader": rng.choice(("numeric", "answer_correctness", "exact")),
+                "refusal": rng.random() < 0.02,
+                "needs_review": rng.random() < 0.05,
+                "components": {
+                    name: {
+                        "score": rng.random(),
+                        "weight": w,
+                        "reason": text(rng, 80),
+                        "metric": name,
+                    }
+                    for name, w in (
+                        ("accuracy", 0.5),
+                        ("citation", 0.25),
+                        ("length", 0.15),
+                        ("keywords", 0.1),
+                    )
+                },
+            }
+        )
+    counts = {
+        t: sum(1 for s in samples if s["status"] == t)
+        for t in ("pass", "acceptable", "fail", "error")
+    }
     return {
         "version": 1,
-        "metadata": {"model": "bench-model", "judge": "offline", "timestamp": "2026-01-01T00:00:00+00:00",
-                     "incomplete": False, "total_samples": n},
-        "aggregate_metrics": {"pass_rate": counts["pass"] / n, **counts, "overall_score": 0.5, "min_pass_rate": 0.8,
-                              "gate_passed": False},
-        "by_task": {f"task{t}": {"total": n // 6, "pass": n // 10, "acceptable": n // 60, "fail": n // 30, "error": 0,
-                                 "pass_rate": 0.6, "overall_score": 0.7} for t in range(6)},
+        "metadata": {
+            "model": "bench-model",
+            "judge": "offline",
+            "timestamp": "2026-01-01T00:00:00+00:00",
+            "incomplete": False,
+            "total_samples": n,
+        },
+        "aggregate_metrics": {
+            "pass_rate": counts["pass"] / n,
+            **counts,
+            "overall_score": 0.5,
+            "min_pass_rate": 0.8,
+            "gate_passed": False,
+        },
+        "by_task": {
+            f"task{t}": {
+                "total": n // 6,
+                "pass": n // 10,
+                "acceptable": n // 60,
+                "fail": n // 30,
+                "error": 0,
+                "pass_rate": 0.6,
+                "overall_score": 0.7,
+            }
+            for t in range(6)
+        },
         "by_domain": {},
         "sample_results": samples,
         "model_stats": {"calls": n, "cache_hits": n // 2},
@@ -68,7 +143,9 @@ def make_report(n: int, seed: int = 0) -> dict[str, Any]:
 
 
 def timed(browser: Chromium, call: str) -> float:
-    ms: float = browser.evaluate(f"(() => {{ const t = performance.now(); {call}; return performance.now() - t; }})()")
+    ms: float = browser.evaluate(
+        f"(() => {{ const t = performance.now(); {call}; return performance.now() - t; }})()"
+    )
     return ms
 
 
@@ -109,7 +186,9 @@ def main() -> None:
                 errors = browser.console_errors()
                 assert not errors, errors
                 assert browser.requested_urls() == [path.as_uri()]
-        print(f"open to load event (first page rendered): median {statistics.median(opens):.2f}s of {len(opens)}")
+        print(
+            f"open to load event (first page rendered): median {statistics.median(opens):.2f}s of {len(opens)}"
+        )
         for name, values in filters.items():
             print(f"  {name:<45} median {statistics.median(values):7.1f} ms")
 

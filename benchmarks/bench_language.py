@@ -26,16 +26,29 @@ from pytest_llmeval.metrics.freetext.language_tables import ACCEPTED  # noqa: E4
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", default=str(ROOT / "benchmarks" / "data" / "language_sentences.jsonl"))
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--data", default=str(ROOT / "benchmarks" / "data" / "language_sentences.jsonl")
+    )
     args = parser.parse_args()
-    rows = [json.loads(line) for line in Path(args.data).read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [
+        json.loads(line)
+        for line in Path(args.data).read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
 
     start = time.perf_counter()
-    answer_language.detect_language("Dette er en setning.")  # builds the detector and loads its models
+    answer_language.detect_language(
+        "Dette er en setning."
+    )  # builds the detector and loads its models
     print(f"detector build + first call: {time.perf_counter() - start:.2f}s")
 
-    results: dict[str, dict[tuple[str, str], list[bool]]] = {"lingua only": defaultdict(list), "lingua + cues": defaultdict(list)}
+    results: dict[str, dict[tuple[str, str], list[bool]]] = {
+        "lingua only": defaultdict(list),
+        "lingua + cues": defaultdict(list),
+    }
     exact: dict[tuple[str, str], list[bool]] = defaultdict(list)
     confusions: dict[str, Counter[tuple[str, str | None]]] = {name: Counter() for name in results}
     start = time.perf_counter()
@@ -54,11 +67,18 @@ def main() -> None:
             if factor != 1.0:
                 exact[(row["lang"], row["group"])].append(guess.code == row["lang"])
     elapsed = time.perf_counter() - start
-    print(f"{len(rows)} sentences x 2 configurations in {elapsed:.2f}s ({elapsed / (2 * len(rows)) * 1000:.1f} ms each)\n")
+    print(
+        f"{len(rows)} sentences x 2 configurations in {elapsed:.2f}s ({elapsed / (2 * len(rows)) * 1000:.1f} ms each)\n"
+    )
 
     langs = sorted({r["lang"] for r in rows})
     groups = sorted({r["group"] for r in rows})
-    header = f"{'language':<9}" + "".join(f"{g:>14}" for g in groups) + f"{'all':>14}" + f"{'exact variety':>16}"
+    header = (
+        f"{'language':<9}"
+        + "".join(f"{g:>14}" for g in groups)
+        + f"{'all':>14}"
+        + f"{'exact variety':>16}"
+    )
     for name, table in results.items():
         print(f"== {name} (correct / n)")
         print(header)
@@ -70,14 +90,26 @@ def main() -> None:
                 pooled += values
                 cells.append(f"{sum(values)}/{len(values)}")
             variety = [v for g in groups for v in exact[(lang, g)]]
-            line = f"{lang:<9}" + "".join(f"{c:>14}" for c in cells) + f"{sum(pooled)}/{len(pooled)} {sum(pooled) / len(pooled):.1%}".rjust(14)
+            line = (
+                f"{lang:<9}"
+                + "".join(f"{c:>14}" for c in cells)
+                + f"{sum(pooled)}/{len(pooled)} {sum(pooled) / len(pooled):.1%}".rjust(14)
+            )
             if name == "lingua + cues":
                 line += f"{sum(variety)}/{len(variety)}".rjust(16)
             print(line)
         total = [v for values in table.values() for v in values]
-        print(f"{'all':<9}{'':>{14 * len(groups)}}" + f"{sum(total)}/{len(total)} {sum(total) / len(total):.1%}".rjust(14))
+        print(
+            f"{'all':<9}{'':>{14 * len(groups)}}"
+            + f"{sum(total)}/{len(total)} {sum(total) / len(total):.1%}".rjust(14)
+        )
         if confusions[name]:
-            print("errors (gold -> detected): " + ", ".join(f"{g}->{d} {n}" for (g, d), n in sorted(confusions[name].items(), key=str)))
+            print(
+                "errors (gold -> detected): "
+                + ", ".join(
+                    f"{g}->{d} {n}" for (g, d), n in sorted(confusions[name].items(), key=str)
+                )
+            )
         print()
 
 

@@ -24,15 +24,35 @@ ROOT = Path(__file__).resolve().parent.parent
 def run(n: int) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         lines = [
-            json.dumps({"id": f"s{i}", "question": "q", "expected": "yes", "response": "no",
-                        "eval_criteria": {"accuracy": "exact", "weights": {"length": 0}}})
+            json.dumps(
+                {
+                    "id": f"s{i}",
+                    "question": "q",
+                    "expected": "yes",
+                    "response": "no",
+                    "eval_criteria": {"accuracy": "exact", "weights": {"length": 0}},
+                }
+            )
             for i in range(n)
         ]
         Path(tmp, "many_eval.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
         start = time.perf_counter()
         subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", tmp],
-            cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "-p",
+                "no:randomly",
+                tmp,
+            ],
+            cwd=tmp,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
             env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"},
         )
         return time.perf_counter() - start

@@ -26,17 +26,39 @@ REPO = Path(__file__).resolve().parent.parent
 def template(work: Path) -> dict:
     """One shard report of a real run (1/1 of a 12-sample suite)."""
     lines = [
-        json.dumps({"id": f"q{i}", "question": f"What is figure {i}?", "expected": str(1000 + i),
-                    "response": f"The figure is {1000 + i if i % 5 else 7}.", "metadata": {"task": f"t{i % 3}"}})
+        json.dumps(
+            {
+                "id": f"q{i}",
+                "question": f"What is figure {i}?",
+                "expected": str(1000 + i),
+                "response": f"The figure is {1000 + i if i % 5 else 7}.",
+                "metadata": {"task": f"t{i % 3}"},
+            }
+        )
         for i in range(12)
     ]
     (work / "seed_eval.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     (work / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
     subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "seed_eval.jsonl",
-         "--llm-shard=1/1", "--llm-run-id=bench", f"--llm-report={work / 'seed.json'}"],
-        cwd=work, env=env, capture_output=True, check=False,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:randomly",
+            "seed_eval.jsonl",
+            "--llm-shard=1/1",
+            "--llm-run-id=bench",
+            f"--llm-report={work / 'seed.json'}",
+        ],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        check=False,
     )
     return json.loads((work / "seed.json").read_text(encoding="utf-8"))
 
@@ -52,7 +74,13 @@ def write_shards(work: Path, seed: dict, shards: int, samples: int) -> list[Path
             base = entries[i % len(entries)]
             sample_id = f"s{k}-{i}"
             nodeid = f"evals/part{k % 10}_eval.jsonl::{sample_id}"
-            entry = {**base, "sample_id": sample_id, "nodeid": nodeid, "file": f"evals/part{k % 10}_eval.jsonl", "line": i + 1}
+            entry = {
+                **base,
+                "sample_id": sample_id,
+                "nodeid": nodeid,
+                "file": f"evals/part{k % 10}_eval.jsonl",
+                "line": i + 1,
+            }
             results.append(entry)
             if base["nodeid"] in extras:
                 record_extras[nodeid] = extras[base["nodeid"]]
@@ -78,16 +106,39 @@ def main() -> int:
         before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         start = time.perf_counter()
         result = subprocess.run(
-            [sys.executable, "-m", "pytest_llmeval", "merge", *map(str, paths), "-o", str(work / "merged.json"),
-             "-q", "--llm-min-pass-rate=0.5", "--junitxml", str(work / "merged.xml")],
-            cwd=work, env=env, capture_output=True, text=True, check=False,
+            [
+                sys.executable,
+                "-m",
+                "pytest_llmeval",
+                "merge",
+                *map(str, paths),
+                "-o",
+                str(work / "merged.json"),
+                "-q",
+                "--llm-min-pass-rate=0.5",
+                "--junitxml",
+                str(work / "merged.xml"),
+            ],
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
         )
         seconds = time.perf_counter() - start
         peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        merged = json.loads((work / "merged.json").read_text(encoding="utf-8")) if (work / "merged.json").is_file() else None
-        print(f"shards: {args.shards} x {args.samples} samples, {size / 1e6:.0f} MB of shard reports")
-        print(f"merge: exit {result.returncode} in {seconds:.1f} s; merged samples: "
-              f"{len(merged['sample_results']) if merged else 'none'}")
+        merged = (
+            json.loads((work / "merged.json").read_text(encoding="utf-8"))
+            if (work / "merged.json").is_file()
+            else None
+        )
+        print(
+            f"shards: {args.shards} x {args.samples} samples, {size / 1e6:.0f} MB of shard reports"
+        )
+        print(
+            f"merge: exit {result.returncode} in {seconds:.1f} s; merged samples: "
+            f"{len(merged['sample_results']) if merged else 'none'}"
+        )
         if result.returncode not in (0, 1):
             print(result.stdout[-2000:], result.stderr[-2000:])
         print(f"peak RSS of the merge: {max(peak_kib, before) / 1024:.0f} MiB (limit 1024 MiB)")

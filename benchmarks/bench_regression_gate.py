@@ -19,10 +19,20 @@ import random
 from pytest_llmeval.regression import significance
 
 CASES = (  # (paired samples, p_fail, p_pass): no change, a drop within the margin, at it, beyond it
-    (6, 0.0, 0.0), (6, 0.8, 0.0),
-    (50, 0.05, 0.05), (50, 0.08, 0.05), (50, 0.10, 0.05), (50, 0.15, 0.05),
-    (200, 0.05, 0.05), (200, 0.08, 0.05), (200, 0.10, 0.05), (200, 0.15, 0.05),
-    (1000, 0.05, 0.05), (1000, 0.07, 0.05), (1000, 0.10, 0.05), (1000, 0.15, 0.05),
+    (6, 0.0, 0.0),
+    (6, 0.8, 0.0),
+    (50, 0.05, 0.05),
+    (50, 0.08, 0.05),
+    (50, 0.10, 0.05),
+    (50, 0.15, 0.05),
+    (200, 0.05, 0.05),
+    (200, 0.08, 0.05),
+    (200, 0.10, 0.05),
+    (200, 0.15, 0.05),
+    (1000, 0.05, 0.05),
+    (1000, 0.07, 0.05),
+    (1000, 0.10, 0.05),
+    (1000, 0.15, 0.05),
 )
 
 
@@ -33,8 +43,10 @@ def main() -> None:
     parser.add_argument("--alpha", type=float, default=0.05)
     args = parser.parse_args()
     rng = random.Random(20261128)
-    print(f"{'n':>5} {'true drop':>9} {'fails: difference':>17} {'non-inferiority':>15} {'bound covers':>12} "
-          f"{'detectable':>10} {'needed (NI)':>11}")
+    print(
+        f"{'n':>5} {'true drop':>9} {'fails: difference':>17} {'non-inferiority':>15} {'bound covers':>12} "
+        f"{'detectable':>10} {'needed (NI)':>11}"
+    )
     for n, p_fail, p_pass in CASES:
         fail_diff = fail_ni = covered = 0
         for _ in range(args.draws):
@@ -51,8 +63,10 @@ def main() -> None:
         k = significance.min_discordant(args.alpha)
         detectable = f"{k / n:.1%}" if k <= n else "none"
         needed = significance.noninferiority_samples(p_fail, p_pass, args.margin, args.alpha)
-        print(f"{n:>5} {p_fail - p_pass:>9.1%} {fail_diff / args.draws:>17.1%} {fail_ni / args.draws:>15.1%} "
-              f"{covered / args.draws:>12.1%} {detectable:>10} {'-' if needed is None else needed:>11}")
+        print(
+            f"{n:>5} {p_fail - p_pass:>9.1%} {fail_diff / args.draws:>17.1%} {fail_ni / args.draws:>15.1%} "
+            f"{covered / args.draws:>12.1%} {detectable:>10} {'-' if needed is None else needed:>11}"
+        )
 
 
 if __name__ == "__main__":

@@ -54,7 +54,20 @@ def _children_cpu() -> float:
 def time_once(root: Path, extra: list[str]) -> tuple[float, float]:
     """(wall seconds, CPU seconds of the child): CPU time is far less sensitive to a busy machine."""
     # pytest-randomly and pytest-html (dev extra) import numpy and jinja2 at start-up: time this plugin.
-    cmd = [sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:html", *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "--co",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        "-p",
+        "no:html",
+        *extra,
+    ]
     cpu0, start = _children_cpu(), time.perf_counter()
     proc = subprocess.run(cmd, cwd=root, env=_env(), capture_output=True, text=True, check=False)
     elapsed, cpu = time.perf_counter() - start, _children_cpu() - cpu0

@@ -37,14 +37,32 @@ def write_gold(name: str, data: Path, folder: Path) -> Path:
     with path.open("w", encoding="utf-8") as handle:
         for _row, record, _group, _human in SETS[name](data):
             # a gold file needs a question; the numeric rows have none (their grader reads it only for hints)
-            record = {**record, "question": record.get("question") or "What figure does the answer state?"}
+            record = {
+                **record,
+                "question": record.get("question") or "What figure does the answer state?",
+            }
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
     return path
 
 
 def run_pytest(target: Path, report: Path, workers: str | None, cwd: Path) -> int:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    cmd = [sys.executable, "-m", "pytest", str(target), "-q", "-p", "no:cacheprovider", "-p", "no:randomly", f"--llm-report={report}"]
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        str(target),
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        f"--llm-report={report}",
+    ]
     if workers:
         cmd += ["-n", workers]
     done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
@@ -76,7 +94,9 @@ def normalised(value: Any) -> Any:
         if isinstance(v, list):
             return [paths(x) for x in v]
         if isinstance(v, str):
-            v = re.sub(r"(?:/[^/\s]+)+/(?=(?:example_suites|pytest_llmeval|tests)/)", "<checkout>/", v)
+            v = re.sub(
+                r"(?:/[^/\s]+)+/(?=(?:example_suites|pytest_llmeval|tests)/)", "<checkout>/", v
+            )
             return re.sub(r"/tmp/\S+", "<tmp>", v)
         return v
 
@@ -92,7 +112,9 @@ def compare(args: argparse.Namespace) -> int:
             print(f"{report.name}: missing after")
             changed += 1
             continue
-        found = report_identity.differences(normalised(json.loads(report.read_text())), normalised(json.loads(other.read_text())))
+        found = report_identity.differences(
+            normalised(json.loads(report.read_text())), normalised(json.loads(other.read_text()))
+        )
         print(f"{report.name}: {'identical' if not found else f'{len(found)} difference(s)'}")
         for line in found[:10]:
             print("   ", line)
@@ -101,7 +123,9 @@ def compare(args: argparse.Namespace) -> int:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     runner = sub.add_parser("run")
     runner.add_argument("--data", required=True)

@@ -50,7 +50,9 @@ def kappa(pairs: list[tuple[bool, bool]]) -> float:
     return (po - pe) / (1 - pe) if pe < 1 else 1.0
 
 
-def fit_logistic(xs: list[list[float]], ys: list[bool], l2: float = 0.01, steps: int = 3000) -> tuple[float, ...]:
+def fit_logistic(
+    xs: list[list[float]], ys: list[bool], l2: float = 0.01, steps: int = 3000
+) -> tuple[float, ...]:
     """Batch gradient descent on the log loss with a small L2 penalty (bias unpenalised)."""
     import numpy as np
 
@@ -65,7 +67,9 @@ def fit_logistic(xs: list[list[float]], ys: list[bool], l2: float = 0.01, steps:
     return tuple(round(float(v), 2) for v in w)
 
 
-def agreement(pred: Sequence[bool], human: Sequence[bool], ks: Sequence[int] | None = None) -> float:
+def agreement(
+    pred: Sequence[bool], human: Sequence[bool], ks: Sequence[int] | None = None
+) -> float:
     ks = range(len(human)) if ks is None else ks
     return sum(pred[k] == human[k] for k in ks) / max(1, len(ks))
 
@@ -83,7 +87,10 @@ def grouped_cv(
         train = [k for k, g in enumerate(group_of) if g != group]
         test = [k for k, g in enumerate(group_of) if g == group]
         text_rows = [k for k in train if correctness.rule_verdict(signals[k], disabled) is None]
-        w = fit_logistic([correctness.text_features(signals[k]) for k in text_rows], [human[k] for k in text_rows])
+        w = fit_logistic(
+            [correctness.text_features(signals[k]) for k in text_rows],
+            [human[k] for k in text_rows],
+        )
         for k in test:
             pred[k] = correctness.decide(signals[k], weights_override=w, disabled=disabled)[0]
         per_group[group] = agreement(pred, human, test)
@@ -105,18 +112,26 @@ def main() -> None:
     args = ap.parse_args()
     rows: list[Row] = read_jsonl(data_file(args.data_dir, "financebench_dev.jsonl"))
 
-    correctness.answer_correctness("warm up", "warm up", judge="offline")  # imports, regex compilation
+    correctness.answer_correctness(
+        "warm up", "warm up", judge="offline"
+    )  # imports, regex compilation
     t0, cpu0 = time.perf_counter(), time.process_time()
     verdicts = [
-        correctness.answer_correctness(r["response"], r["gold"], question=r["question"], judge="offline")
+        correctness.answer_correctness(
+            r["response"], r["gold"], question=r["question"], judge="offline"
+        )
         for r in rows
     ]
     elapsed, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     human = [r["label"] == "correct" for r in rows]
     pred = [v.correct for v in verdicts]
     pairs = list(zip(pred, human, strict=True))
-    print(f"FinanceBench dev: {len(rows)} answers, {len({r['id'].split('/')[0] for r in rows})} questions")
-    print(f"offline answer_correctness: agreement {agreement(pred, human):.3f}  Cohen's kappa {kappa(pairs):.3f}")
+    print(
+        f"FinanceBench dev: {len(rows)} answers, {len({r['id'].split('/')[0] for r in rows})} questions"
+    )
+    print(
+        f"offline answer_correctness: agreement {agreement(pred, human):.3f}  Cohen's kappa {kappa(pairs):.3f}"
+    )
     print(
         f"  speed: {elapsed:.1f}s for {len(rows)} answers = {elapsed / len(rows) * 1000:.1f} ms each, "
         f"{elapsed / len(rows) * HOLDOUT_SIZE:.1f}s per {HOLDOUT_SIZE:,} answers (one process); "
@@ -167,10 +182,23 @@ def main() -> None:
         validate(rows, human)
 
     if args.errors:
-        bad = [(r, v) for r, v in zip(rows, verdicts, strict=True) if v.correct != (r["label"] == "correct")]
+        bad = [
+            (r, v)
+            for r, v in zip(rows, verdicts, strict=True)
+            if v.correct != (r["label"] == "correct")
+        ]
         random.Random(0).shuffle(bad)
         for r, v in bad[: args.errors]:
-            print("\n---", r["label"], "| pred", v.correct, "|", r["question_type"], r["model"], r["eval_mode"])
+            print(
+                "\n---",
+                r["label"],
+                "| pred",
+                v.correct,
+                "|",
+                r["question_type"],
+                r["model"],
+                r["eval_mode"],
+            )
             print("Q:", r["question"][:200])
             print("GOLD:", r["gold"][:200])
             print("RESP:", r["response"][:600].replace("\n", " "))
@@ -190,7 +218,10 @@ def reviewer_figures(rows: list[Row], verdicts: list[Any]) -> str:
         return (
             sum(verdicts[k].correct for k in wrong) / len(wrong) if wrong else nan,
             sum(not verdicts[k].correct for k in right) / len(right) if right else nan,
-            sum(verdicts[k].correct == (rows[k]["label"] == "correct") for k in decided) / len(decided) if decided else nan,
+            sum(verdicts[k].correct == (rows[k]["label"] == "correct") for k in decided)
+            / len(decided)
+            if decided
+            else nan,
             len(decided) / len(ks),
         )
 
@@ -199,11 +230,16 @@ def reviewer_figures(rows: list[Row], verdicts: list[Any]) -> str:
     for k, r in enumerate(rows):
         by_q[r["id"].split("/")[0]].append(k)
     per_q = [figures(ks) for ks in by_q.values()]
-    macro = [sum(f[i] for f in per_q if f[i] == f[i]) / max(1, sum(1 for f in per_q if f[i] == f[i])) for i in range(4)]
+    macro = [
+        sum(f[i] for f in per_q if f[i] == f[i]) / max(1, sum(1 for f in per_q if f[i] == f[i]))
+        for i in range(4)
+    ]
     names = ("false-pass", "false-fail", "selective", "decided")
     return (
-        "  pooled:            " + "  ".join(f"{n} {v:.3f}" for n, v in zip(names, pooled, strict=True))
-        + "\n  macro by question: " + "  ".join(f"{n} {v:.3f}" for n, v in zip(names, macro, strict=True))
+        "  pooled:            "
+        + "  ".join(f"{n} {v:.3f}" for n, v in zip(names, pooled, strict=True))
+        + "\n  macro by question: "
+        + "  ".join(f"{n} {v:.3f}" for n, v in zip(names, macro, strict=True))
     )
 
 
@@ -228,7 +264,9 @@ def validate(rows: list[Row], human: list[bool]) -> None:
         "company (leave one out)": [r["company"] for r in rows],
         "question type (leave one out)": [r["question_type"] for r in rows],
     }
-    print("\ngrouped validation (logistic weights refitted without the held-out group; rules fixed)")
+    print(
+        "\ngrouped validation (logistic weights refitted without the held-out group; rules fixed)"
+    )
     base: dict[str, float] = {}
     for name, groups in groupings.items():
         pred, per_group = grouped_cv(signals, human, groups)
@@ -241,13 +279,19 @@ def validate(rows: list[Row], human: list[bool]) -> None:
         if name.startswith("question type"):
             print("    " + "  ".join(f"{g} {a:.3f}" for g, a in sorted(per_group.items())))
 
-    print("\nablation: agreement change when a rule or analysis step is removed (positive = it helps)")
-    print(f"  {'removed':<18} {'pooled':>8} {'by company':>11} {'by type':>9} {'companies +/-':>14}")
+    print(
+        "\nablation: agreement change when a rule or analysis step is removed (positive = it helps)"
+    )
+    print(
+        f"  {'removed':<18} {'pooled':>8} {'by company':>11} {'by type':>9} {'companies +/-':>14}"
+    )
     companies = groupings["company (leave one out)"]
 
     def ablate(label: str, sig: list[correctness.Signals], disabled: frozenset[str]) -> None:
         pooled_with = agreement([correctness.decide(s)[0] for s in signals], human)
-        pooled_without = agreement([correctness.decide(s, disabled=disabled)[0] for s in sig], human)
+        pooled_without = agreement(
+            [correctness.decide(s, disabled=disabled)[0] for s in sig], human
+        )
         deltas = []
         for name in ("company (leave one out)", "question type (leave one out)"):
             pred_without, _ = grouped_cv(sig, human, groupings[name], disabled)
@@ -270,7 +314,9 @@ def validate(rows: list[Row], human: list[bool]) -> None:
         )
         ablate(f"step {switch}", [off(r) for r in rows], frozenset())
     text_rows = [k for k in range(len(rows)) if correctness.rule_verdict(signals[k]) is None]
-    w_all = fit_logistic([correctness.text_features(signals[k]) for k in text_rows], [human[k] for k in text_rows])
+    w_all = fit_logistic(
+        [correctness.text_features(signals[k]) for k in text_rows], [human[k] for k in text_rows]
+    )
     print(f"\n  weights fitted on all dev: {w_all}")
     print(f"  shipped weights:           {correctness.TEXT_WEIGHTS}")
     print(f"  features: {correctness.TEXT_FEATURES}")

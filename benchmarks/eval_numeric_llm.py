@@ -51,7 +51,13 @@ def render(c: Candidate | None) -> dict[str, str] | None:
     if c.negative:
         value = f"({value})" if c.sign_source == "parentheses" else f"-{value}"
     unit = "%" if c.percent else (c.currency or "")
-    return {"value": value, "unit": unit, "scale": _SCALE_NAME[c.scale], "category": "", "quote": c.raw}
+    return {
+        "value": value,
+        "unit": unit,
+        "scale": _SCALE_NAME[c.scale],
+        "category": "",
+        "quote": c.raw,
+    }
 
 
 class ScriptedJudge:
@@ -94,15 +100,23 @@ def main() -> None:
     parser.add_argument("data", type=Path)
     parser.add_argument("--show", action="store_true")
     args = parser.parse_args()
-    rows = [json.loads(line) for line in args.data.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [
+        json.loads(line)
+        for line in args.data.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
     if rows and "label" in rows[0]:  # FinanceBench: numeric golds; refusals are not correct
         rows = [
-            {**r, "expected": r["label"] == "correct"} for r in rows if numeric.looks_numeric(r["gold"])
+            {**r, "expected": r["label"] == "correct"}
+            for r in rows
+            if numeric.looks_numeric(r["gold"])
         ]
     counts: Counter[str] = Counter()
     judges: dict[str, Callable[[dict[str, Any], Any], dict[str, str] | None]] = {
         "liar-quote": lambda row, h: gold_reading(row, row["gold"]),
-        "liar-value": lambda row, h: gold_reading(row, h.found.raw) if h.found is not None else None,
+        "liar-value": lambda row, h: (
+            gold_reading(row, h.found.raw) if h.found is not None else None
+        ),
     }
     for row in rows:
         heuristic = grade(row, None)
@@ -130,7 +144,9 @@ def main() -> None:
             if wrong:
                 counts[f"{name}: wrong answers"] += 1
                 counts[f"{name}: false passes"] += res.passed
-                counts[f"{name}: false passes the heuristic did not make"] += res.passed and not heuristic.passed
+                counts[f"{name}: false passes the heuristic did not make"] += (
+                    res.passed and not heuristic.passed
+                )
                 if res.passed and args.show:
                     print(f"FALSE PASS ({name}) {row['id']}: {res.explanation[:400]}\n")
     for key in sorted(counts):

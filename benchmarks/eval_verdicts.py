@@ -60,19 +60,33 @@ def default_settings(**overrides: Any) -> Settings:
 
 def read_rows(path: Path) -> list[Row]:
     if not path.is_file():
-        sys.exit(f"eval_verdicts: {path} not found (the dev data lives in ../shared/data beside the checkout)")
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        sys.exit(
+            f"eval_verdicts: {path} not found (the dev data lives in ../shared/data beside the checkout)"
+        )
+    return [
+        json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
 
 
 def financebench(data: Path) -> Iterator[tuple[Row, dict[str, Any], str, bool]]:
     for row in read_rows(data / "financebench_dev.jsonl"):
-        record = {"id": row["id"], "question": row["question"], "expected": row["gold"], "response": row["response"]}
+        record = {
+            "id": row["id"],
+            "question": row["question"],
+            "expected": row["gold"],
+            "response": row["response"],
+        }
         yield row, record, row["id"].split("/")[0], row["label"] == "correct"
 
 
 def openqa(data: Path) -> Iterator[tuple[Row, dict[str, Any], str, bool]]:
     for row in read_rows(data / "openqa_dev.jsonl"):
-        record = {"id": row["id"], "question": row["question"], "expected": row["golds"], "response": row["response"]}
+        record = {
+            "id": row["id"],
+            "question": row["question"],
+            "expected": row["golds"],
+            "response": row["response"],
+        }
         yield row, record, row["question"], bool(row["human"])
 
 
@@ -159,9 +173,15 @@ def line(label: str, figures: dict[str, float]) -> str:
 
 def report(name: str, graded: list[Graded], cpu: float, errors: int) -> None:
     # FinanceBench: a refusal is not a wrong answer the gate must catch (refusals are counted apart).
-    wrong: Callable[[Graded], bool] = (lambda g: g.row["label"] == "incorrect") if name == "financebench" else (lambda g: not g.human)
+    wrong: Callable[[Graded], bool] = (
+        (lambda g: g.row["label"] == "incorrect")
+        if name == "financebench"
+        else (lambda g: not g.human)
+    )
     groups = len({g.group for g in graded})
-    print(f"{name}: {len(graded)} answers, {groups} questions, {cpu:.1f}s CPU ({cpu / len(graded) * 1000:.1f} ms each)")
+    print(
+        f"{name}: {len(graded)} answers, {groups} questions, {cpu:.1f}s CPU ({cpu / len(graded) * 1000:.1f} ms each)"
+    )
     print(line("pooled", rates(graded, wrong)))
     print(line("macro by question", macro(graded, wrong)))
     as_if_passed = [dataclasses.replace(g, passed=g.tier_passed, review=False) for g in graded]
@@ -195,17 +215,25 @@ def report(name: str, graded: list[Graded], cpu: float, errors: int) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("data_dir", type=Path)
-    ap.add_argument("--set", choices=sorted(SETS), action="append", help="one set (repeatable); default all")
+    ap.add_argument(
+        "--set", choices=sorted(SETS), action="append", help="one set (repeatable); default all"
+    )
     ap.add_argument("--errors", type=int, default=0, help="print N disagreements per set")
-    ap.add_argument("--coarser-dates", choices=("pass", "review", "fail"), default=None,
-                    help="as llm_coarser_dates (default: the option's default)")
+    ap.add_argument(
+        "--coarser-dates",
+        choices=("pass", "review", "fail"),
+        default=None,
+        help="as llm_coarser_dates (default: the option's default)",
+    )
     args = ap.parse_args()
     overrides = {}
     if args.coarser_dates:
         from pytest_llmeval.options import CoarserDates
 
         overrides["coarser_dates"] = CoarserDates(args.coarser_dates)
-    rubric = Rubric(default_settings(**overrides), GraderRegistry(), judge=None, components=ComponentRegistry())
+    rubric = Rubric(
+        default_settings(**overrides), GraderRegistry(), judge=None, components=ComponentRegistry()
+    )
     for name in args.set or list(SETS):
         graded, cpu = grade_set(name, args.data_dir, rubric)
         report(name, graded, cpu, args.errors)

@@ -30,8 +30,11 @@ def main() -> None:
     args = ap.parse_args()
     rubric = default_rubric()
     t0 = time.perf_counter()
-    print(f"{'class':<12} {'variants':>8}  " + "  ".join(f"{p:>7}" for p in PATHS)
-          + "  all paths  paths differ  false pass  right undecided")
+    print(
+        f"{'class':<12} {'variants':>8}  "
+        + "  ".join(f"{p:>7}" for p in PATHS)
+        + "  all paths  paths differ  false pass  right undecided"
+    )
     for cls in args.cls or list(GENERATORS):
         members = variants(cls)
         counts: Counter[str] = Counter()
@@ -43,15 +46,24 @@ def main() -> None:
             counts["all"] += all(ok.values())
             counts["differ"] += len({x.passed for x in verdicts.values()}) > 1
             counts["false pass"] += not v.correct and any(x.passed for x in verdicts.values())
-            counts["undecided"] += v.correct and all(x.passed or x.review for x in verdicts.values()) and not all(ok.values())
+            counts["undecided"] += (
+                v.correct
+                and all(x.passed or x.review for x in verdicts.values())
+                and not all(ok.values())
+            )
             if not all(ok.values()):
                 misses.append((v, verdicts, ok))
-        print(f"{cls:<12} {len(members):>8}  " + "  ".join(f"{counts[p]:>7}" for p in PATHS)
-              + f"  {counts['all']:>9}  {counts['differ']:>12}  {counts['false pass']:>10}  {counts['undecided']:>15}")
+        print(
+            f"{cls:<12} {len(members):>8}  "
+            + "  ".join(f"{counts[p]:>7}" for p in PATHS)
+            + f"  {counts['all']:>9}  {counts['differ']:>12}  {counts['false pass']:>10}  {counts['undecided']:>15}"
+        )
         for v, verdicts, ok in misses[: args.misses]:
             wrong = [p for p in PATHS if not ok[p]]
-            print(f"    MISS {wrong} label {'right' if v.correct else 'wrong'}: Q {v.question!r} | gold {v.expected!r} | "
-                  f"answer {v.answer!r}")
+            print(
+                f"    MISS {wrong} label {'right' if v.correct else 'wrong'}: Q {v.question!r} | gold {v.expected!r} | "
+                f"answer {v.answer!r}"
+            )
             print(f"         {verdicts[wrong[0]].explanation[:300]!r}")
     print(f"({time.perf_counter() - t0:.0f}s)")
 

@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 # keys whose values are clocks, measurements of time or the checkout's commit, never verdicts
-MASKED_KEYS = re.compile(r"(timestamp|started|finished|duration|latency|elapsed|_seconds|run_id|commit)", re.IGNORECASE)
+MASKED_KEYS = re.compile(
+    r"(timestamp|started|finished|duration|latency|elapsed|_seconds|run_id|commit)", re.IGNORECASE
+)
 MASK = "<masked>"
 
 
@@ -40,12 +42,17 @@ def differences(a: Any, b: Any, path: str = "$", limit: int = 50) -> list[str]:
         if len(out) >= limit:
             return
         if type(x) is not type(y):
-            out.append(f"{where}: {type(x).__name__} {str(x)[:80]!r} != {type(y).__name__} {str(y)[:80]!r}")
+            out.append(
+                f"{where}: {type(x).__name__} {str(x)[:80]!r} != {type(y).__name__} {str(y)[:80]!r}"
+            )
         elif isinstance(x, dict):
             if list(x) != list(y):
                 only_a, only_b = sorted(set(x) - set(y)), sorted(set(y) - set(x))
-                out.append(f"{where}: keys differ (only before: {only_a}, only after: {only_b})" if only_a or only_b
-                           else f"{where}: same keys in another order")
+                out.append(
+                    f"{where}: keys differ (only before: {only_a}, only after: {only_b})"
+                    if only_a or only_b
+                    else f"{where}: same keys in another order"
+                )
             for key in x:
                 if key in y:
                     walk(x[key], y[key], f"{where}.{key}")
@@ -74,7 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     text_a = json.dumps(a, indent=2, ensure_ascii=False)
     text_b = json.dumps(b, indent=2, ensure_ascii=False)
     if text_a == text_b:
-        print(f"identical (timings masked): {args.before} == {args.after} ({len(text_a)} characters)")
+        print(
+            f"identical (timings masked): {args.before} == {args.after} ({len(text_a)} characters)"
+        )
         return 0
     found = differences(a, b) or ["same values, different key order"]
     print(f"DIFFERENT: {args.before} != {args.after}")

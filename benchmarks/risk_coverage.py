@@ -117,7 +117,9 @@ def load(name: str, data: Path, rubric: Rubric) -> list[Row]:
     return rows
 
 
-def folds_of(rows: list[Row], n: int, seed: int = 13, unit: Callable[[Row], str] | None = None) -> list[int]:
+def folds_of(
+    rows: list[Row], n: int, seed: int = 13, unit: Callable[[Row], str] | None = None
+) -> list[int]:
     """Fold of each row: its unit's (its question by default), units shuffled once (``seed``) and dealt
     round-robin per set."""
     unit = unit or (lambda r: r.group)
@@ -136,7 +138,10 @@ def financebench_questions(data: Path) -> dict[str, dict[str, str]]:
     """Company and question type of each FinanceBench dev question, by question id."""
     path = data_file(data, "financebench_dev_questions.jsonl", script="risk_coverage.py")
     return {
-        str(q["id"]): {"company": str(q.get("company") or "?"), "type": str(q.get("question_type") or "?")}
+        str(q["id"]): {
+            "company": str(q.get("company") or "?"),
+            "type": str(q.get("question_type") or "?"),
+        }
         for q in read_jsonl(path)
     }
 
@@ -153,10 +158,14 @@ def grouped_folds(
         return questions.get(r.group.split(":", 1)[1], {}).get(grouping, "?")
 
     if grouping == "company":
-        return folds_of(rows, n, seed, lambda r: about(r) if r.set == "financebench" else r.group), n
+        return folds_of(
+            rows, n, seed, lambda r: about(r) if r.set == "financebench" else r.group
+        ), n
     types = sorted({about(r) for r in rows if r.set == "financebench"})
     others = folds_of(rows, len(types), seed)
-    return [types.index(about(r)) if r.set == "financebench" else others[k] for k, r in enumerate(rows)], len(types)
+    return [
+        types.index(about(r)) if r.set == "financebench" else others[k] for k, r in enumerate(rows)
+    ], len(types)
 
 
 def cross_validate(
@@ -194,10 +203,14 @@ class Outcome:
     review: bool
 
 
-_weighed: dict[tuple[int, tuple[float, ...], tuple[tuple[str, float], ...]], tuple[bool, float, list[str]]] = {}
+_weighed: dict[
+    tuple[int, tuple[float, ...], tuple[tuple[str, float], ...]], tuple[bool, float, list[str]]
+] = {}
 
 
-def offline_alias(signals: correctness.Signals, weights: tuple[float, ...], band: Band) -> MetricResult:
+def offline_alias(
+    signals: correctness.Signals, weights: tuple[float, ...], band: Band
+) -> MetricResult:
     """The offline judge's verdict on one acceptable answer, as ``answer_correctness`` reaches it."""
     key = (id(signals), weights, tuple(sorted(correctness.INCLUSION_CUTS.items())))
     if key not in _weighed:  # the weighing does not depend on the band: once per fit
@@ -207,19 +220,26 @@ def offline_alias(signals: correctness.Signals, weights: tuple[float, ...], band
         correct = score >= EVEN
     judged = correctness._offline_judgement((correct, score, reasons, signals), as_bands(band))
     return MetricResult(
-        metric="answer_correctness", score=1.0 if judged.correct else correctness._partial_score(signals),
-        passed=judged.correct, details={"needs_review": bool(judged.review_notes)},
+        metric="answer_correctness",
+        score=1.0 if judged.correct else correctness._partial_score(signals),
+        passed=judged.correct,
+        details={"needs_review": bool(judged.review_notes)},
     )
 
 
 def outcome(row: Row, weights: tuple[float, ...], band: Band) -> Outcome:
     """The sample's verdict: its acceptable answers combined as the accuracy component combines them."""
     graded = [
-        (a, offline_alias(a.signals, weights, band) if a.signals is not None else a.fixed) for a in row.aliases
+        (a, offline_alias(a.signals, weights, band) if a.signals is not None else a.fixed)
+        for a in row.aliases
     ]
-    alias, result = max(((a, g) for a, g in graded if g is not None), key=lambda ag: _alias_rank(ag[1]))
+    alias, result = max(
+        ((a, g) for a, g in graded if g is not None), key=lambda ag: _alias_rank(ag[1])
+    )
     if alias.grader == "identity" and result.passed and len(row.aliases) > 1:
-        result = _finer_alias_veto(row.response, tuple(row.record["expected"]), result)  # as components.accuracy
+        result = _finer_alias_veto(
+            row.response, tuple(row.record["expected"]), result
+        )  # as components.accuracy
     review = bool(result.details.get("needs_review"))
     return Outcome(bool(result.passed) and not review, review)
 
@@ -233,7 +253,9 @@ def figures(rows: list[Row], outs: list[Outcome]) -> dict[str, float]:
         "agreement": sum(outs[k].passed == r.human for k, r in enumerate(rows)) / len(rows),
         "false_pass": sum(outs[k].passed for k in wrong) / len(wrong) if wrong else nan,
         "false_fail": sum(not outs[k].passed for k in right) / len(right) if right else nan,
-        "fp_decided": sum(outs[k].passed for k in decided_wrong) / len(decided_wrong) if decided_wrong else nan,
+        "fp_decided": sum(outs[k].passed for k in decided_wrong) / len(decided_wrong)
+        if decided_wrong
+        else nan,
         "decided": sum(not o.review for o in outs) / len(rows),
     }
 
@@ -252,7 +274,13 @@ def binomial_upper(k: int, n: int, confidence: float) -> float:
 
     def cdf(p: float) -> float:
         return sum(
-            math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * math.log(p) + (n - i) * math.log1p(-p))
+            math.exp(
+                math.lgamma(n + 1)
+                - math.lgamma(i + 1)
+                - math.lgamma(n - i + 1)
+                + i * math.log(p)
+                + (n - i) * math.log1p(-p)
+            )
             for i in range(k + 1)
         )
 
@@ -263,7 +291,9 @@ def binomial_upper(k: int, n: int, confidence: float) -> float:
     return high
 
 
-def choose_band(rows: list[Row], ks: list[int], weights: tuple[float, ...], target: float, confidence: float) -> Band:
+def choose_band(
+    rows: list[Row], ks: list[int], weights: tuple[float, ...], target: float, confidence: float
+) -> Band:
     """The pass thresholds that decide the most (mean share over sets; then agreement) among those at
     which, on every set, the false passes among decided wrong answers stay <= target with the given
     one-sided confidence (the margin a fit needs to hold on questions it has not seen)."""
@@ -275,8 +305,15 @@ def choose_band(rows: list[Row], ks: list[int], weights: tuple[float, ...], targ
         worst, agreement, decided = 0.0, 0.0, 0.0
         for group in members.values():
             decided_wrong = [k for k in group if rows[k].wrong and not outs[k].review]
-            worst = max(worst, binomial_upper(sum(outs[k].passed for k in decided_wrong), len(decided_wrong), confidence))
-            agreement += sum(outs[k].passed == rows[k].human for k in group) / len(group) / len(sets)
+            worst = max(
+                worst,
+                binomial_upper(
+                    sum(outs[k].passed for k in decided_wrong), len(decided_wrong), confidence
+                ),
+            )
+            agreement += (
+                sum(outs[k].passed == rows[k].human for k in group) / len(group) / len(sets)
+            )
             decided += sum(not outs[k].review for k in group) / len(group) / len(sets)
         key = (float(worst <= target), decided if worst <= target else -worst, agreement)
         if best is None or key > best[0]:
@@ -302,7 +339,9 @@ class Fit:
 
 
 @contextlib.contextmanager
-def using(cuts: Cuts, weights: tuple[float, ...] | None = None, band: Band | None = None) -> Iterator[None]:
+def using(
+    cuts: Cuts, weights: tuple[float, ...] | None = None, band: Band | None = None
+) -> Iterator[None]:
     """The judge reads these cuts (and weights and bands): the module values it reads, swapped for a while."""
     saved = correctness.INCLUSION_CUTS, correctness.TEXT_WEIGHTS, correctness.ABSTAIN_BANDS
     correctness.INCLUSION_CUTS = dict(cuts)
@@ -332,7 +371,9 @@ def fit(rows: list[Row], ks: list[int], target: float, confidence: float, refit_
                     w = fit_weights(rows, ks)
                     outs = {k: outcome(rows[k], w, band) for k in ks}
                 # on a tie the value nearest the shipped one: no change without evidence
-                scored.append((holds(rows, ks, outs, target, confidence), -abs(value - cuts[name]), value))
+                scored.append(
+                    (holds(rows, ks, outs, target, confidence), -abs(value - cuts[name]), value)
+                )
             cuts[name] = max(scored)[2]
     with using(cuts):
         weights = fit_weights(rows, ks)
@@ -340,14 +381,21 @@ def fit(rows: list[Row], ks: list[int], target: float, confidence: float, refit_
     return Fit(cuts, weights, band)
 
 
-def holds(rows: list[Row], ks: list[int], outs: dict[int, Outcome], target: float, confidence: float) -> tuple[float, float, float]:
+def holds(
+    rows: list[Row], ks: list[int], outs: dict[int, Outcome], target: float, confidence: float
+) -> tuple[float, float, float]:
     """(target held on every set, mean agreement, mean share decided) of outcomes on the rows ``ks``."""
     sets = sorted({rows[k].set for k in ks if any(a.signals is not None for a in rows[k].aliases)})
     worst, agreement, decided = 0.0, 0.0, 0.0
     for name in sets:
         group = [k for k in ks if rows[k].set == name]
         decided_wrong = [k for k in group if rows[k].wrong and not outs[k].review]
-        worst = max(worst, binomial_upper(sum(outs[k].passed for k in decided_wrong), len(decided_wrong), confidence))
+        worst = max(
+            worst,
+            binomial_upper(
+                sum(outs[k].passed for k in decided_wrong), len(decided_wrong), confidence
+            ),
+        )
         agreement += sum(outs[k].passed == rows[k].human for k in group) / len(group) / len(sets)
         decided += sum(not outs[k].review for k in group) / len(group) / len(sets)
     return float(worst <= target), agreement, decided
@@ -373,7 +421,9 @@ def line(label: str, f: dict[str, float]) -> str:
     )
 
 
-def curve(rows: list[Row], outs_for: Callable[[Band], list[Outcome]], chosen: list[Band]) -> list[str]:
+def curve(
+    rows: list[Row], outs_for: Callable[[Band], list[Outcome]], chosen: list[Band]
+) -> list[str]:
     """Risk against coverage: for each share decided, the lowest false-pass rate among decided any pair
     of pass thresholds reaches (the Pareto front over the grid), with its agreement."""
     points = []
@@ -387,11 +437,15 @@ def curve(rows: list[Row], outs_for: Callable[[Band], list[Outcome]], chosen: li
     lines = ["    decided  false-pass among decided  agreement  pass at (short, descriptive)"]
     for decided, fp, agreement, band in front:
         mark = f"  <- chosen in {chosen.count(band)} fold(s)" if band in chosen else ""
-        lines.append(f"    {decided:7.3f}  {fp:24.3f}  {agreement:9.3f}  {band[0]:.2f}, {band[1]:.2f}{mark}")
+        lines.append(
+            f"    {decided:7.3f}  {fp:24.3f}  {agreement:9.3f}  {band[0]:.2f}, {band[1]:.2f}{mark}"
+        )
     for band in sorted({b for b in chosen if b not in [p[3] for p in front]}):
         f = figures(rows, outs_for(band))
-        lines.append(f"    {f['decided']:7.3f}  {f['fp_decided']:24.3f}  {f['agreement']:9.3f}  {band[0]:.2f}, {band[1]:.2f}"
-                     f"  <- chosen in {chosen.count(band)} fold(s), off the front")
+        lines.append(
+            f"    {f['decided']:7.3f}  {f['fp_decided']:24.3f}  {f['agreement']:9.3f}  {band[0]:.2f}, {band[1]:.2f}"
+            f"  <- chosen in {chosen.count(band)} fold(s), off the front"
+        )
     return lines
 
 
@@ -399,21 +453,44 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, required=True, help="the dev data folder (../shared/data)")
     ap.add_argument("--folds", type=int, default=5)
-    ap.add_argument("--seed", type=int, default=13, help="shuffle of the questions dealt to folds (default 13)")
-    ap.add_argument("--target", type=float, default=0.08, help="false passes among decided to hold (default 0.08)")
-    ap.add_argument("--confidence", type=float, default=0.9,
-                    help="one-sided confidence that the fitting rows' rate is under the target (default 0.9)")
-    ap.add_argument("--refit-cuts", action="store_true",
-                    help="also choose the rules' inclusion cuts on the fitting folds (slower)")
-    ap.add_argument("--group-by", nargs="+", choices=GROUPINGS, default=["question"],
-                    help="how FinanceBench questions are held out: by question, company, or type (default question)")
+    ap.add_argument(
+        "--seed", type=int, default=13, help="shuffle of the questions dealt to folds (default 13)"
+    )
+    ap.add_argument(
+        "--target",
+        type=float,
+        default=0.08,
+        help="false passes among decided to hold (default 0.08)",
+    )
+    ap.add_argument(
+        "--confidence",
+        type=float,
+        default=0.9,
+        help="one-sided confidence that the fitting rows' rate is under the target (default 0.9)",
+    )
+    ap.add_argument(
+        "--refit-cuts",
+        action="store_true",
+        help="also choose the rules' inclusion cuts on the fitting folds (slower)",
+    )
+    ap.add_argument(
+        "--group-by",
+        nargs="+",
+        choices=GROUPINGS,
+        default=["question"],
+        help="how FinanceBench questions are held out: by question, company, or type (default question)",
+    )
     args = ap.parse_args()
     for name in ("financebench_dev.jsonl", "openqa_dev.jsonl", "numeric_dev.jsonl"):
         data_file(args.data, name, script="risk_coverage.py")  # one line naming a missing file
     questions = financebench_questions(args.data) if set(args.group_by) - {"question"} else {}
     t0 = time.perf_counter()
-    rubric = Rubric(default_settings(), GraderRegistry(), judge=None, components=ComponentRegistry())
-    rows = [r for name in ("financebench", "openqa", "numeric") for r in load(name, args.data, rubric)]
+    rubric = Rubric(
+        default_settings(), GraderRegistry(), judge=None, components=ComponentRegistry()
+    )
+    rows = [
+        r for name in ("financebench", "openqa", "numeric") for r in load(name, args.data, rubric)
+    ]
     everything = list(range(len(rows)))
 
     fit_all = fit(rows, everything, args.target, args.confidence, args.refit_cuts)
@@ -426,17 +503,26 @@ def main() -> None:
         f"at {args.confidence:.0%} one-sided confidence on the fitting rows"
         + ("; rule cuts refitted too" if args.refit_cuts else "; rule cuts as shipped")
     )
-    for label, fitted in [("fitted on all dev", fit_all), *((f"fold {f}", ff) for f, ff in enumerate(fold_fits))]:
+    for label, fitted in [
+        ("fitted on all dev", fit_all),
+        *((f"fold {f}", ff) for f, ff in enumerate(fold_fits)),
+    ]:
         print(f"  {label}: bands {show(fitted.band)}  cuts {fitted.cuts}  weights {fitted.weights}")
-    print(f"  shipped: bands {correctness.ABSTAIN_BANDS}  cuts {correctness.INCLUSION_CUTS}  weights {correctness.TEXT_WEIGHTS}")
+    print(
+        f"  shipped: bands {correctness.ABSTAIN_BANDS}  cuts {correctness.INCLUSION_CUTS}  weights {correctness.TEXT_WEIGHTS}"
+    )
     for name in ("financebench", "openqa", "numeric"):
         ks = [k for k in everything if rows[k].set == name]
         members = [rows[k] for k in ks]
         groups = len({r.group for r in members})
-        print(f"\n{name}: {len(ks)} answers, {groups} questions (gate view: needs review is not a pass)")
+        print(
+            f"\n{name}: {len(ks)} answers, {groups} questions (gate view: needs review is not a pass)"
+        )
         print(line("in-sample", figures(members, [in_sample[k] for k in ks])))
         print(line("cross-validated", figures(members, [cv[k] for k in ks])))
-        print("  risk-coverage, out-of-fold weights (each row scored with the weights of the folds it is not in):")
+        print(
+            "  risk-coverage, out-of-fold weights (each row scored with the weights of the folds it is not in):"
+        )
 
         def outs_for(band: Band, ks: list[int] = ks) -> list[Outcome]:
             outs = []
@@ -452,8 +538,16 @@ def main() -> None:
         print("\nfinancebench, transfer: cross-validated with questions held out by each grouping")
         print(line("in-sample", figures(members, [in_sample[k] for k in ks])))
         for grouping in args.group_by:
-            g_fold, g_folds = (fold, folds) if grouping == "question" else grouped_folds(rows, grouping, args.folds, questions, args.seed)
-            g_cv = cv if grouping == "question" else cross_validate(rows, g_fold, g_folds, rubric, args)[0]
+            g_fold, g_folds = (
+                (fold, folds)
+                if grouping == "question"
+                else grouped_folds(rows, grouping, args.folds, questions, args.seed)
+            )
+            g_cv = (
+                cv
+                if grouping == "question"
+                else cross_validate(rows, g_fold, g_folds, rubric, args)[0]
+            )
             print(line(f"by {grouping} ({g_folds})", figures(members, [g_cv[k] for k in ks])))
     print(f"\n({time.perf_counter() - t0:.0f}s)")
 

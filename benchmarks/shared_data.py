@@ -25,7 +25,8 @@ DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "data"
 def missing_message(path: Path, script: str) -> str:
     """The one line a script prints when ``path`` does not exist."""
     where = (
-        f"it is at {DEFAULT_DATA_DIR}" if DEFAULT_DATA_DIR.is_dir()
+        f"it is at {DEFAULT_DATA_DIR}"
+        if DEFAULT_DATA_DIR.is_dir()
         else f"expected at {DEFAULT_DATA_DIR}, which is missing too"
     )
     return (

@@ -36,27 +36,48 @@ def _alpha(value: str) -> float:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m pytest_llmeval", description="pytest-llmeval tools that run no tests")
+    parser = _Parser(
+        prog="python -m pytest_llmeval", description="pytest-llmeval tools that run no tests"
+    )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    compare = commands.add_parser("compare", help="Compare a --llm-report JSON with a baseline report")
+    compare = commands.add_parser(
+        "compare", help="Compare a --llm-report JSON with a baseline report"
+    )
     compare.add_argument("baseline", help="The baseline report (e.g. main's)")
     compare.add_argument("run", help="The report to judge against it")
-    compare.add_argument("--fail-on-regression", action="store_true", help="Exit 1 when the regression gate fails")
-    compare.add_argument("--alpha", type=_alpha, default=0.05, help="Significance level. Default: 0.05")
-    compare.add_argument("--regression", choices=("difference", "non-inferiority"), default="difference",
-                         help="What the gate asks (as --llm-regression). Default: difference")
-    compare.add_argument("--margin", type=_margin, default=0.05,
-                         help="Largest drop in pass rate the gate accepts (as --llm-regression-margin). Default: 0.05")
-    compare.add_argument("--json", action="store_true", help="Print the comparison object as JSON instead")
+    compare.add_argument(
+        "--fail-on-regression", action="store_true", help="Exit 1 when the regression gate fails"
+    )
+    compare.add_argument(
+        "--alpha", type=_alpha, default=0.05, help="Significance level. Default: 0.05"
+    )
+    compare.add_argument(
+        "--regression",
+        choices=("difference", "non-inferiority"),
+        default="difference",
+        help="What the gate asks (as --llm-regression). Default: difference",
+    )
+    compare.add_argument(
+        "--margin",
+        type=_margin,
+        default=0.05,
+        help="Largest drop in pass rate the gate accepts (as --llm-regression-margin). Default: 0.05",
+    )
+    compare.add_argument(
+        "--json", action="store_true", help="Print the comparison object as JSON instead"
+    )
     from pytest_llmeval.history.cli import add_parser as add_history
 
     add_history(commands, _alpha, _positive)
     merge = commands.add_parser(
-        "merge", help="Merge the --llm-report files of the --llm-shard runs of one CI run into one run",
+        "merge",
+        help="Merge the --llm-report files of the --llm-shard runs of one CI run into one run",
         description="Any other option is a pytest option of a normal run: --llm-min-pass-rate, --llm-baseline, "
         "--llm-fail-on-regression, --llm-html, --llm-history, --junitxml, ...",
     )
-    merge.add_argument("reports", nargs="+", help="The shard reports (every shard of the run, once)")
+    merge.add_argument(
+        "reports", nargs="+", help="The shard reports (every shard of the run, once)"
+    )
     merge.add_argument("-o", "--output", required=True, help="Where the merged JSON report goes")
     return parser
 
@@ -103,10 +124,17 @@ def compare_command(args: argparse.Namespace) -> int:
     aggregate = run.get("aggregate_metrics") or {}
     errors_mode = "exclude" if aggregate.get("errors_mode") == "exclude" else "fail"
     comparison = compare(
-        baseline, run["sample_results"], run.get("metadata") or {},
-        baseline_path=args.baseline, alpha=args.alpha, errors_mode=errors_mode,
-        run_model=first_of_several(run), baseline_model=first_of_several(baseline),
-        margin=args.margin, mode=args.regression, labels=(),  # people's labels both reports carry
+        baseline,
+        run["sample_results"],
+        run.get("metadata") or {},
+        baseline_path=args.baseline,
+        alpha=args.alpha,
+        errors_mode=errors_mode,
+        run_model=first_of_several(run),
+        baseline_model=first_of_several(baseline),
+        margin=args.margin,
+        mode=args.regression,
+        labels=(),  # people's labels both reports carry
     )
     if args.json:
         print(json.dumps(comparison, indent=2, ensure_ascii=False))

@@ -106,7 +106,9 @@ def _too_deep_at(text: str, limit: int) -> int:
 
 
 def _decode(text: str) -> Any:
-    return json.loads(text, parse_constant=reject_constant, parse_float=finite_float, parse_int=bounded_int)
+    return json.loads(
+        text, parse_constant=reject_constant, parse_float=finite_float, parse_int=bounded_int
+    )
 
 
 def loads(text: str, *, max_nesting: int = MAX_NESTING) -> Any:
@@ -116,7 +118,9 @@ def loads(text: str, *, max_nesting: int = MAX_NESTING) -> Any:
         value = _decode(text)
     except json.JSONDecodeError as exc:
         problem = decode_problem(exc)  # "Expecting ...", or a trailing comma
-        raise JSONProblem(f"{problem}: line {exc.lineno} column {exc.colno} (char {exc.pos})") from None
+        raise JSONProblem(
+            f"{problem}: line {exc.lineno} column {exc.colno} (char {exc.pos})"
+        ) from None
     except RecursionError:
         raise JSONProblem(f"{too_deep}: {_where(text, _too_deep_at(text, max_nesting))}") from None
     except ValueError as exc:  # long integers, NaN/Infinity, 1e999

@@ -26,7 +26,9 @@ def collects_gold(file_path: Path, patterns: str, session: pytest.Session) -> bo
     return is_gold_file(file_path, patterns) or session.isinitpath(file_path)
 
 
-def empty_folder_lines(config: pytest.Config, stats: dict[str, list[Any]], patterns: str) -> list[str]:
+def empty_folder_lines(
+    config: pytest.Config, stats: dict[str, list[Any]], patterns: str
+) -> list[str]:
     """One line per command-line folder that yielded no test but holds ``.jsonl`` files the patterns skip."""
     folders = [p for p in _argument_paths(config) if p.is_dir()]
     if not folders:
@@ -60,7 +62,11 @@ def _argument_paths(config: pytest.Config) -> list[Path]:
 
 def _tested_paths(rootpath: Path, stats: dict[str, list[Any]]) -> set[Path]:
     """Files of every report (and deselected item) the run produced, resolved."""
-    names = {str(getattr(entry, "nodeid", "")).split("::", 1)[0] for entries in stats.values() for entry in entries}
+    names = {
+        str(getattr(entry, "nodeid", "")).split("::", 1)[0]
+        for entries in stats.values()
+        for entry in entries
+    }
     return {(rootpath / name).resolve() for name in names if name}
 
 
@@ -68,9 +74,13 @@ def _unmatched_jsonl(folder: Path, patterns: str) -> list[Path]:
     found: list[Path] = []
     seen = 0
     for current, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")) and d not in ("node_modules", "venv"))
+        dirs[:] = sorted(
+            d for d in dirs if not d.startswith((".", "__")) and d not in ("node_modules", "venv")
+        )
         for name in sorted(files):
-            if name.endswith(".jsonl") and not any(fnmatch.fnmatch(name, p) for p in patterns.split()):
+            if name.endswith(".jsonl") and not any(
+                fnmatch.fnmatch(name, p) for p in patterns.split()
+            ):
                 found.append(Path(current) / name)
         seen += len(dirs) + len(files)
         if seen > MAX_ENTRIES:
@@ -88,4 +98,3 @@ def _shown(config: pytest.Config, path: Path) -> str:
 def write_empty_folder_lines(terminalreporter: Any, config: pytest.Config, patterns: str) -> None:
     for line in empty_folder_lines(config, getattr(terminalreporter, "stats", {}), patterns):
         terminalreporter.write_line(line, yellow=True)
-

@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from pytest_llmeval.sample import Sample
 
 
-
 def display_path(path: Path, rootpath: Path) -> str:
     """Path relative to the rootdir (stable across machines and xdist workers)."""
     try:
@@ -108,13 +107,18 @@ class JsonlFile(pytest.File):
         for number, sample, problem in iter_samples(self.path, shown_path):
             if sample is None:
                 yield BadLineItem.from_parent(
-                    self, name=f"{self.path.name}:{number}", lineno=number, problem=problem,
+                    self,
+                    name=f"{self.path.name}:{number}",
+                    lineno=number,
+                    problem=problem,
                     shown_path=shown_path,
                 )
             elif len(models) > 1:
                 # several --llm-model specs: one item per model, the model in the id's brackets
                 for model in models:
-                    yield GoldItem.from_parent(self, name=f"{safe_line(sample.id)}[{model}]", sample=sample, model=model)
+                    yield GoldItem.from_parent(
+                        self, name=f"{safe_line(sample.id)}[{model}]", sample=sample, model=model
+                    )
             else:
                 # the id is untrusted: no escape sequence or bidi override reaches a terminal or JUnit name
                 yield GoldItem.from_parent(self, name=safe_line(sample.id), sample=sample)
@@ -194,7 +198,11 @@ class GoldItem(pytest.Item):
         return explain_sample_error(self.sample, excinfo.value)
 
     def reportinfo(self) -> tuple[Path, int, str]:
-        return self.path, self.sample.line - 1, f"{self.path.name}:{self.sample.line}::{safe_line(self.sample.id)}"
+        return (
+            self.path,
+            self.sample.line - 1,
+            f"{self.path.name}:{self.sample.line}::{safe_line(self.sample.id)}",
+        )
 
 
 def explain_sample_error(sample: Sample, error: BaseException) -> str | None:
@@ -204,7 +212,9 @@ def explain_sample_error(sample: Sample, error: BaseException) -> str | None:
 
     if not isinstance(error, LLMEvalError | GoldItemError):
         return None
-    return safe_text(f"{sample.path}:{sample.line}: sample {sample.id!r}: {type(error).__name__}: {error}")
+    return safe_text(
+        f"{sample.path}:{sample.line}: sample {sample.id!r}: {type(error).__name__}: {error}"
+    )
 
 
 def error_report(item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport | None:

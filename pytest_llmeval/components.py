@@ -85,7 +85,8 @@ class ComponentRegistry:
 
     def __init__(self) -> None:
         self._specs: dict[str, ComponentSpec] = {
-            name: ComponentSpec(name, weight, path) for name, (weight, path) in BUILTIN_COMPONENTS.items()
+            name: ComponentSpec(name, weight, path)
+            for name, (weight, path) in BUILTIN_COMPONENTS.items()
         }
 
     def names(self) -> list[str]:
@@ -93,7 +94,9 @@ class ComponentRegistry:
 
     def register(self, name: str, scorer: ComponentScorer, weight: float = 0.0) -> None:
         if not callable(scorer):
-            raise GraderError(f"rubric component {name!r} must be callable(ctx) -> MetricResult | None, got {scorer!r}")
+            raise GraderError(
+                f"rubric component {name!r} must be callable(ctx) -> MetricResult | None, got {scorer!r}"
+            )
         self._specs[name] = ComponentSpec(name, weight, scorer=scorer)
 
     def default_weights(self) -> dict[str, float]:
@@ -102,10 +105,14 @@ class ComponentRegistry:
     def get(self, name: str) -> ComponentScorer:
         spec = self._specs.get(name)
         if spec is None:
-            raise GraderError(f"unknown rubric component {name!r}; registered components: {', '.join(self.names())}")
+            raise GraderError(
+                f"unknown rubric component {name!r}; registered components: {', '.join(self.names())}"
+            )
         if spec.scorer is None:
             module_name, _, attr = spec.path.partition(":")
-            spec = dataclasses.replace(spec, scorer=getattr(importlib.import_module(module_name), attr))
+            spec = dataclasses.replace(
+                spec, scorer=getattr(importlib.import_module(module_name), attr)
+            )
             self._specs[name] = spec
         assert spec.scorer is not None
         return spec.scorer
@@ -140,7 +147,8 @@ def accuracy(ctx: ComponentContext) -> MetricResult:
         ctx.record["matched_expected"] = gold if result.passed else None
         result = dataclasses.replace(
             result,
-            explanation=f"best of {len(golds)} acceptable answers, {str(gold)[:80]!r}: " + result.explanation,
+            explanation=f"best of {len(golds)} acceptable answers, {str(gold)[:80]!r}: "
+            + result.explanation,
         )
     if "refusal" in result.details:
         refusal = bool(result.details["refusal"])
@@ -157,7 +165,11 @@ def accuracy(ctx: ComponentContext) -> MetricResult:
         needs_review=needs_review,
         accuracy_fallback=result.details.get("fallback"),
         review_between=result.details.get("review_between") if needs_review else None,
-        review_reason=(result.details.get("review_reason") or "; ".join(result.details.get("review_notes") or []) or None)
+        review_reason=(
+            result.details.get("review_reason")
+            or "; ".join(result.details.get("review_notes") or [])
+            or None
+        )
         if needs_review
         else None,
         reverified=bool(result.details.get("reverified", False)),
@@ -194,7 +206,9 @@ def _grade_accuracy(ctx: ComponentContext, gold: str | int | float) -> tuple[str
     return name, ctx.graders.get(name)(ctx)
 
 
-def _finer_alias_veto(response: str, golds: tuple[str | int | float, ...], result: MetricResult) -> MetricResult:
+def _finer_alias_veto(
+    response: str, golds: tuple[str | int | float, ...], result: MetricResult
+) -> MetricResult:
     """An identity pass on a coarse alias fails when the answer names another date than a finer alias
     inside it ("January 16, 2017" for "January 2017" and "January 12, 2017")."""
     from pytest_llmeval.metrics.freetext.identity import finer_alias_conflict
@@ -202,7 +216,9 @@ def _finer_alias_veto(response: str, golds: tuple[str | int | float, ...], resul
     why = finer_alias_conflict(response, [g for g in golds if isinstance(g, str)])
     if not why:
         return result
-    return dataclasses.replace(result, passed=False, score=0.0, explanation=f"{result.explanation}; but {why}")
+    return dataclasses.replace(
+        result, passed=False, score=0.0, explanation=f"{result.explanation}; but {why}"
+    )
 
 
 def _alias_rank(result: MetricResult) -> tuple[bool, bool, float]:
@@ -215,7 +231,9 @@ def citation(ctx: ComponentContext) -> MetricResult | None:
     from pytest_llmeval.metrics.rag.citation import citation_component
 
     assert ctx.settings is not None
-    patterns = list(ctx.settings.citation_patterns) + list(ctx.criteria.get("citation_patterns") or [])
+    patterns = list(ctx.settings.citation_patterns) + list(
+        ctx.criteria.get("citation_patterns") or []
+    )
     metadata = ctx.sample.metadata if ctx.sample is not None else {}
     return citation_component(
         ctx.response,
@@ -232,7 +250,9 @@ def _default_run_weights() -> dict[str, float]:
     """The built-in ``llm_weights`` (read-only: shared by every call)."""
     from pytest_llmeval.options import OPTIONS_BY_NAME
 
-    weights: dict[str, float] = OPTIONS_BY_NAME["llm_weights"].convert(OPTIONS_BY_NAME["llm_weights"].default)
+    weights: dict[str, float] = OPTIONS_BY_NAME["llm_weights"].convert(
+        OPTIONS_BY_NAME["llm_weights"].default
+    )
     return weights
 
 
@@ -251,11 +271,19 @@ def length(ctx: ComponentContext) -> MetricResult | None:
 
     assert ctx.settings is not None
     settings = ctx.settings
-    bands = LengthBands.from_mapping({**settings.length_bands, **(ctx.criteria.get("length_bands") or {})})
+    bands = LengthBands.from_mapping(
+        {**settings.length_bands, **(ctx.criteria.get("length_bands") or {})}
+    )
     ctx.record["length_tokens"] = count_tokens(ctx.response)
-    run_weights_changed = "length" in settings.weights and settings.weights != _default_run_weights()
+    run_weights_changed = (
+        "length" in settings.weights and settings.weights != _default_run_weights()
+    )
     if not length_applies(
-        ctx.expected, ctx.criteria, bands, run_bands=settings.length_bands, run_weights_changed=run_weights_changed
+        ctx.expected,
+        ctx.criteria,
+        bands,
+        run_bands=settings.length_bands,
+        run_weights_changed=run_weights_changed,
     ):
         return None
     return length_score(ctx.response, max_tokens=ctx.criteria.get("max_tokens"), bands=bands)
@@ -272,8 +300,15 @@ def keywords(ctx: ComponentContext) -> MetricResult | None:
 
 
 _RETRIEVAL_FIELDS = (
-    "modified_precision", "ndcg_harmonic", "precision_at_k", "recall_at_k",
-    "hit_rate", "mrr", "average_precision", "ndcg_at_k", "k",
+    "modified_precision",
+    "ndcg_harmonic",
+    "precision_at_k",
+    "recall_at_k",
+    "hit_rate",
+    "mrr",
+    "average_precision",
+    "ndcg_at_k",
+    "k",
 )
 
 

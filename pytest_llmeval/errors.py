@@ -58,9 +58,7 @@ class MissingExtraError(ImportError, LLMEvalError):
     """An optional dependency is needed; the message names the ``pip install`` that adds it."""
 
     def __init__(self, feature: str, extra: str, module: str) -> None:
-        super().__init__(
-            f"{feature} needs the optional package {module!r}: {install_hint(extra)}"
-        )
+        super().__init__(f"{feature} needs the optional package {module!r}: {install_hint(extra)}")
 
 
 def install_hint(extra: str) -> str:

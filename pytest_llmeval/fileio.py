@@ -40,7 +40,9 @@ def _kind(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "not a regular file")
 
 
-def open_regular(path: Path | str, *, encoding: str | None = None, errors: str | None = None) -> IO[Any]:
+def open_regular(
+    path: Path | str, *, encoding: str | None = None, errors: str | None = None
+) -> IO[Any]:
     """Open ``path`` for reading (text when ``encoding`` is given), refusing anything but a
     regular file. Opened non-blocking first, so even opening a FIFO with no writer returns."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -108,7 +110,9 @@ def _read_umask() -> int:
     return current
 
 
-def write_atomic(path: Path, text: str | Iterable[str], *, encoding: str = "utf-8", newline: str | None = None) -> None:
+def write_atomic(
+    path: Path, text: str | Iterable[str], *, encoding: str = "utf-8", newline: str | None = None
+) -> None:
     """Write ``text`` (or its chunks, streamed) via a temp file in the same folder and ``os.replace``:
     readers never see half a file. The file gets the umask's mode (``mkstemp`` alone would make it 0600)."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -133,7 +137,9 @@ def probe_dir(folder: Path) -> None:
     for part in (folder, *folder.parents):
         if part.exists():
             if not part.is_dir():  # mkdir would only say "File exists"
-                raise NotADirectoryError(errno.ENOTDIR, f"{part} is a file, not a folder", str(part))
+                raise NotADirectoryError(
+                    errno.ENOTDIR, f"{part} is a file, not a folder", str(part)
+                )
             break
     folder.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".llmeval-probe-", dir=folder)
@@ -164,7 +170,10 @@ def scrub_surrogates(value: Any) -> Any:
     # a container with nothing to replace is returned as it is: a large report is not copied again
     if isinstance(value, dict):
         pairs = [(scrub_surrogates(k), scrub_surrogates(v)) for k, v in value.items()]
-        if all(k is old_k and v is old_v for (k, v), (old_k, old_v) in zip(pairs, value.items(), strict=True)):
+        if all(
+            k is old_k and v is old_v
+            for (k, v), (old_k, old_v) in zip(pairs, value.items(), strict=True)
+        ):
             return value
         return dict(pairs)
     if isinstance(value, list):

@@ -66,7 +66,9 @@ def parametrize_samples(metafunc: pytest.Metafunc, marker_name: str) -> None:
         _check_gold_path(metafunc, marker_name, name, path)
         for number, sample, problem in iter_samples(path, shown):
             if sample is None:
-                samples.append(pytest.param(None, marks=pytest.mark.skip(reason=f"{path}:{number}: {problem}")))
+                samples.append(
+                    pytest.param(None, marks=pytest.mark.skip(reason=f"{path}:{number}: {problem}"))
+                )
                 ids.append(f"{path.name}:{number}")
             else:
                 samples.append(sample)
@@ -92,7 +94,9 @@ def recording(item: pytest.Item, pipeline: GradingPipeline) -> Iterator[list[Met
     """Collect the results of ``assert_*`` helpers called by the test; set the default judge."""
     results: list[MetricResult] = []
     # A rerun (pytest-rerunfailures) records again: keep only this attempt's properties.
-    item.user_properties[:] = [p for p in item.user_properties if not str(p[0]).startswith("llmeval_")]
+    item.user_properties[:] = [
+        p for p in item.user_properties if not str(p[0]).startswith("llmeval_")
+    ]
     token = current_recorder.set(results)
     judge_token = model_token = None
     if pipeline.settings.embedding_model:

@@ -39,7 +39,13 @@ MAX_LABEL_LINES = 1_000_000
 PROBLEMS_LISTED = 10  # located errors listed one by one before the rest are counted
 _HEX = frozenset("0123456789abcdef")
 # Why a label did not apply, in the order the summary names them.
-NOT_APPLIED = ("answer changed", "label the baseline's answer", "sample not graded", "sample not in run", "labels disagree")
+NOT_APPLIED = (
+    "answer changed",
+    "label the baseline's answer",
+    "sample not graded",
+    "sample not in run",
+    "labels disagree",
+)
 
 
 def answer_hash(text: str) -> str:
@@ -62,7 +68,11 @@ class Label:
 def label_field(label: Label) -> dict[str, Any]:
     """``sample_results[].people_label``: the verdict that applied to the answer, and whether it may
     correct a rate (a later run's baseline comparison reads it)."""
-    return {"label": "correct" if label.correct else "incorrect", "random": label.random, "origin": label.origin}
+    return {
+        "label": "correct" if label.correct else "incorrect",
+        "random": label.random,
+        "origin": label.origin,
+    }
 
 
 def _text_field(row: dict[str, Any], key: str) -> str | None:
@@ -94,12 +104,19 @@ def _row_label(row: Any, where: str, default_selection: str | None) -> Label:
     else:
         response = row.get("response")
         if not isinstance(response, str):
-            raise ValueError("field 'response' missing (the exact answer text that was labelled, or 'response_sha256')")
+            raise ValueError(
+                "field 'response' missing (the exact answer text that was labelled, or 'response_sha256')"
+            )
         digest = answer_hash(response)
     selection = row.get("selection", default_selection)
     return Label(
-        sample_id=sample_id, answer_sha256=digest, correct=LABEL_WORDS[word.strip().lower()],
-        random=selection == RANDOM, source=where, file=_text_field(row, "file"), model=_text_field(row, "model"),
+        sample_id=sample_id,
+        answer_sha256=digest,
+        correct=LABEL_WORDS[word.strip().lower()],
+        random=selection == RANDOM,
+        source=where,
+        file=_text_field(row, "file"),
+        model=_text_field(row, "model"),
     )
 
 
@@ -121,7 +138,9 @@ def read_labels(path: Path, shown: str | None = None) -> tuple[list[Label], list
     try:
         for number, line, problem in read_lines(path):
             if number > MAX_LABEL_LINES:
-                problems.append(f"{shown}:{number}: more than {MAX_LABEL_LINES} lines; the rest not read")
+                problems.append(
+                    f"{shown}:{number}: more than {MAX_LABEL_LINES} lines; the rest not read"
+                )
                 break
             where = f"{shown}:{number}"
             if problem is not None:
@@ -135,9 +154,15 @@ def read_labels(path: Path, shown: str | None = None) -> tuple[list[Label], list
             if isinstance(row, dict) and HEADER_KEY in row:
                 header = row[HEADER_KEY]
                 if not first:
-                    problems.append(f"{where}: field {HEADER_KEY!r}: the header must be the first line; ignored")
-                elif not isinstance(header, dict) or not isinstance(header.get("selection", ""), str):
-                    problems.append(f"{where}: field '{HEADER_KEY}.selection': must be a string in an object; ignored")
+                    problems.append(
+                        f"{where}: field {HEADER_KEY!r}: the header must be the first line; ignored"
+                    )
+                elif not isinstance(header, dict) or not isinstance(
+                    header.get("selection", ""), str
+                ):
+                    problems.append(
+                        f"{where}: field '{HEADER_KEY}.selection': must be a string in an object; ignored"
+                    )
                 else:
                     selection = header.get("selection")
                 first = False
@@ -160,10 +185,17 @@ def labels_from_review(verdicts: dict[str, HumanVerdict]) -> list[Label]:
         if verdict.answer_sha256 is None:
             continue
         file, _, sample_id = row_id.partition("::")
-        labels.append(Label(
-            sample_id=sample_id, answer_sha256=verdict.answer_sha256, correct=verdict.verdict == "pass",
-            random=verdict.selected_because == RANDOM, source=verdict.source, file=file or None, origin="review",
-        ))
+        labels.append(
+            Label(
+                sample_id=sample_id,
+                answer_sha256=verdict.answer_sha256,
+                correct=verdict.verdict == "pass",
+                random=verdict.selected_because == RANDOM,
+                source=verdict.source,
+                file=file or None,
+                origin="review",
+            )
+        )
     return labels
 
 
@@ -182,7 +214,11 @@ class LabelMatch:
             "read": self.read,
             "applied": len(self.applied),
             "random": sum(1 for label in self.applied.values() if label.random),
-            "not_applied": {reason: self.not_applied[reason] for reason in NOT_APPLIED if self.not_applied[reason]},
+            "not_applied": {
+                reason: self.not_applied[reason]
+                for reason in NOT_APPLIED
+                if self.not_applied[reason]
+            },
         }
 
 
@@ -195,7 +231,9 @@ def _matches(label: Label, record: Mapping[str, Any]) -> bool:
 
 
 def match_labels(
-    records: Sequence[Mapping[str, Any]], labels: list[Label], baseline_answers: frozenset[tuple[str, str]] = frozenset(),
+    records: Sequence[Mapping[str, Any]],
+    labels: list[Label],
+    baseline_answers: frozenset[tuple[str, str]] = frozenset(),
 ) -> LabelMatch:
     """Apply each label to the run's samples with its id (file, model) and the identical answer text.
 
@@ -242,11 +280,14 @@ def match_labels(
                 match.applied[nodeid] = label
     match.problems.extend(
         f"{label.source}: field 'sample_id': {label.sample_id[:200]!r} matches no sample of this run"
-        + (f" in {label.file!r}" if label.file else "") + (f" for model {label.model!r}" if label.model else "")
+        + (f" in {label.file!r}" if label.file else "")
+        + (f" for model {label.model!r}" if label.model else "")
         for label in unknown[:PROBLEMS_LISTED]
     )
     if len(unknown) > PROBLEMS_LISTED:
-        match.problems.append(f"labels: {len(unknown) - PROBLEMS_LISTED} more labels match no sample of this run")
+        match.problems.append(
+            f"labels: {len(unknown) - PROBLEMS_LISTED} more labels match no sample of this run"
+        )
     return match
 
 
@@ -265,15 +306,30 @@ def correction(tally: Tally, match: LabelMatch, *, alpha: float) -> dict[str, An
 
     graded = tally.graded
     review_passes = tally.review_passes
-    verdicts = [int(r["status"] == "pass" and (review_passes or not r.get("needs_review"))) for r in graded]
-    applied = [(r, match.applied[r["nodeid"]], v) for r, v in zip(graded, verdicts, strict=True) if r["nodeid"] in match.applied]
-    random_labels = [Labelled(int(label.correct), v, group_of(r)) for r, label, v in applied if label.random]
+    verdicts = [
+        int(r["status"] == "pass" and (review_passes or not r.get("needs_review"))) for r in graded
+    ]
+    applied = [
+        (r, match.applied[r["nodeid"]], v)
+        for r, v in zip(graded, verdicts, strict=True)
+        if r["nodeid"] in match.applied
+    ]
+    random_labels = [
+        Labelled(int(label.correct), v, group_of(r)) for r, label, v in applied if label.random
+    ]
     counts = {"applied": len(applied), "random": len(random_labels)}
-    result: dict[str, Any] = {"corrected": None, "grader_error": None, "labels": counts, "not_corrected": None}
+    result: dict[str, Any] = {
+        "corrected": None,
+        "grader_error": None,
+        "labels": counts,
+        "not_corrected": None,
+    }
     if not applied:
         if match.read or match.given:
             result["not_corrected"] = (
-                f"none of the {match.read} label(s) applied to this run's answers" if match.read else "no label was read"
+                f"none of the {match.read} label(s) applied to this run's answers"
+                if match.read
+                else "no label was read"
             )
         return result
     if len(random_labels) < len(applied):
@@ -283,7 +339,7 @@ def correction(tally: Tally, match: LabelMatch, *, alpha: float) -> dict[str, An
     if not random_labels:
         result["not_corrected"] = (
             f"the {len(applied)} label(s) that applied are not from a random selection (a labels file without "
-            f"'\"selection\": \"random\"', or review rows picked because they failed or need review): they "
+            f'\'"selection": "random"\', or review rows picked because they failed or need review): they '
             "count for agreement only"
         )
         return result
@@ -310,8 +366,11 @@ class AppliedLabels:
 
 
 def apply_labels(
-    records: tuple[SampleRecord, ...], labels_path: Path | None, shown: str | None,
-    review_verdicts: dict[str, HumanVerdict] | None, baseline_answers: frozenset[tuple[str, str]] = frozenset(),
+    records: tuple[SampleRecord, ...],
+    labels_path: Path | None,
+    shown: str | None,
+    review_verdicts: dict[str, HumanVerdict] | None,
+    baseline_answers: frozenset[tuple[str, str]] = frozenset(),
 ) -> AppliedLabels:
     """``--llm-labels`` (``labels_path``, shown as ``shown``) and the random rows of ``--llm-review-import``
     (``review_verdicts``) matched to the run's answers."""
@@ -328,7 +387,9 @@ def apply_labels(
     match = match_labels(list(records), labels, baseline_answers)
     match.given = labels_path is not None
     labelled = tuple(
-        r if r.nodeid not in match.applied else r.replace(people_label=label_field(match.applied[r.nodeid]))
+        r
+        if r.nodeid not in match.applied
+        else r.replace(people_label=label_field(match.applied[r.nodeid]))
         for r in records
     )
     warnings.extend(f"labels error: {p}" for p in match.problems)

@@ -12,9 +12,12 @@ from collections.abc import Callable
 from typing import Any
 
 
-def lazy_exports(package: str, exports: dict[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+def lazy_exports(
+    package: str, exports: dict[str, str]
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """``__getattr__`` and ``__dir__`` (the package's ``__all__``) for ``package``: ``exports`` maps
     each public name to the module that defines it (absolute, or relative with a leading dot)."""
+
     def __getattr__(name: str) -> Any:
         module = exports.get(name)
         if module is None:

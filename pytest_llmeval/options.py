@@ -39,8 +39,12 @@ class ErrorsMode(str, enum.Enum):
 class RegressionMode(str, enum.Enum):
     """What the regression gate asks of a change (see docs/regression.md)."""
 
-    DIFFERENCE = "difference"  # fail on a significant drop or an observed drop beyond the margin (default)
-    NON_INFERIORITY = "non-inferiority"  # pass only when the drop's upper confidence bound is within the margin
+    DIFFERENCE = (
+        "difference"  # fail on a significant drop or an observed drop beyond the margin (default)
+    )
+    NON_INFERIORITY = (
+        "non-inferiority"  # pass only when the drop's upper confidence bound is within the margin
+    )
 
 
 class GateOn(str, enum.Enum):
@@ -333,73 +337,356 @@ def path_like_problem(spec: str) -> str | None:
 
 OPTIONS: tuple[OptionSpec, ...] = (
     # plugin core
-    OptionSpec("llm_gold_files", "Glob patterns of gold JSONL files to collect", "*_eval.jsonl *.llmeval.jsonl", _str, cli=False),
-    OptionSpec("llm_min_pass_rate", "Fail the run when the fraction of samples in the pass tier is below this", None, _optional_fraction),
-    OptionSpec("llm_errors", "How error items count in the pass rate: fail|exclude", "fail", _choice(ErrorsMode), cli=False),
-    OptionSpec("llm_gate_only", "Failed samples are still reported, but only the gates (pass rate, regression), errors and other tests decide the exit status", False, _bool),
-    OptionSpec("llm_baseline", "Compare with this earlier --llm-report JSON (samples pair by file and id)", None, _optional_str),
-    OptionSpec("llm_fail_on_regression", "Fail the run when it is worse than --llm-baseline (see --llm-regression)", False, _bool),
+    OptionSpec(
+        "llm_gold_files",
+        "Glob patterns of gold JSONL files to collect",
+        "*_eval.jsonl *.llmeval.jsonl",
+        _str,
+        cli=False,
+    ),
+    OptionSpec(
+        "llm_min_pass_rate",
+        "Fail the run when the fraction of samples in the pass tier is below this",
+        None,
+        _optional_fraction,
+    ),
+    OptionSpec(
+        "llm_errors",
+        "How error items count in the pass rate: fail|exclude",
+        "fail",
+        _choice(ErrorsMode),
+        cli=False,
+    ),
+    OptionSpec(
+        "llm_gate_only",
+        "Failed samples are still reported, but only the gates (pass rate, regression), errors and other tests decide the exit status",
+        False,
+        _bool,
+    ),
+    OptionSpec(
+        "llm_baseline",
+        "Compare with this earlier --llm-report JSON (samples pair by file and id)",
+        None,
+        _optional_str,
+    ),
+    OptionSpec(
+        "llm_fail_on_regression",
+        "Fail the run when it is worse than --llm-baseline (see --llm-regression)",
+        False,
+        _bool,
+    ),
     OptionSpec("llm_alpha", "Significance level of the paired regression test", 0.05, _alpha),
-    OptionSpec("llm_regression", "Regression gate: difference (fail on a significant drop or a drop beyond the margin) | non-inferiority (pass only when the drop's one-sided upper confidence bound is within the margin)", "difference", _choice(RegressionMode)),
-    OptionSpec("llm_regression_margin", "Largest drop in pass rate the regression gate accepts (a fraction: 0.05 is 5 points)", 0.05, _fraction),
-    OptionSpec("llm_repeat", "Answer and grade each sample this many times (the tier comes from the mean overall)", 1, _positive_int),
+    OptionSpec(
+        "llm_regression",
+        "Regression gate: difference (fail on a significant drop or a drop beyond the margin) | non-inferiority (pass only when the drop's one-sided upper confidence bound is within the margin)",
+        "difference",
+        _choice(RegressionMode),
+    ),
+    OptionSpec(
+        "llm_regression_margin",
+        "Largest drop in pass rate the regression gate accepts (a fraction: 0.05 is 5 points)",
+        0.05,
+        _fraction,
+    ),
+    OptionSpec(
+        "llm_repeat",
+        "Answer and grade each sample this many times (the tier comes from the mean overall)",
+        1,
+        _positive_int,
+    ),
     OptionSpec("llm_report", "Write a JSON report to this path", None, _output_path),
-    OptionSpec("llm_html", "Write a self-contained HTML report to this path (needs the [html] extra)", None, _html_path),
-    OptionSpec("llm_weights", "Rubric weights as name=weight pairs", "accuracy=0.5,citation=0.25,length=0.15,keywords=0.1", _weights, cli=False),
+    OptionSpec(
+        "llm_html",
+        "Write a self-contained HTML report to this path (needs the [html] extra)",
+        None,
+        _html_path,
+    ),
+    OptionSpec(
+        "llm_weights",
+        "Rubric weights as name=weight pairs",
+        "accuracy=0.5,citation=0.25,length=0.15,keywords=0.1",
+        _weights,
+        cli=False,
+    ),
     OptionSpec("llm_tiers", "Tier cut-offs pass,acceptable", "0.9,0.75", _tiers, cli=False),
-    OptionSpec("llm_length_bands", "Length bands as JSON: {\"ideal\":[100,250],\"ok\":[50,300],\"ok_score\":0.8,\"short_score\":0.5}", "", _json_object, cli=False),
-    OptionSpec("llm_accuracy", "Default accuracy grader for free-text golds that do not pick one", "answer_correctness", _str, cli=False),
-    OptionSpec("llm_coarser_dates", "An answer naming a coarser period that contains the gold's (\"1968\" for \"November 8, 1968\"): pass|review|fail", "review", _choice(CoarserDates), cli=False),
-    OptionSpec("llm_review_passes", "Count needs-review samples as passes in the pass-rate gate (by default they are not: thin evidence is not a pass)", False, _bool, cli=False),
-    OptionSpec("llm_citation_patterns", "Extra citation regexes, one per line", "", _lines, "linelist", cli=False),
-    OptionSpec("llm_worst", "How many worst samples the summary lists", 5, _non_negative_int, cli=False),
+    OptionSpec(
+        "llm_length_bands",
+        'Length bands as JSON: {"ideal":[100,250],"ok":[50,300],"ok_score":0.8,"short_score":0.5}',
+        "",
+        _json_object,
+        cli=False,
+    ),
+    OptionSpec(
+        "llm_accuracy",
+        "Default accuracy grader for free-text golds that do not pick one",
+        "answer_correctness",
+        _str,
+        cli=False,
+    ),
+    OptionSpec(
+        "llm_coarser_dates",
+        'An answer naming a coarser period that contains the gold\'s ("1968" for "November 8, 1968"): pass|review|fail',
+        "review",
+        _choice(CoarserDates),
+        cli=False,
+    ),
+    OptionSpec(
+        "llm_review_passes",
+        "Count needs-review samples as passes in the pass-rate gate (by default they are not: thin evidence is not a pass)",
+        False,
+        _bool,
+        cli=False,
+    ),
+    OptionSpec(
+        "llm_citation_patterns",
+        "Extra citation regexes, one per line",
+        "",
+        _lines,
+        "linelist",
+        cli=False,
+    ),
+    OptionSpec(
+        "llm_worst", "How many worst samples the summary lists", 5, _non_negative_int, cli=False
+    ),
     # human review
-    OptionSpec("llm_review_export", "Write a random spot check of the graded samples, and every failed or needs-review sample, for human review to this path (.csv or .jsonl)", None, _review_path),
-    OptionSpec("llm_review_fraction", "Share of the graded samples the review export draws at random for its spot check (failed and needs-review samples are added)", 0.2, _fraction, cli=False),
-    OptionSpec("llm_review_seed", "Seed of the random spot check (hashed with each sample id; stated in each exported row)", "llmeval", _str, cli=False),
-    OptionSpec("llm_review_import", "A filled-in review export (.csv or .jsonl): agreement of the plugin with its human_verdict column; the random spot check's verdicts also correct the pass rate", None, _review_path),
-    OptionSpec("llm_labels", "People's labels (JSONL: sample_id, response, label correct|incorrect); labels on a random selection correct the pass rate", None, _optional_str),
-    OptionSpec("llm_gate_on", "What --llm-min-pass-rate is compared with when people's labels correct the pass rate: estimate|lower-bound", "estimate", _choice(GateOn)),
+    OptionSpec(
+        "llm_review_export",
+        "Write a random spot check of the graded samples, and every failed or needs-review sample, for human review to this path (.csv or .jsonl)",
+        None,
+        _review_path,
+    ),
+    OptionSpec(
+        "llm_review_fraction",
+        "Share of the graded samples the review export draws at random for its spot check (failed and needs-review samples are added)",
+        0.2,
+        _fraction,
+        cli=False,
+    ),
+    OptionSpec(
+        "llm_review_seed",
+        "Seed of the random spot check (hashed with each sample id; stated in each exported row)",
+        "llmeval",
+        _str,
+        cli=False,
+    ),
+    OptionSpec(
+        "llm_review_import",
+        "A filled-in review export (.csv or .jsonl): agreement of the plugin with its human_verdict column; the random spot check's verdicts also correct the pass rate",
+        None,
+        _review_path,
+    ),
+    OptionSpec(
+        "llm_labels",
+        "People's labels (JSONL: sample_id, response, label correct|incorrect); labels on a random selection correct the pass rate",
+        None,
+        _optional_str,
+    ),
+    OptionSpec(
+        "llm_gate_on",
+        "What --llm-min-pass-rate is compared with when people's labels correct the pass rate: estimate|lower-bound",
+        "estimate",
+        _choice(GateOn),
+    ),
     # model layer
-    OptionSpec("llm_model", "Model answering the samples: openai:MODEL, MODEL, python:pkg.mod:func or file:predictions.jsonl; repeat the flag (ini: one per line) to compare models", None, _model_specs, multiple=True),
-    OptionSpec("llm_base_url", "Base URL of an OpenAI-compatible API (else OPENAI_BASE_URL)", None, _optional_str),
-    OptionSpec("llm_api_key_env", "Environment variable holding the API key", "OPENAI_API_KEY", _str, cli=False),
+    OptionSpec(
+        "llm_model",
+        "Model answering the samples: openai:MODEL, MODEL, python:pkg.mod:func or file:predictions.jsonl; repeat the flag (ini: one per line) to compare models",
+        None,
+        _model_specs,
+        multiple=True,
+    ),
+    OptionSpec(
+        "llm_base_url",
+        "Base URL of an OpenAI-compatible API (else OPENAI_BASE_URL)",
+        None,
+        _optional_str,
+    ),
+    OptionSpec(
+        "llm_api_key_env",
+        "Environment variable holding the API key",
+        "OPENAI_API_KEY",
+        _str,
+        cli=False,
+    ),
     OptionSpec("llm_temperature", "Sampling temperature", 0.0, _finite, cli=False),
     OptionSpec("llm_max_tokens", "Max tokens per answer", None, _optional_int, cli=False),
     OptionSpec("llm_seed", "Seed sent with each request", None, _optional_int, cli=False),
-    OptionSpec("llm_timeout", "Per-request timeout in seconds (0 < t <= 3600)", 60.0, _timeout, cli=False),
-    OptionSpec("llm_extra_body", "Extra JSON merged into each request body", "", _json_object, cli=False),
+    OptionSpec(
+        "llm_timeout", "Per-request timeout in seconds (0 < t <= 3600)", 60.0, _timeout, cli=False
+    ),
+    OptionSpec(
+        "llm_extra_body", "Extra JSON merged into each request body", "", _json_object, cli=False
+    ),
     OptionSpec("llm_concurrency", "Concurrent model requests", 8, _positive_int),
-    OptionSpec("llm_rpm", "Request-per-minute limit (none = unlimited)", None, _optional_positive, cli=False),
-    OptionSpec("llm_max_retries", "Retries for 429, 5xx, timeouts and dropped connections", 4, _non_negative_int, cli=False),
-    OptionSpec("llm_record", "Cache record mode: off|none|once|new|all", "new", _choice(RecordMode)),
-    OptionSpec("llm_cache_dir", "Directory of the response cache (commit it to replay in CI)", ".llmeval_cache", _str),
-    OptionSpec("llm_prices", "Price table as JSON {model: [usd_per_1k_prompt, usd_per_1k_completion]}", "", _json_object, cli=False),
+    OptionSpec(
+        "llm_rpm",
+        "Request-per-minute limit (none = unlimited)",
+        None,
+        _optional_positive,
+        cli=False,
+    ),
+    OptionSpec(
+        "llm_max_retries",
+        "Retries for 429, 5xx, timeouts and dropped connections",
+        4,
+        _non_negative_int,
+        cli=False,
+    ),
+    OptionSpec(
+        "llm_record", "Cache record mode: off|none|once|new|all", "new", _choice(RecordMode)
+    ),
+    OptionSpec(
+        "llm_cache_dir",
+        "Directory of the response cache (commit it to replay in CI)",
+        ".llmeval_cache",
+        _str,
+    ),
+    OptionSpec(
+        "llm_prices",
+        "Price table as JSON {model: [usd_per_1k_prompt, usd_per_1k_completion]}",
+        "",
+        _json_object,
+        cli=False,
+    ),
     # provider batch API (docs/batch.md)
-    OptionSpec("llm_batch", "Send the uncached model requests as one provider batch (files + batches endpoints) and grade once it ends", False, _bool),
-    OptionSpec("llm_batch_size", "Most requests in one batch (more are split over several)", 50000, _positive_int),
-    OptionSpec("llm_batch_price", "Share of llm_prices a batch request costs (run budget and cost)", 0.5, _fraction, cli=False),
-    OptionSpec("llm_batch_poll", "Seconds between two looks at a running batch", 30.0, _timeout, cli=False),
-    OptionSpec("llm_batch_wait", "Longest wait in seconds for a batch to end before the run goes on incomplete (the batch is picked up by the next run; none = until it ends)", None, _optional_positive, cli=False),
+    OptionSpec(
+        "llm_batch",
+        "Send the uncached model requests as one provider batch (files + batches endpoints) and grade once it ends",
+        False,
+        _bool,
+    ),
+    OptionSpec(
+        "llm_batch_size",
+        "Most requests in one batch (more are split over several)",
+        50000,
+        _positive_int,
+    ),
+    OptionSpec(
+        "llm_batch_price",
+        "Share of llm_prices a batch request costs (run budget and cost)",
+        0.5,
+        _fraction,
+        cli=False,
+    ),
+    OptionSpec(
+        "llm_batch_poll", "Seconds between two looks at a running batch", 30.0, _timeout, cli=False
+    ),
+    OptionSpec(
+        "llm_batch_wait",
+        "Longest wait in seconds for a batch to end before the run goes on incomplete (the batch is picked up by the next run; none = until it ends)",
+        None,
+        _optional_positive,
+        cli=False,
+    ),
     # judging
-    OptionSpec("llm_judge", "Judge for free-form graders: offline or a model spec like openai:MODEL", "offline", _str),
-    OptionSpec("llm_numeric_extractor", "Who reads the answer's figure for the numeric grader: heuristic|llm (llm: the --llm-judge model reads it too, and readings that disagree need review)", "heuristic", _choice(NumericExtractor), cli=False),
-    OptionSpec("llm_judge_base_url", "Base URL of the judge's OpenAI-compatible API (else the --llm-base-url of the model)", None, _optional_str, cli=False),
-    OptionSpec("llm_judge_api_key_env", "Environment variable holding the judge's API key (else llm_api_key_env)", None, _optional_str, cli=False),
-    OptionSpec("llm_judge_temperature", "Judge sampling temperature (never the model's llm_temperature)", 0.0, _finite, cli=False),
-    OptionSpec("llm_judge_max_tokens", "Max tokens per judge reply (never the model's llm_max_tokens; unset: 1024)", None, _optional_int, cli=False),
-    OptionSpec("llm_judge_timeout", "Per-request timeout of judge calls in seconds (else llm_timeout)", None, _optional_timeout, cli=False),
-    OptionSpec("llm_judge_extra_body", "Extra JSON merged into each judge request body (the model's llm_extra_body is not)", "", _json_object, cli=False),
-    OptionSpec("llm_reference_metrics", "Also report BLEU, ROUGE-1, ROUGE-L and a BERTScore-style F1 against the gold answer (informational, never scored): true|false", False, _bool, cli=False),
-    OptionSpec("llm_embedding_model", "Sentence-transformers model name or path (default: bundled all-MiniLM-L6-v2)", None, _embedding_model, cli=False),
+    OptionSpec(
+        "llm_judge",
+        "Judge for free-form graders: offline or a model spec like openai:MODEL",
+        "offline",
+        _str,
+    ),
+    OptionSpec(
+        "llm_numeric_extractor",
+        "Who reads the answer's figure for the numeric grader: heuristic|llm (llm: the --llm-judge model reads it too, and readings that disagree need review)",
+        "heuristic",
+        _choice(NumericExtractor),
+        cli=False,
+    ),
+    OptionSpec(
+        "llm_judge_base_url",
+        "Base URL of the judge's OpenAI-compatible API (else the --llm-base-url of the model)",
+        None,
+        _optional_str,
+        cli=False,
+    ),
+    OptionSpec(
+        "llm_judge_api_key_env",
+        "Environment variable holding the judge's API key (else llm_api_key_env)",
+        None,
+        _optional_str,
+        cli=False,
+    ),
+    OptionSpec(
+        "llm_judge_temperature",
+        "Judge sampling temperature (never the model's llm_temperature)",
+        0.0,
+        _finite,
+        cli=False,
+    ),
+    OptionSpec(
+        "llm_judge_max_tokens",
+        "Max tokens per judge reply (never the model's llm_max_tokens; unset: 1024)",
+        None,
+        _optional_int,
+        cli=False,
+    ),
+    OptionSpec(
+        "llm_judge_timeout",
+        "Per-request timeout of judge calls in seconds (else llm_timeout)",
+        None,
+        _optional_timeout,
+        cli=False,
+    ),
+    OptionSpec(
+        "llm_judge_extra_body",
+        "Extra JSON merged into each judge request body (the model's llm_extra_body is not)",
+        "",
+        _json_object,
+        cli=False,
+    ),
+    OptionSpec(
+        "llm_reference_metrics",
+        "Also report BLEU, ROUGE-1, ROUGE-L and a BERTScore-style F1 against the gold answer (informational, never scored): true|false",
+        False,
+        _bool,
+        cli=False,
+    ),
+    OptionSpec(
+        "llm_embedding_model",
+        "Sentence-transformers model name or path (default: bundled all-MiniLM-L6-v2)",
+        None,
+        _embedding_model,
+        cli=False,
+    ),
     # history and run budget
-    OptionSpec("llm_history", "Append a record of each run to this history directory (read it with python -m pytest_llmeval history)", None, _optional_str),
-    OptionSpec("llm_history_keep", "Keep only the newest N runs in --llm-history (none = keep all)", None, _optional_positive_int, cli=False),
-    OptionSpec("llm_budget_usd", "Stop new model and judge requests once the run has spent this many USD (needs llm_prices; none = no cap)", None, _optional_positive),
-    OptionSpec("llm_budget_tokens", "Stop new model and judge requests once the run has used this many tokens (none = no cap)", None, _optional_positive_int),
+    OptionSpec(
+        "llm_history",
+        "Append a record of each run to this history directory (read it with python -m pytest_llmeval history)",
+        None,
+        _optional_str,
+    ),
+    OptionSpec(
+        "llm_history_keep",
+        "Keep only the newest N runs in --llm-history (none = keep all)",
+        None,
+        _optional_positive_int,
+        cli=False,
+    ),
+    OptionSpec(
+        "llm_budget_usd",
+        "Stop new model and judge requests once the run has spent this many USD (needs llm_prices; none = no cap)",
+        None,
+        _optional_positive,
+    ),
+    OptionSpec(
+        "llm_budget_tokens",
+        "Stop new model and judge requests once the run has used this many tokens (none = no cap)",
+        None,
+        _optional_positive_int,
+    ),
     # CI shards (see docs/ci.md)
-    OptionSpec("llm_shard", "Run only shard K of N (K/N, 1-based) of the gold samples and tests, or auto: from the CI variables (LLMEVAL_SHARD, GitLab, Buildkite, CircleCI)", None, _shard),
-    OptionSpec("llm_run_id", "Run id shared by every shard of one CI run (else from the CI variables: GITHUB_RUN_ID, CI_PIPELINE_ID, BUILDKITE_BUILD_ID, CIRCLE_WORKFLOW_ID)", None, _optional_str),
+    OptionSpec(
+        "llm_shard",
+        "Run only shard K of N (K/N, 1-based) of the gold samples and tests, or auto: from the CI variables (LLMEVAL_SHARD, GitLab, Buildkite, CircleCI)",
+        None,
+        _shard,
+    ),
+    OptionSpec(
+        "llm_run_id",
+        "Run id shared by every shard of one CI run (else from the CI variables: GITHUB_RUN_ID, CI_PIPELINE_ID, BUILDKITE_BUILD_ID, CIRCLE_WORKFLOW_ID)",
+        None,
+        _optional_str,
+    ),
 )
 
 OPTIONS_BY_NAME = {spec.name: spec for spec in OPTIONS}
@@ -414,14 +701,35 @@ def addoption(parser: pytest.Parser) -> None:
         if not spec.cli:
             # Hidden, so that an old command line stops with one message instead of argparse's
             # "unrecognized arguments"; argparse sees addopts and PYTEST_ADDOPTS too.
-            group.addoption(spec.flag, dest="_ini_only_" + spec.name, action=_IniOnlyFlag, nargs=0 if spec.convert is _bool else "?", help=argparse.SUPPRESS)
+            group.addoption(
+                spec.flag,
+                dest="_ini_only_" + spec.name,
+                action=_IniOnlyFlag,
+                nargs=0 if spec.convert is _bool else "?",
+                help=argparse.SUPPRESS,
+            )
         elif spec.multiple:
-            group.addoption(spec.flag, dest=spec.name, action="append", default=None, help=f"{spec.help}. Default: {shown!r}")
+            group.addoption(
+                spec.flag,
+                dest=spec.name,
+                action="append",
+                default=None,
+                help=f"{spec.help}. Default: {shown!r}",
+            )
         elif spec.convert is _bool:
             # a switch on the command line (--llm-gate-only), true/false in the ini file
-            group.addoption(spec.flag, dest=spec.name, action="store_const", const="true", default=None, help=f"{spec.help}. Default: {shown!r}")
+            group.addoption(
+                spec.flag,
+                dest=spec.name,
+                action="store_const",
+                const="true",
+                default=None,
+                help=f"{spec.help}. Default: {shown!r}",
+            )
         else:
-            group.addoption(spec.flag, dest=spec.name, default=None, help=f"{spec.help}. Default: {shown!r}")
+            group.addoption(
+                spec.flag, dest=spec.name, default=None, help=f"{spec.help}. Default: {shown!r}"
+            )
 
 
 def ini_only_message(spec: OptionSpec, value: str | None = None) -> str:
@@ -437,9 +745,13 @@ def ini_only_message(spec: OptionSpec, value: str | None = None) -> str:
 class _IniOnlyFlag(argparse.Action):
     """A hidden flag for an ini-only setting: using it is a usage error naming the ini key."""
 
-    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: str | None = None) -> None:
+    def __call__(
+        self, parser: Any, namespace: Any, values: Any, option_string: str | None = None
+    ) -> None:
         name = self.dest.removeprefix("_ini_only_")
-        raise pytest.UsageError(ini_only_message(OPTIONS_BY_NAME[name], values if isinstance(values, str) else None))
+        raise pytest.UsageError(
+            ini_only_message(OPTIONS_BY_NAME[name], values if isinstance(values, str) else None)
+        )
 
 
 class Source(str, enum.Enum):
@@ -516,13 +828,17 @@ class Settings:
     shard: tuple[int, int] | None
     run_id: str | None
     models: tuple[str, ...] = ()  # every --llm-model spec, in order
-    role: str = "model"  # "judge": the request fields are the judge's (error messages name its keys)
+    role: str = (
+        "model"  # "judge": the request fields are the judge's (error messages name its keys)
+    )
     # max_tokens sent when the role's own max_tokens is unset (the judge's bound on a runaway reply)
     default_max_tokens: int | None = None
     sources: Mapping[str, Source] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
-    def from_values(cls, values: Mapping[str, Any], sources: Mapping[str, Source] | None = None) -> Settings:
+    def from_values(
+        cls, values: Mapping[str, Any], sources: Mapping[str, Source] | None = None
+    ) -> Settings:
         """Settings from ``{"llm_x": value}``; options not given take their built-in default."""
         unknown = sorted(set(values) - set(OPTIONS_BY_NAME) - {"llm_models", "llm_role"})
         if unknown:
@@ -532,7 +848,12 @@ class Settings:
             if value is MISSING:
                 fields[name] = default_value(OPTIONS_BY_NAME["llm_" + name])
         models = values.get("llm_models", (fields["model"],) if fields["model"] else ())
-        return cls(**fields, models=tuple(models), role=values.get("llm_role", "model"), sources=dict(sources or {}))
+        return cls(
+            **fields,
+            models=tuple(models),
+            role=values.get("llm_role", "model"),
+            sources=dict(sources or {}),
+        )
 
     @classmethod
     def defaults(cls, **overrides: Any) -> Settings:

@@ -35,7 +35,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "llmeval: a gold sample graded by pytest-llmeval")
     config.addinivalue_line(
-        "markers", f"{GOLD_MARKER}(*paths): parametrize the llm_sample fixture over the samples of these gold files"
+        "markers",
+        f"{GOLD_MARKER}(*paths): parametrize the llm_sample fixture over the samples of these gold files",
     )
     llm_session = LLMEvalSession(config, options.resolve(config))
     from pytest_llmeval.redact import register_secret
@@ -139,7 +140,9 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
 
 
 @pytest.hookimpl(tryfirst=True, specname="pytest_runtest_makereport")
-def pytest_runtest_makereport_for_errors(item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport | None:
+def pytest_runtest_makereport_for_errors(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> pytest.TestReport | None:
     """Our own setup errors (bad line, model, judge or grader failure) as one explained line.
 
     Built here, before pytest's own report formats a traceback through the plugin's stack
@@ -153,22 +156,32 @@ def pytest_runtest_makereport_for_errors(item: pytest.Item, call: pytest.CallInf
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
     if isinstance(report.longrepr, str) and getattr(item, "is_llmeval_gold", False):
         from pytest_llmeval.redact import redact
 
         report.longrepr = redact(report.longrepr)
-    if report.skipped and isinstance(report.longrepr, tuple) and getattr(item, "is_llmeval_gold", False):
+    if (
+        report.skipped
+        and isinstance(report.longrepr, tuple)
+        and getattr(item, "is_llmeval_gold", False)
+    ):
         path, line, _ = item.reportinfo()  # the gold line, not the plugin line that skipped it
         report.longrepr = (str(path), (line or 0) + 1, report.longrepr[2])
-    record = get_session(item.config).record_for(item, report, item.stash.get(HELPER_RESULTS_KEY, None))
+    record = get_session(item.config).record_for(
+        item, report, item.stash.get(HELPER_RESULTS_KEY, None)
+    )
     if record is not None:
         report.llmeval = record  # type: ignore[attr-defined]
     return report
 
 
-def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, Any] | None:
+def pytest_report_teststatus(
+    report: pytest.TestReport, config: pytest.Config
+) -> tuple[str, str, Any] | None:
     record = getattr(report, "llmeval", None)
     if record and report.when == "call" and report.passed and record["status"] == "acceptable":
         return "acceptable", "A", ("ACCEPTABLE", {"yellow": True})
@@ -202,7 +215,9 @@ class XdistController:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
-        budget_file = get_pipeline(self.config).budget.shared_file()  # --llm-budget-*: one spend for all workers
+        budget_file = get_pipeline(
+            self.config
+        ).budget.shared_file()  # --llm-budget-*: one spend for all workers
         if budget_file is not None:
             node.workerinput["llmeval_budget_file"] = budget_file
 

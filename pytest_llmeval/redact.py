@@ -12,8 +12,12 @@ from typing import Any
 REDACTED = "[REDACTED]"
 _BEARER = re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]{4,}")
 # An echoed header of any scheme ("Authorization: Basic dXNlcjpw..."): the whole value goes.
-_AUTH_HEADER = re.compile(r"(?i)\b(authorization[\"']?\s{0,3}[:=]\s{0,3}[\"']?)[^\s\"',;}]{1,40}[ \t]+[^\s\"',;}]{1,4096}")
-_URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]{0,20}://)[^/\s@:]{1,256}(?::[^/\s@]{0,256})?@")
+_AUTH_HEADER = re.compile(
+    r"(?i)\b(authorization[\"']?\s{0,3}[:=]\s{0,3}[\"']?)[^\s\"',;}]{1,40}[ \t]+[^\s\"',;}]{1,4096}"
+)
+_URL_CREDENTIALS = re.compile(
+    r"(?i)\b([a-z][a-z0-9+.-]{0,20}://)[^/\s@:]{1,256}(?::[^/\s@]{0,256})?@"
+)
 # API keys read in this process. Short values ("EMPTY", "x") are placeholders, not secrets.
 _SECRETS: set[str] = set()
 _MIN_SECRET = 8
@@ -36,7 +40,9 @@ def redact(text: str) -> str:
         text = _URL_CREDENTIALS.sub(rf"\1{REDACTED}@", text)
     lowered = text.lower()
     if "authorization" in lowered:
-        text = _AUTH_HEADER.sub(lambda m: m.group(1) + _scheme(m.group(0)[len(m.group(1)) :]) + REDACTED, text)
+        text = _AUTH_HEADER.sub(
+            lambda m: m.group(1) + _scheme(m.group(0)[len(m.group(1)) :]) + REDACTED, text
+        )
     if "bearer" in lowered:
         text = _BEARER.sub(rf"\1 {REDACTED}", text)
     return text
@@ -60,7 +66,10 @@ def clean_for_output(value: Any) -> Any:
     if isinstance(value, float):
         return value if value == value and value not in (float("inf"), float("-inf")) else None
     if isinstance(value, dict):
-        return {redact(str(k)) if isinstance(k, str) else k: clean_for_output(v) for k, v in value.items()}
+        return {
+            redact(str(k)) if isinstance(k, str) else k: clean_for_output(v)
+            for k, v in value.items()
+        }
     if isinstance(value, list | tuple):
         return [clean_for_output(v) for v in value]
     return value

@@ -70,7 +70,9 @@ class GraderRegistry:
             return self._loaded[name]
         path = self._paths.get(name)
         if path is None:
-            raise GraderError(f"unknown grader {name!r}; registered graders: {', '.join(self.names())}")
+            raise GraderError(
+                f"unknown grader {name!r}; registered graders: {', '.join(self.names())}"
+            )
         module_name, _, attr = path.partition(":")
         grader: Grader = getattr(importlib.import_module(module_name), attr)
         self._loaded[name] = grader
@@ -90,7 +92,9 @@ def identity_only(expected: str) -> bool:
     return only_identities(expected)
 
 
-def choose_accuracy_grader(criteria: dict[str, Any], expected: str | int | float, default: str) -> str:
+def choose_accuracy_grader(
+    criteria: dict[str, Any], expected: str | int | float, default: str
+) -> str:
     """Explicit ``accuracy`` > ``extractive`` settings > ``numeric`` settings > a gold that is only
     dates, years, periods or ordinals (``identity``: never within a tolerance) > numeric gold >
     ``min_similarity`` (a cosine threshold asks for ``semantic_similarity``) > default."""

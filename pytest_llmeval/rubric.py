@@ -75,11 +75,15 @@ class GradeResult:
         ]
         for comp in self.components.values():
             weight = f"{comp.weight:.2f}" if comp.weight > 0 else "info"
-            lines.append(f"  {comp.name:<10} {comp.score:>6.3f} {weight:>7}  {comp.metric + ': ' if comp.metric else ''}{comp.reason}")
+            lines.append(
+                f"  {comp.name:<10} {comp.score:>6.3f} {weight:>7}  {comp.metric + ': ' if comp.metric else ''}{comp.reason}"
+            )
         lines.append(f"  question: {_clip(sample.question)}")
         lines.append(f"  expected: {_clip(sample.expected)}")
         silent = self.tool_calls and not self.response.strip()
-        lines.append(f"  response: {'(no text: the answer only calls tools)' if silent else _clip(self.response)}")
+        lines.append(
+            f"  response: {'(no text: the answer only calls tools)' if silent else _clip(self.response)}"
+        )
         if self.tool_calls:
             lines.append(f"  tool calls: {_clip(shown_tool_calls(self.tool_calls))}")
         return "\n".join(lines)
@@ -87,7 +91,13 @@ class GradeResult:
     def components_json(self) -> dict[str, Any]:
         """Each applied component as plain JSON data (what a record and the JSON report keep)."""
         return {
-            c.name: {"score": c.score, "weight": c.weight, "reason": c.reason, "metric": c.metric, "details": _builtins(c.details)}
+            c.name: {
+                "score": c.score,
+                "weight": c.weight,
+                "reason": c.reason,
+                "metric": c.metric,
+                "details": _builtins(c.details),
+            }
             for c in self.components.values()
         }
 
@@ -183,7 +193,9 @@ class Rubric:
         known = self.components.names()
         unknown = sorted(set(weights) - set(known))
         if unknown:
-            raise GraderError(f"unknown rubric component(s) {unknown} in weights; known: {', '.join(known)}")
+            raise GraderError(
+                f"unknown rubric component(s) {unknown} in weights; known: {', '.join(known)}"
+            )
         return weights
 
     def grade(self, sample: Sample, answer: Answer) -> GradeResult:

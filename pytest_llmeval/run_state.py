@@ -26,7 +26,9 @@ class RunSession(Protocol):
 
 SESSION_KEY = pytest.StashKey["RunSession"]()
 GRADE_KEY = pytest.StashKey["GradeResult"]()  # a gold item's grade, set when it ran
-REPEATS_KEY = pytest.StashKey[dict[str, Any]]()  # per-repeat fields of a gold item under --llm-repeat
+REPEATS_KEY = pytest.StashKey[
+    dict[str, Any]
+]()  # per-repeat fields of a gold item under --llm-repeat
 
 
 def get_session(config: pytest.Config) -> RunSession:

@@ -33,7 +33,9 @@ class Sample:
     # Every acceptable answer when ``expected`` was a list (aliases, as in NQ-open); ``expected``
     # and ``expected_number`` then describe the first one.
     alternatives: tuple[str | int | float, ...] = ()
-    expected_structured: Any = None  # a JSON value the ``structured`` grader compares field by field
+    expected_structured: Any = (
+        None  # a JSON value the ``structured`` grader compares field by field
+    )
     expected_tool_calls: list[dict[str, Any]] | None = None  # gold [{"name", "arguments"}]
     tools: list[dict[str, Any]] | None = None  # OpenAI ``tools`` sent with the request
     turns: tuple[dict[str, Any], ...] = ()  # a conversation: one entry per expected assistant turn

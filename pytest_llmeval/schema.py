@@ -23,7 +23,9 @@ class SampleError(ValueError):
 
 @functools.lru_cache(maxsize=1)
 def _schema() -> dict[str, Any]:
-    schema: dict[str, Any] = json.loads(resources.files("pytest_llmeval").joinpath(SCHEMA_FILE).read_text("utf-8"))
+    schema: dict[str, Any] = json.loads(
+        resources.files("pytest_llmeval").joinpath(SCHEMA_FILE).read_text("utf-8")
+    )
     return schema
 
 
@@ -42,7 +44,9 @@ def _record_check() -> Callable[[Any], bool]:
     return compile_check(_schema()) or (lambda record: False)
 
 
-def _closed_objects(node: dict[str, Any], path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], tuple[str, ...]]]:
+def _closed_objects(
+    node: dict[str, Any], path: tuple[str, ...] = ()
+) -> Iterator[tuple[tuple[str, ...], tuple[str, ...]]]:
     """(path, allowed keys) of every object the schema closes with ``additionalProperties: false``."""
     properties = node.get("properties") or {}
     if node.get("additionalProperties") is False:
@@ -85,18 +89,28 @@ def _unknown_keys(
         if path[: len(root)] != root:
             continue
         node: Any = value
-        for part in path[len(root):]:
+        for part in path[len(root) :]:
             node = node.get(part) if isinstance(node, dict) else None
         if not isinstance(node, dict):
             continue  # absent, or the wrong type (jsonschema reports that)
         for key in node:
             if key not in allowed:
-                yield (*path[len(root):], key), _suggestion(key, path, root, shown_root, allowed_at)
+                yield (
+                    (*path[len(root) :], key),
+                    _suggestion(key, path, root, shown_root, allowed_at),
+                )
 
 
 # What other evaluation tools call a key (no spelling is near ours).
-SYNONYMS = {"grader": "accuracy", "metric": "accuracy", "scorer": "accuracy", "evaluator": "accuracy",
-            "keywords": "must_include", "contains": "must_include", "schema": "structured"}
+SYNONYMS = {
+    "grader": "accuracy",
+    "metric": "accuracy",
+    "scorer": "accuracy",
+    "evaluator": "accuracy",
+    "keywords": "must_include",
+    "contains": "must_include",
+    "schema": "structured",
+}
 
 
 def _suggestion(
@@ -110,7 +124,7 @@ def _suggestion(
 
     def shown(where: tuple[str, ...], name: str) -> str:
         if where[: len(root)] == root:
-            return ".".join((*shown_root, *where[len(root):], name))
+            return ".".join((*shown_root, *where[len(root) :], name))
         return ".".join((*where, name))
 
     if key in SYNONYMS and SYNONYMS[key] in allowed_at[path]:
@@ -128,7 +142,7 @@ def _suggestion(
         by_name = difflib.get_close_matches(key, list(elsewhere), n=1, cutoff=0.75)
         if by_name:
             return f"; did you mean {shown(elsewhere[by_name[0]], by_name[0])!r}?"
-    where = ".".join(path[len(root):]) or "here"
+    where = ".".join(path[len(root) :]) or "here"
     return f" (valid in {where}: {', '.join(sorted(allowed_at[path]))})"
 
 
@@ -149,10 +163,18 @@ def tiers_error(record: dict[str, Any]) -> str | None:
 
     criteria = record.get("eval_criteria")
     tiers = criteria.get("tiers") if isinstance(criteria, dict) else None
-    if not (isinstance(tiers, list) and len(tiers) == 2 and all(isinstance(t, int | float) and not isinstance(t, bool) for t in tiers)):
+    if not (
+        isinstance(tiers, list)
+        and len(tiers) == 2
+        and all(isinstance(t, int | float) and not isinstance(t, bool) for t in tiers)
+    ):
         return None  # absent, or a shape jsonschema reports
     problem = tiers_problem(float(tiers[0]), float(tiers[1]))
-    return None if problem is None else f"field 'eval_criteria.tiers': {tiers!r}: {problem} (the rule of llm_tiers)"
+    return (
+        None
+        if problem is None
+        else f"field 'eval_criteria.tiers': {tiers!r}: {problem} (the rule of llm_tiers)"
+    )
 
 
 @functools.lru_cache(maxsize=1)
@@ -225,7 +247,9 @@ def validate(record: Any) -> None:
         raise SampleError(problem)
     if _record_check()(record):
         return
-    errors = sorted(_validator().iter_errors(record), key=lambda e: (len(list(e.absolute_path)), str(e.path)))
+    errors = sorted(
+        _validator().iter_errors(record), key=lambda e: (len(list(e.absolute_path)), str(e.path))
+    )
     if errors:
         import jsonschema.exceptions
 
@@ -246,12 +270,18 @@ def validate_file_config(config: Any) -> tuple[dict[str, Any], list[str]]:
     bad: set[str] = set()
     for path_below, suggestion in _unknown_keys(config, ("eval_criteria",), (FILE_CONFIG_KEY,)):
         bad.add(path_below[0])
-        problems.append(f"field {_short('.'.join((FILE_CONFIG_KEY, *path_below)), 120)!r}: unknown key{suggestion}")
+        problems.append(
+            f"field {_short('.'.join((FILE_CONFIG_KEY, *path_below)), 120)!r}: unknown key{suggestion}"
+        )
     tiers = tiers_error({"eval_criteria": config})
     if tiers:
         bad.add("tiers")
-        problems.append(tiers.replace("field 'eval_criteria.tiers'", f"field '{FILE_CONFIG_KEY}.tiers'", 1))
-    for error in sorted(_criteria_validator().iter_errors(config), key=lambda e: [str(p) for p in e.absolute_path]):
+        problems.append(
+            tiers.replace("field 'eval_criteria.tiers'", f"field '{FILE_CONFIG_KEY}.tiers'", 1)
+        )
+    for error in sorted(
+        _criteria_validator().iter_errors(config), key=lambda e: [str(p) for p in e.absolute_path]
+    ):
         if error.validator == "additionalProperties":
             continue  # reported above, with the nearest valid key
         path = [str(p) for p in error.absolute_path]
@@ -301,22 +331,30 @@ def normalise(record: dict[str, Any], *, path: str, line: int, defaults: dict[st
     # Compact JSON: a structured gold is no long-form prose, so the length component does not
     # apply to it unless the suite asks (it counts the gold's whitespace tokens).
     if expected is None and record.get("expected_structured") is not None:
-        expected = json.dumps(record["expected_structured"], ensure_ascii=False, separators=(",", ":"))
+        expected = json.dumps(
+            record["expected_structured"], ensure_ascii=False, separators=(",", ":")
+        )
     if expected is None and record.get("expected_tool_calls") is not None:
-        expected = json.dumps(record["expected_tool_calls"], ensure_ascii=False, separators=(",", ":"))
+        expected = json.dumps(
+            record["expected_tool_calls"], ensure_ascii=False, separators=(",", ":")
+        )
     # Gold layer: the trailing assistant turn is the expected answer, not part of the prompt.
     if messages and messages[-1]["role"] == "assistant":
         assistant = messages.pop()
         if expected is None:
             expected = assistant["content"]
     if expected is None:
-        raise SampleError("field 'expected' missing (give 'expected', 'expected_output' or a final assistant message)")
+        raise SampleError(
+            "field 'expected' missing (give 'expected', 'expected_output' or a final assistant message)"
+        )
     alternatives: tuple[Any, ...] = ()
     if isinstance(expected, list):  # aliases: any one of them is a right answer
         alternatives = tuple(expected)
         expected = alternatives[0]
     # A JSON number is that number: graders that compare numbers get it unchanged (not "2e+20" re-read as text).
-    expected_number = expected if isinstance(expected, int | float) and not isinstance(expected, bool) else None
+    expected_number = (
+        expected if isinstance(expected, int | float) and not isinstance(expected, bool) else None
+    )
     question = record.get("question")
     if question is None:
         users = [m["content"] for m in messages if m["role"] == "user"]
@@ -364,7 +402,9 @@ def _is_conversation(messages: list[dict[str, Any]]) -> bool:
     return is_conversation(messages)
 
 
-def _conversation(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _conversation(
+    messages: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The messages of the first request (preamble + first user turn, gold last turn kept for
     ``expected``) and the turns; a turn list that does not alternate is a located error."""
     from pytest_llmeval.conversation.turns import parse_turns
@@ -375,4 +415,8 @@ def _conversation(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]],
         raise SampleError(str(exc)) from None
     # ``expected``/``question`` of the sample are its last turn's (reports show them).
     last = turns[-1]
-    return [*preamble, {"role": "user", "content": last["user"]}, {"role": "assistant", "content": last["expected"]}], turns
+    return [
+        *preamble,
+        {"role": "user", "content": last["user"]},
+        {"role": "assistant", "content": last["expected"]},
+    ], turns

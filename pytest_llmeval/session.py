@@ -36,7 +36,9 @@ class LLMEvalSession:
         self.is_worker = hasattr(config, "workerinput")
         self.book = RecordBook()
         self.worker_stats: list[dict[str, Any]] = []
-        self.worker_run_ids: set[str] = set()  # xdist run ids (their --llm-record=off scratch caches)
+        self.worker_run_ids: set[str] = (
+            set()
+        )  # xdist run ids (their --llm-record=off scratch caches)
         self.warnings: list[str] = []
         self.ledger = FailureLedger()
         self.baseline: BaselineRun | None = None
@@ -51,7 +53,9 @@ class LLMEvalSession:
         self.grading = GradingPipeline(config, settings, on_stop=self.stop)
         self.pytest_session: pytest.Session | None = None
         self.started_at: Any = None
-        self.budget_note: dict[str, Any] | None = None  # why --llm-budget-* stopped requests (history)
+        self.budget_note: dict[str, Any] | None = (
+            None  # why --llm-budget-* stopped requests (history)
+        )
 
     # -- grading (the pipeline's; the run hears back through stop and the budget note) --
     def stop(self, reason: str) -> None:
@@ -71,7 +75,11 @@ class LLMEvalSession:
     def _note_budget(self) -> None:
         """Controller at the end: what the budget spent; refused requests make the run incomplete."""
         self.budget_note = self.grading.budget.finish()
-        if self.budget_note is not None and self.budget_note["spent"]["refused"] and self.incomplete_reason is None:
+        if (
+            self.budget_note is not None
+            and self.budget_note["spent"]["refused"]
+            and self.incomplete_reason is None
+        ):
             self.incomplete_reason = self.budget_note["reached"]
 
     # -- records (see records/) --------------------------------------------------
@@ -88,7 +96,9 @@ class LLMEvalSession:
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         self.ledger.add(report)
 
-    def record_for(self, item: pytest.Item, report: pytest.TestReport, helper_results: list[Any] | None) -> dict[str, Any] | None:
+    def record_for(
+        self, item: pytest.Item, report: pytest.TestReport, helper_results: list[Any] | None
+    ) -> dict[str, Any] | None:
         """The builtins record to attach to ``report`` (None when this phase adds nothing)."""
         from pytest_llmeval.records.build import record_for
 
@@ -98,7 +108,9 @@ class LLMEvalSession:
         """The error record of a gold sample whose xdist worker died (None for other tests)."""
         from pytest_llmeval.records.build import crash_record
 
-        record = crash_record(nodeid, message, self.settings.models, self.settings.model, self.components.names())
+        record = crash_record(
+            nodeid, message, self.settings.models, self.settings.model, self.components.names()
+        )
         if record is None:
             return None
         self.crashed.append(nodeid)
@@ -143,24 +155,41 @@ class LLMEvalSession:
             if services:
                 from pytest_llmeval.models import merge_stats
 
-                self.config.workeroutput["llmeval"] = {"stats": merge_stats([s.stats() for s in services])}  # type: ignore[attr-defined]
+                stats = {"stats": merge_stats([s.stats() for s in services])}
+                self.config.workeroutput["llmeval"] = stats  # type: ignore[attr-defined]
             return
         from pytest_llmeval import run_end
 
         self.remove_worker_scratch()
         # a reason found at the end comes first; one from before (an expired batch) still counts
-        ended = run_end.incomplete_reason(session, exitstatus, stopped=self.stopped_reason, crashed=self.crashed)
+        ended = run_end.incomplete_reason(
+            session, exitstatus, stopped=self.stopped_reason, crashed=self.crashed
+        )
         self.incomplete_reason = ended or self.incomplete_reason
         self._note_budget()
-        self.run = run_end.freeze(run_end.RunState(
-            self.settings, tuple(self.records), tuple(self.components.names()), Path(self.config.invocation_params.dir),
-            self.config.rootpath, self.ledger, testsfailed=session.testsfailed, warnings=tuple(self.warnings),
-            baseline=self.baseline, incomplete_reason=self.incomplete_reason, model_stats=self.model_stats(),
-            started_at=self.started_at, collected=session.testscollected,
-            collected_gold=run_end.collected_gold(session.items) if self.settings.history else (),
-            budget_note=self.budget_note, collect_only=bool(self.config.option.collectonly),
-            shard=self.config.pluginmanager.get_plugin("llmeval-shard"),
-        ))
+        self.run = run_end.freeze(
+            run_end.RunState(
+                self.settings,
+                tuple(self.records),
+                tuple(self.components.names()),
+                Path(self.config.invocation_params.dir),
+                self.config.rootpath,
+                self.ledger,
+                testsfailed=session.testsfailed,
+                warnings=tuple(self.warnings),
+                baseline=self.baseline,
+                incomplete_reason=self.incomplete_reason,
+                model_stats=self.model_stats(),
+                started_at=self.started_at,
+                collected=session.testscollected,
+                collected_gold=run_end.collected_gold(session.items)
+                if self.settings.history
+                else (),
+                budget_note=self.budget_note,
+                collect_only=bool(self.config.option.collectonly),
+                shard=self.config.pluginmanager.get_plugin("llmeval-shard"),
+            )
+        )
         run_end.add_junit_properties(self.config, self.run)
 
     def finish(self, session: pytest.Session) -> None:
@@ -171,12 +200,17 @@ class LLMEvalSession:
         from pytest_llmeval.report.outputs import write_outputs
 
         session.exitstatus = decide_exit(
-            session.exitstatus, list(self.run.gates), self.ledger,
-            gate_only=bool(self.settings.gate_only), testsfailed=session.testsfailed,
+            session.exitstatus,
+            list(self.run.gates),
+            self.ledger,
+            gate_only=bool(self.settings.gate_only),
+            testsfailed=session.testsfailed,
         )
         self.outputs = write_outputs(self.run, exitstatus=int(session.exitstatus))
         if self.outputs.errors and session.exitstatus in (
-            pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.NO_TESTS_COLLECTED
+            pytest.ExitCode.OK,
+            pytest.ExitCode.TESTS_FAILED,
+            pytest.ExitCode.NO_TESTS_COLLECTED,
         ):
             # Not "tests failed": CI must not read a run whose report is missing as a verdict.
             session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
@@ -184,13 +218,17 @@ class LLMEvalSession:
     def print_summary(self, terminalreporter: Any) -> None:
         if self.run is None or self.outputs is None:
             return
-        if self.run.records or self.run.gates:  # a gate over zero graded samples still says why it failed
+        if (
+            self.run.records or self.run.gates
+        ):  # a gate over zero graded samples still says why it failed
             from pytest_llmeval.display import safe_line
             from pytest_llmeval.report.terminal import summary_lines
 
             terminalreporter.write_sep("=", "llmeval summary", bold=True)
             for line, markup in summary_lines(self.run, self.outputs, worst=self.settings.worst):
-                terminalreporter.write_line(safe_line(line), **markup)  # ids and answers are untrusted
+                terminalreporter.write_line(
+                    safe_line(line), **markup
+                )  # ids and answers are untrusted
         for line in self.outputs.errors:
             terminalreporter.write_line(line, red=True, bold=True)
 
@@ -217,7 +255,9 @@ class LLMEvalSession:
         from pytest_llmeval.models.cache import slug
 
         for run_id in self.worker_run_ids:
-            shutil.rmtree(Path(tempfile.gettempdir()) / f"pytest-llmeval-{slug(run_id)}", ignore_errors=True)
+            shutil.rmtree(
+                Path(tempfile.gettempdir()) / f"pytest-llmeval-{slug(run_id)}", ignore_errors=True
+            )
 
     def merge_worker_output(self, workeroutput: dict[str, Any]) -> None:
         # A missing key means the plugin made no model calls on that worker.

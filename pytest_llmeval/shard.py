@@ -27,17 +27,42 @@ CI_SHARD_VARIABLES = (
     ("BUILDKITE_PARALLEL_JOB", "BUILDKITE_PARALLEL_JOB_COUNT", 0),
     ("CIRCLE_NODE_INDEX", "CIRCLE_NODE_TOTAL", 0),
 )
-SHARD_ENV = "LLMEVAL_SHARD"  # K/N from a matrix value (GitHub Actions has no shard index of its own)
+SHARD_ENV = (
+    "LLMEVAL_SHARD"  # K/N from a matrix value (GitHub Actions has no shard index of its own)
+)
 # A run id shared by every job of one CI run: GitHub's run id and attempt, GitLab, Buildkite, CircleCI.
-CI_RUN_VARIABLES = (("GITHUB_RUN_ID", "GITHUB_RUN_ATTEMPT"), ("CI_PIPELINE_ID",), ("BUILDKITE_BUILD_ID",), ("CIRCLE_WORKFLOW_ID",))
+CI_RUN_VARIABLES = (
+    ("GITHUB_RUN_ID", "GITHUB_RUN_ATTEMPT"),
+    ("CI_PIPELINE_ID",),
+    ("BUILDKITE_BUILD_ID",),
+    ("CIRCLE_WORKFLOW_ID",),
+)
 
 # Settings that change a sample's answer or verdict (or how verdicts count): every shard must share them.
 VERDICT_SETTINGS = (
-    "llm_model", "llm_models", "llm_judge", "llm_errors", "llm_review_passes", "llm_weights", "llm_tiers",
-    "llm_length_bands", "llm_accuracy", "llm_coarser_dates", "llm_citation_patterns", "llm_repeat",
-    "llm_numeric_extractor", "llm_temperature", "llm_max_tokens", "llm_seed", "llm_extra_body",
-    "llm_judge_temperature", "llm_judge_max_tokens", "llm_judge_extra_body", "llm_embedding_model",
-    "llm_reference_metrics", "llm_gold_files",
+    "llm_model",
+    "llm_models",
+    "llm_judge",
+    "llm_errors",
+    "llm_review_passes",
+    "llm_weights",
+    "llm_tiers",
+    "llm_length_bands",
+    "llm_accuracy",
+    "llm_coarser_dates",
+    "llm_citation_patterns",
+    "llm_repeat",
+    "llm_numeric_extractor",
+    "llm_temperature",
+    "llm_max_tokens",
+    "llm_seed",
+    "llm_extra_body",
+    "llm_judge_temperature",
+    "llm_judge_max_tokens",
+    "llm_judge_extra_body",
+    "llm_embedding_model",
+    "llm_reference_metrics",
+    "llm_gold_files",
 )
 WORKER_KEY = "llmeval_shard"  # xdist worker -> controller: the gold files the worker collected
 
@@ -66,9 +91,13 @@ def shard_from_ci(environ: Mapping[str, str]) -> tuple[int, int]:
             try:
                 k, n = int(environ[index_var]) - first + 1, int(environ[total_var])
             except ValueError:
-                raise ValueError(f"{index_var}={environ[index_var]!r} / {total_var}={environ[total_var]!r} are not numbers") from None
+                raise ValueError(
+                    f"{index_var}={environ[index_var]!r} / {total_var}={environ[total_var]!r} are not numbers"
+                ) from None
             if n < 1 or not 1 <= k <= n:
-                raise ValueError(f"{index_var}={environ[index_var]} / {total_var}={environ[total_var]} name no shard")
+                raise ValueError(
+                    f"{index_var}={environ[index_var]} / {total_var}={environ[total_var]} name no shard"
+                )
             return k, n
     names = [SHARD_ENV, *(f"{i}/{t}" for i, t, _ in CI_SHARD_VARIABLES)]
     raise ValueError(f"auto: none of the CI shard variables is set ({', '.join(names)})")
@@ -129,7 +158,9 @@ def jsonable(value: Any) -> Any:
 
 def verdict_settings(settings: Any) -> dict[str, Any]:
     """The settings that change verdicts, by ini key, as JSON values (a shard's report; the merge compares them)."""
-    return {name: jsonable(getattr(settings, name.removeprefix("llm_"))) for name in VERDICT_SETTINGS}
+    return {
+        name: jsonable(getattr(settings, name.removeprefix("llm_"))) for name in VERDICT_SETTINGS
+    }
 
 
 class ShardPlugin:
@@ -147,7 +178,9 @@ class ShardPlugin:
         keep: list[pytest.Item] = []
         drop: list[pytest.Item] = []
         for item in items:
-            (keep if shard_of(item_key(item, rootdir), self.total) == self.index else drop).append(item)
+            (keep if shard_of(item_key(item, rootdir), self.total) == self.index else drop).append(
+                item
+            )
         self.note_gold_files(items)
         if drop:
             self.deselected = len(drop)
@@ -169,7 +202,10 @@ class ShardPlugin:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         workeroutput = getattr(self.config, "workeroutput", None)
         if workeroutput is not None:
-            workeroutput[WORKER_KEY] = {"gold_files": self.gold_files, "deselected": self.deselected}
+            workeroutput[WORKER_KEY] = {
+                "gold_files": self.gold_files,
+                "deselected": self.deselected,
+            }
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
@@ -186,7 +222,9 @@ def register(config: pytest.Config, settings: Any) -> None:
 
 
 def report_fields(
-    run: RunRecord, warnings: list[str], sample_result: Callable[[SampleRecord], dict[str, Any]],
+    run: RunRecord,
+    warnings: list[str],
+    sample_result: Callable[[SampleRecord], dict[str, Any]],
 ) -> dict[str, Any]:
     """The ``shard`` section of a shard's JSON report (nothing without ``--llm-shard``); ``sample_result``
     is the report's own entry of a record (what it leaves out, the merge needs to aggregate as this run did)."""

@@ -79,11 +79,18 @@ def render() -> str:
     """The page as the registry describes it today."""
     from pytest_llmeval.options import OPTIONS, OptionSpec, _bool
 
-    flags = ["## Per invocation: flag and ini key", "", "| ini key | CLI flag | default | meaning |", "|---|---|---|---|"]
+    flags = [
+        "## Per invocation: flag and ini key",
+        "",
+        "| ini key | CLI flag | default | meaning |",
+        "|---|---|---|---|",
+    ]
     suite = ["## Per suite: ini key only", "", "| ini key | default | meaning |", "|---|---|---|"]
     for spec in OPTIONS:
         assert isinstance(spec, OptionSpec)
-        ini = f"`{spec.name}`" + (" (one per line)" if spec.multiple or spec.ini_type == "linelist" else "")
+        ini = f"`{spec.name}`" + (
+            " (one per line)" if spec.multiple or spec.ini_type == "linelist" else ""
+        )
         if not spec.cli:
             suite.append(f"| {ini} | {_default(spec.default)} | {_cell(spec.help)} |")
             continue
@@ -182,13 +189,21 @@ def render_hooks() -> str:
     from pytest_llmeval import hookspecs
 
     parts = [HOOKS_INTRO]
-    hooks = [(n, f) for n, f in inspect.getmembers(hookspecs, inspect.isfunction) if n.startswith("pytest_llmeval_")]
-    for name, func in sorted(hooks, key=lambda pair: pair[1].__code__.co_firstlineno):  # source order
+    hooks = [
+        (n, f)
+        for n, f in inspect.getmembers(hookspecs, inspect.isfunction)
+        if n.startswith("pytest_llmeval_")
+    ]
+    for name, func in sorted(
+        hooks, key=lambda pair: pair[1].__code__.co_firstlineno
+    ):  # source order
         spec = getattr(func, "pytest_spec", {}) or {}
         signature = str(inspect.signature(func)).replace("'", "")
         parts.append(f"## `{name}`\n\n```text\n{name}{signature}\n```\n")
         if spec.get("firstresult"):
-            parts.append("The first implementation that returns something other than `None` wins (`firstresult`).\n")
+            parts.append(
+                "The first implementation that returns something other than `None` wins (`firstresult`).\n"
+            )
         parts.append(_rst_to_markdown(inspect.getdoc(func) or "") + "\n")
     parts.append(HOOKS_EXAMPLE)
     return "\n".join(parts)
@@ -207,7 +222,9 @@ def main(argv: list[str]) -> int:
         else:
             page.write_text(text, encoding="utf-8")
     if stale:
-        print(f"stale: {', '.join(stale)}: run python scripts/gen_docs_reference.py", file=sys.stderr)
+        print(
+            f"stale: {', '.join(stale)}: run python scripts/gen_docs_reference.py", file=sys.stderr
+        )
         return 1
     return 0
 

@@ -64,7 +64,9 @@ class CDPError(RuntimeError):
 class Chromium:
     """One headless browser with one page attached (flattened session)."""
 
-    def __init__(self, binary: str, *, timeout: float = 60.0, window: tuple[int, int] = (1400, 1000)) -> None:
+    def __init__(
+        self, binary: str, *, timeout: float = 60.0, window: tuple[int, int] = (1400, 1000)
+    ) -> None:
         self.timeout = timeout
         self.events: list[dict[str, Any]] = []
         self._next_id = 0
@@ -81,19 +83,34 @@ class Chromium:
             "os.close(r); os.close(w); os.execv(sys.argv[3], sys.argv[3:])"
         )
         command = [
-            sys.executable, "-c", launcher, str(to_child_r), str(from_child_w),
-            binary, *FLAGS, f"--user-data-dir={self._profile}", f"--window-size={window[0]},{window[1]}", "about:blank",
+            sys.executable,
+            "-c",
+            launcher,
+            str(to_child_r),
+            str(from_child_w),
+            binary,
+            *FLAGS,
+            f"--user-data-dir={self._profile}",
+            f"--window-size={window[0]},{window[1]}",
+            "about:blank",
         ]
         self.process = subprocess.Popen(
-            command, pass_fds=(to_child_r, from_child_w), stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            command,
+            pass_fds=(to_child_r, from_child_w),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         os.close(to_child_r)
         os.close(from_child_w)
         self.session: str | None = None
         try:
-            target = self.send("Target.createTarget", {"url": "about:blank"}, session=False)["targetId"]
-            self.session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True}, session=False)["sessionId"]
+            target = self.send("Target.createTarget", {"url": "about:blank"}, session=False)[
+                "targetId"
+            ]
+            self.session = self.send(
+                "Target.attachToTarget", {"targetId": target, "flatten": True}, session=False
+            )["sessionId"]
             for domain in ("Page", "Runtime", "Log", "Network"):
                 self.send(f"{domain}.enable")
         except BaseException:
@@ -117,7 +134,9 @@ class Chromium:
         message: dict[str, Any] = json.loads(raw)
         return message
 
-    def send(self, method: str, params: dict[str, Any] | None = None, *, session: bool = True) -> dict[str, Any]:
+    def send(
+        self, method: str, params: dict[str, Any] | None = None, *, session: bool = True
+    ) -> dict[str, Any]:
         self._next_id += 1
         message: dict[str, Any] = {"id": self._next_id, "method": method, "params": params or {}}
         if session and self.session:
@@ -156,13 +175,18 @@ class Chromium:
         return time.perf_counter() - start
 
     def evaluate(self, expression: str) -> Any:
-        result = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True})
+        result = self.send(
+            "Runtime.evaluate",
+            {"expression": expression, "returnByValue": True, "awaitPromise": True},
+        )
         if "exceptionDetails" in result:
             raise CDPError(f"{expression[:80]}: {result['exceptionDetails']}")
         return result.get("result", {}).get("value")
 
     def screenshot(self, path: Path) -> Path:
-        data = self.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": False})["data"]
+        data = self.send(
+            "Page.captureScreenshot", {"format": "png", "captureBeyondViewport": False}
+        )["data"]
         path.write_bytes(base64.b64decode(data))
         return path
 
@@ -173,14 +197,29 @@ class Chromium:
             params = event.get("params", {})
             if event["method"] == "Runtime.exceptionThrown":
                 errors.append(json.dumps(params.get("exceptionDetails", {}))[:500])
-            elif event["method"] == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
-                errors.append(" ".join(str(a.get("value", a.get("description", ""))) for a in params.get("args", [])))
-            elif event["method"] == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
+            elif event["method"] == "Runtime.consoleAPICalled" and params.get("type") in (
+                "error",
+                "assert",
+            ):
+                errors.append(
+                    " ".join(
+                        str(a.get("value", a.get("description", "")))
+                        for a in params.get("args", [])
+                    )
+                )
+            elif (
+                event["method"] == "Log.entryAdded"
+                and params.get("entry", {}).get("level") == "error"
+            ):
                 errors.append(str(params["entry"].get("text")))
         return errors
 
     def requested_urls(self) -> list[str]:
-        return [e["params"]["request"]["url"] for e in self.events if e["method"] == "Network.requestWillBeSent"]
+        return [
+            e["params"]["request"]["url"]
+            for e in self.events
+            if e["method"] == "Network.requestWillBeSent"
+        ]
 
     def close(self) -> None:
         try:

@@ -48,7 +48,9 @@ _load_before_inner_runs()
 # No inner run uses hypothesis (the dev extra's property tests run in the outer session), and its
 # pytest plugin costs about 0.45 s of CPU at each start: half of what a subprocess run or an
 # xdist worker of an inner run spends before collecting.
-INNER_ADDOPTS = "-o asyncio_default_fixture_loop_scope=function -p no:randomly -p no:hypothesispytest"
+INNER_ADDOPTS = (
+    "-o asyncio_default_fixture_loop_scope=function -p no:randomly -p no:hypothesispytest"
+)
 
 
 @pytest.fixture
@@ -69,7 +71,9 @@ def plugin_args(request: pytest.FixtureRequest) -> list[str]:
     return list(request.param)
 
 
-def write_suite(pytester: pytest.Pytester, records: Iterable[dict[str, Any] | str], name: str = "qa_eval.jsonl") -> Path:
+def write_suite(
+    pytester: pytest.Pytester, records: Iterable[dict[str, Any] | str], name: str = "qa_eval.jsonl"
+) -> Path:
     """Write a gold file: dicts become JSON lines, strings are written verbatim."""
     lines = [r if isinstance(r, str) else json.dumps(r, ensure_ascii=False) for r in records]
     path = pytester.path / name
@@ -84,7 +88,13 @@ EXACT: dict[str, Any] = {"accuracy": "exact", "weights": {"length": 0}}
 
 def run_interrupted_at_s2(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     """Run four samples whose answer source raises KeyboardInterrupt at the third (s2)."""
-    write_suite(pytester, [{"id": f"s{i}", "question": "q", "expected": "a", "eval_criteria": EXACT} for i in range(4)])
+    write_suite(
+        pytester,
+        [
+            {"id": f"s{i}", "question": "q", "expected": "a", "eval_criteria": EXACT}
+            for i in range(4)
+        ],
+    )
     pytester.makeconftest(
         """
         def pytest_llmeval_generate(sample, config):

@@ -13,12 +13,16 @@ import pytest
 
 
 @contextlib.contextmanager
-def tmpfs(path: Path, *, size: str = "256k", full: bool = False, read_only: bool = False) -> Iterator[Path]:
+def tmpfs(
+    path: Path, *, size: str = "256k", full: bool = False, read_only: bool = False
+) -> Iterator[Path]:
     """Mount a tmpfs of ``size`` at ``path``; ``full``: filled to the last byte; ``read_only``: remounted ro."""
     if sys.platform != "linux" or os.geteuid() != 0:
         pytest.skip("mounting a tmpfs needs root on Linux")
     path.mkdir(parents=True, exist_ok=True)
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)], capture_output=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)], capture_output=True
+    )
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs: {mounted.stderr.decode(errors='replace').strip()}")
     try:

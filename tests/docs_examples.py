@@ -42,7 +42,9 @@ import tomllib
 REPO = Path(__file__).resolve().parent.parent
 PAGE_MARK = "<!-- doctest -->"
 _FENCE = re.compile(r"^(?P<indent> *)```(?P<lang>[\w-]*)[^\n]*$")
-_DIRECTIVE = re.compile(r"^\s*<!--\s*doctest:\s*(?P<verb>skip|file|append|copy)\b\s*(?P<arg>.*?)\s*-->\s*$")
+_DIRECTIVE = re.compile(
+    r"^\s*<!--\s*doctest:\s*(?P<verb>skip|file|append|copy)\b\s*(?P<arg>.*?)\s*-->\s*$"
+)
 _NEEDS = re.compile(r"^\s*<!--\s*doctest:\s*needs\s+(?P<extra>[\w-]+)\s*-->\s*$")
 _DURATION = re.compile(r"\b\d+(?:\.\d+)?\s?(?:s|ms)\b")
 _RULER = re.compile(r"([=_-])\1{2,}")
@@ -119,7 +121,11 @@ def missing_output(expected: list[str], actual: list[str]) -> str | None:
     start = 0
     for chunk in filter(None, chunks):
         at = next(
-            (k for k in range(start, len(actual) - len(chunk) + 1) if actual[k : k + len(chunk)] == chunk),
+            (
+                k
+                for k in range(start, len(actual) - len(chunk) + 1)
+                if actual[k : k + len(chunk)] == chunk
+            ),
             None,
         )
         if at is None:
@@ -196,7 +202,9 @@ def check_page(path: Path, scratch: Path, run_pytest: Runner, label: str | None 
     return checked
 
 
-def _python(block: Block, where: str, scratch: Path, run: Runner, namespace: dict[str, Any]) -> None:
+def _python(
+    block: Block, where: str, scratch: Path, run: Runner, namespace: dict[str, Any]
+) -> None:
     label = where.rsplit(":", 1)[0]
     # pad so that a traceback names the page's own line numbers
     code = compile("\n" * (block.line - 1) + block.text, label, "exec")
@@ -214,11 +222,15 @@ def _jsonl(block: Block, where: str, scratch: Path, run: Runner, namespace: dict
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "doc_eval.jsonl").write_text(block.text, encoding="utf-8")
     code, output = run([str(folder), "-p", "no:cacheprovider"])
-    errors = re.search(r"(\d+) errors?\b", output.strip().splitlines()[-1] if output.strip() else "")
+    errors = re.search(
+        r"(\d+) errors?\b", output.strip().splitlines()[-1] if output.strip() else ""
+    )
     if code not in (0, 1) or errors:
         bad = re.search(r"doc_eval\.jsonl:(\d+)", output)
         at = f"{where.rsplit(':', 1)[0]}:{block.line + int(bad[1]) - 1}" if bad else where
-        raise DocExampleError(f"{at}: jsonl block is not a valid gold file (exit {code}):\n{output[-2000:]}")
+        raise DocExampleError(
+            f"{at}: jsonl block is not a valid gold file (exit {code}):\n{output[-2000:]}"
+        )
 
 
 def _json(block: Block, where: str, scratch: Path, run: Runner, namespace: dict[str, Any]) -> None:
@@ -236,13 +248,21 @@ def _toml(block: Block, where: str, scratch: Path, run: Runner, namespace: dict[
         raise DocExampleError(f"{where}: toml block does not parse: {exc}") from None
 
 
-def _console(block: Block, where: str, scratch: Path, run: Runner, namespace: dict[str, Any]) -> None:
+def _console(
+    block: Block, where: str, scratch: Path, run: Runner, namespace: dict[str, Any]
+) -> None:
     label = where.rsplit(":", 1)[0]
     for offset, argv, expected in console_runs(block.text):
         if argv[0] == "pytest":
             code, output = run(argv[1:])
         else:  # python -m pytest_llmeval ...: the package's own command line, in a child process
-            done = subprocess.run([sys.executable, *argv[1:]], cwd=scratch, capture_output=True, text=True, timeout=120)
+            done = subprocess.run(
+                [sys.executable, *argv[1:]],
+                cwd=scratch,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
             code, output = done.returncode, done.stdout + done.stderr
         problem = missing_output(expected, mask(output).splitlines())
         if problem:
@@ -266,4 +286,3 @@ def doc_pages(root: Path = REPO) -> list[Path]:
     """The opted-in pages: README.md and docs/**/*.md holding the page mark."""
     candidates = [root / "README.md", *sorted((root / "docs").rglob("*.md"))]
     return [p for p in candidates if p.is_file() and is_opted_in(p.read_text(encoding="utf-8"))]
-

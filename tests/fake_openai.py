@@ -115,7 +115,11 @@ def small_model(body: dict[str, Any], answer: Handler) -> str | Reply:
     """A 1B judge: follows a schema the server enforces (``json_object`` with ``schema``, the
     llama.cpp grammar), else copies the JSON Schema its prompt shows back, which matches nothing."""
     fmt = body.get("response_format")
-    if isinstance(fmt, dict) and fmt.get("type") == "json_object" and isinstance(fmt.get("schema"), dict):
+    if (
+        isinstance(fmt, dict)
+        and fmt.get("type") == "json_object"
+        and isinstance(fmt.get("schema"), dict)
+    ):
         return answer(body)
     prompt = _last_user_message(body)
     _, found, schema = prompt.partition("JSON Schema:\n")
@@ -229,12 +233,23 @@ class _RequestHandler(BaseHTTPRequestHandler):
                     self.connection.shutdown(socket.SHUT_RDWR)
                 return
             served = time.perf_counter() - started
-            self._send(reply.status, owner._body_for(reply, body, served), reply.headers, drip=reply.drip, owner=owner)
+            self._send(
+                reply.status,
+                owner._body_for(reply, body, served),
+                reply.headers,
+                drip=reply.drip,
+                owner=owner,
+            )
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True  # the client gave up (timeout) first
 
     def _send(
-        self, status: int, body: Any, headers: dict[str, str], *, drip: float | None = None,
+        self,
+        status: int,
+        body: Any,
+        headers: dict[str, str],
+        *,
+        drip: float | None = None,
         owner: FakeOpenAIServer | None = None,
     ) -> None:
         payload = body.encode() if isinstance(body, str) else json.dumps(body).encode()
@@ -270,7 +285,9 @@ class FakeOpenAIServer:
         self.accepted_formats: set[str] | None = None  # response_format types served; None: all
         self.one_at_a_time = False  # a single-slot server: requests wait in line
         self.refused_fields: set[str] = set()  # body fields answered with 400 (OpenAI's strictness)
-        self.report_timings = False  # add llama.cpp's "timings" (time in the slot, not in the queue)
+        self.report_timings = (
+            False  # add llama.cpp's "timings" (time in the slot, not in the queue)
+        )
         self._slot = threading.Lock()
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []  # lower-case names
@@ -379,26 +396,62 @@ class FakeOpenAIServer:
     def _upload(self, content_type: str, raw: bytes) -> tuple[int, Any]:
         from email.parser import BytesParser
 
-        message = BytesParser().parsebytes(b"Content-Type: " + content_type.encode() + b"\r\n\r\n" + raw)
-        fields = {part.get_param("name", header="content-disposition"): part.get_payload(decode=True)
-                  for part in message.get_payload()} if message.is_multipart() else {}
+        message = BytesParser().parsebytes(
+            b"Content-Type: " + content_type.encode() + b"\r\n\r\n" + raw
+        )
+        fields = (
+            {
+                part.get_param("name", header="content-disposition"): part.get_payload(decode=True)
+                for part in message.get_payload()
+            }
+            if message.is_multipart()
+            else {}
+        )
         with self._lock:
             self.batch_calls.append(("POST", "files"))
             if fields.get("purpose") != b"batch" or "file" not in fields:
-                return 400, {"error": {"message": "purpose=batch and a file are required", "type": "invalid_request_error"}}
+                return 400, {
+                    "error": {
+                        "message": "purpose=batch and a file are required",
+                        "type": "invalid_request_error",
+                    }
+                }
             file_id = f"file-{len(self._files) + 1}"
             self._files[file_id] = fields["file"]
-        return 200, {"id": file_id, "object": "file", "purpose": "batch", "bytes": len(fields["file"])}
+        return 200, {
+            "id": file_id,
+            "object": "file",
+            "purpose": "batch",
+            "bytes": len(fields["file"]),
+        }
 
     def _create_batch(self, body: dict[str, Any]) -> tuple[int, Any]:
         with self._lock:
             self.batch_calls.append(("POST", "batches"))
-            if body.get("input_file_id") not in self._files or body.get("endpoint") != "/v1/chat/completions":
-                return 400, {"error": {"message": "unknown input file or endpoint", "type": "invalid_request_error"}}
+            if (
+                body.get("input_file_id") not in self._files
+                or body.get("endpoint") != "/v1/chat/completions"
+            ):
+                return 400, {
+                    "error": {
+                        "message": "unknown input file or endpoint",
+                        "type": "invalid_request_error",
+                    }
+                }
             batch_id = f"batch_{len(self._batches) + 1}"
-            rows = [json.loads(line) for line in self._files[body["input_file_id"]].splitlines() if line.strip()]
-            self._batches[batch_id] = {"id": batch_id, "object": "batch", "status": "validating", "looks": 0,
-                                       "rows": rows, "created_at": int(time.time())}
+            rows = [
+                json.loads(line)
+                for line in self._files[body["input_file_id"]].splitlines()
+                if line.strip()
+            ]
+            self._batches[batch_id] = {
+                "id": batch_id,
+                "object": "batch",
+                "status": "validating",
+                "looks": 0,
+                "rows": rows,
+                "created_at": int(time.time()),
+            }
         return 200, self._batch_view(batch_id)
 
     def _batch_view(self, batch_id: str) -> dict[str, Any]:
@@ -408,17 +461,24 @@ class FakeOpenAIServer:
     def _batch_get(self, path: str, authorization: str) -> tuple[int, Any]:
         parts = path.rstrip("/").split("/")
         with self._lock:
-            self.batch_calls.append(("GET", "/".join(parts[-2:]) if parts[-1] != "content" else "content"))
+            self.batch_calls.append(
+                ("GET", "/".join(parts[-2:]) if parts[-1] != "content" else "content")
+            )
         if parts[-1] == "content" and parts[-2] in self._files:
             return 200, self._files[parts[-2]].decode()
         batch = self._batches.get(parts[-1])
         if batch is None:
-            return 404, {"error": {"message": f"no batch {parts[-1]}", "type": "invalid_request_error"}}
+            return 404, {
+                "error": {"message": f"no batch {parts[-1]}", "type": "invalid_request_error"}
+            }
         batch["looks"] += 1
         total = len(batch["rows"])
         if batch["status"] in ("validating", "in_progress"):
             if batch["looks"] <= self.batch_polls or self.batch_outcome == "stuck":
-                batch.update(status="in_progress", request_counts={"total": total, "completed": 0, "failed": 0})
+                batch.update(
+                    status="in_progress",
+                    request_counts={"total": total, "completed": 0, "failed": 0},
+                )
             else:
                 self._run_batch(batch, authorization)
         return 200, self._batch_view(parts[-1])
@@ -426,7 +486,13 @@ class FakeOpenAIServer:
     def _run_batch(self, batch: dict[str, Any], authorization: str) -> None:
         rows = batch["rows"]
         if self.batch_outcome == "failed":
-            batch.update(status="failed", errors={"object": "list", "data": [{"code": "invalid_batch", "message": "the batch was refused"}]})
+            batch.update(
+                status="failed",
+                errors={
+                    "object": "list",
+                    "data": [{"code": "invalid_batch", "message": "the batch was refused"}],
+                },
+            )
             return
         if self.batch_outcome == "expired":
             rows = rows[: self.batch_answered]
@@ -434,9 +500,16 @@ class FakeOpenAIServer:
         for index, row in enumerate(rows):
             body = row["body"]
             reply = self._reply_for(body, authorization)
-            answer = {"id": f"batch_req_{index}", "custom_id": row["custom_id"], "error": None,
-                      "response": {"status_code": reply.status, "request_id": f"req_{index}",
-                                   "body": self._body_for(reply, body)}}
+            answer = {
+                "id": f"batch_req_{index}",
+                "custom_id": row["custom_id"],
+                "error": None,
+                "response": {
+                    "status_code": reply.status,
+                    "request_id": f"req_{index}",
+                    "body": self._body_for(reply, body),
+                },
+            }
             (errors if reply.status >= 400 else output).append(json.dumps(answer))
         output[:0] = self.batch_junk
         with self._lock:
@@ -449,7 +522,11 @@ class FakeOpenAIServer:
         batch.update(
             status="completed" if self.batch_outcome == "completed" else "expired",
             completed_at=int(time.time()),
-            request_counts={"total": len(batch["rows"]), "completed": len(rows) - len(errors), "failed": len(errors)},
+            request_counts={
+                "total": len(batch["rows"]),
+                "completed": len(rows) - len(errors),
+                "failed": len(errors),
+            },
         )
 
     # -- used by the request handler ---------------------------------------
@@ -473,7 +550,9 @@ class FakeOpenAIServer:
 
     def _reply_for(self, body: dict[str, Any], authorization: str) -> Reply:
         if self.echo_authorization is not None:
-            return Reply.error(self.echo_authorization, f"Bad request; headers: Authorization: {authorization}")
+            return Reply.error(
+                self.echo_authorization, f"Bad request; headers: Authorization: {authorization}"
+            )
         if self.api_key is not None and authorization != f"Bearer {self.api_key}":
             return Reply.error(
                 401,
@@ -484,7 +563,9 @@ class FakeOpenAIServer:
         refused = sorted(self.refused_fields & set(body))
         if refused:
             return Reply.error(
-                400, f"Unrecognized request argument supplied: {refused[0]}", type="invalid_request_error"
+                400,
+                f"Unrecognized request argument supplied: {refused[0]}",
+                type="invalid_request_error",
             )
         fmt = body.get("response_format")
         kind = fmt.get("type") if isinstance(fmt, dict) else "text"
@@ -536,17 +617,24 @@ class FakeOpenAIServer:
         message: dict[str, Any] = {"role": "assistant", "content": reply.content}
         if reply.tool_calls:
             message["tool_calls"] = [
-                {"id": f"call_{index}", "type": "function",
-                 "function": {"name": name, "arguments": json.dumps(arguments)}}
+                {
+                    "id": f"call_{index}",
+                    "type": "function",
+                    "function": {"name": name, "arguments": json.dumps(arguments)},
+                }
                 for index, (name, arguments) in enumerate(reply.tool_calls)
             ]
         usage = {**usage, "total_tokens": usage["prompt_tokens"] + usage["completion_tokens"]}
         timings = {}
         if self.report_timings:  # llama.cpp server's field: prompt processing + generation, in ms
-            timings = {"timings": {
-                "prompt_n": usage["prompt_tokens"], "prompt_ms": served * 100,
-                "predicted_n": usage["completion_tokens"], "predicted_ms": served * 900,
-            }}
+            timings = {
+                "timings": {
+                    "prompt_n": usage["prompt_tokens"],
+                    "prompt_ms": served * 100,
+                    "predicted_n": usage["completion_tokens"],
+                    "predicted_ms": served * 900,
+                }
+            }
         return {
             **timings,
             "id": f"chatcmpl-fake-{len(self.requests)}",

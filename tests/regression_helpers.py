@@ -16,7 +16,7 @@ EXACT = {"accuracy": "exact", "weights": {"length": 0}}
 
 # answers "wrong" for the ids listed in wrong_<model>.json (or wrong.json), "A<i>" otherwise;
 # a list of answers for one id is consumed one call at a time (right, wrong, right ...)
-MODEL_MODULE = '''
+MODEL_MODULE = """
 import json, pathlib, threading
 _HERE = pathlib.Path(__file__).parent
 _lock = threading.Lock()
@@ -41,7 +41,7 @@ def answer(sample):
 
 def answer_b(sample):
     return _answer(sample, "b")
-'''
+"""
 
 
 def ids(n: int) -> list[str]:
@@ -51,14 +51,21 @@ def ids(n: int) -> list[str]:
 def make_suite(pytester: pytest.Pytester, n: int = 60, name: str = "qa_eval.jsonl") -> Path:
     pytester.makepyfile(llm_app=MODEL_MODULE)
     records = [
-        {"id": sid, "question": f"Question {sid}?", "expected": f"A{sid}", "eval_criteria": EXACT,
-         "metadata": {"task": "qa" if i % 2 else "math"}}
+        {
+            "id": sid,
+            "question": f"Question {sid}?",
+            "expected": f"A{sid}",
+            "eval_criteria": EXACT,
+            "metadata": {"task": "qa" if i % 2 else "math"},
+        }
         for i, sid in enumerate(ids(n))
     ]
     return write_suite(pytester, records, name)
 
 
-def set_wrong(pytester: pytest.Pytester, wrong: Iterable[str] | dict[str, Any], model: str = "") -> None:
+def set_wrong(
+    pytester: pytest.Pytester, wrong: Iterable[str] | dict[str, Any], model: str = ""
+) -> None:
     table = dict(wrong) if isinstance(wrong, dict) else dict.fromkeys(wrong, True)
     name = f"wrong_{model}.json" if model else "wrong.json"
     (pytester.path / name).write_text(json.dumps(table), encoding="utf-8")

@@ -15,8 +15,31 @@ if TYPE_CHECKING:
     from pytest_llmeval.registry import GradeContext
 
 QUESTION_OPENERS: dict[str, tuple[str, ...]] = {
-    "en": ("could you", "can you", "do you", "did you", "is it", "are you", "which", "what", "when", "would you"),
-    "nb": ("kan du", "vil du", "har du", "er det", "gjelder det", "hvilken", "hvilket", "hvilke", "hva", "når", "hvor"),
+    "en": (
+        "could you",
+        "can you",
+        "do you",
+        "did you",
+        "is it",
+        "are you",
+        "which",
+        "what",
+        "when",
+        "would you",
+    ),
+    "nb": (
+        "kan du",
+        "vil du",
+        "har du",
+        "er det",
+        "gjelder det",
+        "hvilken",
+        "hvilket",
+        "hvilke",
+        "hva",
+        "når",
+        "hvor",
+    ),
 }
 _SENTENCE_RE = re.compile(r"[^.!?\n]+[.!?]?")
 # "hva " not "hva": a question word, not the start of "hvalen"
@@ -39,9 +62,17 @@ def grade(ctx: GradeContext) -> MetricResult:
     """Rubric grader ``clarify``: 1.0 when the reply asks a question, else 0.0."""
     questions = asked_questions(ctx.response)
     if questions:
-        return MetricResult(metric="clarify", passed=True, score=1.0,
-                            explanation=f"asks: {questions[0][:160]!r}",
-                            details={"questions": questions[:5], "refusal": False})
-    return MetricResult(metric="clarify", passed=False, score=0.0,
-                        explanation="answers without asking the clarifying question the turn expects",
-                        details={"questions": [], "refusal": False})
+        return MetricResult(
+            metric="clarify",
+            passed=True,
+            score=1.0,
+            explanation=f"asks: {questions[0][:160]!r}",
+            details={"questions": questions[:5], "refusal": False},
+        )
+    return MetricResult(
+        metric="clarify",
+        passed=False,
+        score=0.0,
+        explanation="answers without asking the clarifying question the turn expects",
+        details={"questions": [], "refusal": False},
+    )

@@ -39,7 +39,9 @@ class ConversationGrade(GradeResult):
             f"turns {self.overall:.3f} < {acceptable_cut:.2f} (acceptable), pass needs >= {pass_cut:.2f}",
         ]
         for turn in self.turns:
-            lines.append(f"  turn {turn['turn']}: {turn['tier'].upper():<10} {turn['overall']:.3f}  {turn['reason']}")
+            lines.append(
+                f"  turn {turn['turn']}: {turn['tier'].upper():<10} {turn['overall']:.3f}  {turn['reason']}"
+            )
             lines.append(f"    user:     {_clip(turn['question'])}")
             lines.append(f"    expected: {_clip(turn['expected'])}")
             lines.append(f"    response: {_clip(turn['predicted'])}")
@@ -56,7 +58,9 @@ def settings_of(sample: Sample) -> tuple[str, str]:
     context = conversation.get("context", "model")
     aggregate = conversation.get("aggregate", "mean")
     if context not in CONTEXTS or aggregate not in AGGREGATES:
-        raise GraderError(f"eval_criteria.conversation: context one of {CONTEXTS}, aggregate one of {AGGREGATES}")
+        raise GraderError(
+            f"eval_criteria.conversation: context one of {CONTEXTS}, aggregate one of {AGGREGATES}"
+        )
     return context, aggregate
 
 
@@ -70,7 +74,10 @@ def turn_sample(sample: Sample, index: int, history: list[dict[str, Any]]) -> Sa
     if "accuracy" not in (turn.get("criteria") or {}):
         if turn.get("criteria", {}).get("clarify"):
             criteria["accuracy"] = "clarify"
-        elif turn.get("expected_structured") is not None or turn.get("expected_tool_calls") is not None:
+        elif (
+            turn.get("expected_structured") is not None
+            or turn.get("expected_tool_calls") is not None
+        ):
             criteria["accuracy"] = "structured"
     return dataclasses.replace(
         sample,
@@ -88,7 +95,10 @@ def turn_sample(sample: Sample, index: int, history: list[dict[str, Any]]) -> Sa
 
 
 def grade_conversation(
-    sample: Sample, *, answer: Callable[[Sample], Answer], grade: Callable[[Sample, Answer], GradeResult],
+    sample: Sample,
+    *,
+    answer: Callable[[Sample], Answer],
+    grade: Callable[[Sample, Answer], GradeResult],
 ) -> ConversationGrade:
     """Ask and grade every assistant turn in order (``answer`` and ``grade``: the grading pipeline's
     stages); one grade for the sample."""
@@ -101,7 +111,10 @@ def grade_conversation(
         replied = answer(asked)
         grades.append((asked, replied, grade(asked, replied)))
         reply = replied.text if context == "model" else turn["expected"]
-        history += [{"role": "user", "content": turn["user"]}, {"role": "assistant", "content": reply}]
+        history += [
+            {"role": "user", "content": turn["user"]},
+            {"role": "assistant", "content": reply},
+        ]
     return combine(grades, aggregate)
 
 
@@ -111,9 +124,15 @@ def combine(grades: list[tuple[Sample, Answer, GradeResult]], aggregate: str) ->
     cutoffs = grades[-1][2].cutoffs
     turns = [
         {
-            "turn": index, "question": asked.question, "expected": asked.expected, "predicted": answer.text,
-            "tier": grade.tier, "overall": round(grade.overall, 4), "reason": grade.worst_reason(),
-            "accuracy_grader": grade.record.get("accuracy_grader", ""), "scores": grade.scores(),
+            "turn": index,
+            "question": asked.question,
+            "expected": asked.expected,
+            "predicted": answer.text,
+            "tier": grade.tier,
+            "overall": round(grade.overall, 4),
+            "reason": grade.worst_reason(),
+            "accuracy_grader": grade.record.get("accuracy_grader", ""),
+            "scores": grade.scores(),
         }
         for index, (asked, answer, grade) in enumerate(grades, start=1)
     ]
@@ -143,7 +162,9 @@ def _components(grades: list[GradeResult], pick: Any) -> dict[str, Component]:
     out: dict[str, Component] = {}
     names = [n for g in grades for n in g.components]
     for name in dict.fromkeys(names):
-        applied = [(i, g.components[name]) for i, g in enumerate(grades, start=1) if name in g.components]
+        applied = [
+            (i, g.components[name]) for i, g in enumerate(grades, start=1) if name in g.components
+        ]
         worst_turn, worst = min(applied, key=lambda pair: pair[1].score)
         out[name] = Component(
             name=name,

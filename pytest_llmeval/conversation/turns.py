@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-TURN_KEYS = ("role", "content", "eval_criteria", "response", "expected_structured", "expected_tool_calls")
+TURN_KEYS = (
+    "role",
+    "content",
+    "eval_criteria",
+    "response",
+    "expected_structured",
+    "expected_tool_calls",
+)
 _PREAMBLE_ROLES = ("system", "developer")
 MAX_TURNS = 100  # each turn is a model request: a hostile gold line must not ask thousands
 
@@ -30,7 +37,9 @@ def parse_turns(
     position = 0
     preamble: list[dict[str, str]] = []
     while position < len(messages) and messages[position]["role"] in _PREAMBLE_ROLES:
-        preamble.append({"role": messages[position]["role"], "content": messages[position]["content"]})
+        preamble.append(
+            {"role": messages[position]["role"], "content": messages[position]["content"]}
+        )
         position += 1
     turns: list[dict[str, Any]] = []
     expect = "user"
@@ -45,7 +54,9 @@ def parse_turns(
             )
         unknown = sorted(set(message) - set(TURN_KEYS))
         if unknown:
-            raise ValueError(f"field 'messages[{index}].{unknown[0]}': unknown key (valid in a turn: {', '.join(TURN_KEYS)})")
+            raise ValueError(
+                f"field 'messages[{index}].{unknown[0]}': unknown key (valid in a turn: {', '.join(TURN_KEYS)})"
+            )
         if role == "user":
             turns.append({"user": message["content"], "index": index})
             expect = "assistant"
@@ -58,13 +69,20 @@ def parse_turns(
         if response is not None and not isinstance(response, str):
             raise ValueError(f"field 'messages[{index}].response': must be a string")
         turns[-1].update(
-            expected=message["content"], criteria=criteria, response=response, index=index,
+            expected=message["content"],
+            criteria=criteria,
+            response=response,
+            index=index,
             expected_structured=message.get("expected_structured"),
             expected_tool_calls=message.get("expected_tool_calls"),
         )
         expect = "user"
     if len(turns) > MAX_TURNS:
-        raise ValueError(f"field 'messages': a conversation of {len(turns)} turns; at most {MAX_TURNS}")
+        raise ValueError(
+            f"field 'messages': a conversation of {len(turns)} turns; at most {MAX_TURNS}"
+        )
     if expect != "user" or not turns:
-        raise ValueError(f"field 'messages[{len(messages) - 1}]': a conversation ends with an expected assistant turn")
+        raise ValueError(
+            f"field 'messages[{len(messages) - 1}]': a conversation ends with an expected assistant turn"
+        )
     return preamble, turns

@@ -26,7 +26,14 @@ from pytest_llmeval.regression.significance import POWER, wilson
 
 PASS, FAIL = "pass", "fail"
 VERDICTS = {"P": PASS, "A": FAIL, "F": FAIL}  # E(rror), S(kipped) and . (not run) are no verdict
-STATUS_WORDS = {"P": "pass", "A": "acceptable", "F": "fail", "E": "error", "S": "skipped", ".": "not run"}
+STATUS_WORDS = {
+    "P": "pass",
+    "A": "acceptable",
+    "F": "fail",
+    "E": "error",
+    "S": "skipped",
+    ".": "not run",
+}
 FLAKY_FLIPS = 2  # a sample that changed verdict at least twice in the window went both ways
 MIN_TREND_RUNS = 3
 DEFAULT_WINDOW = 20
@@ -43,10 +50,18 @@ def run_rate(run: Run, model: str) -> dict[str, Any]:
     exclude = (run.meta.get("settings") or {}).get("errors") == "exclude"
     n = graded + (0 if exclude else errors)
     lo, hi = wilson(passed, n) if n else (None, None)
-    return {"passed": passed, "n": n, "errors": errors, "pass_rate": passed / n if n else None, "ci95": [lo, hi]}
+    return {
+        "passed": passed,
+        "n": n,
+        "errors": errors,
+        "pass_rate": passed / n if n else None,
+        "ci95": [lo, hi],
+    }
 
 
-def cochran_armitage(counts: Sequence[tuple[int, int]], scores: Sequence[float] | None = None) -> tuple[float, float, float]:
+def cochran_armitage(
+    counts: Sequence[tuple[int, int]], scores: Sequence[float] | None = None
+) -> tuple[float, float, float]:
     """(z, two-sided p, slope) of the Cochran-Armitage trend test on ``(passed, n)`` per group.
 
     ``scores`` default to 0, 1, 2, ... (run order). ``slope`` is the n-weighted least-squares slope
@@ -68,7 +83,9 @@ def cochran_armitage(counts: Sequence[tuple[int, int]], scores: Sequence[float] 
     return z, min(1.0, 2 * NormalDist().cdf(-abs(z))), slope
 
 
-def detectable_slope(counts: Sequence[tuple[int, int]], alpha: float, power: float = POWER) -> tuple[float, float]:
+def detectable_slope(
+    counts: Sequence[tuple[int, int]], alpha: float, power: float = POWER
+) -> tuple[float, float]:
     """(smallest slope reaching p < alpha, smallest found with ``power``) of the trend test on these runs,
     in pass-rate points per run (a share: 0.01 is one point)."""
     total = sum(n for _, n in counts)
@@ -86,14 +103,27 @@ def trend(rates: list[dict[str, Any]], *, window: int, alpha: float) -> dict[str
     used = [r for r in rates if r["n"]][-window:]
     result: dict[str, Any] = {"runs": len(used), "test": "cochran_armitage", "alpha": alpha}
     if len(used) < MIN_TREND_RUNS:
-        return {**result, "slope": None, "p_value": None, "z": None, "direction": "insufficient data",
-                "message": f"{len(used)} run(s) with graded samples; a trend needs {MIN_TREND_RUNS}"}
+        return {
+            **result,
+            "slope": None,
+            "p_value": None,
+            "z": None,
+            "direction": "insufficient data",
+            "message": f"{len(used)} run(s) with graded samples; a trend needs {MIN_TREND_RUNS}",
+        }
     counts = [(r["passed"], r["n"]) for r in used]
     z, p, slope = cochran_armitage(counts)
     direction = ("down" if slope < 0 else "up") if p < alpha else "flat"
     least, mde = detectable_slope(counts, alpha)
-    return {**result, "slope": slope, "p_value": p, "z": z, "direction": direction,
-            "min_detectable_slope": least, "mde80_slope": mde}
+    return {
+        **result,
+        "slope": slope,
+        "p_value": p,
+        "z": z,
+        "direction": direction,
+        "min_detectable_slope": least,
+        "mde80_slope": mde,
+    }
 
 
 class SampleIndex:
@@ -123,7 +153,9 @@ def _flips(verdicts: str, hashes: Sequence[str | None]) -> int:
     return flips
 
 
-def _failing_since(runs: list[Run], model: str, wanted: dict[Key, str | None], index: SampleIndex) -> dict[Key, dict[str, Any] | None]:
+def _failing_since(
+    runs: list[Run], model: str, wanted: dict[Key, str | None], index: SampleIndex
+) -> dict[Key, dict[str, Any] | None]:
     """For each failing sample (key -> its newest gold hash): the first run of its current failing
     streak. One walk from the newest run back, carrying the samples whose streak is still open."""
     first: dict[Key, Run] = {}
@@ -159,14 +191,23 @@ def _failing_since(runs: list[Run], model: str, wanted: dict[Key, str | None], i
     out: dict[Key, dict[str, Any] | None] = {}
     for key in wanted:
         since = first.get(key)
-        out[key] = None if since is None else {  # None: the failure seen was of another gold version
-            "run_id": since.run_id, "finished": since.finished, "commit": since.commit,
-            "branch": (since.meta.get("git") or {}).get("branch"), "after": ended.get(key, "first recorded run"),
-        }
+        out[key] = (
+            None
+            if since is None
+            else {  # None: the failure seen was of another gold version
+                "run_id": since.run_id,
+                "finished": since.finished,
+                "commit": since.commit,
+                "branch": (since.meta.get("git") or {}).get("branch"),
+                "after": ended.get(key, "first recorded run"),
+            }
+        )
     return out
 
 
-def sample_stories(history: History, model: str, *, window: int = DEFAULT_WINDOW, only: str | None = None) -> list[dict[str, Any]]:
+def sample_stories(
+    history: History, model: str, *, window: int = DEFAULT_WINDOW, only: str | None = None
+) -> list[dict[str, Any]]:
     """One story per sample of the newest run of ``model`` (or the samples whose id is ``only``)."""
     runs = [r for r in history.runs if model in r.results]
     if not runs:
@@ -184,8 +225,12 @@ def sample_stories(history: History, model: str, *, window: int = DEFAULT_WINDOW
             hashes: list[str | None] = [recent[-1].rows[i][3]] * len(recent)
         else:
             places = [index.of(r).get(key) for r in recent]
-            chars = "".join("." if p is None else s[p] for p, s in zip(places, statuses, strict=True))
-            hashes = [None if p is None else r.rows[p][3] for p, r in zip(places, recent, strict=True)]
+            chars = "".join(
+                "." if p is None else s[p] for p, s in zip(places, statuses, strict=True)
+            )
+            hashes = [
+                None if p is None else r.rows[p][3] for p, r in zip(places, recent, strict=True)
+            ]
         stories.append(_story(model, key, chars, hashes))
     failing = {(s["file"], s["sample_id"]): s["gold"] for s in stories if s["failing"]}
     since = _failing_since(runs, model, failing, index)
@@ -204,14 +249,23 @@ def _story(model: str, key: Key, chars: str, hashes: list[str | None]) -> dict[s
     observed = [c for c in chars if c in VERDICTS]
     known = {h for h, c in zip(hashes, chars, strict=True) if c != "."}
     return {
-        "file": key[0], "sample_id": key[1], "model": model, "verdicts": chars, "flips": flips,
-        "flaky": flips >= FLAKY_FLIPS, "gold_changed": len(known) > 1,
-        "failing": bool(observed) and VERDICTS[observed[-1]] == FAIL, "failing_since": None, "regression": False,
+        "file": key[0],
+        "sample_id": key[1],
+        "model": model,
+        "verdicts": chars,
+        "flips": flips,
+        "flaky": flips >= FLAKY_FLIPS,
+        "gold_changed": len(known) > 1,
+        "failing": bool(observed) and VERDICTS[observed[-1]] == FAIL,
+        "failing_since": None,
+        "regression": False,
         "gold": hashes[-1],
     }
 
 
-def sample_runs(history: History, model: str, sample_id: str, *, window: int) -> list[dict[str, Any]]:
+def sample_runs(
+    history: History, model: str, sample_id: str, *, window: int
+) -> list[dict[str, Any]]:
     """``--sample ID``: the sample's verdict in each of the last ``window`` runs of ``model``."""
     out = []
     index = SampleIndex()
@@ -220,30 +274,47 @@ def sample_runs(history: History, model: str, sample_id: str, *, window: int) ->
             if key[1] != sample_id:
                 continue
             score = run.column(model, "score")[position]
-            out.append({
-                "run_id": run.run_id, "finished": run.finished, "commit": run.commit, "file": key[0],
-                "status": STATUS_WORDS.get(run.status(model)[position], "?"),
-                "score": None if score == "." else float(score), "gold_hash": run.rows[position][3],
-                "reason": run.reasons(model).get(str(position)),
-            })
+            out.append(
+                {
+                    "run_id": run.run_id,
+                    "finished": run.finished,
+                    "commit": run.commit,
+                    "file": key[0],
+                    "status": STATUS_WORDS.get(run.status(model)[position], "?"),
+                    "score": None if score == "." else float(score),
+                    "gold_hash": run.rows[position][3],
+                    "reason": run.reasons(model).get(str(position)),
+                }
+            )
     return out
 
 
-def summarize(history: History, *, window: int = DEFAULT_WINDOW, alpha: float = 0.05) -> dict[str, Any]:
+def summarize(
+    history: History, *, window: int = DEFAULT_WINDOW, alpha: float = 0.05
+) -> dict[str, Any]:
     """The ``--json`` object: ``runs`` (every recorded run), ``trend`` and ``samples`` per model."""
     models = history.models()
     per_run = [{m: run_rate(run, m) for m in run.results} for run in history.runs]
     # the trend reads complete runs only: an interrupted run graded another set of samples
-    rates = {m: [r[m] for r, run in zip(per_run, history.runs, strict=True) if m in r and run.complete] for m in models}
+    rates = {
+        m: [r[m] for r, run in zip(per_run, history.runs, strict=True) if m in r and run.complete]
+        for m in models
+    }
     runs = []
     for run, run_rates in zip(history.runs, per_run, strict=True):
-        runs.append({
-            "run_id": run.run_id, "started": run.meta.get("started"), "finished": run.finished,
-            "commit": run.commit, "branch": (run.meta.get("git") or {}).get("branch"),
-            "complete": run.complete, "incomplete_reason": run.meta.get("incomplete_reason"),
-            "budget": run.meta.get("budget"),
-            "models": run_rates,
-        })
+        runs.append(
+            {
+                "run_id": run.run_id,
+                "started": run.meta.get("started"),
+                "finished": run.finished,
+                "commit": run.commit,
+                "branch": (run.meta.get("git") or {}).get("branch"),
+                "complete": run.complete,
+                "incomplete_reason": run.meta.get("incomplete_reason"),
+                "budget": run.meta.get("budget"),
+                "models": run_rates,
+            }
+        )
     samples: dict[str, list[dict[str, Any]]] = {}
     for m in models:
         stories = sample_stories(history, m, window=window)

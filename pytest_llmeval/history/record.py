@@ -19,8 +19,18 @@ if TYPE_CHECKING:
     from pytest_llmeval.sample import Sample
 
 # Settings that change answers or verdicts besides the run identity (model, judge, rubric).
-VERDICT_SETTINGS = ("errors", "repeat", "temperature", "max_tokens", "seed", "citation_patterns", "embedding_model")
-ANSWER_FIELDS = frozenset({"response"})  # the answer under test, not the gold: never part of the gold hash
+VERDICT_SETTINGS = (
+    "errors",
+    "repeat",
+    "temperature",
+    "max_tokens",
+    "seed",
+    "citation_patterns",
+    "embedding_model",
+)
+ANSWER_FIELDS = frozenset(
+    {"response"}
+)  # the answer under test, not the gold: never part of the gold hash
 MAX_REASON = 300
 
 
@@ -31,7 +41,9 @@ def gold_hash(sample: Sample) -> str:
     return hashlib.sha256(canonical(gold)).hexdigest()[:12]
 
 
-def answer_usage(answers: list[Answer], prices: dict[str, Any], model: str | None) -> dict[str, Any]:
+def answer_usage(
+    answers: list[Answer], prices: dict[str, Any], model: str | None
+) -> dict[str, Any]:
     """Tokens, latency and cost of a sample's answers (all repeats); a cached answer costs nothing."""
     from pytest_llmeval.models.usage import Stats
 
@@ -39,7 +51,11 @@ def answer_usage(answers: list[Answer], prices: dict[str, Any], model: str | Non
     price = Stats(prices)._price(model or "") if prices and model else None
     cost = None
     if price is not None:
-        cost = sum((a.usage.prompt_tokens * price[0] + a.usage.completion_tokens * price[1]) / 1000 for a in answers if not a.cached)
+        cost = sum(
+            (a.usage.prompt_tokens * price[0] + a.usage.completion_tokens * price[1]) / 1000
+            for a in answers
+            if not a.cached
+        )
     return {"tokens": tokens, "latency_s": sum(a.latency_s for a in answers), "cost_usd": cost}
 
 
@@ -49,7 +65,12 @@ def git_info(directory: Path) -> dict[str, Any] | None:
     def git(*args: str) -> str | None:
         try:
             done = subprocess.run(
-                ["git", *args], cwd=directory, capture_output=True, text=True, timeout=10, check=False
+                ["git", *args],
+                cwd=directory,
+                capture_output=True,
+                text=True,
+                timeout=10,
+                check=False,
             )
         except (OSError, subprocess.SubprocessError):
             return None
@@ -68,7 +89,9 @@ def _number(value: Any, digits: int) -> str:
     return text if text not in ("", "-0") else "0"
 
 
-def _columns(records: list[SampleRecord | None], graders: dict[str, int], repeat: int) -> dict[str, Any]:
+def _columns(
+    records: list[SampleRecord | None], graders: dict[str, int], repeat: int
+) -> dict[str, Any]:
     status: list[str] = []
     score: list[str] = []
     grader: list[str] = []
@@ -94,7 +117,11 @@ def _columns(records: list[SampleRecord | None], graders: dict[str, int], repeat
         passes.append(_number(r.pass_count, 0))
         if r.status in ("error", "skipped") and r.reason:
             reasons[str(index)] = str(r.reason)[:MAX_REASON]
-    columns: dict[str, Any] = {"status": "".join(status), "score": " ".join(score), "grader": " ".join(grader)}
+    columns: dict[str, Any] = {
+        "status": "".join(status),
+        "score": " ".join(score),
+        "grader": " ".join(grader),
+    }
     for name, values in (("tokens", tokens), ("latency_s", latency), ("cost_usd", cost)):
         if any(v != NOT_RUN for v in values):
             columns[name] = " ".join(values)
@@ -105,7 +132,9 @@ def _columns(records: list[SampleRecord | None], graders: dict[str, int], repeat
     return columns
 
 
-def build_run(run: RunRecord, *, exitstatus: int | None, finished: dt.datetime | None = None) -> tuple[dict[str, Any], list[list[Any]]]:
+def build_run(
+    run: RunRecord, *, exitstatus: int | None, finished: dt.datetime | None = None
+) -> tuple[dict[str, Any], list[list[Any]]]:
     """(run metadata with result columns, sample rows) for :func:`store.write_run`."""
     from pytest_llmeval import __version__
     from pytest_llmeval.report.json_report import run_identity
@@ -115,16 +144,21 @@ def build_run(run: RunRecord, *, exitstatus: int | None, finished: dt.datetime |
     gold = [r for r in run.records if r.kind == "gold"]
     known: dict[tuple[str, str], Any] = {(str(r.file or ""), str(r.sample_id)): r for r in gold}
     for sample in run.collected_gold:  # collected, never run: shown as not run
-        known.setdefault((sample.path, sample.sample_id), {"line": sample.line, "gold_hash": sample.gold_hash})
-    keys = sorted(known.items(),
-                  key=lambda kv: (kv[0][0], _line(kv[1].get("line")), kv[0][1]))
-    rows = [[file, sample_id, _line(r.get("line")), r.get("gold_hash")] for (file, sample_id), r in keys]
+        known.setdefault(
+            (sample.path, sample.sample_id), {"line": sample.line, "gold_hash": sample.gold_hash}
+        )
+    keys = sorted(known.items(), key=lambda kv: (kv[0][0], _line(kv[1].get("line")), kv[0][1]))
+    rows = [
+        [file, sample_id, _line(r.get("line")), r.get("gold_hash")] for (file, sample_id), r in keys
+    ]
     position = {key: index for index, (key, _r) in enumerate(keys)}
     models = list(settings.models) or [str(identity["model"])]
     by_model: dict[str, list[SampleRecord | None]] = {m: [None] * len(rows) for m in models}
     for r in gold:
         model = str(r.model or identity["model"])
-        by_model.setdefault(model, [None] * len(rows))[position[(str(r.file or ""), str(r.sample_id))]] = r
+        by_model.setdefault(model, [None] * len(rows))[
+            position[(str(r.file or ""), str(r.sample_id))]
+        ] = r
     graders: dict[str, int] = {}
     results = {m: _columns(recs, graders, int(settings.repeat)) for m, recs in by_model.items()}
     finished = finished or dt.datetime.now(dt.timezone.utc)
@@ -143,7 +177,17 @@ def build_run(run: RunRecord, *, exitstatus: int | None, finished: dt.datetime |
         "identity": identity,
         "models": list(by_model),
         "settings": {name: _plain(getattr(settings, name, None)) for name in VERDICT_SETTINGS},
-        "totals": {k: stats.get(k) for k in ("calls", "cache_hits", "errors", "prompt_tokens", "completion_tokens", "cost_usd")},
+        "totals": {
+            k: stats.get(k)
+            for k in (
+                "calls",
+                "cache_hits",
+                "errors",
+                "prompt_tokens",
+                "completion_tokens",
+                "cost_usd",
+            )
+        },
         "graders": list(graders),
         "results": results,
     }

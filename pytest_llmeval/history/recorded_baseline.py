@@ -27,9 +27,13 @@ def pick(history: History, which: str) -> Run:
         chosen = [r for r in complete if (r.commit or "").lower().startswith(which.lower())]
         commits = {r.commit for r in chosen}
         if len(commits) > 1:
-            raise HistoryError(f"commit {which!r} is ambiguous in {history.root}: {', '.join(sorted(str(c)[:12] for c in commits))}")
+            raise HistoryError(
+                f"commit {which!r} is ambiguous in {history.root}: {', '.join(sorted(str(c)[:12] for c in commits))}"
+            )
     else:
-        raise HistoryError(f"{PREFIX}{which!r}: expected history:last, history:last-passing or history:COMMIT (4+ hex digits)")
+        raise HistoryError(
+            f"{PREFIX}{which!r}: expected history:last, history:last-passing or history:COMMIT (4+ hex digits)"
+        )
     if not chosen:
         raise HistoryError(f"no complete recorded run in {history.root} matches {PREFIX}{which}")
     return chosen[-1]
@@ -46,7 +50,11 @@ def as_report(run: Run) -> dict[str, Any]:
             if status[index] == ".":
                 continue
             entry: dict[str, Any] = {
-                "sample_id": row[1], "file": row[0], "line": row[2], "kind": "gold", "model": model,
+                "sample_id": row[1],
+                "file": row[0],
+                "line": row[2],
+                "kind": "gold",
+                "model": model,
                 "status": STATUS_WORDS[status[index]],
                 "scores": {"overall": None if scores[index] == "." else float(scores[index])},
             }
@@ -55,16 +63,25 @@ def as_report(run: Run) -> dict[str, Any]:
                 entry["pass_count"] = int(passes[index])
             results.append(entry)
     identity = dict(run.meta.get("identity") or {})
-    return {"metadata": {**identity, "timestamp": run.finished[:19] + "+00:00", "history_run": run.run_id,
-                         "commit": run.commit}, "sample_results": results}
+    return {
+        "metadata": {
+            **identity,
+            "timestamp": run.finished[:19] + "+00:00",
+            "history_run": run.run_id,
+            "commit": run.commit,
+        },
+        "sample_results": results,
+    }
 
 
 def load(spec: str, history_path: str | None, invocation_dir: Path) -> tuple[str, dict[str, Any]]:
     """(shown name, report) of the run ``spec`` names; :class:`HistoryError` when it cannot be used."""
     if not history_path:
-        raise HistoryError(f"{spec} needs --llm-history=DIR (ini llm_history): the history to pick the run from")
+        raise HistoryError(
+            f"{spec} needs --llm-history=DIR (ini llm_history): the history to pick the run from"
+        )
     root = Path(history_path)
     history = History.load(root if root.is_absolute() else invocation_dir / root)
-    run = pick(history, spec[len(PREFIX):])
+    run = pick(history, spec[len(PREFIX) :])
     commit = f" commit {run.commit[:10]}" if run.commit else ""
     return f"{spec} (run {run.run_id}{commit})", as_report(run)

@@ -53,8 +53,14 @@ _STATUS = re.compile(r"[PAFES.]*")
 _NUMBER = r"(?:\.|-?\d{1,20}(?:\.\d{1,12})?)"
 _NUMBERS = re.compile(rf"{_NUMBER}(?: {_NUMBER})*")
 _COUNTS = re.compile(r"(?:\.|\d{1,9})(?: (?:\.|\d{1,9}))*")
-NUMBER_COLUMNS = {"score": _NUMBERS, "grader": _COUNTS, "tokens": _COUNTS, "latency_s": _NUMBERS,
-                  "cost_usd": _NUMBERS, "pass_count": _COUNTS}
+NUMBER_COLUMNS = {
+    "score": _NUMBERS,
+    "grader": _COUNTS,
+    "tokens": _COUNTS,
+    "latency_s": _NUMBERS,
+    "cost_usd": _NUMBERS,
+    "pass_count": _COUNTS,
+}
 _JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 
 
@@ -63,14 +69,18 @@ class HistoryError(Exception):
 
 
 def canonical(value: Any) -> bytes:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
+        "utf-8"
+    )
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with contextlib.suppress(AttributeError, OSError):  # mkstemp's 0600 would hide it from a CI job of another user
+        with contextlib.suppress(
+            AttributeError, OSError
+        ):  # mkstemp's 0600 would hide it from a CI job of another user
             os.fchmod(fd, file_mode())
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -87,11 +97,15 @@ def write_table(root: Path, rows: list[list[Any]]) -> str:
     table_id = table_hash(data)
     path = root / TABLES / f"{table_id}.json.gz"
     try:
-        intact = _inflate(path) == data  # a table is trusted by its name only when its content matches
+        intact = (
+            _inflate(path) == data
+        )  # a table is trusted by its name only when its content matches
     except HistoryError:
         intact = False
     if intact:
-        with contextlib.suppress(OSError):  # reused: fresh again, so a concurrent prune's grace period covers it
+        with contextlib.suppress(
+            OSError
+        ):  # reused: fresh again, so a concurrent prune's grace period covers it
             os.utime(path)
     else:
         _atomic_write(path, gzip.compress(data, compresslevel=6, mtime=0))
@@ -131,7 +145,9 @@ def run_file_name(finished: str, run_id: str) -> str:
     return f"{stamp}Z-{run_id}.json.gz"
 
 
-def write_run(root: Path, run: dict[str, Any], rows: list[list[Any]], *, seq: int | None = None) -> Path:
+def write_run(
+    root: Path, run: dict[str, Any], rows: list[list[Any]], *, seq: int | None = None
+) -> Path:
     """Write the table, then the run file (in that order: a run never names a missing table).
 
     The run file is two JSON lines, each its own gzip member: the metadata with each model's
@@ -140,10 +156,17 @@ def write_run(root: Path, run: dict[str, Any], rows: list[list[Any]], *, seq: in
     ``seq`` defaults to :func:`next_seq`.
     """
     results = run.get("results") or {}
-    head = {**run, "format": RUN_FORMAT, "version": VERSION, "table": write_table(root, rows),
-            "seq": next_seq(root) if seq is None else seq,
-            "results": {m: {"status": c["status"]} for m, c in results.items()}}
-    details = {"details": {m: {k: v for k, v in c.items() if k != "status"} for m, c in results.items()}}
+    head = {
+        **run,
+        "format": RUN_FORMAT,
+        "version": VERSION,
+        "table": write_table(root, rows),
+        "seq": next_seq(root) if seq is None else seq,
+        "results": {m: {"status": c["status"]} for m, c in results.items()},
+    }
+    details = {
+        "details": {m: {k: v for k, v in c.items() if k != "status"} for m, c in results.items()}
+    }
     path = root / RUNS / run_file_name(str(run["finished"]), str(run["run_id"]))
     _atomic_write(path, _gzip_line(head) + _gzip_line(details))
     return path
@@ -169,14 +192,18 @@ def _read_members(path: Path, *, both: bool) -> tuple[Any, Any]:
         except zlib.error as exc:
             raise HistoryError(f"{path}: cannot read: not gzip ({exc})") from None
         if len(text) > MAX_RUN_LINE_BYTES or inflate.unconsumed_tail:
-            raise HistoryError(f"{path}: line {member + 1} inflates to more than {MAX_RUN_LINE_BYTES} bytes")
+            raise HistoryError(
+                f"{path}: line {member + 1} inflates to more than {MAX_RUN_LINE_BYTES} bytes"
+            )
         if not inflate.eof:
             raise HistoryError(f"{path}: cannot read: truncated gzip data")
         # a line within the bound cannot hold more than it: only a long line is scanned
         skeleton = len(_JSON_STRING.sub(b"", text)) if len(text) > MAX_RUN_SKELETON else 0
         if skeleton > MAX_RUN_SKELETON:
-            raise HistoryError(f"{path}: line {member + 1} holds {skeleton} bytes of JSON outside its strings; "
-                               f"a run has at most {MAX_RUN_SKELETON}")
+            raise HistoryError(
+                f"{path}: line {member + 1} holds {skeleton} bytes of JSON outside its strings; "
+                f"a run has at most {MAX_RUN_SKELETON}"
+            )
         try:
             out.append(json.loads(text))
         except (ValueError, RecursionError) as exc:
@@ -199,8 +226,10 @@ def _inflate(path: Path) -> bytes:
 def _read_table(path: Path, table_id: str) -> Any:
     data = _inflate(path)
     if table_hash(data) != table_id:
-        raise HistoryError(f"{path}: content does not match its name (SHA-256 {table_hash(data)}...); "
-                           "the next run of these samples rewrites it")
+        raise HistoryError(
+            f"{path}: content does not match its name (SHA-256 {table_hash(data)}...); "
+            "the next run of these samples rewrites it"
+        )
     try:
         return json.loads(data)
     except (ValueError, RecursionError) as exc:
@@ -215,7 +244,9 @@ class Run:
     meta: dict[str, Any]
     rows: list[list[Any]]
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)  # the history's: a bad second line is one warning
+    warnings: list[str] = field(
+        default_factory=list
+    )  # the history's: a bad second line is one warning
     _details: dict[str, Any] | None = None
 
     @property
@@ -250,8 +281,12 @@ class Run:
                 _, data = _read_members(self.path, both=True)
                 found = data.get("details") if isinstance(data, dict) else None
                 if not isinstance(found, dict):
-                    raise HistoryError(f"{self.path}: line 2: field 'details' missing or not an object")
-                _check_columns(self.path, _check_results(self.path, found, len(self.rows), detail=True))
+                    raise HistoryError(
+                        f"{self.path}: line 2: field 'details' missing or not an object"
+                    )
+                _check_columns(
+                    self.path, _check_results(self.path, found, len(self.rows), detail=True)
+                )
                 self._details = found
             except HistoryError as exc:
                 self.warnings.append(f"columns left out: {exc}")
@@ -270,9 +305,13 @@ class Run:
 
 def _check_run(path: Path, data: Any) -> dict[str, Any]:
     if not isinstance(data, dict) or data.get("format") != RUN_FORMAT:
-        raise HistoryError(f"{path}: not a pytest-llmeval history run (field 'format' is not {RUN_FORMAT!r})")
+        raise HistoryError(
+            f"{path}: not a pytest-llmeval history run (field 'format' is not {RUN_FORMAT!r})"
+        )
     if data.get("version") != VERSION:
-        raise HistoryError(f"{path}: field 'version' is {data.get('version')!r}; this plugin reads version {VERSION}")
+        raise HistoryError(
+            f"{path}: field 'version' is {data.get('version')!r}; this plugin reads version {VERSION}"
+        )
     for name, kind in (("run_id", str), ("finished", str), ("table", str), ("results", dict)):
         if not isinstance(data.get(name), kind):
             raise HistoryError(f"{path}: field {name!r} missing or not a {kind.__name__}")
@@ -291,32 +330,56 @@ def _check_run(path: Path, data: Any) -> dict[str, Any]:
         if value is not None and not isinstance(value, str):
             raise HistoryError(f"{path}: field 'git.{name}' must be a string or null")
     repeat = (data.get("settings") or {}).get("repeat")
-    if repeat is not None and not (isinstance(repeat, int) and not isinstance(repeat, bool) and 1 <= repeat <= MAX_REPEAT):
-        raise HistoryError(f"{path}: field 'settings.repeat' is not a whole number from 1 to {MAX_REPEAT}")
+    if repeat is not None and not (
+        isinstance(repeat, int) and not isinstance(repeat, bool) and 1 <= repeat <= MAX_REPEAT
+    ):
+        raise HistoryError(
+            f"{path}: field 'settings.repeat' is not a whole number from 1 to {MAX_REPEAT}"
+        )
     if "seq" in data and not _valid_seq(data["seq"]):
         raise HistoryError(f"{path}: field 'seq' is not a whole number from 0 to {MAX_SEQ}")
     return data
 
 
 def _check_table(path: Path, data: Any) -> list[list[Any]]:
-    if not isinstance(data, dict) or data.get("format") != TABLE_FORMAT or not isinstance(data.get("rows"), list):
+    if (
+        not isinstance(data, dict)
+        or data.get("format") != TABLE_FORMAT
+        or not isinstance(data.get("rows"), list)
+    ):
         raise HistoryError(f"{path}: not a pytest-llmeval history table (fields 'format', 'rows')")
     for index, row in enumerate(data["rows"]):
-        if not (isinstance(row, list) and len(row) == 4 and isinstance(row[0], str) and isinstance(row[1], str)):
+        if not (
+            isinstance(row, list)
+            and len(row) == 4
+            and isinstance(row[0], str)
+            and isinstance(row[1], str)
+        ):
             raise HistoryError(f"{path}: rows[{index}] is not [file, id, line, gold hash]")
     return list(data["rows"])
 
 
-def _check_results(path: Path, results: dict[str, Any], length: int, *, detail: bool = False) -> dict[str, dict[str, Any]]:
+def _check_results(
+    path: Path, results: dict[str, Any], length: int, *, detail: bool = False
+) -> dict[str, dict[str, Any]]:
     where = "line 2: field 'details" if detail else "field 'results"
     for model, columns in results.items():
         if not isinstance(columns, dict):
             raise HistoryError(f"{path}: {where}.{model}' is not an object")
         status = columns.get("status")
-        if not detail and (not isinstance(status, str) or len(status) != length or not _STATUS.fullmatch(status)):
-            raise HistoryError(f"{path}: {where}.{model}.status' is not a string of {length} status letters (P A F E S .)")
+        if not detail and (
+            not isinstance(status, str) or len(status) != length or not _STATUS.fullmatch(status)
+        ):
+            raise HistoryError(
+                f"{path}: {where}.{model}.status' is not a string of {length} status letters (P A F E S .)"
+            )
         for name, text in columns.items():
-            if name != "status" and isinstance(text, str) and text and text.count(" ") + 1 != length:
+            if (
+                name != "status"
+                and isinstance(text, str)
+                and text
+                and text.count(" ") + 1 != length
+            ):
                 raise HistoryError(f"{path}: {where}.{model}.{name}' does not hold {length} values")
     return results
 
@@ -326,11 +389,19 @@ def _check_columns(path: Path, details: dict[str, dict[str, Any]]) -> None:
     for model, columns in details.items():
         for name, pattern in NUMBER_COLUMNS.items():
             text = columns.get(name)
-            if text is not None and not (isinstance(text, str) and (not text or pattern.fullmatch(text))):
-                raise HistoryError(f"{path}: line 2: field 'details.{model}.{name}' holds a value that is not a number")
+            if text is not None and not (
+                isinstance(text, str) and (not text or pattern.fullmatch(text))
+            ):
+                raise HistoryError(
+                    f"{path}: line 2: field 'details.{model}.{name}' holds a value that is not a number"
+                )
         reasons = columns.get("reasons")
-        if reasons is not None and not (isinstance(reasons, dict) and all(isinstance(v, str) for v in reasons.values())):
-            raise HistoryError(f"{path}: line 2: field 'details.{model}.reasons' is not an object of texts")
+        if reasons is not None and not (
+            isinstance(reasons, dict) and all(isinstance(v, str) for v in reasons.values())
+        ):
+            raise HistoryError(
+                f"{path}: line 2: field 'details.{model}.reasons' is not an object of texts"
+            )
 
 
 class History:
@@ -349,7 +420,9 @@ class History:
             raise HistoryError(f"{root}: no history directory here")
         paths = sorted((root / RUNS).glob("*.json.gz")) if (root / RUNS).is_dir() else []
         if len(paths) > MAX_RUN_FILES:
-            history.warnings.append(f"{root}: {len(paths)} run files; reading the newest {MAX_RUN_FILES}")
+            history.warnings.append(
+                f"{root}: {len(paths)} run files; reading the newest {MAX_RUN_FILES}"
+            )
             paths = paths[-MAX_RUN_FILES:]
         for path in paths:
             try:
@@ -369,7 +442,9 @@ class History:
                 raise
         rows = self._tables[table_id]
         if rows is None:
-            raise HistoryError(f"{run_path}: its table {table_id} is unusable (see the warning above)")
+            raise HistoryError(
+                f"{run_path}: its table {table_id} is unusable (see the warning above)"
+            )
         return rows
 
     def _load_run(self, path: Path) -> Run:
@@ -395,7 +470,11 @@ def prune(root: Path, keep: int, current: Path | None = None) -> int:
             heads[path] = None
 
     def order(path: Path) -> tuple[bool, int, str]:
-        return (path == current, _seq(heads[path].get("seq") if isinstance(heads[path], dict) else None), path.name)
+        return (
+            path == current,
+            _seq(heads[path].get("seq") if isinstance(heads[path], dict) else None),
+            path.name,
+        )
 
     runs = sorted(heads, key=order)
     doomed = runs[: max(0, len(runs) - max(keep, 1))]
@@ -403,7 +482,7 @@ def prune(root: Path, keep: int, current: Path | None = None) -> int:
         with contextlib.suppress(OSError):
             path.unlink()
     referenced: set[str] = set()
-    for path in runs[len(doomed):]:
+    for path in runs[len(doomed) :]:
         data = heads[path]
         if isinstance(data, dict) and isinstance(data.get("table"), str):
             referenced.add(data["table"])

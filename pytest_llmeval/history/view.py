@@ -14,7 +14,9 @@ PALETTE = ("#1565c0", "#c62828", "#2e7d32", "#6a1b9a", "#ef6c00", "#00838f")
 WIDTH, HEIGHT, LEFT, BOTTOM = 600.0, 160.0, 40.0, 18.0
 
 
-def report_section(root: Path, *, window: int = DEFAULT_WINDOW, alpha: float = 0.05) -> tuple[dict[str, Any], dict[tuple[str, str, str], dict[str, Any]]]:
+def report_section(
+    root: Path, *, window: int = DEFAULT_WINDOW, alpha: float = 0.05
+) -> tuple[dict[str, Any], dict[tuple[str, str, str], dict[str, Any]]]:
     """(the report's ``history`` object, per (model, file, id) recent history) of the last runs."""
     try:
         history = History.load(root)
@@ -25,19 +27,36 @@ def report_section(root: Path, *, window: int = DEFAULT_WINDOW, alpha: float = 0
     for model in history.models():
         rates = [(run, run_rate(run, model)) for run in history.runs if model in run.results]
         points = [
-            {"run_id": run.run_id, "finished": run.finished, "commit": run.commit, "complete": run.complete,
-             "pass_rate": r["pass_rate"], "ci95": r["ci95"], "n": r["n"]}
+            {
+                "run_id": run.run_id,
+                "finished": run.finished,
+                "commit": run.commit,
+                "complete": run.complete,
+                "pass_rate": r["pass_rate"],
+                "ci95": r["ci95"],
+                "n": r["n"],
+            }
             for run, r in rates[-window:]
         ]
-        complete = [r for run, r in rates if run.complete]  # as the history command: complete runs only
+        complete = [
+            r for run, r in rates if run.complete
+        ]  # as the history command: complete runs only
         models[model] = {"runs": points, "trend": trend(complete, window=window, alpha=alpha)}
         for story in sample_stories(history, model, window=window):
             since = story["failing_since"]
             per_sample[(model, story["file"], story["sample_id"])] = {
-                "recent": story["verdicts"], "flips": story["flips"], "flaky": story["flaky"],
-                "gold_changed": story["gold_changed"], "failing_since_commit": since and since["commit"],
+                "recent": story["verdicts"],
+                "flips": story["flips"],
+                "flaky": story["flaky"],
+                "gold_changed": story["gold_changed"],
+                "failing_since_commit": since and since["commit"],
             }
-    return {"path": str(root), "window": window, "models": models, "warnings": history.warnings}, per_sample
+    return {
+        "path": str(root),
+        "window": window,
+        "models": models,
+        "warnings": history.warnings,
+    }, per_sample
 
 
 def attach(report: dict[str, Any], root: Path, *, alpha: float = 0.05) -> None:
@@ -46,7 +65,11 @@ def attach(report: dict[str, Any], root: Path, *, alpha: float = 0.05) -> None:
     report["history"] = section
     first = (report.get("metadata") or {}).get("model")
     for entry in report.get("sample_results") or []:
-        key = (str(entry.get("model") or first), str(entry.get("file") or ""), str(entry.get("sample_id")))
+        key = (
+            str(entry.get("model") or first),
+            str(entry.get("file") or ""),
+            str(entry.get("sample_id")),
+        )
         if key in per_sample:
             entry["history"] = per_sample[key]
 
@@ -57,9 +80,16 @@ def _num(value: Any) -> float | None:
 
 def chart(section: Any) -> dict[str, Any] | None:
     """SVG geometry of the trend chart: one line per model, a dot per run, its 95% interval as a bar."""
-    if not isinstance(section, dict) or not isinstance(section.get("models"), dict) or not section["models"]:
+    if (
+        not isinstance(section, dict)
+        or not isinstance(section.get("models"), dict)
+        or not section["models"]
+    ):
         return None
-    longest = max((len(m.get("runs") or []) for m in section["models"].values() if isinstance(m, dict)), default=0)
+    longest = max(
+        (len(m.get("runs") or []) for m in section["models"].values() if isinstance(m, dict)),
+        default=0,
+    )
     if longest == 0:
         return None
     step = (WIDTH - LEFT - 10) / max(1, longest - 1)
@@ -78,23 +108,49 @@ def chart(section: Any) -> dict[str, Any] | None:
             if rate is None:
                 continue
             ci = run.get("ci95")
-            lo, hi = (_num(ci[0]), _num(ci[1])) if isinstance(ci, list) and len(ci) == 2 else (None, None)
+            lo, hi = (
+                (_num(ci[0]), _num(ci[1]))
+                if isinstance(ci, list) and len(ci) == 2
+                else (None, None)
+            )
             x = round(LEFT + (offset + i) * step, 2)
-            dots.append({
-                "x": x, "y": y(rate), "lo": y(lo if lo is not None else rate), "hi": y(hi if hi is not None else rate),
-                "title": f"{model} run {run.get('run_id')} ({str(run.get('commit') or '-')[:10]}, "
-                         f"{str(run.get('finished'))[:19]}): {rate:.1%} of {run.get('n')}"
-                         + ("" if lo is None else f", 95% CI {lo:.1%}-{hi:.1%}")
-                         + ("" if run.get("complete", True) else ", incomplete"),
-            })
+            dots.append(
+                {
+                    "x": x,
+                    "y": y(rate),
+                    "lo": y(lo if lo is not None else rate),
+                    "hi": y(hi if hi is not None else rate),
+                    "title": f"{model} run {run.get('run_id')} ({str(run.get('commit') or '-')[:10]}, "
+                    f"{str(run.get('finished'))[:19]}): {rate:.1%} of {run.get('n')}"
+                    + ("" if lo is None else f", 95% CI {lo:.1%}-{hi:.1%}")
+                    + ("" if run.get("complete", True) else ", incomplete"),
+                }
+            )
         t = data.get("trend") or {}
         slope = _num(t.get("slope"))
         p = _num(t.get("p_value"))
         least = _num(t.get("min_detectable_slope"))
-        label = f"{model}: " + ("no trend yet" if slope is None or p is None else
-                                 f"{slope * 100:+.2f} points/run, p={p:.3g} ({t.get('direction')})"
-                                 + ("" if least is None else f", detectable from {least * 100:.2f}"))
-        lines.append({"color": color, "dots": dots, "points": " ".join(f"{d['x']},{d['y']}" for d in dots), "label": label})
+        label = f"{model}: " + (
+            "no trend yet"
+            if slope is None or p is None
+            else f"{slope * 100:+.2f} points/run, p={p:.3g} ({t.get('direction')})"
+            + ("" if least is None else f", detectable from {least * 100:.2f}")
+        )
+        lines.append(
+            {
+                "color": color,
+                "dots": dots,
+                "points": " ".join(f"{d['x']},{d['y']}" for d in dots),
+                "label": label,
+            }
+        )
     grid = [{"y": y(v), "label": f"{v:.0%}"} for v in (0.0, 0.5, 1.0)]
-    return {"width": WIDTH, "height": HEIGHT + BOTTOM, "plot_height": HEIGHT, "left": LEFT, "lines": lines, "grid": grid,
-            "runs": longest}
+    return {
+        "width": WIDTH,
+        "height": HEIGHT + BOTTOM,
+        "plot_height": HEIGHT,
+        "left": LEFT,
+        "lines": lines,
+        "grid": grid,
+        "runs": longest,
+    }

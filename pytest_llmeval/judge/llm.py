@@ -273,9 +273,15 @@ class CorrectnessJudgement:
 
 def _real_reasons(value: dict[str, Any]) -> list[str]:
     """A reason that only repeats the reply template's placeholder is no reason (a small model's echo)."""
-    copied = [r for r in value.get("reasons") or [] if " ".join(str(r).split()).strip(" .").casefold() == prompts.REASON_PLACEHOLDER]
+    copied = [
+        r
+        for r in value.get("reasons") or []
+        if " ".join(str(r).split()).strip(" .").casefold() == prompts.REASON_PLACEHOLDER
+    ]
     if copied:
-        return [f"reasons: {prompts.REASON_PLACEHOLDER!r} is the template's placeholder; write each reason about this answer"]
+        return [
+            f"reasons: {prompts.REASON_PLACEHOLDER!r} is the template's placeholder; write each reason about this answer"
+        ]
     return []
 
 

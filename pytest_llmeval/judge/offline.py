@@ -430,7 +430,10 @@ def _gate(
     gate = [[0.0] * len(fg) for _ in fr]
     for i in range(len(fr)):
         for j in range(len(fg)):
-            closeness = LEXICAL_WEIGHT * max(cover_r[i][j], cover_g[j][i]) + (1 - LEXICAL_WEIGHT) * raw[i][j]
+            closeness = (
+                LEXICAL_WEIGHT * max(cover_r[i][j], cover_g[j][i])
+                + (1 - LEXICAL_WEIGHT) * raw[i][j]
+            )
             if shared[i][j]:
                 closeness += NUMBER_BONUS
                 if fr[i]["numeric_only"] or fg[j]["numeric_only"]:
@@ -478,15 +481,37 @@ def match_claims_offline(
     base = centred if centred is not None else raw
     n_r, n_g = len(fr), len(fg)
     bonus = [[NUMBER_BONUS if shared[i][j] else 0.0 for j in range(n_g)] for i in range(n_r)]
-    rank_r = [[(base[i][j] + cover_r[i][j]) / 2 + bonus[i][j] for j in range(n_g)] for i in range(n_r)]
-    rank_g = [[(base[i][j] + cover_g[j][i]) / 2 + bonus[i][j] for i in range(n_r)] for j in range(n_g)]
+    rank_r = [
+        [(base[i][j] + cover_r[i][j]) / 2 + bonus[i][j] for j in range(n_g)] for i in range(n_r)
+    ]
+    rank_g = [
+        [(base[i][j] + cover_g[j][i]) / 2 + bonus[i][j] for i in range(n_r)] for j in range(n_g)
+    ]
     gate_t = [list(col) for col in zip(*gate, strict=False)]
     matching = Matching(
         response=_link_side(
-            response_claims, gold_claims, gate, rank_r, cover_r, threshold, fr, fg, agree, strict_numbers=False
+            response_claims,
+            gold_claims,
+            gate,
+            rank_r,
+            cover_r,
+            threshold,
+            fr,
+            fg,
+            agree,
+            strict_numbers=False,
         ),
         gold=_link_side(
-            gold_claims, response_claims, gate_t, rank_g, cover_g, threshold, fg, fr, agree, strict_numbers=True
+            gold_claims,
+            response_claims,
+            gate_t,
+            rank_g,
+            cover_g,
+            threshold,
+            fg,
+            fr,
+            agree,
+            strict_numbers=True,
         ),
     )
     details: dict[str, Any] = {"match_threshold": threshold}

@@ -128,11 +128,14 @@ def verification_messages(
         f"'{verdict(judge_correct)}', but an automatic fuzzy fact-inclusion check (does the ideal "
         "answer's key content appear in the answer?) found it "
         f"'{verdict(fuzzy_correct)}'. Neither is trusted: check the answer against the ideal answer "
-        "yourself. The verdict is 'factually matching' only if ALL of these hold:\n" + criteria + "\n"
+        "yourself. The verdict is 'factually matching' only if ALL of these hold:\n"
+        + criteria
+        + "\n"
         "Extra correct detail is fine; the same fact in other words, units, scales or date formats "
         "matches, while shared words around a different fact do not. A refusal, or saying the "
         "information is unavailable, is 'factually contradicting'. "
-        + DATA_RULE.format(tag="answer") + " "
+        + DATA_RULE.format(tag="answer")
+        + " "
         'Reply with JSON only: {"reasons": ["' + REASON_PLACEHOLDER + '"], '
         '"verdict": "factually matching" | "factually contradicting"}.'
     )
@@ -143,7 +146,9 @@ def verification_messages(
     parts.append("Ideal answer:\n" + delimit("ideal_answer", expected))
     parts.append("Answer to grade:\n" + delimit("answer", response))
     parts.append(f"First grading: {verdict(judge_correct)}. Its reasons: {first}")
-    parts.append(f"Fuzzy fact-inclusion check: {verdict(fuzzy_correct)}. Its evidence: {fuzzy_evidence}")
+    parts.append(
+        f"Fuzzy fact-inclusion check: {verdict(fuzzy_correct)}. Its evidence: {fuzzy_evidence}"
+    )
     return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
 
 

@@ -45,4 +45,6 @@ def judge_settings(settings: Any) -> Any:
             value = _DEFAULTS.get(judge_name)
         changes[judge_name.removeprefix("judge_")] = value
     # error messages name the judge's keys
-    return dataclasses.replace(settings, **changes, role="judge", default_max_tokens=DEFAULT_MAX_TOKENS)
+    return dataclasses.replace(
+        settings, **changes, role="judge", default_max_tokens=DEFAULT_MAX_TOKENS
+    )

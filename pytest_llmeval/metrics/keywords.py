@@ -22,7 +22,9 @@ _TURKISH_I = str.maketrans({"\u0130": "i", "\u0131": "i"})
 
 def _fold(text: str) -> str:
     # NFKC + casefold so "Æ"/"æ", "ß"/"SS" and composed/decomposed "å" compare equal.
-    folded = unicodedata.normalize("NFKC", text).translate(_TURKISH_I).casefold().replace("i\u0307", "i")
+    folded = (
+        unicodedata.normalize("NFKC", text).translate(_TURKISH_I).casefold().replace("i\u0307", "i")
+    )
     return " ".join(folded.split())
 
 

@@ -79,7 +79,9 @@ def length_score(
     )
 
 
-def length_asked(criteria: dict[str, Any], *, run_bands: dict[str, Any], run_weights_changed: bool) -> str | None:
+def length_asked(
+    criteria: dict[str, Any], *, run_bands: dict[str, Any], run_weights_changed: bool
+) -> str | None:
     """What in the suite asks for length to be judged (``max_tokens``, ``length_bands``, a length weight), or None."""
     if criteria.get("max_tokens") is not None:
         return "max_tokens"
@@ -91,7 +93,12 @@ def length_asked(criteria: dict[str, Any], *, run_bands: dict[str, Any], run_wei
 
 
 def length_applies(
-    expected: str, criteria: dict[str, Any], bands: LengthBands, *, run_bands: dict[str, Any], run_weights_changed: bool
+    expected: str,
+    criteria: dict[str, Any],
+    bands: LengthBands,
+    *,
+    run_bands: dict[str, Any],
+    run_weights_changed: bool,
 ) -> bool:
     """Whether the length component judges this sample.
 

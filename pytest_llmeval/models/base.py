@@ -24,7 +24,9 @@ class Completion:
     model: str = ""
     junk_usage: bool = False  # the reply's "usage" was not token counts (ignored)
     usage_missing: bool = False  # the reply gave no token counts: the run counts an estimate
-    structured: str = ""  # which structured-output forms were tried, when negotiated (models.formats)
+    structured: str = (
+        ""  # which structured-output forms were tried, when negotiated (models.formats)
+    )
     # latency_s is the round trip of the request that answered: sent to reply read, so it includes
     # the time the request waited in the server's queue. wait_s: before sending, for our own
     # concurrency slot and rate limit. service_s: the server's own processing time, when it says.
@@ -44,7 +46,9 @@ class Answer:
     usage: Usage = field(default_factory=Usage)
     cached: bool = False
     latency_s: float = 0.0
-    tool_calls: list[dict[str, Any]] | None = None  # [{"id", "type", "function": {"name", "arguments"}}]
+    tool_calls: list[dict[str, Any]] | None = (
+        None  # [{"id", "type", "function": {"name", "arguments"}}]
+    )
 
 
 class ChatModel(Protocol):

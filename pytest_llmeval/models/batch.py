@@ -67,7 +67,9 @@ class Request:
     label: str
     answers: list[AnswerKey] = field(default_factory=list)
     body: dict[str, Any] | None = None  # what is sent (None: resumed, already sent)
-    accept: Callable[[str], bool] | None = None  # the judge's check of a reply: one it rejects is not cached
+    accept: Callable[[str], bool] | None = (
+        None  # the judge's check of a reply: one it rejects is not cached
+    )
 
 
 @dataclass
@@ -93,11 +95,21 @@ class Outcome:
     resumed: int = 0
 
 
-def request_body(chat: OpenAIChat, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> dict[str, Any]:
+def request_body(
+    chat: OpenAIChat, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
+) -> dict[str, Any]:
     """The chat-completion body a live call sends for the same request."""
-    body: dict[str, Any] = {"model": chat.model, "messages": messages, "temperature": chat.temperature}
+    body: dict[str, Any] = {
+        "model": chat.model,
+        "messages": messages,
+        "temperature": chat.temperature,
+    }
     # a client may carry a role's default cap (the judge's) where its settings give none
-    max_tokens = chat.max_tokens if chat.max_tokens is not None else getattr(chat, "default_max_tokens", None)
+    max_tokens = (
+        chat.max_tokens
+        if chat.max_tokens is not None
+        else getattr(chat, "default_max_tokens", None)
+    )
     if max_tokens is not None:
         body["max_tokens"] = max_tokens
     if chat.seed is not None:
@@ -134,32 +146,57 @@ class BatchAPI:
                 for chunk in response.iter_bytes():
                     raw += chunk
                     if len(raw) > MAX_META_BYTES:
-                        raise BatchError(f"{self.name}: {method} {path}: reply larger than {MAX_META_BYTES} bytes")
+                        raise BatchError(
+                            f"{self.name}: {method} {path}: reply larger than {MAX_META_BYTES} bytes"
+                        )
                 status = response.status_code
         except httpx2.HTTPError as exc:
-            raise BatchError(f"{self.name}: {method} {path} at {self.base_url} failed: {type(exc).__name__}: {exc}") from None
+            raise BatchError(
+                f"{self.name}: {method} {path} at {self.base_url} failed: {type(exc).__name__}: {exc}"
+            ) from None
         body = meta_body(raw)
         if status >= 400:
-            detail = _reason(body) if isinstance(body, dict) else raw[:REASON_CHARS].decode("utf-8", "replace")
+            detail = (
+                _reason(body)
+                if isinstance(body, dict)
+                else raw[:REASON_CHARS].decode("utf-8", "replace")
+            )
             error = FatalModelError if status in (401, 403, 404) else BatchError
-            hint = " (does this server offer the batch API? run without --llm-batch)" if status == 404 else ""
-            raise error(f"{self.name}: {method} {path} at {self.base_url}: HTTP {status}: {detail}{hint}", status=status)
+            hint = (
+                " (does this server offer the batch API? run without --llm-batch)"
+                if status == 404
+                else ""
+            )
+            raise error(
+                f"{self.name}: {method} {path} at {self.base_url}: HTTP {status}: {detail}{hint}",
+                status=status,
+            )
         if not isinstance(body, dict):
-            raise BatchError(f"{self.name}: {method} {path}: the reply is not a JSON object: {raw[:200]!r}")
+            raise BatchError(
+                f"{self.name}: {method} {path}: the reply is not a JSON object: {raw[:200]!r}"
+            )
         return body
 
     def upload(self, content: bytes) -> str:
         body = self._call(
-            "POST", "files", data={"purpose": "batch"},
+            "POST",
+            "files",
+            data={"purpose": "batch"},
             files={"file": ("llmeval-batch.jsonl", content, "application/jsonl")},
         )
         return _object_id(body, "file", self.name)
 
     def create(self, file_id: str) -> str:
-        body = self._call("POST", "batches", json={
-            "input_file_id": file_id, "endpoint": CHAT_URL, "completion_window": COMPLETION_WINDOW,
-            "metadata": {"source": "pytest-llmeval"},
-        })
+        body = self._call(
+            "POST",
+            "batches",
+            json={
+                "input_file_id": file_id,
+                "endpoint": CHAT_URL,
+                "completion_window": COMPLETION_WINDOW,
+                "metadata": {"source": "pytest-llmeval"},
+            },
+        )
         return _object_id(body, "batch", self.name)
 
     def get(self, batch_id: str) -> dict[str, Any]:
@@ -173,7 +210,9 @@ class BatchAPI:
         try:
             with self.client.stream("GET", f"files/{file_id}/content") as response:
                 if response.status_code >= 400:
-                    raise BatchError(f"{self.name}: GET files/{file_id}/content: HTTP {response.status_code}")
+                    raise BatchError(
+                        f"{self.name}: GET files/{file_id}/content: HTTP {response.status_code}"
+                    )
                 pending = b""
                 count = 0
                 for chunk in response.iter_bytes():
@@ -186,11 +225,15 @@ class BatchAPI:
                         if count >= limit:
                             return
                     if len(pending) > MAX_ROW_BYTES:
-                        raise BatchError(f"{self.name}: file {file_id}: a line longer than {MAX_ROW_BYTES} bytes")
+                        raise BatchError(
+                            f"{self.name}: file {file_id}: a line longer than {MAX_ROW_BYTES} bytes"
+                        )
                 if pending.strip():
                     yield _row(pending)
         except httpx2.HTTPError as exc:
-            raise BatchError(f"{self.name}: reading file {file_id} failed: {type(exc).__name__}: {exc}") from None
+            raise BatchError(
+                f"{self.name}: reading file {file_id} failed: {type(exc).__name__}: {exc}"
+            ) from None
 
 
 def meta_body(raw: bytes) -> Any:
@@ -212,7 +255,9 @@ def _row(line: bytes) -> dict[str, Any] | str:
 
 def _object_id(body: dict[str, Any], what: str, name: str) -> str:
     value = body.get("id")
-    if not isinstance(value, str) or not _ID.fullmatch(value):  # it goes into URLs, file names, the terminal
+    if not isinstance(value, str) or not _ID.fullmatch(
+        value
+    ):  # it goes into URLs, file names, the terminal
         raise BatchError(f"{name}: the {what} reply has no usable id: {json.dumps(body)[:200]}")
     return value
 
@@ -225,7 +270,9 @@ def _reason(body: Any) -> str:
             message = inner.get("message")
             code = inner.get("code")
             if isinstance(message, str) and message:
-                return (f"{code}: " if isinstance(code, str) and code else "") + message[:REASON_CHARS]
+                return (f"{code}: " if isinstance(code, str) and code else "") + message[
+                    :REASON_CHARS
+                ]
         return json.dumps(body)[:REASON_CHARS]
     return str(body)[:REASON_CHARS]
 
@@ -270,13 +317,17 @@ class BatchRun:
                     continue
                 label = sample.id if index == 1 else f"{sample.id} (repeat {index})"
                 if key not in wanted:
-                    wanted[key] = Request(key, identity, label, body=request_body(self.chat, messages, sample.tools))
+                    wanted[key] = Request(
+                        key, identity, label, body=request_body(self.chat, messages, sample.tools)
+                    )
                 wanted[key].answers.append((sample.path, sample.id, index))
         return wanted
 
     def _cached(self, key: str, identity: dict[str, Any]) -> bool:
         assert self.cache is not None
-        return any(self.cache.get(k) is not None for k in (key, legacy_key(identity, self.chat.base_url)))
+        return any(
+            self.cache.get(k) is not None for k in (key, legacy_key(identity, self.chat.base_url))
+        )
 
     # -- state files --------------------------------------------------------------
     def _load_pending(self) -> list[Pending]:
@@ -288,20 +339,40 @@ class BatchRun:
             try:
                 with path.open("rb") as handle:
                     data = json.loads(handle.read(MAX_STATE_BYTES))
-                if data.get("version") != STATE_VERSION or data.get("endpoint") != self.chat.base_url:
+                if (
+                    data.get("version") != STATE_VERSION
+                    or data.get("endpoint") != self.chat.base_url
+                ):
                     continue  # another endpoint's batch: only that endpoint can answer for it
                 requests: dict[str, Request] = {}
                 for entry in data["requests"]:
                     identity = entry["identity"]
-                    if not isinstance(identity, dict) or not isinstance(identity.get("messages"), list):
+                    if not isinstance(identity, dict) or not isinstance(
+                        identity.get("messages"), list
+                    ):
                         raise ValueError("a request without messages")
-                    key = cache_key(identity)  # the request's hash, unless redaction changed the request
+                    key = cache_key(
+                        identity
+                    )  # the request's hash, unless redaction changed the request
                     if key != entry.get("key") and _KEY.fullmatch(str(entry.get("key"))):
                         key = entry["key"]
                     requests[key] = Request(key, identity, str(entry.get("label") or "")[:200])
-                found.append(Pending(str(data["id"]), path, requests, float(data.get("submitted") or time.time())))
-            except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
-                self._note(f"llmeval batch: state file {path} unreadable ({type(exc).__name__}: {exc}); ignored")
+                found.append(
+                    Pending(
+                        str(data["id"]), path, requests, float(data.get("submitted") or time.time())
+                    )
+                )
+            except (
+                OSError,
+                ValueError,
+                KeyError,
+                TypeError,
+                AttributeError,
+                RecursionError,
+            ) as exc:
+                self._note(
+                    f"llmeval batch: state file {path} unreadable ({type(exc).__name__}: {exc}); ignored"
+                )
         return found
 
     def _save(self, pending: Pending) -> None:
@@ -315,10 +386,15 @@ class BatchRun:
             "endpoint_shown": strip_url_credentials(self.chat.base_url),
             "model": self.chat.name,
             "submitted": pending.submitted,
-            "requests": [{"key": r.key, "label": r.label, "identity": r.identity} for r in pending.requests.values()],
+            "requests": [
+                {"key": r.key, "label": r.label, "identity": r.identity}
+                for r in pending.requests.values()
+            ],
         }
         # a prompt quoting the API key never gets it written (as in the cache files)
-        write_atomic(pending.path, redact(json.dumps(state, ensure_ascii=False)) + "\n", newline="\n")
+        write_atomic(
+            pending.path, redact(json.dumps(state, ensure_ascii=False)) + "\n", newline="\n"
+        )
 
     # -- the phase ------------------------------------------------------------------
     def run(self, samples: list[Sample], repeat: int) -> Outcome:
@@ -354,7 +430,10 @@ class BatchRun:
                 if self.engine.budget is not None:
                     self.engine.budget.check()
                 lines = [
-                    json.dumps({"custom_id": r.key, "method": "POST", "url": CHAT_URL, "body": r.body}, ensure_ascii=False)
+                    json.dumps(
+                        {"custom_id": r.key, "method": "POST", "url": CHAT_URL, "body": r.body},
+                        ensure_ascii=False,
+                    )
                     for r in chunk
                 ]
                 file_id = self.api.upload(("\n".join(lines) + "\n").encode("utf-8"))
@@ -363,7 +442,12 @@ class BatchRun:
                 self._fail(chunk, exc)
                 self._incomplete(f"batch not submitted: {exc}")
                 continue
-            batch = Pending(batch_id, self.state_dir / f"{slug(batch_id)}.json", {r.key: r for r in chunk}, time.time())
+            batch = Pending(
+                batch_id,
+                self.state_dir / f"{slug(batch_id)}.json",
+                {r.key: r for r in chunk},
+                time.time(),
+            )
             self._save(batch)  # before anything else: a stop from here on resumes this batch
             self.outcome.submitted += 1
             submitted.append(batch)
@@ -388,10 +472,15 @@ class BatchRun:
                 break
             if deadline is not None and time.monotonic() >= deadline:
                 for batch in active:
-                    self._unfinished(batch, f"batch {batch.id} still {batch.status} after llm_batch_wait={wait:g} s; "
-                                            "the next run picks it up")
+                    self._unfinished(
+                        batch,
+                        f"batch {batch.id} still {batch.status} after llm_batch_wait={wait:g} s; "
+                        "the next run picks it up",
+                    )
                 break
-            time.sleep(poll if deadline is None else max(0.0, min(poll, deadline - time.monotonic())))
+            time.sleep(
+                poll if deadline is None else max(0.0, min(poll, deadline - time.monotonic()))
+            )
         self._progress(pending, started, shown, final=True)
 
     def _look(self, batch: Pending) -> str:
@@ -400,17 +489,25 @@ class BatchRun:
             info = self.api.get(batch.id)
         except ModelError as exc:
             batch.failed_looks += 1
-            if isinstance(exc, FatalModelError) or batch.failed_looks > int(self.settings.max_retries):
+            if isinstance(exc, FatalModelError) or batch.failed_looks > int(
+                self.settings.max_retries
+            ):
                 batch.status = "unknown"
                 self._unfinished(batch, f"batch {batch.id} cannot be followed: {exc}")
                 if exc.status == 404:
-                    batch.path.unlink(missing_ok=True)  # the server does not know it: nothing to resume
+                    batch.path.unlink(
+                        missing_ok=True
+                    )  # the server does not know it: nothing to resume
                 return "gone"
             return "running"  # a transient failure: the next look tries again
         batch.failed_looks = 0
         batch.info = info
         status = info.get("status")
-        batch.status = status if isinstance(status, str) and re.fullmatch(r"[a-z_]{1,40}", status) else "unknown"
+        batch.status = (
+            status
+            if isinstance(status, str) and re.fullmatch(r"[a-z_]{1,40}", status)
+            else "unknown"
+        )
         return "ended" if batch.status in ENDED else "running"
 
     def _collect(self, batch: Pending) -> None:
@@ -433,16 +530,31 @@ class BatchRun:
                 return  # the state stays: the next run reads the files again
         missing = [r for k, r in batch.requests.items() if k not in answered]
         if batch.status == "completed":
-            self._fail(missing, ModelError(f"{self.chat.name}: batch {batch.id} returned no row for this request"))
+            self._fail(
+                missing,
+                ModelError(f"{self.chat.name}: batch {batch.id} returned no row for this request"),
+            )
         elif missing:
-            why = _reason(batch.info.get("errors", {}).get("data", [{}])[0]) if isinstance(batch.info.get("errors"), dict) else ""
-            self._fail(missing, ModelError(
-                f"{self.chat.name}: batch {batch.id} {batch.status} before answering this request" + (f": {why}" if why else "")
-            ))
-            self._incomplete(f"batch {batch.id} {batch.status}: {len(missing)} of {len(batch.requests)} request(s) unanswered")
+            why = (
+                _reason(batch.info.get("errors", {}).get("data", [{}])[0])
+                if isinstance(batch.info.get("errors"), dict)
+                else ""
+            )
+            self._fail(
+                missing,
+                ModelError(
+                    f"{self.chat.name}: batch {batch.id} {batch.status} before answering this request"
+                    + (f": {why}" if why else "")
+                ),
+            )
+            self._incomplete(
+                f"batch {batch.id} {batch.status}: {len(missing)} of {len(batch.requests)} request(s) unanswered"
+            )
         batch.path.unlink(missing_ok=True)
 
-    def _keep_row(self, batch: Pending, row: dict[str, Any] | str, latency: float, answered: set[str]) -> str | None:
+    def _keep_row(
+        self, batch: Pending, row: dict[str, Any] | str, latency: float, answered: set[str]
+    ) -> str | None:
         """Write one answered row into the cache (or note its error); its key, or None for a stray row
         (not JSON, an id the batch did not ask, a second row for an answered id)."""
         from pytest_llmeval.models.openai_chat import parse_completion
@@ -460,8 +572,13 @@ class BatchRun:
         body = response.get("body")
         if row.get("error") or status != 200 or not isinstance(body, dict):
             reason = _reason(row["error"]) if row.get("error") else _reason(body)
-            self._fail([request], ModelError(f"{self.chat.name}: batch {batch.id} failed this request (HTTP {status}): {reason}",
-                                             status=status if isinstance(status, int) else None))
+            self._fail(
+                [request],
+                ModelError(
+                    f"{self.chat.name}: batch {batch.id} failed this request (HTTP {status}): {reason}",
+                    status=status if isinstance(status, int) else None,
+                ),
+            )
             self.engine.stats.record_error()
             return request.key
         try:
@@ -471,20 +588,37 @@ class BatchRun:
             self.engine.stats.record_error()
             return request.key
         completion = Completion(
-            text=parsed["text"], usage=Usage(**parsed["usage"]), latency_s=latency, model=parsed["model"],
-            junk_usage=parsed["junk_usage"], usage_missing=parsed["usage_missing"], tool_calls=parsed["tool_calls"],
+            text=parsed["text"],
+            usage=Usage(**parsed["usage"]),
+            latency_s=latency,
+            model=parsed["model"],
+            junk_usage=parsed["junk_usage"],
+            usage_missing=parsed["usage_missing"],
+            tool_calls=parsed["tool_calls"],
         )
         self._account(request, completion)
         assert self.cache is not None
         if request.accept is not None and not request.accept(completion.text):
-            self.cache.note_unusable(request.key, completion.text)  # asked again live when its sample is graded
+            self.cache.note_unusable(
+                request.key, completion.text
+            )  # asked again live when its sample is graded
             return request.key
         self.engine.batched.add(request.key)  # reading it back this run is no cache hit
-        self.engine._record(self.cache, request.key, request.identity, completion, chat=self.chat, label=request.label)
+        self.engine._record(
+            self.cache,
+            request.key,
+            request.identity,
+            completion,
+            chat=self.chat,
+            label=request.label,
+        )
         for answer_key in request.answers:
             self.outcome.results[answer_key] = Answer(
-                text=completion.text, source=self.chat.name, usage=completion.usage,
-                latency_s=latency, tool_calls=completion.tool_calls,
+                text=completion.text,
+                source=self.chat.name,
+                usage=completion.usage,
+                latency_s=latency,
+                tool_calls=completion.tool_calls,
             )
         return request.key
 
@@ -495,9 +629,17 @@ class BatchRun:
         factor = float(self.settings.batch_price)
         usage = completion.usage
         if completion.usage_missing:
-            usage = estimate_usage(request.identity["messages"], completion.text, completion.tool_calls)
+            usage = estimate_usage(
+                request.identity["messages"], completion.text, completion.tool_calls
+            )
         stats = self.engine.stats
-        stats.record_call(self.chat.model, usage, completion.latency_s, estimated=completion.usage_missing, price_factor=factor)
+        stats.record_call(
+            self.chat.model,
+            usage,
+            completion.latency_s,
+            estimated=completion.usage_missing,
+            price_factor=factor,
+        )
         if completion.junk_usage:
             stats.record_junk_usage()
         if self.engine.budget is not None:
@@ -507,12 +649,17 @@ class BatchRun:
     # -- outcomes ---------------------------------------------------------------------
     def _fail(self, requests: list[Request], error: ModelError) -> None:
         for request in requests:
-            self.engine.batch_failures[request.key] = error  # a judge request too: not bought again live
+            self.engine.batch_failures[request.key] = (
+                error  # a judge request too: not bought again live
+            )
             for answer_key in request.answers:
                 self.outcome.results[answer_key] = error
 
     def _unfinished(self, batch: Pending, reason: str, *, skip: set[str] | None = None) -> None:
-        self._fail([r for k, r in batch.requests.items() if k not in (skip or ())], ModelError(f"{self.chat.name}: {reason}"))
+        self._fail(
+            [r for k, r in batch.requests.items() if k not in (skip or ())],
+            ModelError(f"{self.chat.name}: {reason}"),
+        )
         self._incomplete(reason)
 
     def _incomplete(self, reason: str) -> None:
@@ -524,7 +671,12 @@ class BatchRun:
             self.reporter.write_line(line)
 
     def _progress(
-        self, pending: list[Pending], started: float, shown: tuple[str, float], *, final: bool = False
+        self,
+        pending: list[Pending],
+        started: float,
+        shown: tuple[str, float],
+        *,
+        final: bool = False,
     ) -> tuple[str, float]:
         """Status and request counts of each batch: live on a terminal; otherwise a line on each
         status change, and at most every :data:`PROGRESS_EVERY_S` while counts move."""
@@ -532,8 +684,13 @@ class BatchRun:
         for batch in pending:
             counts = batch.info.get("request_counts")
             counts = counts if isinstance(counts, dict) else {}
-            done, failed = (counts.get(k) if isinstance(counts.get(k), int) else 0 for k in ("completed", "failed"))
-            parts.append(f"{batch.id} {batch.status} {done}/{len(batch.requests)} done, {failed} failed")
+            done, failed = (
+                counts.get(k) if isinstance(counts.get(k), int) else 0
+                for k in ("completed", "failed")
+            )
+            parts.append(
+                f"{batch.id} {batch.status} {done}/{len(batch.requests)} done, {failed} failed"
+            )
             statuses.append(batch.status)
         text = f"llmeval batch ({self.chat.name}): " + "; ".join(parts)
         reporter = self.reporter
@@ -557,13 +714,26 @@ class BatchRun:
 
 def _turnaround(batch: Pending) -> float:
     """The batch's time from creation to completion as the provider states it (else as seen here)."""
-    created, ended = batch.info.get("created_at"), batch.info.get("completed_at") or batch.info.get("expired_at")
-    if all(isinstance(v, int | float) and not isinstance(v, bool) for v in (created, ended)) and 0 <= ended - created < 10**7:  # type: ignore[operator]
+    created, ended = (
+        batch.info.get("created_at"),
+        batch.info.get("completed_at") or batch.info.get("expired_at"),
+    )
+    if (
+        all(isinstance(v, int | float) and not isinstance(v, bool) for v in (created, ended))
+        and 0 <= ended - created < 10**7  # type: ignore[operator]
+    ):
         return float(ended - created)  # type: ignore[operator]
     return max(0.0, time.time() - batch.submitted)
 
 
-def run_batch(engine: Engine, chat: OpenAIChat, samples: list[Sample], *, repeat: int = 1, reporter: Any = None) -> Outcome:
+def run_batch(
+    engine: Engine,
+    chat: OpenAIChat,
+    samples: list[Sample],
+    *,
+    repeat: int = 1,
+    reporter: Any = None,
+) -> Outcome:
     """The batch phase of one model over these samples (see the module docstring)."""
     return BatchRun(engine, chat, reporter=reporter).run(samples, repeat)
 
@@ -599,15 +769,24 @@ class CaptureJudge:
         identity = self.chat.identity(messages, response_format, None)
         key = cache_key(identity)
         for candidate in (key, legacy_key(identity, self.chat.base_url)):
-            hit = self.engine._from_cache(self.cache, candidate, count_hit=False, accept=accept) if self.cache.reads else None
+            hit = (
+                self.engine._from_cache(self.cache, candidate, count_hit=False, accept=accept)
+                if self.cache.reads
+                else None
+            )
             if hit is not None:
                 return hit
         if key not in self.missing:
-            sent, fields = messages, ({"response_format": response_format} if response_format else {})
+            sent, fields = (
+                messages,
+                ({"response_format": response_format} if response_format else {}),
+            )
             if response_format is not None and formats.negotiable(response_format):
                 known = self.engine.formats.get(self.chat.base_url)
                 sent, fields = formats.wire_request(
-                    known[0] if known else formats.JSON_SCHEMA, messages, response_format,
+                    known[0] if known else formats.JSON_SCHEMA,
+                    messages,
+                    response_format,
                     grammar=self.chat.grammar_server,
                 )
             body = request_body(self.chat, sent, None)
@@ -618,7 +797,11 @@ class CaptureJudge:
 
 
 def judge_rounds(
-    engine: Engine, chat: OpenAIChat, grade_all: Callable[[CaptureJudge], None], *, reporter: Any = None,
+    engine: Engine,
+    chat: OpenAIChat,
+    grade_all: Callable[[CaptureJudge], None],
+    *,
+    reporter: Any = None,
     rounds: int = 3,
 ) -> str | None:
     """Batch the judge's requests: grade every answered sample with a :class:`CaptureJudge`, batch
@@ -631,7 +814,9 @@ def judge_rounds(
     for _ in range(rounds):
         capture = CaptureJudge(engine, chat)
         grade_all(capture)
-        wanted = {k: r for k, r in capture.missing.items() if k not in asked}  # failed rows: live at grading
+        wanted = {
+            k: r for k, r in capture.missing.items() if k not in asked
+        }  # failed rows: live at grading
         if not wanted:
             return None
         asked.update(wanted)

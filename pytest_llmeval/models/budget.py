@@ -111,9 +111,15 @@ class RunBudget:
         spent = self.spent()
         if self.reason(spent) is not None:
             self._update(refused=1)
-            cap = f"--llm-budget-tokens={self.tokens}" if self._tokens_reached(spent) else f"--llm-budget-usd={self.usd:g}"
-            raise BudgetExceeded(f"run budget reached ({cap}); no new model or judge requests in this run; "
-                                 "the llmeval summary gives what the run spent")
+            cap = (
+                f"--llm-budget-tokens={self.tokens}"
+                if self._tokens_reached(spent)
+                else f"--llm-budget-usd={self.usd:g}"
+            )
+            raise BudgetExceeded(
+                f"run budget reached ({cap}); no new model or judge requests in this run; "
+                "the llmeval summary gives what the run spent"
+            )
 
     def _tokens_reached(self, spent: dict[str, Any]) -> bool:
         return self.tokens is not None and spent["tokens"] >= self.tokens
@@ -124,4 +130,9 @@ class RunBudget:
     def note(self) -> dict[str, Any]:
         """What the history and the report record: the caps, the spend, and why requests stopped."""
         spent = self.spent()
-        return {"usd": self.usd, "tokens": self.tokens, "spent": spent, "reached": self.reason(spent)}
+        return {
+            "usd": self.usd,
+            "tokens": self.tokens,
+            "spent": spent,
+            "reached": self.reason(spent),
+        }

@@ -170,7 +170,9 @@ class ResponseCache:
         return self.dir / f"{key}.json"
 
     def _unusable_path(self, key: str) -> Path:
-        return self.dir / f"{key}.unusable"  # not *.json: no reply, so "once" still finds the folder empty
+        return (
+            self.dir / f"{key}.unusable"
+        )  # not *.json: no reply, so "once" still finds the folder empty
 
     def note_unusable(self, key: str, text: str) -> None:
         """A reply the caller could not use (a judge's invalid JSON) is not cached, but its start
@@ -332,8 +334,13 @@ class ResponseCache:
 
     # -- replay-miss message ---------------------------------------------------------
     def nearest(
-        self, identity: dict[str, Any], limit: int = 3, scan: int = 2000, compare: int = 8,
-        *, label: str | None = None,
+        self,
+        identity: dict[str, Any],
+        limit: int = 3,
+        scan: int = 2000,
+        compare: int = 8,
+        *,
+        label: str | None = None,
     ) -> list[tuple[float, dict[str, Any]]]:
         """Cached records most similar to ``identity``, best first.
 
@@ -359,7 +366,14 @@ class ResponseCache:
         from rapidfuzz import fuzz
 
         scored = [
-            (fuzz.ratio(wanted[:COMPARE_CHARS], _request_text(record.get("request") or {})[:COMPARE_CHARS]) / 100.0, record)
+            (
+                fuzz.ratio(
+                    wanted[:COMPARE_CHARS],
+                    _request_text(record.get("request") or {})[:COMPARE_CHARS],
+                )
+                / 100.0,
+                record,
+            )
             for record, _words, _length in shortlist
         ]
         scored.sort(key=lambda item: -item[0])
@@ -378,7 +392,9 @@ class ResponseCache:
             # one is nearest: dropping them keeps the fingerprints small and telling.
             if len(entries) >= 4:
                 counts = collections.Counter(word for _r, words, _n in entries for word in words)
-                self._common = frozenset(word for word, n in counts.items() if n > len(entries) // 2)
+                self._common = frozenset(
+                    word for word, n in counts.items() if n > len(entries) // 2
+                )
                 entries = [(r, words - self._common, n) for r, words, n in entries]
             self._nearest_index = entries
         return self._nearest_index

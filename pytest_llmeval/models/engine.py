@@ -138,8 +138,12 @@ class Engine:
         self.budget: Any = None  # the run's RunBudget (--llm-budget-*), set by the plugin session
         # Set when the cache stopped taking files mid-run: no further reply is bought to be lost.
         self._cache_error: CacheUnwritableError | None = None
-        self.batched: set[str] = set()  # keys of replies the batch phase (--llm-batch) fetched this run
-        self.batch_failures: dict[str, ModelError] = {}  # its requests left unanswered: not bought again live
+        self.batched: set[str] = (
+            set()
+        )  # keys of replies the batch phase (--llm-batch) fetched this run
+        self.batch_failures: dict[
+            str, ModelError
+        ] = {}  # its requests left unanswered: not bought again live
 
     @property
     def semaphore(self) -> AdaptiveLimit:
@@ -263,7 +267,9 @@ class Engine:
         if cache.reads:
             hit = self._from_cache(cache, key, count_hit, accept=accept)
             if hit is None:  # a format-1 file recorded at this same endpoint
-                hit = self._from_cache(cache, legacy_key(identity, chat.base_url), count_hit, accept=accept)
+                hit = self._from_cache(
+                    cache, legacy_key(identity, chat.base_url), count_hit, accept=accept
+                )
             if hit is not None:
                 return hit
         if not cache.writes:
@@ -291,7 +297,9 @@ class Engine:
                 self._share_failure(key, exc)
                 raise
             if accept is not None and not accept(completion.text):
-                cache.note_unusable(key, completion.text)  # never cached: the next recording run asks again
+                cache.note_unusable(
+                    key, completion.text
+                )  # never cached: the next recording run asks again
                 return completion
             self._mark_fetched(key)  # before the reply is visible to other workers
             self._record(cache, key, identity, completion, chat=chat, label=label)
@@ -324,7 +332,14 @@ class Engine:
         return None, waited
 
     def _record(
-        self, cache: ResponseCache, key: str, identity: dict[str, Any], completion: Completion, *, chat: OpenAIChat, label: str | None
+        self,
+        cache: ResponseCache,
+        key: str,
+        identity: dict[str, Any],
+        completion: Completion,
+        *,
+        chat: OpenAIChat,
+        label: str | None,
     ) -> None:
         """Keep the paid reply; a cache that stops taking files stops later requests instead."""
         try:
@@ -396,7 +411,10 @@ class Engine:
         request as asked: the reply is validated against the schema whatever was sent)."""
         if response_format is None or not formats.negotiable(response_format):
             return await self._send(
-                chat, messages, {"response_format": formats.public(response_format)} if response_format else {}, tools
+                chat,
+                messages,
+                {"response_format": formats.public(response_format)} if response_format else {},
+                tools,
             )
         endpoint = chat.base_url
         known = self.formats.get(endpoint)
@@ -408,7 +426,11 @@ class Engine:
                     return await self._probe(chat, endpoint, messages, response_format, tools)
         form, tried = known
         try:
-            completion = await self._send(chat, *formats.wire_request(form, messages, response_format, grammar=chat.grammar_server), tools)
+            completion = await self._send(
+                chat,
+                *formats.wire_request(form, messages, response_format, grammar=chat.grammar_server),
+                tools,
+            )
         except ResponseFormatRejected:
             # the server behind this URL changed since the form was chosen: choose again
             self.formats.forget(endpoint)
@@ -429,15 +451,25 @@ class Engine:
         tried: list[tuple[str, str]] = []
         for form in formats.LADDER:
             try:
-                completion = await self._send(chat, *formats.wire_request(form, messages, response_format, grammar=chat.grammar_server), tools)
+                completion = await self._send(
+                    chat,
+                    *formats.wire_request(
+                        form, messages, response_format, grammar=chat.grammar_server
+                    ),
+                    tools,
+                )
             except ResponseFormatRejected:
                 tried.append((form, "refused"))
                 continue  # deterministic: the next form, never a retry of this one
             tried.append((form, "used"))
             return self._chosen(endpoint, form, tried, completion)
-        raise AssertionError("the last form sends no structured-output field, so it cannot be refused")
+        raise AssertionError(
+            "the last form sends no structured-output field, so it cannot be refused"
+        )
 
-    def _chosen(self, endpoint: str, form: str, tried: list[tuple[str, str]], completion: Completion) -> Completion:
+    def _chosen(
+        self, endpoint: str, form: str, tried: list[tuple[str, str]], completion: Completion
+    ) -> Completion:
         self.formats.put(endpoint, form, formats.describe(tried))
         completion.structured = formats.describe(tried)
         return completion
@@ -450,10 +482,12 @@ class Engine:
         tools: list[dict[str, Any]] | None = None,
     ) -> Completion:
         """One request; ``fields``: body fields asking for structured output (``response_format``...)."""
+
         async def before_attempt() -> None:
             await self.limiter.wait()
 
         fields = dict(fields)
+
         def still_wanted() -> None:
             if self._cache_error is not None:
                 raise self._cache_error  # a reply bought now could not be kept
@@ -482,7 +516,11 @@ class Engine:
 
             usage = estimate_usage(messages, completion.text, completion.tool_calls)
         self.stats.record_call(
-            chat.model, usage, completion.latency_s, wait_s=completion.wait_s, service_s=completion.service_s,
+            chat.model,
+            usage,
+            completion.latency_s,
+            wait_s=completion.wait_s,
+            service_s=completion.service_s,
             estimated=completion.usage_missing,
         )
         if self.budget is not None:
@@ -503,7 +541,11 @@ def _cached_usage(value: Any) -> Usage:
 
     def count(name: str) -> int:
         number = usage.get(name)
-        return number if isinstance(number, int) and not isinstance(number, bool) and 0 <= number < 10**12 else 0
+        return (
+            number
+            if isinstance(number, int) and not isinstance(number, bool) and 0 <= number < 10**12
+            else 0
+        )
 
     return Usage(count("prompt_tokens"), count("completion_tokens"))
 

@@ -55,8 +55,14 @@ class FormatMemory:
             data: Any = json.loads(raw.decode("utf-8")) if len(raw) <= MAX_BYTES else None
         except (OSError, ValueError, RecursionError):
             return known
-        endpoints = data.get("endpoints") if isinstance(data, dict) and data.get("version") == VERSION else None
-        for url, entry in list((endpoints if isinstance(endpoints, dict) else {}).items())[:MAX_ENDPOINTS]:
+        endpoints = (
+            data.get("endpoints")
+            if isinstance(data, dict) and data.get("version") == VERSION
+            else None
+        )
+        for url, entry in list((endpoints if isinstance(endpoints, dict) else {}).items())[
+            :MAX_ENDPOINTS
+        ]:
             if isinstance(entry, dict) and entry.get("form") in LADDER:
                 known[str(url)] = (str(entry["form"]), str(entry.get("tried") or "")[:500])
         return known
@@ -88,8 +94,13 @@ class FormatMemory:
     def _write(self, known: dict[str, tuple[str, str]]) -> None:
         if self.path is None:
             return
-        data = {"version": VERSION, "endpoints": {url: {"form": f, "tried": t} for url, (f, t) in sorted(known.items())}}
-        with contextlib.suppress(OSError):  # a read-only cache dir costs a probe next run, nothing else
+        data = {
+            "version": VERSION,
+            "endpoints": {url: {"form": f, "tried": t} for url, (f, t) in sorted(known.items())},
+        }
+        with contextlib.suppress(
+            OSError
+        ):  # a read-only cache dir costs a probe next run, nothing else
             self.path.parent.mkdir(parents=True, exist_ok=True)
             tmp = self.path.with_name(f"{FILE_NAME}.{os.getpid()}.{threading.get_ident()}.tmp")
             tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")

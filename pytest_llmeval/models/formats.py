@@ -25,7 +25,15 @@ OLLAMA_FORMAT = "format"  # Ollama
 JSON_OBJECT = "json_object"  # any JSON object; the schema only in the prompt
 PROMPT = "prompt"  # no field: the schema only in the prompt
 # best first; PROMPT sends no structured-output field, so it cannot be refused
-LADDER = (JSON_SCHEMA, JSON_OBJECT_SCHEMA, STRUCTURED_OUTPUTS, GUIDED_JSON, OLLAMA_FORMAT, JSON_OBJECT, PROMPT)
+LADDER = (
+    JSON_SCHEMA,
+    JSON_OBJECT_SCHEMA,
+    STRUCTURED_OUTPUTS,
+    GUIDED_JSON,
+    OLLAMA_FORMAT,
+    JSON_OBJECT,
+    PROMPT,
+)
 
 
 # A response_format may carry the schema with every keyword (pattern, maxLength, ...) beside the
@@ -76,7 +84,11 @@ _FIELDS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 
 
 def wire_request(
-    mode: str, messages: list[dict[str, Any]], response_format: dict[str, Any], *, grammar: bool = False
+    mode: str,
+    messages: list[dict[str, Any]],
+    response_format: dict[str, Any],
+    *,
+    grammar: bool = False,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The messages and the body fields to send for ``mode`` (from a ``json_schema`` request).
     ``grammar``: the server is known to turn ``json_schema`` into a grammar (llama.cpp)."""

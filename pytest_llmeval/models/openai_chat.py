@@ -75,8 +75,14 @@ def retry_after_seconds(headers: Any) -> float | None:
 # argument supplied: guided_json", vLLM, llama.cpp, llama-cpp-python's pydantic "Input should be
 # 'text' or 'json_object'"). Checked only for requests that carried such a field.
 _FORMAT_WORDS = (
-    "response_format", "json_schema", "json_object", "structured output", "structured_outputs",
-    "guided_json", "grammar", "format",
+    "response_format",
+    "json_schema",
+    "json_object",
+    "structured output",
+    "structured_outputs",
+    "guided_json",
+    "grammar",
+    "format",
 )
 
 
@@ -136,24 +142,33 @@ def parse_completion(text: str, *, status: int, model: str) -> dict[str, Any]:
             f"malformed reply from {model}: empty content (finish_reason={finish!r})", status=status
         )
     usage = body.get("usage")
-    counts = {name: _token_count(usage.get(name) if isinstance(usage, dict) else 0) for name in ("prompt_tokens", "completion_tokens")}
+    counts = {
+        name: _token_count(usage.get(name) if isinstance(usage, dict) else 0)
+        for name in ("prompt_tokens", "completion_tokens")
+    }
     from pytest_llmeval.fileio import scrub_surrogates
     from pytest_llmeval.redact import redact
 
     # a lone surrogate ("\ud800") anywhere in the reply would stop the cache file and the reports: replaced here
-    reply: dict[str, Any] = scrub_surrogates({
-        "text": redact(content if isinstance(content, str) else ""),  # a model quoting the key back never gets it written anywhere
-        "tool_calls": tool_calls,
-        "finish_reason": first.get("finish_reason"),
-        "model": str(body.get("model") or model)[:200],
-        "usage": {name: count or 0 for name, count in counts.items()},
-        # a usage field that is not token counts is ignored, and counted in the stats
-        "junk_usage": usage is not None and (not isinstance(usage, dict) or None in counts.values()),
-        # no token counts at all: the run counts an estimate (stats.estimate_usage), or its budget would not hold
-        "usage_missing": not isinstance(usage, dict) or None in counts.values()
-                         or not any(name in usage for name in counts),
-        "service_s": server_service_s(body),
-    })
+    reply: dict[str, Any] = scrub_surrogates(
+        {
+            "text": redact(
+                content if isinstance(content, str) else ""
+            ),  # a model quoting the key back never gets it written anywhere
+            "tool_calls": tool_calls,
+            "finish_reason": first.get("finish_reason"),
+            "model": str(body.get("model") or model)[:200],
+            "usage": {name: count or 0 for name, count in counts.items()},
+            # a usage field that is not token counts is ignored, and counted in the stats
+            "junk_usage": usage is not None
+            and (not isinstance(usage, dict) or None in counts.values()),
+            # no token counts at all: the run counts an estimate (stats.estimate_usage), or its budget would not hold
+            "usage_missing": not isinstance(usage, dict)
+            or None in counts.values()
+            or not any(name in usage for name in counts),
+            "service_s": server_service_s(body),
+        }
+    )
     return reply
 
 
@@ -169,10 +184,16 @@ def server_service_s(body: dict[str, Any]) -> float | None:
     total = 0.0
     for name in ("prompt_ms", "predicted_ms"):
         value = timings.get(name)
-        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < MAX_SERVICE_S * 1000:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not 0 <= value < MAX_SERVICE_S * 1000
+        ):
             return None  # junk: no figure rather than a wrong one
         total += value
     return total / 1000
+
+
 MAX_TOOL_CALLS = 64
 MAX_ARGUMENT_CHARS = 200_000
 
@@ -192,11 +213,16 @@ def clean_tool_calls(value: Any) -> list[dict[str, Any]] | None:
         arguments = function.get("arguments")
         if not isinstance(arguments, str):
             arguments = json.dumps(arguments) if isinstance(arguments, dict | list) else ""
-        calls.append({
-            "id": str(call.get("id") or "")[:200],
-            "type": "function",
-            "function": {"name": function["name"][:200], "arguments": redact(arguments[:MAX_ARGUMENT_CHARS])},
-        })
+        calls.append(
+            {
+                "id": str(call.get("id") or "")[:200],
+                "type": "function",
+                "function": {
+                    "name": function["name"][:200],
+                    "arguments": redact(arguments[:MAX_ARGUMENT_CHARS]),
+                },
+            }
+        )
     return calls or None
 
 
@@ -221,7 +247,11 @@ class OpenAIChat:
         ).rstrip("/")
         self.api_key_env = settings.api_key_env or "OPENAI_API_KEY"
         # the ini key naming the key variable, in error messages (the judge has its own)
-        self.key_flag = "llm_judge_api_key_env" if getattr(settings, "role", None) == "judge" else "llm_api_key_env"
+        self.key_flag = (
+            "llm_judge_api_key_env"
+            if getattr(settings, "role", None) == "judge"
+            else "llm_api_key_env"
+        )
         self.temperature = settings.temperature
         self.max_tokens = settings.max_tokens
         # sent when max_tokens is unset (the judge's bound); not in the cache key, so caches
@@ -338,7 +368,9 @@ class OpenAIChat:
         last: ModelError | None = None
         request = (messages, response_format, structured, tools)
         for attempt in range(1, attempts + 1):
-            taken, waited = await self._take_slot(attempt, slot, before_attempt, (admit, still_wanted))
+            taken, waited = await self._take_slot(
+                attempt, slot, before_attempt, (admit, still_wanted)
+            )
             if attempt > 1 and on_retry is not None:
                 on_retry()
             completion, last, wait = await self._attempt(request, attempt, slot, taken, waited)
@@ -393,31 +425,39 @@ class OpenAIChat:
         started = time.perf_counter()
         try:
             try:
-                status, text, headers = await self._post(messages, response_format, structured, tools)
+                status, text, headers = await self._post(
+                    messages, response_format, structured, tools
+                )
             except httpx2.ConnectError as exc:
                 self.breaker.record(False, time.monotonic(), f"{type(exc).__name__}: {exc}")
                 raise
             self.breaker.record(True, time.monotonic())
             if status >= 400:
                 outcome = limits.OVERLOAD if status == 429 else limits.OTHER
-                error, wait = self._http_error(status, text, headers, attempt, response_format, structured)
+                error, wait = self._http_error(
+                    status, text, headers, attempt, response_format, structured
+                )
                 return None, error, wait
             parsed = parse_completion(text, status=status, model=self.name)
             if parsed["service_s"] is not None:
                 self.grammar_server = True
             outcome = limits.OK
-            return Completion(
-                text=parsed["text"],
-                usage=Usage(**parsed["usage"]),
-                latency_s=time.perf_counter() - started,
-                attempts=attempt,
-                model=parsed["model"],
-                junk_usage=parsed["junk_usage"],
-                usage_missing=parsed["usage_missing"],
-                wait_s=waited,
-                service_s=parsed["service_s"],
-                tool_calls=parsed["tool_calls"],
-            ), None, None
+            return (
+                Completion(
+                    text=parsed["text"],
+                    usage=Usage(**parsed["usage"]),
+                    latency_s=time.perf_counter() - started,
+                    attempts=attempt,
+                    model=parsed["model"],
+                    junk_usage=parsed["junk_usage"],
+                    usage_missing=parsed["usage_missing"],
+                    wait_s=waited,
+                    service_s=parsed["service_s"],
+                    tool_calls=parsed["tool_calls"],
+                ),
+                None,
+                None,
+            )
         except httpx2.TimeoutException:
             outcome = limits.OVERLOAD
             timed_out = ModelError(
@@ -475,7 +515,11 @@ class OpenAIChat:
                 status=status,
                 attempts=attempt,
             )
-        asked = [f"response_format {response_format.get('type')!r}"] if response_format is not None else []
+        asked = (
+            [f"response_format {response_format.get('type')!r}"]
+            if response_format is not None
+            else []
+        )
         asked += sorted(structured or {})
         if asked and rejects_response_format(status, detail):
             raise ResponseFormatRejected(

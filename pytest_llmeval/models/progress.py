@@ -31,7 +31,11 @@ class Progress:
             f"llmeval {self.what}: {self.done}/{self.total} done, {self.hits} cached, "
             f"{self.errors} errors, {rate:.1f}/s, {elapsed:.1f} s"
             + (", stopped by a fatal model error" if self.stopped else "")
-            + (f"; {self.later} conversation(s) answered turn by turn as they run" if self.later else "")
+            + (
+                f"; {self.later} conversation(s) answered turn by turn as they run"
+                if self.later
+                else ""
+            )
         )
 
     def advance(self, *, error: bool = False, cached: bool = False) -> None:

@@ -125,9 +125,12 @@ class OpenAIProvider:
 
     async def aanswer(self, sample: Sample, *, shared: bool = False, repeat: int = 1) -> Answer:
         completion = await self.engine.complete(
-            self.chat, [dict(m) for m in sample.messages],
+            self.chat,
+            [dict(m) for m in sample.messages],
             label=sample.id if repeat == 1 else f"{sample.id} (repeat {repeat})",
-            count_hit=not shared, repeat=repeat, tools=sample.tools,
+            count_hit=not shared,
+            repeat=repeat,
+            tools=sample.tools,
         )
         return Answer(
             text=completion.text,
@@ -156,7 +159,9 @@ class PythonProvider:
     async def aanswer(self, sample: Sample, *, shared: bool = False, repeat: int = 1) -> Answer:
         payload = sample.to_dict()
         if int(getattr(self.engine.settings, "repeat", 1) or 1) > 1:
-            payload["repeat"] = repeat  # 1-based; only under --llm-repeat, so single runs see the same dict
+            payload["repeat"] = (
+                repeat  # 1-based; only under --llm-repeat, so single runs see the same dict
+            )
         async with self.engine.semaphore:
             if self.engine.budget is not None:
                 self.engine.budget.check()  # with the slot held: requests in flight have counted
@@ -234,7 +239,9 @@ class FileProvider:
             known = ", ".join(list(self.predictions)[:5]) or "none"
             unread = ""
             if self.problems:
-                unread = f"; {len(self.problems)} line(s) could not be read, first {self.problems[0]}"
+                unread = (
+                    f"; {len(self.problems)} line(s) could not be read, first {self.problems[0]}"
+                )
             raise ModelError(
                 f"{self.path} has no prediction for sample {sample.id!r} "
                 f"({len(self.predictions)} ids in the file, e.g. {known}){unread}"

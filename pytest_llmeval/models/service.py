@@ -51,7 +51,11 @@ class AnswerService:
     """Answers for the samples of one run (one per xdist worker)."""
 
     def __init__(
-        self, settings: Any, *, rootdir: Path, hook_generate: HookGenerate | None = None,
+        self,
+        settings: Any,
+        *,
+        rootdir: Path,
+        hook_generate: HookGenerate | None = None,
         model: str | None = None,
     ) -> None:
         self.settings = settings
@@ -103,12 +107,16 @@ class AnswerService:
             key = _key(sample)
             if index % max(1, worker_count) != worker_index:
                 self._others.add(key)
-            elif key not in seen and any((*key, r) not in self._results for r in range(1, self.repeat + 1)):
+            elif key not in seen and any(
+                (*key, r) not in self._results for r in range(1, self.repeat + 1)
+            ):
                 seen.add(key)
                 share.append(sample)
         if not share:
             return
-        progress = Progress(reporter, len(share) * self.repeat, f"answers from {self.provider.name}", later=later)
+        progress = Progress(
+            reporter, len(share) * self.repeat, f"answers from {self.provider.name}", later=later
+        )
         try:
             self.engine.runner.run(self._prefetch(share, progress))
         finally:
@@ -122,7 +130,9 @@ class AnswerService:
         from pytest_llmeval.models.batch import run_batch
 
         try:
-            outcome = run_batch(self.engine, self.provider.chat, samples, repeat=self.repeat, reporter=reporter)
+            outcome = run_batch(
+                self.engine, self.provider.chat, samples, repeat=self.repeat, reporter=reporter
+            )
         except FatalModelError as exc:
             self._fatal = exc  # every item of this model reports it; nothing is asked live
             return str(exc)
@@ -171,7 +181,9 @@ class AnswerService:
             if result is None:
                 try:
                     result = self.engine.runner.run(
-                        self.provider.aanswer(sample, shared=_key(sample) in self._others, repeat=repeat)
+                        self.provider.aanswer(
+                            sample, shared=_key(sample) in self._others, repeat=repeat
+                        )
                     )
                 except FatalModelError as exc:
                     self._fatal = exc

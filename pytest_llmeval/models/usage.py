@@ -10,11 +10,24 @@ from pytest_llmeval.models.base import Usage
 
 # junk_usage: replies whose "usage" was not token counts (ignored); estimated_usage: replies without
 # token counts whose tokens were estimated (:func:`estimate_usage`) and counted as if reported
-_COUNTERS = ("calls", "cache_hits", "retries", "errors", "prompt_tokens", "completion_tokens", "junk_usage", "estimated_usage")
-CHARS_PER_TOKEN = 4  # English text with common BPE tokenizers; a server that reports usage is counted exactly
+_COUNTERS = (
+    "calls",
+    "cache_hits",
+    "retries",
+    "errors",
+    "prompt_tokens",
+    "completion_tokens",
+    "junk_usage",
+    "estimated_usage",
+)
+CHARS_PER_TOKEN = (
+    4  # English text with common BPE tokenizers; a server that reports usage is counted exactly
+)
 
 
-def estimate_usage(messages: Iterable[Mapping[str, Any]], text: str, tool_calls: Any = None) -> Usage:
+def estimate_usage(
+    messages: Iterable[Mapping[str, Any]], text: str, tool_calls: Any = None
+) -> Usage:
     """Tokens of a request whose reply gave none: its characters over :data:`CHARS_PER_TOKEN`, rounded up."""
     import json
 
@@ -27,12 +40,18 @@ def estimate_usage(messages: Iterable[Mapping[str, Any]], text: str, tool_calls:
     sent = sum(chars(m.get("content")) for m in messages)
     got = len(text) + (len(json.dumps(tool_calls)) if tool_calls else 0)
     return Usage(prompt_tokens=tokens(sent), completion_tokens=tokens(got))
+
+
 # Beside "latencies" (each call's round trip: sent to reply read, so it includes any wait in the
 # server's queue): time waiting for our own concurrency slot and rate limit before sending, and,
 # for servers that report it (llama.cpp's "timings"), the server's own time and the rest of the
 # round trip (its queue). Lists, so xdist workers' figures merge exactly.
 _TIMINGS = ("slot_waits", "service_times", "server_queue_waits")
-_SUMMARY = {"slot_waits": "slot_wait", "service_times": "service", "server_queue_waits": "server_queue"}
+_SUMMARY = {
+    "slot_waits": "slot_wait",
+    "service_times": "service",
+    "server_queue_waits": "server_queue",
+}
 
 
 def _percentile(values: list[float], fraction: float) -> float | None:
@@ -70,8 +89,15 @@ class Stats:
         self.cost: float | None = None
 
     def record_call(
-        self, model: str, usage: Usage, latency_s: float, *, wait_s: float = 0.0, service_s: float | None = None,
-        estimated: bool = False, price_factor: float = 1.0,
+        self,
+        model: str,
+        usage: Usage,
+        latency_s: float,
+        *,
+        wait_s: float = 0.0,
+        service_s: float | None = None,
+        estimated: bool = False,
+        price_factor: float = 1.0,
     ) -> None:
         """``latency_s``: round trip (includes the server's queue); ``wait_s``: for our own slot
         before sending; ``service_s``: the server's own time, when it reports it; ``estimated``:
@@ -90,7 +116,11 @@ class Stats:
                 self.timings["server_queue_waits"].append(round(max(0.0, latency_s - service_s), 4))
             price = self._price(model)
             if price is not None:
-                cost = price_factor * (usage.prompt_tokens * price[0] + usage.completion_tokens * price[1]) / 1000
+                cost = (
+                    price_factor
+                    * (usage.prompt_tokens * price[0] + usage.completion_tokens * price[1])
+                    / 1000
+                )
                 self.cost = (self.cost or 0.0) + cost
 
     def record_junk_usage(self) -> None:
@@ -120,7 +150,11 @@ class Stats:
     def usage_cost(self, model: str, usage: Usage) -> tuple[int, float | None]:
         """(tokens, USD or None without a price) of one call, for the run budget."""
         price = self._price(model)
-        cost = None if price is None else (usage.prompt_tokens * price[0] + usage.completion_tokens * price[1]) / 1000
+        cost = (
+            None
+            if price is None
+            else (usage.prompt_tokens * price[0] + usage.completion_tokens * price[1]) / 1000
+        )
         return usage.prompt_tokens + usage.completion_tokens, cost
 
     def as_dict(self) -> dict[str, Any]:

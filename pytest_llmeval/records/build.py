@@ -25,8 +25,11 @@ def empty_scores(components: Sequence[str]) -> dict[str, Any]:
 
 
 def record_for(
-    item: pytest.Item, report: pytest.TestReport, helper_results: list[Any] | None,
-    settings: Settings, components: Sequence[str],
+    item: pytest.Item,
+    report: pytest.TestReport,
+    helper_results: list[Any] | None,
+    settings: Settings,
+    components: Sequence[str],
 ) -> dict[str, Any] | None:
     """The builtins record to attach to ``report`` (None when this phase adds nothing).
 
@@ -41,9 +44,13 @@ def record_for(
         return bad_line_record(item, components).to_json() if report.when == "setup" else None
     if isinstance(item, GoldItem):
         if report.when == "setup" and report.failed:
-            return gold_record(item, "error", settings, components, error=one_line(report.longreprtext)).to_json()
+            return gold_record(
+                item, "error", settings, components, error=one_line(report.longreprtext)
+            ).to_json()
         if report.when == "setup" and report.skipped:
-            return gold_record(item, "skipped", settings, components, error=skip_reason(report)).to_json()
+            return gold_record(
+                item, "skipped", settings, components, error=skip_reason(report)
+            ).to_json()
         if report.when == "call":
             record = gold_record(item, "graded", settings, components).to_json()
             item.config.hook.pytest_llmeval_sample_graded(item=item, record=record)
@@ -55,18 +62,33 @@ def record_for(
 
 
 def gold_record(
-    item: GoldItem, status: str, settings: Settings, components: Sequence[str], *, error: str | None = None,
+    item: GoldItem,
+    status: str,
+    settings: Settings,
+    components: Sequence[str],
+    *,
+    error: str | None = None,
 ) -> SampleRecord:
     """A gold sample's record: the sample's fields, then its grade (when it ran) and its repeats."""
     sample = item.sample
     human_label = sample.raw.get("human_label")
     group = sample.raw.get("group", sample.criteria.get("group"))
     fields: dict[str, Any] = {
-        "kind": GOLD, "nodeid": item.nodeid, "sample_id": sample.id, "file": sample.path, "line": sample.line,
-        "question": sample.question, "expected": list(sample.golds) if sample.alternatives else sample.expected,
-        "task": sample.task, "domain": sample.domain, "status": status, "scores": empty_scores(components),
-        "reason": error or "", "human_label": human_label if human_label in ("pass", "fail") else None,
-        "group": None if group is None else str(group), "model": item.model or settings.model,
+        "kind": GOLD,
+        "nodeid": item.nodeid,
+        "sample_id": sample.id,
+        "file": sample.path,
+        "line": sample.line,
+        "question": sample.question,
+        "expected": list(sample.golds) if sample.alternatives else sample.expected,
+        "task": sample.task,
+        "domain": sample.domain,
+        "status": status,
+        "scores": empty_scores(components),
+        "reason": error or "",
+        "human_label": human_label if human_label in ("pass", "fail") else None,
+        "group": None if group is None else str(group),
+        "model": item.model or settings.model,
     }
     if settings.history:
         from pytest_llmeval.history.record import gold_hash
@@ -87,21 +109,38 @@ def _grade_fields(grade: GradeResult, fields: dict[str, Any], extra: dict[str, A
     """What grading adds to a record: scores, components, the components' sample-level fields."""
     from pytest_llmeval.labels import answer_hash
 
-    fields.update(overall=grade.overall, tier=grade.tier, scores=grade.scores(), components=grade.components_json())
+    fields.update(
+        overall=grade.overall,
+        tier=grade.tier,
+        scores=grade.scores(),
+        components=grade.components_json(),
+    )
     for key, value in grade.record.items():
         (fields if key in FIELDS and key != "extra" else extra)[key] = value
-    fields.update(reason=grade.worst_reason(), predicted=grade.response, answer_sha256=answer_hash(grade.response))
+    fields.update(
+        reason=grade.worst_reason(),
+        predicted=grade.response,
+        answer_sha256=answer_hash(grade.response),
+    )
 
 
 def bad_line_record(item: BadLineItem, components: Sequence[str]) -> SampleRecord:
     """A gold line that is no sample (invalid JSON, a missing field): an error of its own."""
     return SampleRecord(
-        kind=GOLD, nodeid=item.nodeid, sample_id=item.name, file=item.shown_path, line=item.lineno,
-        status="error", scores=empty_scores(components), reason=item.problem,
+        kind=GOLD,
+        nodeid=item.nodeid,
+        sample_id=item.name,
+        file=item.shown_path,
+        line=item.lineno,
+        status="error",
+        scores=empty_scores(components),
+        reason=item.problem,
     )
 
 
-def helper_record(item: pytest.Item, results: list[Any], passed: bool, components: Sequence[str]) -> SampleRecord:
+def helper_record(
+    item: pytest.Item, results: list[Any], passed: bool, components: Sequence[str]
+) -> SampleRecord:
     """A hand-written test's ``assert_*`` helpers: passed or failed on their own thresholds, no tier."""
     scores = empty_scores(components)
     by_metric = {r.metric or type(r).__name__: r for r in results}
@@ -109,15 +148,23 @@ def helper_record(item: pytest.Item, results: list[Any], passed: bool, component
     scores["overall"] = round(statistics.fmean(metrics.values()), 4) if metrics else None
     failing = [r for r in results if not r.passed]
     return SampleRecord(
-        kind=HELPER, nodeid=item.nodeid, sample_id=item.nodeid, file=str(item.path), task="assertions",
+        kind=HELPER,
+        nodeid=item.nodeid,
+        sample_id=item.nodeid,
+        file=str(item.path),
+        task="assertions",
         # A helper checks its own threshold: its test passed or failed. It has no rubric tier, so it
         # is tallied apart from graded samples.
-        status="passed" if passed else "failed", scores=scores, metrics=metrics,
+        status="passed" if passed else "failed",
+        scores=scores,
+        metrics=metrics,
         reason=failing[0].explanation if failing else "",
     )
 
 
-def crash_record(nodeid: str, message: str, models: Sequence[str], model: str | None, components: Sequence[str]) -> SampleRecord | None:
+def crash_record(
+    nodeid: str, message: str, models: Sequence[str], model: str | None, components: Sequence[str]
+) -> SampleRecord | None:
     """The error record of a gold sample whose xdist worker died (the controller has no item, only
     the node id ``path.jsonl::id`` or ``path.jsonl::id[model]``); None for any other test."""
     path, _, name = nodeid.partition("::")
@@ -127,8 +174,14 @@ def crash_record(nodeid: str, message: str, models: Sequence[str], model: str | 
         if name.endswith(f"[{spec}]"):
             name, model = name[: -len(spec) - 2], spec
     return SampleRecord(
-        kind=GOLD, nodeid=nodeid, sample_id=name, file=path, status="error", scores=empty_scores(components),
-        reason=one_line(message), model=model,
+        kind=GOLD,
+        nodeid=nodeid,
+        sample_id=name,
+        file=path,
+        status="error",
+        scores=empty_scores(components),
+        reason=one_line(message),
+        model=model,
     )
 
 

@@ -64,7 +64,11 @@ class RunRecord:
         """Graded gold samples (and errors, skips): the pass rate, means and gate."""
         from pytest_llmeval.report.tally import Tally
 
-        return Tally([r for r in self.records if r.kind != HELPER], self.settings.errors, self.settings.review_passes)
+        return Tally(
+            [r for r in self.records if r.kind != HELPER],
+            self.settings.errors,
+            self.settings.review_passes,
+        )
 
     def helper_records(self) -> list[SampleRecord]:
         """Results of ``assert_*`` helpers in hand-written tests, shown apart from graded samples.
@@ -92,11 +96,19 @@ class RunRecord:
 
     def all_warnings(self, later: tuple[str, ...] | list[str] = ()) -> list[str]:
         """Run warnings (then ``later`` ones, of the outputs), and graders that fell back."""
-        fallbacks = sorted({f"{r.accuracy_grader}: {r.accuracy_fallback}" for r in self.records if r.accuracy_fallback})
+        fallbacks = sorted(
+            {
+                f"{r.accuracy_grader}: {r.accuracy_fallback}"
+                for r in self.records
+                if r.accuracy_fallback
+            }
+        )
         return [*self.warnings, *later, *(f"accuracy fallback used: {f}" for f in fallbacks)]
 
 
-def model_tallies(records: tuple[SampleRecord, ...] | list[SampleRecord], settings: Settings) -> dict[str, Tally]:
+def model_tallies(
+    records: tuple[SampleRecord, ...] | list[SampleRecord], settings: Settings
+) -> dict[str, Tally]:
     """One tally per ``--llm-model`` spec, in the order given (empty with one model)."""
     from pytest_llmeval.report.tally import Tally
 

@@ -15,7 +15,15 @@ from typing import Any
 GOLD = "gold"
 HELPER = "helper"
 GRADED = ("pass", "acceptable", "fail")
-REPEAT_FIELDS = ("repeats", "pass_count", "counted_repeats", "repeat_errors", "stability", "pass_at_k", "pass_all_k")
+REPEAT_FIELDS = (
+    "repeats",
+    "pass_count",
+    "counted_repeats",
+    "repeat_errors",
+    "stability",
+    "pass_at_k",
+    "pass_all_k",
+)
 
 
 @dataclass(frozen=True, slots=True, eq=True)
@@ -73,7 +81,9 @@ class SampleRecord(Mapping[str, Any]):
     pass_all_k: bool | None = None
     metrics: dict[str, float] | None = None  # helper: each helper's score
     earlier_attempts: list[str] | None = None  # pytest-rerunfailures: statuses of replaced attempts
-    people_label: dict[str, Any] | None = None  # --llm-labels: the label that applied to this answer
+    people_label: dict[str, Any] | None = (
+        None  # --llm-labels: the label that applied to this answer
+    )
 
     # -- builtins transport ------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
@@ -158,12 +168,30 @@ _HEAD = ("kind", "nodeid", "sample_id", "file")
 _BODY = ("question", "expected", "predicted", "task", "domain", "status", "scores", "reason")
 _LABELS = ("human_label", "group")
 _GRADE = (
-    "overall", "tier", "components", "accuracy_grader", "refusal", "needs_review", "length_tokens", "retrieval_metrics",
-    "accuracy_fallback", "review_between", "review_reason", "reverified", "matched_expected",
+    "overall",
+    "tier",
+    "components",
+    "accuracy_grader",
+    "refusal",
+    "needs_review",
+    "length_tokens",
+    "retrieval_metrics",
+    "accuracy_fallback",
+    "review_between",
+    "review_reason",
+    "reverified",
+    "matched_expected",
 )
 _LATE = (
-    "turns", "conversation_aggregate", "answer_usage", "reference_metrics", "answer_sha256", *REPEAT_FIELDS,
-    "metrics", "earlier_attempts", "people_label",
+    "turns",
+    "conversation_aggregate",
+    "answer_usage",
+    "reference_metrics",
+    "answer_sha256",
+    *REPEAT_FIELDS,
+    "metrics",
+    "earlier_attempts",
+    "people_label",
 )
 FIELDS = frozenset(f.name for f in dataclasses.fields(SampleRecord))
 _OPTIONAL = frozenset(("line", "model", "gold_hash", *_LABELS, *_GRADE, *_LATE))

@@ -29,7 +29,9 @@ class BaselineRun:
         self.comparison: dict[str, Any] | None = None
         self.comparison_model: str | None = None
         models = (report.get("metadata") or {}).get("models")
-        self.models = [str(m) for m in models] if isinstance(models, list) and len(models) > 1 else []
+        self.models = (
+            [str(m) for m in models] if isinstance(models, list) and len(models) > 1 else []
+        )
         # a baseline that compared several models: pair with its first
         self.baseline_model = self.models[0] if self.models else None
         self._statuses = baseline_statuses(report, model=self.baseline_model)
@@ -63,22 +65,42 @@ class BaselineRun:
             raise pytest.UsageError(f"--llm-baseline={spec} (ini llm_baseline): {exc}") from None
 
     def compare(
-        self, sample_results: list[dict[str, Any]], run_meta: dict[str, Any], *, alpha: float, errors_mode: str,
-        run_models: tuple[str, ...] = (), **gate: Any,
+        self,
+        sample_results: list[dict[str, Any]],
+        run_meta: dict[str, Any],
+        *,
+        alpha: float,
+        errors_mode: str,
+        run_models: tuple[str, ...] = (),
+        **gate: Any,
     ) -> dict[str, Any]:
         """The run's first model against the baseline's first (the ``comparison``); with several
         models on both sides, each further model the baseline also ran against itself (``by_model``)."""
         run_model = run_models[0] if len(run_models) > 1 else None
         self.comparison_model = run_model
         self.comparison = compare(
-            self.report, sample_results, run_meta, baseline_path=self.shown_path, alpha=alpha, errors_mode=errors_mode,
-            run_model=run_model, baseline_model=self.baseline_model, **gate,
+            self.report,
+            sample_results,
+            run_meta,
+            baseline_path=self.shown_path,
+            alpha=alpha,
+            errors_mode=errors_mode,
+            run_model=run_model,
+            baseline_model=self.baseline_model,
+            **gate,
         )
         for model in run_models[1:]:
             if model in self.models:
                 self.by_model[model] = compare(
-                    self.report, sample_results, run_meta, baseline_path=self.shown_path, alpha=alpha,
-                    errors_mode=errors_mode, run_model=model, baseline_model=model, **gate,
+                    self.report,
+                    sample_results,
+                    run_meta,
+                    baseline_path=self.shown_path,
+                    alpha=alpha,
+                    errors_mode=errors_mode,
+                    run_model=model,
+                    baseline_model=model,
+                    **gate,
                 )
                 self._statuses_by_model[model] = baseline_statuses(self.report, model=model)
         return self.comparison
@@ -98,12 +120,16 @@ class BaselineRun:
         if self.comparison is None:
             return []
         compared = [(self.comparison_model, self.comparison), *self.by_model.items()]
-        return [GateResult("regression", *regression_gate_message(c, model), model) for model, c in compared]
+        return [
+            GateResult("regression", *regression_gate_message(c, model), model)
+            for model, c in compared
+        ]
 
     def answers(self) -> frozenset[tuple[str, str]]:
         """(sample id, answer hash) of the baseline's answers: people's labels of those are for the comparison."""
         return frozenset(
-            (str(e.get("sample_id")), e["answer_sha256"]) for e in self.report["sample_results"]
+            (str(e.get("sample_id")), e["answer_sha256"])
+            for e in self.report["sample_results"]
             if isinstance(e, dict) and isinstance(e.get("answer_sha256"), str)
         )
 
@@ -111,7 +137,9 @@ class BaselineRun:
 def load_baseline(settings: Settings, invocation_dir: Path) -> BaselineRun | None:
     """At configure time (controller): a bad ``--llm-baseline`` is a usage error before anything runs."""
     if settings.fail_on_regression and not settings.baseline:
-        raise pytest.UsageError("--llm-fail-on-regression (ini llm_fail_on_regression) needs --llm-baseline=PATH")
+        raise pytest.UsageError(
+            "--llm-fail-on-regression (ini llm_fail_on_regression) needs --llm-baseline=PATH"
+        )
     if not settings.baseline:
         return None
     return BaselineRun.load(settings.baseline, invocation_dir, history=settings.history)
@@ -120,6 +148,8 @@ def load_baseline(settings: Settings, invocation_dir: Path) -> BaselineRun | Non
 def comparison_options(settings: Settings) -> dict[str, Any]:
     """How every paired comparison of a run is tested and gated."""
     return {
-        "alpha": settings.alpha, "errors_mode": settings.errors.value,
-        "margin": settings.regression_margin, "mode": settings.regression.value,
+        "alpha": settings.alpha,
+        "errors_mode": settings.errors.value,
+        "margin": settings.regression_margin,
+        "mode": settings.regression.value,
     }

@@ -58,11 +58,21 @@ class FailureLedger:
 
 
 def decide_exit(
-    exitstatus: int, gates: list[GateResult], ledger: FailureLedger, *, gate_only: bool, testsfailed: int
+    exitstatus: int,
+    gates: list[GateResult],
+    ledger: FailureLedger,
+    *,
+    gate_only: bool,
+    testsfailed: int,
 ) -> int:
     """The run's exit status after the gates (see the module docstring for the two allowed moves)."""
     gates_passed = all(g.passed for g in gates)
-    if gate_only and gates_passed and exitstatus == pytest.ExitCode.TESTS_FAILED and ledger.only_graded(testsfailed):
+    if (
+        gate_only
+        and gates_passed
+        and exitstatus == pytest.ExitCode.TESTS_FAILED
+        and ledger.only_graded(testsfailed)
+    ):
         return pytest.ExitCode.OK
     if not gates_passed and exitstatus == pytest.ExitCode.OK:
         return pytest.ExitCode.TESTS_FAILED
@@ -86,7 +96,13 @@ def gate_only_line(ledger: FailureLedger, testsfailed: int) -> str | None:
 
 
 def nothing_graded_gate(
-    gate: float, *, skipped: int, errors: int, errors_excluded: bool, model: str | None, gold_samples: bool
+    gate: float,
+    *,
+    skipped: int,
+    errors: int,
+    errors_excluded: bool,
+    model: str | None,
+    gold_samples: bool,
 ) -> GateResult:
     """``--llm-min-pass-rate`` over zero graded samples: a failure naming the likely causes.
 
@@ -95,25 +111,40 @@ def nothing_graded_gate(
     """
     whose = f" for {model}" if model else ""
     if not gold_samples:
-        seen, causes = "no gold sample was collected", (
-            "gold files not matching llm_gold_files, a wrong path, or -k/-m deselecting every sample"
+        seen, causes = (
+            "no gold sample was collected",
+            (
+                "gold files not matching llm_gold_files, a wrong path, or -k/-m deselecting every sample"
+            ),
         )
     elif errors:
-        seen = f"{errors} error(s)" + (", excluded by -o llm_errors=exclude" if errors_excluded else "")
+        seen = f"{errors} error(s)" + (
+            ", excluded by -o llm_errors=exclude" if errors_excluded else ""
+        )
         seen += f", {skipped} skipped" if skipped else ""
         causes = "the errors above (model, judge or grader failures, bad gold lines)"
     else:
         seen = f"{skipped} sample(s) skipped"
         causes = "no --llm-model, gold lines without a 'response' field, no pytest_llmeval_generate hook returning answers"
-    return GateResult("min_pass_rate", False, (
-        f"llmeval gate FAILED{whose}: no sample was graded ({seen}), so --llm-min-pass-rate {gate:.1%} "
-        f"cannot be met; likely causes: {causes}"
-    ), model)
+    return GateResult(
+        "min_pass_rate",
+        False,
+        (
+            f"llmeval gate FAILED{whose}: no sample was graded ({seen}), so --llm-min-pass-rate {gate:.1%} "
+            f"cannot be met; likely causes: {causes}"
+        ),
+        model,
+    )
 
 
 def pass_rate_gates(
-    tally: Tally, by_model: Mapping[str, Tally], settings: Settings, corrections: Mapping[str | None, dict[str, Any]],
-    *, incomplete: bool, collect_only: bool,
+    tally: Tally,
+    by_model: Mapping[str, Tally],
+    settings: Settings,
+    corrections: Mapping[str | None, dict[str, Any]],
+    *,
+    incomplete: bool,
+    collect_only: bool,
 ) -> list[GateResult]:
     """``--llm-min-pass-rate``: the fraction of samples in the pass tier, for each model when several
     ``--llm-model`` specs run (a pooled rate would let a good model hide a bad one)."""
@@ -128,16 +159,25 @@ def pass_rate_gates(
             # file in a run without gold samples (say, unit tests only)
             return []
         return [pass_rate_verdict(tally, gate, None, settings, corrections.get(None) or {})]
-    return [pass_rate_verdict(t, gate, m, settings, corrections.get(m) or {}) for m, t in by_model.items()]
+    return [
+        pass_rate_verdict(t, gate, m, settings, corrections.get(m) or {})
+        for m, t in by_model.items()
+    ]
 
 
-def pass_rate_verdict(tally: Tally, gate: float, model: str | None, settings: Settings, effect: dict[str, Any]) -> GateResult:
+def pass_rate_verdict(
+    tally: Tally, gate: float, model: str | None, settings: Settings, effect: dict[str, Any]
+) -> GateResult:
     """One pass-rate gate: on the grader's rate, or on the rate people's labels corrected (``effect``)."""
     from pytest_llmeval.options import ErrorsMode
 
     if tally.pass_rate is None:
         return nothing_graded_gate(
-            gate, skipped=tally.tiers["skipped"], errors=tally.errors, model=model, gold_samples=bool(tally.records),
+            gate,
+            skipped=tally.tiers["skipped"],
+            errors=tally.errors,
+            model=model,
+            gold_samples=bool(tally.records),
             errors_excluded=settings.errors is not ErrorsMode.FAIL,
         )
     whose = f" for {model}" if model else ""
@@ -147,18 +187,30 @@ def pass_rate_verdict(tally: Tally, gate: float, model: str | None, settings: Se
     if effect.get("not_corrected"):
         note += f"; the grader's rate, not corrected by people's labels: {effect['not_corrected']}"
     if tally.pass_rate < gate:
-        return GateResult("min_pass_rate", False, (
-            f"llmeval gate FAILED{whose}: pass rate {tally.pass_rate:.1%} is below --llm-min-pass-rate "
-            f"{gate:.1%} ({tally.passed} of {tally.denominator} samples in the pass tier, errors count as "
-            f"{settings.errors.value}{note})"
-        ), model)
-    return GateResult("min_pass_rate", True, (
-        f"llmeval gate passed{whose}: pass rate {tally.pass_rate:.1%} >= {gate:.1%} "
-        f"({tally.passed} of {tally.denominator}{note})"
-    ), model)
+        return GateResult(
+            "min_pass_rate",
+            False,
+            (
+                f"llmeval gate FAILED{whose}: pass rate {tally.pass_rate:.1%} is below --llm-min-pass-rate "
+                f"{gate:.1%} ({tally.passed} of {tally.denominator} samples in the pass tier, errors count as "
+                f"{settings.errors.value}{note})"
+            ),
+            model,
+        )
+    return GateResult(
+        "min_pass_rate",
+        True,
+        (
+            f"llmeval gate passed{whose}: pass rate {tally.pass_rate:.1%} >= {gate:.1%} "
+            f"({tally.passed} of {tally.denominator}{note})"
+        ),
+        model,
+    )
 
 
-def corrected_verdict(corrected: dict[str, Any], gate: float, model: str | None, settings: Settings) -> GateResult:
+def corrected_verdict(
+    corrected: dict[str, Any], gate: float, model: str | None, settings: Settings
+) -> GateResult:
     """The gate on the pass rate people's labels corrected: its estimate, or its interval's lower bound."""
     from pytest_llmeval.options import GateOn
 
@@ -173,10 +225,20 @@ def corrected_verdict(corrected: dict[str, Any], gate: float, model: str | None,
         f"grader's rate {corrected['grader_rate']:.1%}; --llm-gate-on={settings.gate_on.value}"
     )
     if value < gate:
-        return GateResult("min_pass_rate", False, (
-            f"llmeval gate FAILED{whose}: {what} {value:.1%} is below --llm-min-pass-rate {gate:.1%} ({rests})"
-        ), model)
-    return GateResult("min_pass_rate", True, f"llmeval gate passed{whose}: {what} {value:.1%} >= {gate:.1%} ({rests})", model)
+        return GateResult(
+            "min_pass_rate",
+            False,
+            (
+                f"llmeval gate FAILED{whose}: {what} {value:.1%} is below --llm-min-pass-rate {gate:.1%} ({rests})"
+            ),
+            model,
+        )
+    return GateResult(
+        "min_pass_rate",
+        True,
+        f"llmeval gate passed{whose}: {what} {value:.1%} >= {gate:.1%} ({rests})",
+        model,
+    )
 
 
 def _unreviewed_note(tally: Tally, settings: Settings) -> str:

@@ -12,7 +12,12 @@ from pytest_llmeval.regression.run_comparison import compare
 
 
 def compare_models(
-    sample_results: list[dict[str, Any]], models: tuple[str, ...], *, alpha: float, errors_mode: str, **gate: Any
+    sample_results: list[dict[str, Any]],
+    models: tuple[str, ...],
+    *,
+    alpha: float,
+    errors_mode: str,
+    **gate: Any,
 ) -> dict[str, dict[str, Any] | None]:
     """For each model, its comparison with the first model (None for the first); ``gate`` (margin,
     mode) as for a baseline, so each block states what the pairing could detect."""
@@ -23,8 +28,15 @@ def compare_models(
     out: dict[str, dict[str, Any] | None] = {first: None}
     for model in models[1:]:
         out[model] = compare(
-            reference, sample_results, {"model": model}, baseline_path=f"--llm-model={first}", alpha=alpha,
-            errors_mode=errors_mode, run_model=model, baseline_model=first, **gate,
+            reference,
+            sample_results,
+            {"model": model},
+            baseline_path=f"--llm-model={first}",
+            alpha=alpha,
+            errors_mode=errors_mode,
+            run_model=model,
+            baseline_model=first,
+            **gate,
         )
     return out
 
@@ -42,8 +54,16 @@ def side_by_side(tallies: dict[str, Any]) -> list[str]:
     if len(tasks) > 1:
         for task in tasks:
             per_task = [tallies[m].groups("task") for m in models]
-            rows.append((task[:22], [cell(groups[task]) if task in groups else "-" for groups in per_task]))
+            rows.append(
+                (task[:22], [cell(groups[task]) if task in groups else "-" for groups in per_task])
+            )
     widths = [max(len(m), *(len(cells[i]) for _, cells in rows)) for i, m in enumerate(models)]
-    lines = [f"{'by model (pass rate)':<22}  " + "  ".join(f"{m:>{w}}" for m, w in zip(models, widths, strict=True))]
-    lines.extend(f"{name:<22}  " + "  ".join(f"{c:>{w}}" for c, w in zip(cells, widths, strict=True)) for name, cells in rows)
+    lines = [
+        f"{'by model (pass rate)':<22}  "
+        + "  ".join(f"{m:>{w}}" for m, w in zip(models, widths, strict=True))
+    ]
+    lines.extend(
+        f"{name:<22}  " + "  ".join(f"{c:>{w}}" for c, w in zip(cells, widths, strict=True))
+        for name, cells in rows
+    )
     return lines

@@ -51,11 +51,17 @@ LISTED = 10  # sample ids named in a reason before the rest are counted
 class PairedLabels:
     """People's verdicts on both answers of the selected pairs, and why they may not correct."""
 
-    verdicts: dict[tuple[str, str], tuple[bool, bool]] = field(default_factory=dict)  # (baseline, run) by pair key
+    verdicts: dict[tuple[str, str], tuple[bool, bool]] = field(
+        default_factory=dict
+    )  # (baseline, run) by pair key
     groups: dict[tuple[str, str], str] = field(default_factory=dict)
     selected: int = 0
-    one_side: list[str] = field(default_factory=list)  # selected samples with a verdict on one answer only
-    conflicts: list[str] = field(default_factory=list)  # an answer labelled both correct and incorrect
+    one_side: list[str] = field(
+        default_factory=list
+    )  # selected samples with a verdict on one answer only
+    conflicts: list[str] = field(
+        default_factory=list
+    )  # an answer labelled both correct and incorrect
     not_random: int = 0  # answers whose only labels come from a hand-picked selection
     malformed: list[str] = field(default_factory=list)
     unhashed: int = 0  # baseline answers without a recorded hash: no label can reach them
@@ -76,12 +82,16 @@ def _own(entry: dict[str, Any]) -> tuple[bool | None, bool]:
 def _well_formed(entry: dict[str, Any]) -> bool:
     label = entry.get("people_label")
     return label is None or (
-        isinstance(label, dict) and isinstance(label.get("label"), str) and label["label"] in LABEL_WORDS
+        isinstance(label, dict)
+        and isinstance(label.get("label"), str)
+        and label["label"] in LABEL_WORDS
         and isinstance(label.get("random"), bool)
     )
 
 
-def _verdicts(entry: dict[str, Any], other: dict[str, Any], extra: Sequence[Label]) -> tuple[set[bool], bool]:
+def _verdicts(
+    entry: dict[str, Any], other: dict[str, Any], extra: Sequence[Label]
+) -> tuple[set[bool], bool]:
     """A person's verdicts (random labels only) on this entry's answer, and whether any label names it."""
     found: set[bool] = set()
     own, any_label = _own(entry)
@@ -107,7 +117,13 @@ def _verdicts(entry: dict[str, Any], other: dict[str, Any], extra: Sequence[Labe
     return found, any_label
 
 
-def resolve(pairs: Sequence[tuple[Outcome, Outcome]], extra: Sequence[Label], names: dict[tuple[str, str], str], *, kind: str) -> PairedLabels | None:
+def resolve(
+    pairs: Sequence[tuple[Outcome, Outcome]],
+    extra: Sequence[Label],
+    names: dict[tuple[str, str], str],
+    *,
+    kind: str,
+) -> PairedLabels | None:
     """The people's verdicts of the paired samples; None when no label names any of their answers."""
     out = PairedLabels()
     present = False
@@ -184,7 +200,9 @@ def _reason(out: PairedLabels, pairs: Sequence[tuple[Outcome, Outcome]], kind: s
         return None
     outcomes = {(r.file, r.sample_id): (b.passed, r.passed) for b, r in pairs}
     differ = sum(
-        1 for key, (yb, yr) in out.verdicts.items() if int(yr) - int(yb) != int(outcomes[key][1]) - int(outcomes[key][0])
+        1
+        for key, (yb, yr) in out.verdicts.items()
+        if int(yr) - int(yb) != int(outcomes[key][1]) - int(outcomes[key][0])
     )
     if differ < MIN_DISAGREEMENTS:
         return (

@@ -100,7 +100,9 @@ def cluster_variance_of_mean(values: Sequence[float], groups: Sequence[str]) -> 
     return g / (g - 1) * math.fsum(s * s for s in sums.values()) / (n * n)
 
 
-def ppi_mean(labelled: Sequence[Labelled], population: Sequence[int], *, alpha: float = 0.05) -> Corrected:
+def ppi_mean(
+    labelled: Sequence[Labelled], population: Sequence[int], *, alpha: float = 0.05
+) -> Corrected:
     """The corrected rate and its ``1 - alpha`` interval (see the module docstring).
 
     ``population`` holds the grader's verdict of every sample of the population, the labelled ones
@@ -112,7 +114,9 @@ def ppi_mean(labelled: Sequence[Labelled], population: Sequence[int], *, alpha: 
     if n > big_n:
         raise ValueError(f"{n} labelled samples in a population of {big_n}")
     grader_rate = math.fsum(population) / big_n
-    estimate, normal_se, lam = ppi_difference([(s.human, s.grader, s.group) for s in labelled], population)
+    estimate, normal_se, lam = ppi_difference(
+        [(s.human, s.grader, s.group) for s in labelled], population
+    )
     groups = [s.group for s in labelled]
     group_count = len(set(groups))
     false_pass = sum(1 for s in labelled if s.grader and not s.human)
@@ -145,16 +149,27 @@ def ppi_mean(labelled: Sequence[Labelled], population: Sequence[int], *, alpha: 
         se = None
         interval = "exact"
         why = (
-            "labels all of one word" if one_word
+            "labels all of one word"
+            if one_word
             else f"{disagreements} disagreement(s) with the grader, fewer than {MIN_DISAGREEMENTS}"
             if disagreements < MIN_DISAGREEMENTS
             else f"{group_count} label groups, fewer than {MIN_GROUPS}"
         )
         rests_on = f"exact bounds of the grader's error shares over {n} labels ({why}: too few for a normal interval)"
     return Corrected(
-        estimate=min(1.0, max(0.0, estimate)), low=max(0.0, low), high=min(1.0, high), labels=n, population=big_n,
-        grader_rate=grader_rate, lam=lam, se=se, interval=interval, groups=group_count, disagreements=disagreements,
-        confidence=confidence, rests_on=rests_on,
+        estimate=min(1.0, max(0.0, estimate)),
+        low=max(0.0, low),
+        high=min(1.0, high),
+        labels=n,
+        population=big_n,
+        grader_rate=grader_rate,
+        lam=lam,
+        se=se,
+        interval=interval,
+        groups=group_count,
+        disagreements=disagreements,
+        confidence=confidence,
+        rests_on=rests_on,
     )
 
 
@@ -164,8 +179,12 @@ def scaled(corrected: Corrected, share: float, population: int) -> Corrected:
     from dataclasses import replace
 
     return replace(
-        corrected, estimate=corrected.estimate * share, low=corrected.low * share, high=corrected.high * share,
-        grader_rate=corrected.grader_rate * share, se=None if corrected.se is None else corrected.se * share,
+        corrected,
+        estimate=corrected.estimate * share,
+        low=corrected.low * share,
+        high=corrected.high * share,
+        grader_rate=corrected.grader_rate * share,
+        se=None if corrected.se is None else corrected.se * share,
         population=population,
     )
 
@@ -189,7 +208,14 @@ def grader_error(labelled: Sequence[Labelled], *, alpha: float = 0.05) -> dict[s
     def rate(part: list[Labelled], wrong: list[int]) -> dict[str, Any]:
         n, k = len(part), sum(wrong)
         if not n:
-            return {"rate": None, "low": None, "high": None, "count": 0, "of": 0, "design_effect": None}
+            return {
+                "rate": None,
+                "low": None,
+                "high": None,
+                "count": 0,
+                "of": 0,
+                "design_effect": None,
+            }
         deff = design_effect(wrong, [s.group for s in part])
         n_eff = max(1, round(n / deff))
         low, high = clopper_pearson(round(k * n_eff / n), n_eff, 1 - alpha)
@@ -209,7 +235,9 @@ def grader_error(labelled: Sequence[Labelled], *, alpha: float = 0.05) -> dict[s
 PAIRED_METHOD = "PPI++ on paired differences (power-tuned, finite population, cluster-robust)"
 
 
-def ppi_difference(labelled: Sequence[tuple[float, float, str]], population: Sequence[float]) -> tuple[float, float, float]:
+def ppi_difference(
+    labelled: Sequence[tuple[float, float, str]], population: Sequence[float]
+) -> tuple[float, float, float]:
     """(estimate, standard error, lambda) of the population mean of ``y`` by the power-tuned difference
     estimator of the module docstring, for any bounded ``y`` (a paired change of people's verdicts).
 

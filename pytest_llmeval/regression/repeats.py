@@ -58,7 +58,9 @@ def grade_repeats(
     graded = [g for _, g, _ in outcomes if g is not None]
     fields = repeat_fields(outcomes, errors_mode)
     if not graded and first is not None and count > 1:
-        first.args = (f"all {count} repeats failed; repeat 1: {first}",)  # same type, indexed message
+        first.args = (
+            f"all {count} repeats failed; repeat 1: {first}",
+        )  # same type, indexed message
     return (combine(graded) if graded else None), fields, (None if graded else first)
 
 
@@ -73,7 +75,13 @@ def repeat_fields(outcomes: list[Outcome], errors_mode: str = "fail") -> dict[st
     errors = sum(1 for r in repeats if r["status"] == "error")
     counted = len(repeats) - (errors if errors_mode == "exclude" else 0)
     pass_count = sum(1 for r in repeats if r["status"] == "pass")
-    stability = STABLE_PASS if counted and pass_count == counted else STABLE_FAIL if pass_count == 0 else FLAKY
+    stability = (
+        STABLE_PASS
+        if counted and pass_count == counted
+        else STABLE_FAIL
+        if pass_count == 0
+        else FLAKY
+    )
     return {
         "repeats": repeats,
         "pass_count": pass_count,
@@ -87,7 +95,9 @@ def repeat_fields(outcomes: list[Outcome], errors_mode: str = "fail") -> dict[st
 
 def failure_note(fields: dict[str, Any]) -> str:
     scores = ", ".join(
-        f"{r['status']} {r['score']:.2f}" if r["score"] is not None else f"error (repeat {r.get('repeat')}: {r.get('reason')})"
+        f"{r['status']} {r['score']:.2f}"
+        if r["score"] is not None
+        else f"error (repeat {r.get('repeat')}: {r.get('reason')})"
         for r in fields["repeats"]
     )
     return f"  repeats: {fields['pass_count']} of {_counted(fields)} passed ({fields['stability']}): {scores}"
@@ -103,7 +113,9 @@ def aggregate(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
     """Run-level repeat figures, or None when no sample was repeated."""
     # node id order: the seeded bootstrap sees the same sequence with and without xdist
     # a sample all of whose repeats were left out (errors under exclude) is out, as in the pass rate
-    repeated = sorted((r for r in records if r.get("repeats") and _counted(r)), key=lambda r: r["nodeid"])
+    repeated = sorted(
+        (r for r in records if r.get("repeats") and _counted(r)), key=lambda r: r["nodeid"]
+    )
     if not repeated:
         return None
     fractions = [r["pass_count"] / _counted(r) for r in repeated]

@@ -45,12 +45,16 @@ def load_report(path: Path, *, role: str = "baseline") -> dict[str, Any]:
     try:
         size = path.stat().st_size
         if size > MAX_REPORT_BYTES:
-            raise BaselineError(f"{role} {path}: {size} bytes is more than the {MAX_REPORT_BYTES} a report may have")
+            raise BaselineError(
+                f"{role} {path}: {size} bytes is more than the {MAX_REPORT_BYTES} a report may have"
+            )
         text = read_regular_text(path)  # a FIFO would block for ever
     except OSError as exc:
         raise BaselineError(f"{role} {path}: cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
-        raise BaselineError(f"{role} {path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise BaselineError(
+            f"{role} {path}: not UTF-8 text ({exc.reason} at byte {exc.start})"
+        ) from None
     from pytest_llmeval.bounded_json import JSONProblem, loads
 
     try:
@@ -87,7 +91,9 @@ def _check_entries(entries: list[Any], where: str) -> None:
             raise BaselineError(f"{where}: sample_results[{index}] is not an object")
         for field in ("sample_id", "status"):
             if not isinstance(entry.get(field), str):
-                raise BaselineError(f"{where}: sample_results[{index}]: field {field!r} missing or not a string")
+                raise BaselineError(
+                    f"{where}: sample_results[{index}]: field {field!r} missing or not a string"
+                )
         if entry.get("kind", "gold") != "gold":
             continue
         if entry["status"] not in STATUSES:
@@ -113,26 +119,35 @@ class Outcome:
     status: str
     fraction: float  # pass fraction over repeats (1.0 / 0.0 without repeats)
     repeats: int
-    entry: dict[str, Any] = dataclasses.field(default_factory=dict, compare=False, repr=False)  # for estimators reading more
+    entry: dict[str, Any] = dataclasses.field(
+        default_factory=dict, compare=False, repr=False
+    )  # for estimators reading more
 
     @property
     def passed(self) -> bool:
         return self.status == "pass"
 
 
-def outcomes(sample_results: list[dict[str, Any]], *, errors_mode: str = "fail", model: str | None = None) -> dict[tuple[str, str], Outcome]:
+def outcomes(
+    sample_results: list[dict[str, Any]], *, errors_mode: str = "fail", model: str | None = None
+) -> dict[tuple[str, str], Outcome]:
     """Comparable gold samples by (file, sample id). Skipped samples never pair; errors count as not
     passing (``-o llm_errors=fail``) or are left out (``exclude``), as in the pass rate."""
     out: dict[tuple[str, str], Outcome] = {}
     # file order (then id): the same lists with and without xdist, and in the offline compare
-    ordered = sorted(sample_results, key=lambda e: (str(e.get("file") or ""), _line(e.get("line")), str(e.get("sample_id"))))
+    ordered = sorted(
+        sample_results,
+        key=lambda e: (str(e.get("file") or ""), _line(e.get("line")), str(e.get("sample_id"))),
+    )
     for entry in ordered:
         if entry.get("kind", "gold") != "gold":
             continue
         if model is not None and entry.get("model") not in (None, model):
             continue
         status = entry["status"]
-        if status not in ("pass", "acceptable", "fail", "error") or (status == "error" and errors_mode == "exclude"):
+        if status not in ("pass", "acceptable", "fail", "error") or (
+            status == "error" and errors_mode == "exclude"
+        ):
             continue
         repeats = entry.get("repeats")
         if isinstance(repeats, list) and repeats and isinstance(entry.get("pass_count"), int):
@@ -155,8 +170,6 @@ def _labels(keys: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
     return {key: key[1] if counts[key[1]] == 1 else f"{key[0]}::{key[1]}" for key in keys}
 
 
-
-
 def named_source(model: Any) -> bool:
     """A model spec (``openai:...``, ``file:...``, ``python:...``), not the placeholder of a run without one."""
     from pytest_llmeval.report.json_report import UNNAMED_SOURCE
@@ -172,7 +185,11 @@ def identity_warnings(baseline_meta: dict[str, Any], run_meta: dict[str, Any]) -
     """
     warnings = []
     for field in IDENTITY_FIELDS:
-        if field == "model" and named_source(baseline_meta.get(field)) and named_source(run_meta.get(field)):
+        if (
+            field == "model"
+            and named_source(baseline_meta.get(field))
+            and named_source(run_meta.get(field))
+        ):
             continue
         if field in baseline_meta and field in run_meta and baseline_meta[field] != run_meta[field]:
             warnings.append(
@@ -224,16 +241,15 @@ def compare(
 
         people = resolve(pairs, labels, names, kind=kind)
     corrected = people is not None and people.reason is None
-    est = corrected_paired(pairs, people.verdicts, alpha, people.groups) if people and corrected else grader_est
+    est = (
+        corrected_paired(pairs, people.verdicts, alpha, people.groups)
+        if people and corrected
+        else grader_est
+    )
     significant = est.p_value < alpha
     needed = min_paired(alpha)
     comparison = {
-        "baseline": {
-            "path": baseline_path,
-            "model": baseline_model or meta.get("model"),
-            "judge": meta.get("judge"),
-            "timestamp": meta.get("timestamp"),
-        },
+        "baseline": _baseline_entry(meta, baseline_path, baseline_model),
         "run": {"model": run_model or run_meta.get("model")},
         "paired": n,
         "min_paired": needed,
@@ -252,7 +268,9 @@ def compare(
         "alpha": alpha,
         "significant_regression": significant and est.delta < 0,
         "significant_improvement": significant and est.delta > 0,
-        "verdict": verdict(est.p_value, est.delta, alpha) if n >= needed else too_few_verdict(n, needed, alpha),
+        "verdict": verdict(est.p_value, est.delta, alpha)
+        if n >= needed
+        else too_few_verdict(n, needed, alpha),
         **detectability(est, n, alpha=alpha, margin=margin, mode=mode),
         "warnings": identity_warnings(meta, run_meta),
     }
@@ -263,7 +281,19 @@ def compare(
     return comparison
 
 
-def _add_people_labels(comparison: dict[str, Any], people: PairedLabels, grader: PairedEstimate, est: PairedEstimate) -> None:
+def _baseline_entry(meta: dict[str, Any], path: str, model: str | None) -> dict[str, Any]:
+    """Which baseline the run was compared with: its file, model, judge and time."""
+    return {
+        "path": path,
+        "model": model or meta.get("model"),
+        "judge": meta.get("judge"),
+        "timestamp": meta.get("timestamp"),
+    }
+
+
+def _add_people_labels(
+    comparison: dict[str, Any], people: PairedLabels, grader: PairedEstimate, est: PairedEstimate
+) -> None:
     """``comparison.people_labels`` and the warning for baseline labels that could not be read."""
     comparison["people_labels"] = people_fields(people, grader if people.reason is None else None)
     if est.lam is not None:
@@ -292,16 +322,20 @@ def people_fields(people: PairedLabels, grader: PairedEstimate | None) -> dict[s
     }
     if grader is not None:
         fields.update(
-            grader_pass_rate_delta=_round(grader.delta), grader_ci95=[_round(grader.ci[0]), _round(grader.ci[1])],
-            grader_test=grader.test, grader_p_value=grader.p_value,
-            grader_baseline_pass_rate=None if grader.base_rate is None else _round(grader.base_rate),
+            grader_pass_rate_delta=_round(grader.delta),
+            grader_ci95=[_round(grader.ci[0]), _round(grader.ci[1])],
+            grader_test=grader.test,
+            grader_p_value=grader.p_value,
+            grader_baseline_pass_rate=None
+            if grader.base_rate is None
+            else _round(grader.base_rate),
             grader_run_pass_rate=None if grader.run_rate is None else _round(grader.run_rate),
         )
     return fields
 
 
 def corrected_clause(comparison: dict[str, Any]) -> str | None:
-    """"corrected by N paired labels (method)" or why people's labels did not correct (None without labels)."""
+    """ "corrected by N paired labels (method)" or why people's labels did not correct (None without labels)."""
     people = comparison.get("people_labels")
     if not people:
         return None
@@ -331,8 +365,12 @@ class PairedEstimate:
     passing: float  # newly passing pairs (sum of positive gains with repeats)
     sd_diff: float  # standard deviation of the per-sample difference
     step: float  # the smallest non-zero per-sample difference possible
-    se: float | None = None  # standard error of a normal-theory delta: the figures of the gate then read it
-    lam: float | None = None  # PPI++ power-tuning weight of the grader's verdicts (corrected estimates)
+    se: float | None = (
+        None  # standard error of a normal-theory delta: the figures of the gate then read it
+    )
+    lam: float | None = (
+        None  # PPI++ power-tuning weight of the grader's verdicts (corrected estimates)
+    )
 
 
 def _sd(diffs: list[float]) -> float:
@@ -347,12 +385,16 @@ def grader_verdicts(pairs: list[tuple[Outcome, Outcome]], alpha: float) -> Paire
     return PairedEstimate(
         delta=(passing - failing) / n if n else 0.0,
         ci=significance.paired_delta_ci(failing, passing, n),
-        p_value=significance.mcnemar_exact(failing, passing), exact=True, test=MCNEMAR,
+        p_value=significance.mcnemar_exact(failing, passing),
+        exact=True,
+        test=MCNEMAR,
         ci_method="exact conditional (Clopper-Pearson on the discordant pairs)",
         base_rate=sum(b.passed for b, _ in pairs) / n if n else None,
         run_rate=sum(r.passed for _, r in pairs) / n if n else None,
-        failing=failing, passing=passing,
-        sd_diff=_sd([float(r.passed) - float(b.passed) for b, r in pairs]), step=1.0,
+        failing=failing,
+        passing=passing,
+        sd_diff=_sd([float(r.passed) - float(b.passed) for b, r in pairs]),
+        step=1.0,
     )
 
 
@@ -364,16 +406,23 @@ def grader_repeats(pairs: list[tuple[Outcome, Outcome]], alpha: float) -> Paired
     return PairedEstimate(
         delta=math.fsum(diffs) / n if n else 0.0,
         ci=significance.bootstrap_mean_ci(diffs) if n else (0.0, 0.0),
-        p_value=p_value, exact=exact, test=PERMUTATION, ci_method="percentile bootstrap over samples (seeded)",
+        p_value=p_value,
+        exact=exact,
+        test=PERMUTATION,
+        ci_method="percentile bootstrap over samples (seeded)",
         base_rate=math.fsum(b.fraction for b, _ in pairs) / n if n else None,
         run_rate=math.fsum(r.fraction for _, r in pairs) / n if n else None,
-        failing=math.fsum(-d for d in diffs if d < 0), passing=math.fsum(d for d in diffs if d > 0),
-        sd_diff=_sd(diffs), step=1 / math.lcm(*(x.repeats for pair in pairs for x in pair)) if pairs else 1.0,
+        failing=math.fsum(-d for d in diffs if d < 0),
+        passing=math.fsum(d for d in diffs if d > 0),
+        sd_diff=_sd(diffs),
+        step=1 / math.lcm(*(x.repeats for pair in pairs for x in pair)) if pairs else 1.0,
     )
 
 
 def corrected_paired(
-    pairs: list[tuple[Outcome, Outcome]], verdicts: dict[tuple[str, str], tuple[bool, bool]], alpha: float,
+    pairs: list[tuple[Outcome, Outcome]],
+    verdicts: dict[tuple[str, str], tuple[bool, bool]],
+    alpha: float,
     groups: dict[tuple[str, str], str] | None = None,
 ) -> PairedEstimate:
     """The paired delta of people's pass rates: PPI++ on the per-sample changes of verdict.
@@ -386,15 +435,26 @@ def corrected_paired(
 
     population = [float(r.passed) - float(b.passed) for b, r in pairs]
     keyed = [((r.file, r.sample_id), b, r) for b, r in pairs]
-    labelled = [(float(verdicts[k][1]) - float(verdicts[k][0]), float(r.passed) - float(b.passed),
-                 (groups or {}).get(k, f"{k[0]}::{k[1]}")) for k, b, r in keyed if k in verdicts]
+    labelled = [
+        (
+            float(verdicts[k][1]) - float(verdicts[k][0]),
+            float(r.passed) - float(b.passed),
+            (groups or {}).get(k, f"{k[0]}::{k[1]}"),
+        )
+        for k, b, r in keyed
+        if k in verdicts
+    ]
     grader = grader_verdicts(pairs, alpha)
     if len(labelled) < 2:
         return grader
     delta, se, lam = ppi_difference(labelled, population)
     sides = [
         ppi_difference(
-            [(float(verdicts[k][side]), float((b, r)[side].passed), "") for k, b, r in keyed if k in verdicts],
+            [
+                (float(verdicts[k][side]), float((b, r)[side].passed), "")
+                for k, b, r in keyed
+                if k in verdicts
+            ],
             [float((b, r)[side].passed) for _, b, r in keyed],
         )[0]
         for side in (0, 1)
@@ -405,13 +465,23 @@ def corrected_paired(
     else:  # every pair labelled: the people's change is known exactly
         p_value = 0.0 if abs(delta) > 1e-12 else 1.0
     return dataclasses.replace(
-        grader, delta=delta, ci=(delta - z * se, delta + z * se), p_value=p_value, exact=False, test=PPI,
+        grader,
+        delta=delta,
+        ci=(delta - z * se, delta + z * se),
+        p_value=p_value,
+        exact=False,
+        test=PPI,
         ci_method=f"PPI++ normal interval, cluster-robust ({len(labelled)} samples labelled on both sides)",
-        base_rate=min(1.0, max(0.0, sides[0])), run_rate=min(1.0, max(0.0, sides[1])), se=se, lam=lam,
+        base_rate=min(1.0, max(0.0, sides[0])),
+        run_rate=min(1.0, max(0.0, sides[1])),
+        se=se,
+        lam=lam,
     )
 
 
-def corrected_estimator(label_of: Callable[[dict[str, Any]], bool | None]) -> Callable[[list[tuple[Outcome, Outcome]], float], PairedEstimate]:
+def corrected_estimator(
+    label_of: Callable[[dict[str, Any]], bool | None],
+) -> Callable[[list[tuple[Outcome, Outcome]], float], PairedEstimate]:
     """:func:`corrected_paired` as an ``ESTIMATORS`` entry: ``label_of(entry)`` is a person's verdict on
     that side's answer (True: correct) or None; samples labelled on both sides are the labelled subset."""
 
@@ -437,7 +507,9 @@ ESTIMATORS: dict[str, Callable[[list[tuple[Outcome, Outcome]], float], PairedEst
 }
 
 
-def detectability(est: PairedEstimate, n: int, *, alpha: float, margin: float, mode: str) -> dict[str, Any]:
+def detectability(
+    est: PairedEstimate, n: int, *, alpha: float, margin: float, mode: str
+) -> dict[str, Any]:
     """The gate's numbers: the smallest drop the paired test can detect, the one it detects with 80 %
     power, the one-sided upper bound of the drop and, when that exceeds the margin, the paired
     samples a non-inferiority verdict would need (assuming the observed shares of changed pairs)."""
@@ -447,11 +519,15 @@ def detectability(est: PairedEstimate, n: int, *, alpha: float, margin: float, m
     floor = k * est.step / n if n and k <= n else None
     mde = significance.power_mde(est.sd_diff, n, alpha) if n > 1 and est.sd_diff > 0 else None
     if mde is not None and floor is not None:
-        mde = max(mde, floor)  # the normal approximation must not promise less than the exact test can see
+        mde = max(
+            mde, floor
+        )  # the normal approximation must not promise less than the exact test can see
     upper = significance.drop_upper_bound(est.failing, est.passing, n, alpha)
     needed = None
     if upper is not None and upper > margin:
-        needed = significance.noninferiority_samples(est.failing / n, est.passing / n, margin, alpha)
+        needed = significance.noninferiority_samples(
+            est.failing / n, est.passing / n, margin, alpha
+        )
     return {
         "regression_mode": mode,
         "margin": margin,
@@ -466,12 +542,16 @@ def detectability(est: PairedEstimate, n: int, *, alpha: float, margin: float, m
     }
 
 
-def _normal_detectability(est: PairedEstimate, n: int, *, alpha: float, margin: float, mode: str) -> dict[str, Any]:
+def _normal_detectability(
+    est: PairedEstimate, n: int, *, alpha: float, margin: float, mode: str
+) -> dict[str, Any]:
     """The same numbers for an estimator with a normal-theory standard error ``est.se``: the drop whose
     z reaches the two-sided critical value, the one found with 80 % power, the one-sided upper bound,
     and the samples for that bound to clear the margin with 80 % power (the variance per sample kept)."""
     assert est.se is not None
-    z_two, z_one, z_power = (significance.z_quantile(q) for q in (1 - alpha / 2, 1 - alpha, significance.POWER))
+    z_two, z_one, z_power = (
+        significance.z_quantile(q) for q in (1 - alpha / 2, 1 - alpha, significance.POWER)
+    )
     drop = -est.delta
     upper = drop + z_one * est.se
     needed = None
@@ -512,7 +592,9 @@ def too_few_verdict(paired: int, needed: int, alpha: float) -> str:
     )
 
 
-def baseline_statuses(baseline: dict[str, Any], *, model: str | None = None) -> dict[tuple[str, str], str]:
+def baseline_statuses(
+    baseline: dict[str, Any], *, model: str | None = None
+) -> dict[tuple[str, str], str]:
     """Each baseline sample's status by (file, sample id), for ``sample_results[].baseline_status``."""
     return {
         (str(e.get("file") or ""), e["sample_id"]): e["status"]
@@ -522,7 +604,9 @@ def baseline_statuses(baseline: dict[str, Any], *, model: str | None = None) -> 
 
 
 def _ids(title: str, ids: list[str], limit: int) -> str:
-    shown = ", ".join(ids[:limit]) + (f", ... and {len(ids) - limit} more" if len(ids) > limit else "")
+    shown = ", ".join(ids[:limit]) + (
+        f", ... and {len(ids) - limit} more" if len(ids) > limit else ""
+    )
     return f"  {title} ({len(ids)}): {shown or '-'}"
 
 
@@ -530,10 +614,16 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.1%}"
 
 
-def comparison_lines(comparison: dict[str, Any], *, title: str | None = None, limit: int = 20) -> list[tuple[str, dict[str, bool]]]:
+def comparison_lines(
+    comparison: dict[str, Any], *, title: str | None = None, limit: int = 20
+) -> list[tuple[str, dict[str, bool]]]:
     """The summary block (terminal and ``compare`` CLI print the same lines)."""
     lo, hi = comparison["ci95"]
-    test = _test_name(comparison) + (" (Monte Carlo)" if comparison["test"] == PERMUTATION and not comparison.get("exact") else "")
+    test = _test_name(comparison) + (
+        " (Monte Carlo)"
+        if comparison["test"] == PERMUTATION and not comparison.get("exact")
+        else ""
+    )
     lines: list[tuple[str, dict[str, bool]]] = [
         (title or _title(comparison), {"bold": True}),
         (
@@ -542,10 +632,19 @@ def comparison_lines(comparison: dict[str, Any], *, title: str | None = None, li
             f"{_pct(comparison['run_pass_rate'])} (delta {comparison['pass_rate_delta']:+.1%}, 95% CI {lo:+.1%} to {hi:+.1%})",
             {},
         ),
-        (_ids("newly failing", comparison["newly_failing"], limit), {"red": bool(comparison["newly_failing"])}),
-        (_ids("newly passing", comparison["newly_passing"], limit), {"green": bool(comparison["newly_passing"])}),
+        (
+            _ids("newly failing", comparison["newly_failing"], limit),
+            {"red": bool(comparison["newly_failing"])},
+        ),
+        (
+            _ids("newly passing", comparison["newly_passing"], limit),
+            {"green": bool(comparison["newly_passing"])},
+        ),
     ]
-    for key, name in (("only_in_baseline", "only in baseline (not paired)"), ("only_in_run", "only in this run (not paired)")):
+    for key, name in (
+        ("only_in_baseline", "only in baseline (not paired)"),
+        ("only_in_run", "only in this run (not paired)"),
+    ):
         if comparison[key]:
             lines.append((_ids(name, comparison[key], limit), {}))
     lines.append((f"  test: {test}, p={comparison['p_value']:.4g}", {}))
@@ -555,8 +654,12 @@ def comparison_lines(comparison: dict[str, Any], *, title: str | None = None, li
     if "min_detectable_drop" in comparison:
         lines.append((f"  {detectable_clause(comparison, warn=False)}", {}))
         lines.append((f"  {_bound_text(comparison)}", {}))
-    worse = comparison["significant_regression"] or comparison["paired"] < comparison.get("min_paired", 0)
-    lines.append((f"  verdict: {comparison['verdict']}", {"red": worse, "green": not worse, "bold": True}))
+    worse = comparison["significant_regression"] or comparison["paired"] < comparison.get(
+        "min_paired", 0
+    )
+    lines.append(
+        (f"  verdict: {comparison['verdict']}", {"red": worse, "green": not worse, "bold": True})
+    )
     lines.extend((f"  warning: {w}", {"yellow": True}) for w in comparison["warnings"])
     return lines
 
@@ -581,7 +684,9 @@ def _title(comparison: dict[str, Any]) -> str:
     return f"comparison with baseline {base['path']} (model {base['model']}, {base['timestamp']})"
 
 
-def regression_gate_message(comparison: dict[str, Any], model: str | None = None) -> tuple[bool, str]:
+def regression_gate_message(
+    comparison: dict[str, Any], model: str | None = None
+) -> tuple[bool, str]:
     """(passed, one line) for ``--llm-fail-on-regression``; ``model`` names whose gate it is."""
     whose = f" for {model}" if model else ""
     path = comparison["baseline"]["path"]
@@ -620,10 +725,17 @@ def _detail(comparison: dict[str, Any]) -> str:
 
 def _difference_gate(comparison: dict[str, Any]) -> tuple[bool, str]:
     """Fails on a significant drop, or on an observed drop beyond the margin whatever the test says."""
-    path, alpha, margin = comparison["baseline"]["path"], comparison["alpha"], comparison.get("margin", DEFAULT_MARGIN)
+    path, alpha, margin = (
+        comparison["baseline"]["path"],
+        comparison["alpha"],
+        comparison.get("margin", DEFAULT_MARGIN),
+    )
     drop = -comparison["pass_rate_delta"]
     if comparison["significant_regression"]:
-        return False, f"significantly worse than baseline {path}: {_detail(comparison)} < alpha {alpha:g}"
+        return (
+            False,
+            f"significantly worse than baseline {path}: {_detail(comparison)} < alpha {alpha:g}",
+        )
     sign = "<" if comparison.get("significant_improvement") else ">="
     if drop > margin:
         return False, (
@@ -638,14 +750,24 @@ def _difference_gate(comparison: dict[str, Any]) -> tuple[bool, str]:
 
 def _noninferiority_gate(comparison: dict[str, Any]) -> tuple[bool, str]:
     """Passes only when the one-sided upper bound of the drop is within the margin."""
-    path, alpha, margin = comparison["baseline"]["path"], comparison["alpha"], comparison.get("margin", DEFAULT_MARGIN)
+    path, alpha, margin = (
+        comparison["baseline"]["path"],
+        comparison["alpha"],
+        comparison.get("margin", DEFAULT_MARGIN),
+    )
     upper = comparison["drop_upper_bound"]
     bound = f"the drop's one-sided {1 - alpha:.0%} upper bound is {upper:.1%}"
     if upper <= margin:
-        return True, f"non-inferior to baseline {path}: {bound}, within the margin {margin:.1%}; {_detail(comparison)}"
+        return (
+            True,
+            f"non-inferior to baseline {path}: {bound}, within the margin {margin:.1%}; {_detail(comparison)}",
+        )
     n = comparison["paired"]
     failing, passing = _changed_shares(comparison)
-    normal = comparison.get("min_detectable_newly_failing") is None and comparison.get("min_detectable_drop") is not None
+    normal = (
+        comparison.get("min_detectable_newly_failing") is None
+        and comparison.get("min_detectable_drop") is not None
+    )
     if comparison.get("samples_needed") is None:
         drop = -comparison["pass_rate_delta"] if normal else failing - passing
         more = (
@@ -662,12 +784,17 @@ def _noninferiority_gate(comparison: dict[str, Any]) -> tuple[bool, str]:
             f"about {comparison['samples_needed']} paired samples would be needed, not {n} (80% power, assuming "
             f"the observed shares of changed pairs: {failing:.1%} newly failing, {passing:.1%} newly passing)"
         )
-    return False, f"not shown non-inferior to baseline {path}: {bound}, more than the margin {margin:.1%}; {_detail(comparison)}; {more}"
+    return (
+        False,
+        f"not shown non-inferior to baseline {path}: {bound}, more than the margin {margin:.1%}; {_detail(comparison)}; {more}",
+    )
 
 
 def _changed_shares(comparison: dict[str, Any]) -> tuple[float, float]:
     """Shares of newly failing and newly passing pairs (sums of pass-fraction changes with repeats)."""
-    return comparison.get("newly_failing_share") or 0.0, comparison.get("newly_passing_share") or 0.0
+    return comparison.get("newly_failing_share") or 0.0, comparison.get(
+        "newly_passing_share"
+    ) or 0.0
 
 
 GATE_MODES: dict[str, Callable[[dict[str, Any]], tuple[bool, str]]] = {
@@ -678,7 +805,11 @@ GATE_MODES: dict[str, Callable[[dict[str, Any]], tuple[bool, str]]] = {
 
 def detectable_clause(comparison: dict[str, Any], *, warn: bool = True) -> str:
     """The smallest drop this comparison could detect, and a warning when that is beyond the margin."""
-    n, alpha, margin = comparison["paired"], comparison["alpha"], comparison.get("margin", DEFAULT_MARGIN)
+    n, alpha, margin = (
+        comparison["paired"],
+        comparison["alpha"],
+        comparison.get("margin", DEFAULT_MARGIN),
+    )
     k = comparison.get("min_detectable_newly_failing")
     floor = comparison.get("min_detectable_drop")
     samples = f"{n} paired sample{'s' if n != 1 else ''}"
@@ -698,7 +829,11 @@ def detectable_clause(comparison: dict[str, Any], *, warn: bool = True) -> str:
     elif warn and floor > margin:
         test = "McNemar's exact test" if comparison["test"] == MCNEMAR else "the permutation test"
         if comparison["test"] == MCNEMAR:
-            alone = f"only if all {n} samples newly failed" if k == n else f"only with {k} or more of the {n} samples newly failing"
+            alone = (
+                f"only if all {n} samples newly failed"
+                if k == n
+                else f"only with {k} or more of the {n} samples newly failing"
+            )
         else:
             alone = f"only with {k} or more of the {n} samples passing fewer repeats"
         text += f"; warning: more than the margin {margin:.1%}: {test} alone could fail {alone}"

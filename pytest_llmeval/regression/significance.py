@@ -37,8 +37,11 @@ def _log_pmf(k: int, n: int, p: float) -> float:
     if p >= 1.0:
         return 0.0 if k == n else -math.inf
     return (
-        math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
-        + k * math.log(p) + (n - k) * math.log1p(-p)
+        math.lgamma(n + 1)
+        - math.lgamma(k + 1)
+        - math.lgamma(n - k + 1)
+        + k * math.log(p)
+        + (n - k) * math.log1p(-p)
     )
 
 
@@ -86,7 +89,9 @@ def mcnemar_exact(newly_failing: int, newly_passing: int) -> float:
     return binom_two_sided(newly_failing, discordant, 0.5) if discordant else 1.0
 
 
-def _bisect(func: Callable[[float], float], lo: float, hi: float, target: float, increasing: bool) -> float:
+def _bisect(
+    func: Callable[[float], float], lo: float, hi: float, target: float, increasing: bool
+) -> float:
     """The root of ``func(p) = target`` for a function monotone on [lo, hi]."""
     for _ in range(200):
         mid = (lo + hi) / 2
@@ -123,7 +128,9 @@ def wilson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def paired_delta_ci(newly_failing: int, newly_passing: int, paired: int, confidence: float = 0.95) -> tuple[float, float]:
+def paired_delta_ci(
+    newly_failing: int, newly_passing: int, paired: int, confidence: float = 0.95
+) -> tuple[float, float]:
     """Interval of (run pass rate - baseline pass rate) over ``paired`` samples, exact conditional on
     the discordant pairs: delta = discordant/n * (2*pi - 1), pi = P(a discordant pair is newly passing)."""
     discordant = newly_failing + newly_passing
@@ -141,7 +148,9 @@ def _as_integers(diffs: Sequence[float | Fraction]) -> list[int]:
     return [int(f * scale) for f in fractions]
 
 
-def paired_permutation(diffs: Sequence[float | Fraction], *, seed: int = SEED, resamples: int = 20_000) -> tuple[float, bool]:
+def paired_permutation(
+    diffs: Sequence[float | Fraction], *, seed: int = SEED, resamples: int = 20_000
+) -> tuple[float, bool]:
     """Two-sided sign-flip permutation test of mean(diffs) == 0. Returns (p-value, exact?).
 
     Under the null each sample's run and baseline are exchangeable, so each difference's sign is a fair
@@ -172,7 +181,9 @@ def paired_permutation(diffs: Sequence[float | Fraction], *, seed: int = SEED, r
     return (hits + 1) / (resamples + 1), False
 
 
-def bootstrap_mean_ci(values: Sequence[float], *, confidence: float = 0.95, seed: int = SEED, resamples: int = 4_000) -> tuple[float, float]:
+def bootstrap_mean_ci(
+    values: Sequence[float], *, confidence: float = 0.95, seed: int = SEED, resamples: int = 4_000
+) -> tuple[float, float]:
     """Seeded percentile bootstrap interval of the mean of ``values`` (resampling samples, not repeats)."""
     n = len(values)
     if n == 0:
@@ -180,7 +191,9 @@ def bootstrap_mean_ci(values: Sequence[float], *, confidence: float = 0.95, seed
     if len(set(values)) == 1:
         return float(values[0]), float(values[0])
     rng = random.Random(seed)
-    means = sorted(math.fsum(values[rng.randrange(n)] for _ in range(n)) / n for _ in range(resamples))
+    means = sorted(
+        math.fsum(values[rng.randrange(n)] for _ in range(n)) / n for _ in range(resamples)
+    )
     tail = (1 - confidence) / 2
     lo = means[max(0, math.floor(tail * resamples))]
     hi = means[min(resamples - 1, math.ceil((1 - tail) * resamples) - 1)]
@@ -252,7 +265,12 @@ def drop_upper_bound(b: float, c: float, n: int, alpha: float) -> float | None:
 
 
 def noninferiority_samples(
-    p_fail: float, p_pass: float, margin: float, alpha: float, power: float = POWER, limit: int = 10_000_000
+    p_fail: float,
+    p_pass: float,
+    margin: float,
+    alpha: float,
+    power: float = POWER,
+    limit: int = 10_000_000,
 ) -> int | None:
     """Paired samples for Tango's one-sided score test at ``alpha`` to show drop < ``margin`` with
     ``power``, when the true shares of newly failing and newly passing pairs are ``p_fail`` and

@@ -64,8 +64,16 @@ def _segments(counts: dict[str, int], width: float = BAR_WIDTH) -> list[dict[str
         if not n or not total:
             continue
         w = width * n / total
-        out.append({"x": round(x, 2), "w": round(w, 2), "color": TIER_COLORS[tier], "tier": tier, "n": n,
-                    "title": f"{tier}: {n} of {total} ({n / total:.1%})"})
+        out.append(
+            {
+                "x": round(x, 2),
+                "w": round(w, 2),
+                "color": TIER_COLORS[tier],
+                "tier": tier,
+                "n": n,
+                "title": f"{tier}: {n} of {total} ({n / total:.1%})",
+            }
+        )
         x += w
     return out
 
@@ -101,10 +109,27 @@ def _histogram(samples: list[dict[str, Any]]) -> dict[str, Any]:
                 continue
             h = height * n / peak
             y -= h
-            bars.append({"x": index * (bar_w + gap), "y": round(y, 2), "w": bar_w, "h": round(h, 2),
-                         "color": TIER_COLORS[tier], "title": f"score {lo:.1f}-{hi:.1f}, {tier}: {n}"})
-    labels = [{"x": index * (bar_w + gap) + bar_w / 2, "text": f"{index / HIST_BINS:.1f}"} for index in range(HIST_BINS)]
-    return {"bars": bars, "labels": labels, "width": HIST_BINS * (bar_w + gap), "height": height, "peak": peak}
+            bars.append(
+                {
+                    "x": index * (bar_w + gap),
+                    "y": round(y, 2),
+                    "w": bar_w,
+                    "h": round(h, 2),
+                    "color": TIER_COLORS[tier],
+                    "title": f"score {lo:.1f}-{hi:.1f}, {tier}: {n}",
+                }
+            )
+    labels = [
+        {"x": index * (bar_w + gap) + bar_w / 2, "text": f"{index / HIST_BINS:.1f}"}
+        for index in range(HIST_BINS)
+    ]
+    return {
+        "bars": bars,
+        "labels": labels,
+        "width": HIST_BINS * (bar_w + gap),
+        "height": height,
+        "peak": peak,
+    }
 
 
 def _group_rows(groups: Any) -> list[dict[str, Any]]:
@@ -115,32 +140,48 @@ def _group_rows(groups: Any) -> list[dict[str, Any]]:
         if not isinstance(group, dict):
             continue
         counts = {t: int(group.get(t, 0) or 0) for t in TIERS[:4]}
-        rows.append({
-            "name": str(name),
-            "total": group.get("total", sum(counts.values())),
-            "counts": counts,
-            "segments": _segments(counts, 300.0),
-            "pass_rate": _num(group.get("pass_rate")),
-            "overall": _num(group.get("overall_score")),
-        })
+        rows.append(
+            {
+                "name": str(name),
+                "total": group.get("total", sum(counts.values())),
+                "counts": counts,
+                "segments": _segments(counts, 300.0),
+                "pass_rate": _num(group.get("pass_rate")),
+                "overall": _num(group.get("overall_score")),
+            }
+        )
     return rows
 
 
 def _component_bars(aggregate: dict[str, Any]) -> list[dict[str, Any]]:
-    keys = {"accuracy": "accuracy", "citation": "citation_coverage", "length": "length",
-            "keywords": "keywords", "retrieval": "retrieval", "overall": "overall_score"}
+    keys = {
+        "accuracy": "accuracy",
+        "citation": "citation_coverage",
+        "length": "length",
+        "keywords": "keywords",
+        "retrieval": "retrieval",
+        "overall": "overall_score",
+    }
     # Components a conftest registered (pytest_llmeval_components) come from the report's
     # per-component means; the built-ins keep their historical aggregate keys.
-    extra = {name: value for name, value in (aggregate.get("components") or {}).items() if name not in keys}
+    extra = {
+        name: value
+        for name, value in (aggregate.get("components") or {}).items()
+        if name not in keys
+    }
     bars = []
     for name, key in keys.items():
         value = _num(aggregate.get(key))
         if value is not None:
-            bars.append({"name": name, "value": value, "w": round(300.0 * max(0.0, min(1.0, value)), 2)})
+            bars.append(
+                {"name": name, "value": value, "w": round(300.0 * max(0.0, min(1.0, value)), 2)}
+            )
     for name, raw in extra.items():
         value = _num(raw)
         if value is not None:
-            bars.append({"name": name, "value": value, "w": round(300.0 * max(0.0, min(1.0, value)), 2)})
+            bars.append(
+                {"name": name, "value": value, "w": round(300.0 * max(0.0, min(1.0, value)), 2)}
+            )
     return bars
 
 
@@ -182,8 +223,13 @@ def _comparison(report: dict[str, Any]) -> dict[str, Any] | None:
             lists.append({"key": key, "n": len(value), "items": [_fmt(v) for v in value[:500]]})
         elif value is not None:
             lists.append({"key": key, "n": value, "items": []})
-    scalars = [(k, _fmt(v)) for k, v in comparison.items() if k not in {x["key"] for x in lists} and k != "baseline"
-               and not isinstance(v, (dict, list))]
+    scalars = [
+        (k, _fmt(v))
+        for k, v in comparison.items()
+        if k not in {x["key"] for x in lists}
+        and k != "baseline"
+        and not isinstance(v, (dict, list))
+    ]
     ci = comparison.get("ci95")
     if isinstance(ci, (list, tuple)):
         scalars.append(("ci95", " – ".join(_fmt(v) for v in ci)))
@@ -220,13 +266,28 @@ def _flaky(report: dict[str, Any], samples: list[dict[str, Any]]) -> list[dict[s
         )
         if flaky:
             runs = sample.get("repeats")
-            detail = ", ".join(f"{_fmt(r.get('status'))} {_fmt(r.get('score'))}" for r in runs if isinstance(r, dict)) if isinstance(runs, list) else ""
-            out.append({
-                "id": str(sample.get("sample_id")), "file": str(sample.get("file") or ""),
-                "repeats": _fmt(repeats), "pass_count": _fmt(passes), "stability": _fmt(stability),
-                "pass_at_k": _fmt(sample.get("pass_at_k")), "pass_all_k": _fmt(sample.get("pass_all_k")),
-                "status": str(sample.get("status")), "runs": detail,
-            })
+            detail = (
+                ", ".join(
+                    f"{_fmt(r.get('status'))} {_fmt(r.get('score'))}"
+                    for r in runs
+                    if isinstance(r, dict)
+                )
+                if isinstance(runs, list)
+                else ""
+            )
+            out.append(
+                {
+                    "id": str(sample.get("sample_id")),
+                    "file": str(sample.get("file") or ""),
+                    "repeats": _fmt(repeats),
+                    "pass_count": _fmt(passes),
+                    "stability": _fmt(stability),
+                    "pass_at_k": _fmt(sample.get("pass_at_k")),
+                    "pass_all_k": _fmt(sample.get("pass_all_k")),
+                    "status": str(sample.get("status")),
+                    "runs": detail,
+                }
+            )
     return out
 
 
@@ -234,7 +295,9 @@ def _by_model(report: dict[str, Any]) -> dict[str, Any] | None:
     """Per-model columns: rows are the union of the models' scalar keys."""
     by_model = report.get("by_model")
     if isinstance(by_model, list):
-        by_model = {str(m.get("model", i)): m for i, m in enumerate(by_model) if isinstance(m, dict)}
+        by_model = {
+            str(m.get("model", i)): m for i, m in enumerate(by_model) if isinstance(m, dict)
+        }
     if not isinstance(by_model, dict) or not by_model:
         return None
     columns = [str(name) for name in by_model]
@@ -252,19 +315,29 @@ def _gates(report: dict[str, Any]) -> list[dict[str, Any]]:
     if isinstance(listed, list) and listed:
         return [
             {"name": str(g.get("message") or g.get("name") or "gate"), "passed": g.get("passed")}
-            for g in listed if isinstance(g, dict)
+            for g in listed
+            if isinstance(g, dict)
         ]
     aggregate = report.get("aggregate_metrics") or {}
     gates: list[dict[str, Any]] = []
     if aggregate.get("min_pass_rate") is not None:
-        gates.append({"name": f"pass rate ≥ {aggregate['min_pass_rate']:.1%}", "passed": aggregate.get("gate_passed")})
+        gates.append(
+            {
+                "name": f"pass rate ≥ {aggregate['min_pass_rate']:.1%}",
+                "passed": aggregate.get("gate_passed"),
+            }
+        )
     comparison = report.get("comparison")
     if isinstance(comparison, dict) and isinstance(comparison.get("gate_line"), str):
         gates.append({"name": comparison["gate_line"], "passed": comparison.get("gate_passed")})
     elif isinstance(comparison, dict) and "significant_regression" in comparison:
         regression = comparison.get("significant_regression")
-        gates.append({"name": "no significant regression vs baseline",
-                      "passed": None if regression is None else not regression})
+        gates.append(
+            {
+                "name": "no significant regression vs baseline",
+                "passed": None if regression is None else not regression,
+            }
+        )
     return gates
 
 
@@ -275,10 +348,16 @@ def _people_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
     """Pass rates people's labels corrected: the run's (or each model's) grader rate, corrected estimate
     and interval, with x positions on a 0-100 % axis."""
     aggregate = report.get("aggregate_metrics") or {}
-    sources: list[tuple[str, Any, Any]] = [("run", aggregate.get("corrected_pass_rate"), aggregate.get("grader_error"))]
+    sources: list[tuple[str, Any, Any]] = [
+        ("run", aggregate.get("corrected_pass_rate"), aggregate.get("grader_error"))
+    ]
     by_model = report.get("by_model")
     if isinstance(by_model, dict):
-        sources.extend((str(m), v.get("corrected_pass_rate"), v.get("grader_error")) for m, v in by_model.items() if isinstance(v, dict))
+        sources.extend(
+            (str(m), v.get("corrected_pass_rate"), v.get("grader_error"))
+            for m, v in by_model.items()
+            if isinstance(v, dict)
+        )
     rows = []
     for name, corrected, error in sources:
         if not isinstance(corrected, dict):
@@ -287,13 +366,23 @@ def _people_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
         if any(v is None for v in values.values()):
             continue
         error = error if isinstance(error, dict) else {}
-        rows.append({
-            "name": name, **values, "labels": _fmt(corrected.get("labels")), "interval": _fmt(corrected.get("interval")),
-            "confidence": _num(corrected.get("confidence")), "rests_on": _fmt(corrected.get("rests_on")),
-            "false_pass": _num((error.get("false_pass") or {}).get("rate")),
-            "false_fail": _num((error.get("false_fail") or {}).get("rate")),
-            **{f"x_{k}": round(PLOT_WIDTH * max(0.0, min(1.0, v)), 2) for k, v in values.items() if v is not None},
-        })
+        rows.append(
+            {
+                "name": name,
+                **values,
+                "labels": _fmt(corrected.get("labels")),
+                "interval": _fmt(corrected.get("interval")),
+                "confidence": _num(corrected.get("confidence")),
+                "rests_on": _fmt(corrected.get("rests_on")),
+                "false_pass": _num((error.get("false_pass") or {}).get("rate")),
+                "false_fail": _num((error.get("false_fail") or {}).get("rate")),
+                **{
+                    f"x_{k}": round(PLOT_WIDTH * max(0.0, min(1.0, v)), 2)
+                    for k, v in values.items()
+                    if v is not None
+                },
+            }
+        )
     gate = _num(aggregate.get("min_pass_rate"))
     for row in rows:
         row["x_gate"] = None if gate is None else round(PLOT_WIDTH * max(0.0, min(1.0, gate)), 2)
@@ -337,7 +426,9 @@ def view_model(report: dict[str, Any]) -> dict[str, Any]:
         "warnings": [str(w) for w in report.get("warnings") or []],
         "tasks": tasks,
         "domains": domains,
-        "baseline_statuses": sorted({str(s["baseline_status"]) for s in samples if s.get("baseline_status")}),
+        "baseline_statuses": sorted(
+            {str(s["baseline_status"]) for s in samples if s.get("baseline_status")}
+        ),
         "graders": sorted({str(s["accuracy_grader"]) for s in samples if s.get("accuracy_grader")}),
         "total": len(samples),
         "samples_json": script_json({"samples": samples}),
@@ -361,11 +452,24 @@ def _history_samples(samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for s in samples:
         h = s.get("history")
-        if isinstance(h, dict) and (h.get("flips") or h.get("gold_changed") or str(h.get("recent", ""))[-1:] in ("F", "A")):
-            rows.append({"id": str(s.get("sample_id")), "file": str(s.get("file") or ""), "model": _fmt(s.get("model")),
-                         "recent": str(h.get("recent", "")), "flips": _fmt(h.get("flips")), "flaky": bool(h.get("flaky")),
-                         "gold_changed": bool(h.get("gold_changed")), "since": _fmt(h.get("failing_since_commit"))[:10]})
-    return sorted(rows, key=lambda r: (-int(r["flips"]) if r["flips"].isdigit() else 0, r["id"]))[:200]
+        if isinstance(h, dict) and (
+            h.get("flips") or h.get("gold_changed") or str(h.get("recent", ""))[-1:] in ("F", "A")
+        ):
+            rows.append(
+                {
+                    "id": str(s.get("sample_id")),
+                    "file": str(s.get("file") or ""),
+                    "model": _fmt(s.get("model")),
+                    "recent": str(h.get("recent", "")),
+                    "flips": _fmt(h.get("flips")),
+                    "flaky": bool(h.get("flaky")),
+                    "gold_changed": bool(h.get("gold_changed")),
+                    "since": _fmt(h.get("failing_since_commit"))[:10],
+                }
+            )
+    return sorted(rows, key=lambda r: (-int(r["flips"]) if r["flips"].isdigit() else 0, r["id"]))[
+        :200
+    ]
 
 
 def render_html(report: dict[str, Any]) -> str:
@@ -375,8 +479,12 @@ def render_html(report: dict[str, Any]) -> str:
         from pytest_llmeval.errors import install_hint
 
         raise ImportError(f"the HTML report needs jinja2: {install_hint('html')}") from exc
-    source = resources.files("pytest_llmeval.report").joinpath("templates", TEMPLATE).read_text("utf-8")
-    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    source = (
+        resources.files("pytest_llmeval.report").joinpath("templates", TEMPLATE).read_text("utf-8")
+    )
+    env = jinja2.Environment(
+        autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True
+    )
     env.filters["pct"] = lambda v: "-" if v is None else f"{v:.1%}"
     env.filters["num"] = lambda v, digits=3: "-" if _num(v) is None else f"{float(v):.{digits}f}"
     env.filters["fmt"] = _fmt

@@ -71,7 +71,16 @@ def _helper_sections(run: RunRecord) -> dict[str, Any]:
     """assert_* helpers in hand-written tests: passed/failed on their own thresholds, no tier,
     so they stay out of sample_results, the aggregates and the gate."""
     helpers = run.helper_records()
-    keys = ("sample_id", "nodeid", "kind", "file", "status", "metrics", "reason", "earlier_attempts")
+    keys = (
+        "sample_id",
+        "nodeid",
+        "kind",
+        "file",
+        "status",
+        "metrics",
+        "reason",
+        "earlier_attempts",
+    )
     return {
         "helper_results": [{key: r.get(key) for key in keys} for r in helpers],
         "helpers": {
@@ -82,7 +91,9 @@ def _helper_sections(run: RunRecord) -> dict[str, Any]:
     }
 
 
-def build_report(run: RunRecord, later_warnings: list[str] | tuple[str, ...] = ()) -> dict[str, Any]:
+def build_report(
+    run: RunRecord, later_warnings: list[str] | tuple[str, ...] = ()
+) -> dict[str, Any]:
     """The JSON report of a run; ``later_warnings``: those writing the other outputs gave."""
     from pytest_llmeval import __version__
 
@@ -94,7 +105,12 @@ def build_report(run: RunRecord, later_warnings: list[str] | tuple[str, ...] = (
 
     repeats = repeat_aggregate(records)
     if repeats is not None:
-        aggregate.update({"repeat": settings.repeat, **{k: v for k, v in repeats.items() if k != "flaky_samples"}})
+        aggregate.update(
+            {
+                "repeat": settings.repeat,
+                **{k: v for k, v in repeats.items() if k != "flaky_samples"},
+            }
+        )
     results = [sample_result(r) for r in sorted(records, key=lambda r: r.nodeid)]
     if run.comparison is not None:
         for entry in results:
@@ -125,7 +141,8 @@ def build_report(run: RunRecord, later_warnings: list[str] | tuple[str, ...] = (
         **({"human_agreement": run.human_agreement} if run.human_agreement else {}),
         "gates": [{"name": g.name, "passed": g.passed, "message": g.message} for g in run.gates],
         "gate_only": bool(settings.gate_only),
-        "warnings": run.all_warnings(later_warnings) + [g.message for g in run.gates if not g.passed],
+        "warnings": run.all_warnings(later_warnings)
+        + [g.message for g in run.gates if not g.passed],
         **shard_report_fields(run, [*run.warnings, *later_warnings]),
     }
 

@@ -41,7 +41,9 @@ def load_shards(paths: Sequence[Path]) -> list[dict[str, Any]]:
             raise MergeError(f"{path}: cannot read the shard report: {exc}") from None
         shard = report.get("shard") if isinstance(report, dict) else None
         if not isinstance(shard, dict) or not isinstance(report.get("sample_results"), list):
-            raise MergeError(f"{path}: not a shard report (run pytest with --llm-shard=K/N --llm-report=PATH)")
+            raise MergeError(
+                f"{path}: not a shard report (run pytest with --llm-shard=K/N --llm-report=PATH)"
+            )
         problem = _header_problem(shard)
         if problem:
             raise MergeError(f"{path}: shard.{problem}")
@@ -51,7 +53,12 @@ def load_shards(paths: Sequence[Path]) -> list[dict[str, Any]]:
         except MergeError as exc:
             raise MergeError(f"{path}: {exc}") from None
         shard.pop("record_extras", None)
-        kept = {"metadata": report.get("metadata") or {}, "shard": shard, "model_stats": report.get("model_stats"), "tests": tests}
+        kept = {
+            "metadata": report.get("metadata") or {},
+            "shard": shard,
+            "model_stats": report.get("model_stats"),
+            "tests": tests,
+        }
         del report
         shards.append((path, kept))
     check_shards(shards)
@@ -70,9 +77,13 @@ def check_shards(shards: list[tuple[Path, dict[str, Any]]]) -> None:
                     f"{path} is not of the run of {first_path}: {what} {shard.get(key)!r} != {head.get(key)!r}"
                 )
         if shard.get("gold_files") != head.get("gold_files"):
-            raise MergeError(f"{path} and {first_path} graded different gold files: {_diff(head.get('gold_files'), shard.get('gold_files'))}")
+            raise MergeError(
+                f"{path} and {first_path} graded different gold files: {_diff(head.get('gold_files'), shard.get('gold_files'))}"
+            )
         if shard.get("settings") != head.get("settings"):
-            raise MergeError(f"{path} and {first_path} ran with different verdict settings: {_diff(head.get('settings'), shard.get('settings'))}")
+            raise MergeError(
+                f"{path} and {first_path} ran with different verdict settings: {_diff(head.get('settings'), shard.get('settings'))}"
+            )
     seen: dict[int, Path] = {}
     for path, report in shards:
         index = report["shard"].get("index")
@@ -82,7 +93,9 @@ def check_shards(shards: list[tuple[Path, dict[str, Any]]]) -> None:
     missing = [k for k in range(1, int(head.get("total") or 0) + 1) if k not in seen]
     if missing:
         total, run_id = head.get("total"), head.get("run_id")
-        raise MergeError(f"missing shard(s) {', '.join(f'{k}/{total}' for k in missing)} of run {run_id!r}")
+        raise MergeError(
+            f"missing shard(s) {', '.join(f'{k}/{total}' for k in missing)} of run {run_id!r}"
+        )
     owner: dict[str, Path] = {}
     for path, report in shards:
         for entry, _phase in report["tests"]:
@@ -116,7 +129,11 @@ def _header_problem(shard: dict[str, Any]) -> str | None:
 
 
 def _check_entry(entry: Any, where: str) -> None:
-    if not isinstance(entry, dict) or not isinstance(entry.get("nodeid"), str) or not isinstance(entry.get("status"), str):
+    if (
+        not isinstance(entry, dict)
+        or not isinstance(entry.get("nodeid"), str)
+        or not isinstance(entry.get("status"), str)
+    ):
         raise MergeError(f"{where}: not a sample entry (needs the strings nodeid and status)")
 
 
@@ -138,7 +155,15 @@ def records(report: dict[str, Any]) -> Iterator[tuple[dict[str, Any], str]]:
     for i, entry in enumerate(report.get("helper_results") or []):
         _check_entry(entry, f"helper_results[{i}]")
         record = {k: v for k, v in entry.items() if v is not None or k != "earlier_attempts"}
-        record = {"question": None, "expected": None, "predicted": None, "task": "assertions", "domain": "-", "scores": {}, **record}
+        record = {
+            "question": None,
+            "expected": None,
+            "predicted": None,
+            "task": "assertions",
+            "domain": "-",
+            "scores": {},
+            **record,
+        }
         record.update(_extra(extras, entry["nodeid"]))
         yield record, "call"
 
@@ -151,7 +176,13 @@ def replayed(record: dict[str, Any] | None, nodeid: str, phase: str) -> list[pyt
     """
     status = record["status"] if record else "failed"
     location = (nodeid.partition("::")[0], None, nodeid)
-    outcome = "skipped" if status == "skipped" else "failed" if status in ("error", *_FAILED_STATUSES) else "passed"
+    outcome = (
+        "skipped"
+        if status == "skipped"
+        else "failed"
+        if status in ("error", *_FAILED_STATUSES)
+        else "passed"
+    )
     reason = str((record or {}).get("reason") or "failed in its shard")
     longrepr: Any = None
     if outcome == "skipped":
@@ -164,11 +195,24 @@ def replayed(record: dict[str, Any] | None, nodeid: str, phase: str) -> list[pyt
         overall = (record.get("scores") or {}).get("overall")
         if overall is not None:
             properties.append(("llmeval_score", f"{overall:.4f}"))
-    report = pytest.TestReport(nodeid, location, {}, outcome, longrepr, phase, user_properties=properties)  # type: ignore[arg-type]
+    report = pytest.TestReport(
+        nodeid,
+        location,
+        {},
+        outcome,  # type: ignore[arg-type]
+        longrepr,
+        phase,  # type: ignore[arg-type]
+        user_properties=properties,
+    )
     if record is not None:
         report.llmeval = record  # type: ignore[attr-defined]
     # JUnit reads the properties from the teardown report, as pytest files them on every phase
-    return [report, pytest.TestReport(nodeid, location, {}, "passed", None, "teardown", user_properties=properties)]
+    return [
+        report,
+        pytest.TestReport(
+            nodeid, location, {}, "passed", None, "teardown", user_properties=properties
+        ),
+    ]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -202,7 +246,9 @@ class MergePlugin:
         recorded = self.shards[0]["shard"].get("settings") or {}
         changes = {
             field: _typed(getattr(current, field), value)
-            for field, value in ((name.removeprefix("llm_"), value) for name, value in recorded.items())
+            for field, value in (
+                (name.removeprefix("llm_"), value) for name, value in recorded.items()
+            )
             if hasattr(current, field)
         }
         warnings: list[str] = []
@@ -216,13 +262,22 @@ class MergePlugin:
             from pytest_llmeval.models.usage import merge_stats
 
             merged = merge_stats(stats)
-        return ShardInputs(dataclasses.replace(current, **changes), "; ".join(self.incomplete()) or None, tuple(warnings), merged)
+        return ShardInputs(
+            dataclasses.replace(current, **changes),
+            "; ".join(self.incomplete()) or None,
+            tuple(warnings),
+            merged,
+        )
 
     def pytest_collection(self, session: pytest.Session) -> bool:
         self.tests: list[tuple[dict[str, Any] | None, str, str]] = []
         for report in self.shards:
-            self.tests.extend((record, record["nodeid"], phase) for record, phase in report.pop("tests"))
-            self.tests.extend((None, nodeid, "call") for nodeid in report["shard"].get("other_failures") or [])
+            self.tests.extend(
+                (record, record["nodeid"], phase) for record, phase in report.pop("tests")
+            )
+            self.tests.extend(
+                (None, nodeid, "call") for nodeid in report["shard"].get("other_failures") or []
+            )
         self.tests.sort(key=lambda test: test[1])
         session.testscollected = len(self.tests)
         session.config.hook.pytest_collection_finish(session=session)
@@ -245,9 +300,7 @@ class MergePlugin:
         yield
         # a merged run with a shard that ended incomplete is no verdict, as an interrupted run is none
         stopped = self.incomplete() or session.shouldstop or session.shouldfail
-        if stopped and session.exitstatus in (
-            pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED
-        ):
+        if stopped and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
             session.exitstatus = pytest.ExitCode.INTERRUPTED
 
 
@@ -272,9 +325,24 @@ def merge(paths: Sequence[Path], output: str, pytest_args: Sequence[str]) -> int
         print(f"error: {exc}", file=sys.stderr)
         return int(pytest.ExitCode.USAGE_ERROR)
     args = [
-        "-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:randomly", "--assert=plain", "--tb=line",
-        "-o", "addopts=", "-o", "testpaths=", "-o", "llm_shard=", "-o", "llm_report=",
-        f"--llm-report={output}", *pytest_args,
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:xdist",
+        "-p",
+        "no:randomly",
+        "--assert=plain",
+        "--tb=line",
+        "-o",
+        "addopts=",
+        "-o",
+        "testpaths=",
+        "-o",
+        "llm_shard=",
+        "-o",
+        "llm_report=",
+        f"--llm-report={output}",
+        *pytest_args,
     ]
     if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
         args[:0] = ["-p", "pytest_llmeval.plugin"]

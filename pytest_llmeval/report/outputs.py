@@ -30,7 +30,9 @@ class OutputLog:
 
 
 def human_agreement_of(
-    records: Sequence[SampleRecord], settings: Settings, label_match: LabelMatch | None,
+    records: Sequence[SampleRecord],
+    settings: Settings,
+    label_match: LabelMatch | None,
     review: tuple[dict[str, HumanVerdict], list[str]] | None,
 ) -> tuple[dict[str, Any] | None, list[str]]:
     """(agreement section, warnings) from ``--llm-review-import`` (``review``: its verdicts and
@@ -46,7 +48,9 @@ def human_agreement_of(
         by_node = {r.nodeid: r for r in records}
         for nodeid, label in label_match.applied.items():  # type: ignore[union-attr]
             if label.origin == "labels" and nodeid in by_node:
-                imported[review_id(by_node[nodeid])] = HumanVerdict("pass" if label.correct else "fail", "", label.source)
+                imported[review_id(by_node[nodeid])] = HumanVerdict(
+                    "pass" if label.correct else "fail", "", label.source
+                )
     warnings: list[str] = []
     if settings.review_import and review is not None:
         verdicts, review_warnings = review
@@ -57,7 +61,11 @@ def human_agreement_of(
 
 
 # (flag, Settings attribute) of every file the run writes at its end
-OUTPUTS = (("--llm-report", "report"), ("--llm-html", "html"), ("--llm-review-export", "review_export"))
+OUTPUTS = (
+    ("--llm-report", "report"),
+    ("--llm-html", "html"),
+    ("--llm-review-export", "review_export"),
+)
 
 
 def check_output_paths(settings: Settings, invocation_dir: Path) -> None:
@@ -73,7 +81,11 @@ def check_output_paths(settings: Settings, invocation_dir: Path) -> None:
         probe_dir,
     )
 
-    for flag, name in (*OUTPUTS, ("--llm-review-import", "review_import"), ("--llm-labels", "labels")):
+    for flag, name in (
+        *OUTPUTS,
+        ("--llm-review-import", "review_import"),
+        ("--llm-labels", "labels"),
+    ):
         value = getattr(settings, name, None)
         if not value:
             continue
@@ -105,7 +117,13 @@ def write_outputs(run: RunRecord, *, exitstatus: int) -> OutputLog:
         log.notes.extend([note] if note else [])
         log.warnings.extend([warning] if warning else [])
     if settings.review_export:
-        _write_one(run, log, "--llm-review-export", settings.review_export, lambda: _export_for_review(run, log))
+        _write_one(
+            run,
+            log,
+            "--llm-review-export",
+            settings.review_export,
+            lambda: _export_for_review(run, log),
+        )
     if settings.report or settings.html:
         from pytest_llmeval.fileio import scrub_surrogates
         from pytest_llmeval.redact import clean_for_output
@@ -117,12 +135,16 @@ def write_outputs(run: RunRecord, *, exitstatus: int) -> OutputLog:
             from pytest_llmeval.history import history_dir
             from pytest_llmeval.history.view import attach
 
-            attach(built, history_dir(settings, run.invocation_dir), alpha=settings.alpha)  # this run included: written above
+            attach(
+                built, history_dir(settings, run.invocation_dir), alpha=settings.alpha
+            )  # this run included: written above
         report = scrub_surrogates(clean_for_output(built))
         del built  # a large run holds one copy of its report, not two
         if settings.report:
             path = run.path(settings.report)
-            _write_one(run, log, "--llm-report", settings.report, lambda: write_report(path, report))
+            _write_one(
+                run, log, "--llm-report", settings.report, lambda: write_report(path, report)
+            )
         if settings.html:
             from pytest_llmeval.report.html import write_html
 
@@ -131,7 +153,9 @@ def write_outputs(run: RunRecord, *, exitstatus: int) -> OutputLog:
     return log
 
 
-def _write_one(run: RunRecord, log: OutputLog, flag: str, value: str, write: Callable[[], None]) -> None:
+def _write_one(
+    run: RunRecord, log: OutputLog, flag: str, value: str, write: Callable[[], None]
+) -> None:
     from pytest_llmeval.fileio import describe_os_error
 
     try:
@@ -165,12 +189,21 @@ def _export_for_review(run: RunRecord, log: OutputLog) -> None:
         return
     from pytest_llmeval.redact import clean_for_output
 
-    rows = clean_for_output(export_rows(run.records, settings.review_fraction, settings.review_seed))
+    rows = clean_for_output(
+        export_rows(run.records, settings.review_fraction, settings.review_seed)
+    )
     write_export(path, rows)
     reasons = Counter(row["selected_because"] for row in rows)
-    names = {"random": f"random spot check (seed {settings.review_seed!r})", "needs_review": "needs review"}
+    names = {
+        "random": f"random spot check (seed {settings.review_seed!r})",
+        "needs_review": "needs review",
+    }
     log.notes.append(
         f"review export: {len(rows)} samples to {settings.review_export} ("
-        + ", ".join(f"{reasons[k]} {names.get(k, k)}" for k in ("random", "failed", "error", "needs_review") if reasons[k])
+        + ", ".join(
+            f"{reasons[k]} {names.get(k, k)}"
+            for k in ("random", "failed", "error", "needs_review")
+            if reasons[k]
+        )
         + ")"
     )

@@ -14,10 +14,15 @@ def json_fields(effect: dict[str, Any] | None, match: LabelMatch | None = None) 
     """``corrected_pass_rate`` and ``grader_error`` (null without labels that can correct), and
     ``people_labels``: how many applied, how many did not and why, and why no correction."""
     effect = effect or {}
-    fields: dict[str, Any] = {"corrected_pass_rate": effect.get("corrected"), "grader_error": effect.get("grader_error")}
+    fields: dict[str, Any] = {
+        "corrected_pass_rate": effect.get("corrected"),
+        "grader_error": effect.get("grader_error"),
+    }
     if match is not None and (match.read or match.given):
         fields["people_labels"] = {
-            **match.summary(), **(effect.get("labels") or {}), "not_corrected": effect.get("not_corrected"),
+            **match.summary(),
+            **(effect.get("labels") or {}),
+            "not_corrected": effect.get("not_corrected"),
         }
     return fields
 
@@ -38,7 +43,9 @@ def effect_lines(effect: dict[str, Any], prefix: str = "") -> list[str]:
             f"samples; the interval rests on the {corrected['rests_on']}"
         )
     elif effect.get("not_corrected"):
-        lines.append(f"{prefix}pass rate not corrected by people's labels: {effect['not_corrected']}")
+        lines.append(
+            f"{prefix}pass rate not corrected by people's labels: {effect['not_corrected']}"
+        )
     picked = (effect.get("labels") or {}).get("not_random")
     if picked and corrected:
         lines.append(
@@ -48,17 +55,28 @@ def effect_lines(effect: dict[str, Any], prefix: str = "") -> list[str]:
     error = effect.get("grader_error")
     if error:
         parts = []
-        for key, name, of in (("false_pass", "false pass", "incorrect"), ("false_fail", "false fail", "correct")):
+        for key, name, of in (
+            ("false_pass", "false pass", "incorrect"),
+            ("false_fail", "false fail", "correct"),
+        ):
             part = error[key]
             if part["rate"] is None:
                 parts.append(f"{name} - (no {of} answer labelled)")
             else:
-                parts.append(f"{name} {part['rate']:.1%} ({_interval(part)}, {part['count']} of {part['of']} {of})")
-        lines.append(f"{prefix}grader error on {error['labels']} random labels: " + "; ".join(parts))
+                parts.append(
+                    f"{name} {part['rate']:.1%} ({_interval(part)}, {part['count']} of {part['of']} {of})"
+                )
+        lines.append(
+            f"{prefix}grader error on {error['labels']} random labels: " + "; ".join(parts)
+        )
     return lines
 
 
-def summary_lines(match: LabelMatch | None, corrections: Mapping[str | None, dict[str, Any]], models: tuple[str, ...]) -> list[str]:
+def summary_lines(
+    match: LabelMatch | None,
+    corrections: Mapping[str | None, dict[str, Any]],
+    models: tuple[str, ...],
+) -> list[str]:
     """Lines of the terminal summary (none when no label was given)."""
     if match is None or not (match.read or match.given):
         return []
@@ -69,7 +87,11 @@ def summary_lines(match: LabelMatch | None, corrections: Mapping[str | None, dic
         f"({summary['random']} from a random selection)"
     )
     if missed:
-        line += f", {sum(missed.values())} did not apply (" + ", ".join(f"{n} {why}" for why, n in missed.items()) + ")"
+        line += (
+            f", {sum(missed.values())} did not apply ("
+            + ", ".join(f"{n} {why}" for why, n in missed.items())
+            + ")"
+        )
     lines = [line]
     if missed.get("answer changed") and summary["random"]:
         lines.append(
@@ -91,9 +113,15 @@ def junit_properties(corrections: Mapping[str | None, dict[str, Any]]) -> list[t
         suffix = f"[{model}]" if model is not None else ""
         corrected = effect.get("corrected")
         if corrected:
-            properties.extend((f"llmeval_corrected_{key}{suffix}", f"{corrected[field]:.4f}") for key, field in (
-                ("pass_rate", "estimate"), ("low", "low"), ("high", "high"), ("grader_rate", "grader_rate"),
-            ))
+            properties.extend(
+                (f"llmeval_corrected_{key}{suffix}", f"{corrected[field]:.4f}")
+                for key, field in (
+                    ("pass_rate", "estimate"),
+                    ("low", "low"),
+                    ("high", "high"),
+                    ("grader_rate", "grader_rate"),
+                )
+            )
             properties.append((f"llmeval_corrected_labels{suffix}", str(corrected["labels"])))
             properties.append((f"llmeval_corrected_interval{suffix}", corrected["interval"]))
         elif effect.get("not_corrected"):

@@ -22,8 +22,21 @@ from pathlib import Path
 from typing import Any
 
 EXPORT_COLUMNS = (
-    "id", "file", "sample_id", "selected_because", "seed", "question", "expected", "response", "response_sha256", "tier",
-    "score", "grader", "reason", "human_verdict", "human_note",
+    "id",
+    "file",
+    "sample_id",
+    "selected_because",
+    "seed",
+    "question",
+    "expected",
+    "response",
+    "response_sha256",
+    "tier",
+    "score",
+    "grader",
+    "reason",
+    "human_verdict",
+    "human_note",
 )
 # ``selected_because`` of the random spot check: the only rows whose verdicts correct the pass rate.
 RANDOM = "random"
@@ -35,7 +48,9 @@ VERDICT_WORDS = {
 }
 # Tiers whose test passes; the plugin's binary verdict compared with a person's pass/fail.
 PLUGIN_PASS_TIERS = ("pass", "acceptable")
-VERDICT_RULE = "plugin verdict pass = tier pass or acceptable (the test passed); errors are not compared"
+VERDICT_RULE = (
+    "plugin verdict pass = tier pass or acceptable (the test passed); errors are not compared"
+)
 # Spreadsheet programs run a cell that starts with one of these as a formula (CSV injection);
 # responses are untrusted, so such free-text cells get a leading apostrophe in the CSV export.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -44,7 +59,9 @@ _FREE_TEXT = ("question", "expected", "response", "reason", "human_note")
 # way, and the apostrophe is taken off again when the filled-in file is imported.
 _ID_COLUMNS = ("id", "file", "sample_id")
 # Columns an import reads; a file without ``human_verdict`` is named with these.
-IMPORT_COLUMNS = "'id' (or 'file' and 'sample_id'), 'human_verdict' (pass/fail) and optionally 'human_note'"
+IMPORT_COLUMNS = (
+    "'id' (or 'file' and 'sample_id'), 'human_verdict' (pass/fail) and optionally 'human_note'"
+)
 # Unknown ids listed one by one before the rest are counted in one line.
 UNKNOWN_IDS_LISTED = 5
 # Bounds on an imported review file (untrusted text): bytes read and rows taken.
@@ -61,7 +78,9 @@ def _rank(seed: str, sample_id: str) -> str:
     return hashlib.sha256(f"{seed}\0{sample_id}".encode()).hexdigest()
 
 
-def select_for_review(records: Iterable[Mapping[str, Any]], fraction: float, seed: str) -> list[tuple[str, Mapping[str, Any]]]:
+def select_for_review(
+    records: Iterable[Mapping[str, Any]], fraction: float, seed: str
+) -> list[tuple[str, Mapping[str, Any]]]:
     """(reason, record) pairs to review, in file order.
 
     The random spot check: of ALL graded samples (pass, acceptable, fail), the ``round(fraction * n)``
@@ -69,8 +88,14 @@ def select_for_review(records: Iterable[Mapping[str, Any]], fraction: float, see
     independent of verdicts and of the order records arrived in. Then every failed, errored and
     needs-review sample the draw left out.
     """
-    gold = [r for r in records if r.get("kind") == "gold" and r.get("status") in ("pass", "acceptable", "fail", "error")]
-    graded = sorted((r for r in gold if r["status"] != "error"), key=lambda r: _rank(seed, review_id(r)))
+    gold = [
+        r
+        for r in records
+        if r.get("kind") == "gold" and r.get("status") in ("pass", "acceptable", "fail", "error")
+    ]
+    graded = sorted(
+        (r for r in gold if r["status"] != "error"), key=lambda r: _rank(seed, review_id(r))
+    )
     share = math.floor(fraction * len(graded) + 0.5)
     drawn = {id(r) for r in graded[:share]}
     chosen: list[tuple[str, Mapping[str, Any]]] = [(RANDOM, r) for r in graded[:share]]
@@ -81,36 +106,50 @@ def select_for_review(records: Iterable[Mapping[str, Any]], fraction: float, see
             chosen.append(("failed" if record["status"] == "fail" else "error", record))
         elif record.get("needs_review"):
             chosen.append(("needs_review", record))
-    chosen.sort(key=lambda pair: (str(pair[1].get("file")), int(pair[1].get("line") or 0), str(pair[1].get("sample_id"))))
+    chosen.sort(
+        key=lambda pair: (
+            str(pair[1].get("file")),
+            int(pair[1].get("line") or 0),
+            str(pair[1].get("sample_id")),
+        )
+    )
     return chosen
 
 
-def export_rows(records: Iterable[Mapping[str, Any]], fraction: float, seed: str) -> list[dict[str, Any]]:
+def export_rows(
+    records: Iterable[Mapping[str, Any]], fraction: float, seed: str
+) -> list[dict[str, Any]]:
     rows = []
     for because, record in select_for_review(records, fraction, seed):
         score = (record.get("scores") or {}).get("overall")
-        rows.append({
-            "id": review_id(record),
-            "file": record.get("file") or "",
-            "sample_id": record.get("sample_id") or "",
-            "selected_because": because,
-            "seed": seed,
-            "question": record.get("question") or "",
-            "expected": _expected_text(record.get("expected")),
-            "response": record.get("predicted") or "",
-            "response_sha256": record.get("answer_sha256") or "",
-            "tier": record.get("status"),
-            "score": "" if score is None else round(float(score), 4),
-            "grader": record.get("accuracy_grader") or "",
-            "reason": record.get("reason") or "",
-            "human_verdict": "",
-            "human_note": "",
-        })
+        rows.append(
+            {
+                "id": review_id(record),
+                "file": record.get("file") or "",
+                "sample_id": record.get("sample_id") or "",
+                "selected_because": because,
+                "seed": seed,
+                "question": record.get("question") or "",
+                "expected": _expected_text(record.get("expected")),
+                "response": record.get("predicted") or "",
+                "response_sha256": record.get("answer_sha256") or "",
+                "tier": record.get("status"),
+                "score": "" if score is None else round(float(score), 4),
+                "grader": record.get("accuracy_grader") or "",
+                "reason": record.get("reason") or "",
+                "human_verdict": "",
+                "human_note": "",
+            }
+        )
     return rows
 
 
 def _csv_cell(column: str, value: Any) -> Any:
-    if column in (*_FREE_TEXT, *_ID_COLUMNS) and isinstance(value, str) and value.startswith(_FORMULA_START):
+    if (
+        column in (*_FREE_TEXT, *_ID_COLUMNS)
+        and isinstance(value, str)
+        and value.startswith(_FORMULA_START)
+    ):
         return "'" + value
     return value
 
@@ -175,7 +214,9 @@ def read_verdicts(path: Path) -> tuple[dict[str, HumanVerdict], list[str]]:
     try:
         size = path.stat().st_size
         if size > MAX_IMPORT_BYTES:
-            return {}, [f"review import {path}: {size} bytes is over the {MAX_IMPORT_BYTES} byte limit; not read"]
+            return {}, [
+                f"review import {path}: {size} bytes is over the {MAX_IMPORT_BYTES} byte limit; not read"
+            ]
         text = read_regular_text(path, "utf-8-sig")  # a FIFO would block for ever
     except (OSError, UnicodeDecodeError) as exc:
         return {}, [f"review import {path}: cannot read it: {exc}"]
@@ -184,24 +225,23 @@ def read_verdicts(path: Path) -> tuple[dict[str, HumanVerdict], list[str]]:
         try:
             reader = csv.DictReader(text.splitlines())
             # Row numbers as a spreadsheet shows them: the header is row 1.
-            rows = [(index + 2, row) for index, row in enumerate(itertools.islice(reader, MAX_IMPORT_ROWS))]
+            rows = [
+                (index + 2, row)
+                for index, row in enumerate(itertools.islice(reader, MAX_IMPORT_ROWS))
+            ]
         except csv.Error as exc:
             return {}, [f"review import {path}: not a readable CSV file: {exc}"]
         columns = set(reader.fieldnames or ())
-        if reader.fieldnames is not None and "id" not in columns and not {"file", "sample_id"} <= columns:
-            return {}, [f"review import {path}: no 'id' column (nor 'file' and 'sample_id'; columns: {', '.join(reader.fieldnames)})"]
+        if (
+            reader.fieldnames is not None
+            and "id" not in columns
+            and not {"file", "sample_id"} <= columns
+        ):
+            return {}, [
+                f"review import {path}: no 'id' column (nor 'file' and 'sample_id'; columns: {', '.join(reader.fieldnames)})"
+            ]
     else:
-        from pytest_llmeval.bounded_json import parse_line
-
-        # JSONL lines end at "\n" only: U+2028 inside a note is text
-        for number, line in enumerate(text.split("\n")[:MAX_IMPORT_ROWS], start=1):
-            if not line.strip():
-                continue
-            row, problem = parse_line(line)
-            if problem is None:
-                rows.append((number, row))
-            else:
-                warnings.append(f"review import {path} line {number}: not JSON: {problem}; skipped")
+        rows, warnings = _jsonl_rows(path, text)
     verdicts: dict[str, HumanVerdict] = {}
     where = "row" if path.suffix.lower() == ".csv" else "line"
     missing = _no_verdict_column(path, rows)
@@ -227,10 +267,31 @@ def read_verdicts(path: Path) -> tuple[dict[str, HumanVerdict], list[str]]:
             warnings.append(f"review import {path} {where} {number}: no id; skipped")
             continue
         verdicts[row_id] = HumanVerdict(
-            verdict, str(row.get("human_note") or "").strip(), f"{path.name} {where} {number}",
-            selected_because=str(row.get("selected_because") or "").strip(), answer_sha256=_answer_sha256(row),
+            verdict,
+            str(row.get("human_note") or "").strip(),
+            f"{path.name} {where} {number}",
+            selected_because=str(row.get("selected_because") or "").strip(),
+            answer_sha256=_answer_sha256(row),
         )
     return verdicts, warnings
+
+
+def _jsonl_rows(path: Path, text: str) -> tuple[list[tuple[int, Any]], list[str]]:
+    """(line number, parsed row) of a JSONL export, and one warning per line that is not JSON."""
+    from pytest_llmeval.bounded_json import parse_line
+
+    rows: list[tuple[int, Any]] = []
+    warnings: list[str] = []
+    # JSONL lines end at "\n" only: U+2028 inside a note is text
+    for number, line in enumerate(text.split("\n")[:MAX_IMPORT_ROWS], start=1):
+        if not line.strip():
+            continue
+        row, problem = parse_line(line)
+        if problem is None:
+            rows.append((number, row))
+        else:
+            warnings.append(f"review import {path} line {number}: not JSON: {problem}; skipped")
+    return rows, warnings
 
 
 def _no_verdict_column(path: Path, rows: list[tuple[int, Any]]) -> str | None:
@@ -289,7 +350,9 @@ def _summary(pairs: list[tuple[str, str]]) -> dict[str, Any]:
 
 
 def human_agreement(
-    records: list[Mapping[str, Any]], imported: dict[str, HumanVerdict], import_path: str | None = None
+    records: list[Mapping[str, Any]],
+    imported: dict[str, HumanVerdict],
+    import_path: str | None = None,
 ) -> tuple[dict[str, Any] | None, list[str]]:
     """Agreement of the plugin's verdicts with people's, overall and per accuracy grader.
 
@@ -328,17 +391,19 @@ def human_agreement(
         pairs.append((plugin, human.verdict))
         by_grader.setdefault(grader, []).append((plugin, human.verdict))
         if plugin != human.verdict:
-            disagreements.append({
-                "id": row_id,
-                "plugin": plugin,
-                "human": human.verdict,
-                "tier": record["status"],
-                "score": (record.get("scores") or {}).get("overall"),
-                "grader": grader,
-                "reason": record.get("reason") or "",
-                "human_note": human.note,
-                "source": human.source,
-            })
+            disagreements.append(
+                {
+                    "id": row_id,
+                    "plugin": plugin,
+                    "human": human.verdict,
+                    "tier": record["status"],
+                    "score": (record.get("scores") or {}).get("overall"),
+                    "grader": grader,
+                    "reason": record.get("reason") or "",
+                    "human_note": human.note,
+                    "source": human.source,
+                }
+            )
     section = {
         "verdict_rule": VERDICT_RULE,
         "sources": {
@@ -375,7 +440,9 @@ def agreement_lines(section: dict[str, Any], *, limit: int) -> list[str]:
         lines.append(f"disagreements with people ({len(disagreements)}, up to {limit} shown):")
         for item in disagreements[:limit]:
             note = f"  note: {item['human_note']}" if item["human_note"] else ""
-            lines.append(f"  plugin {item['plugin']} / human {item['human']}  {item['id']}  ({item['grader']}){note}")
+            lines.append(
+                f"  plugin {item['plugin']} / human {item['human']}  {item['id']}  ({item['grader']}){note}"
+            )
     return lines
 
 

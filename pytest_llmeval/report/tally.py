@@ -73,7 +73,11 @@ class Tally:
 
     def info_only(self, component: str) -> bool:
         """True when ``component`` was reported but never weighted in any graded sample."""
-        weights = [r.components[component]["weight"] for r in self.graded if r.components and component in r.components]
+        weights = [
+            r.components[component]["weight"]
+            for r in self.graded
+            if r.components and component in r.components
+        ]
         return bool(weights) and all(w == 0 for w in weights)
 
     def count(self, flag: str) -> int:
@@ -82,7 +86,11 @@ class Tally:
     def groups(self, key: str) -> dict[str, Tally]:
         names = sorted({str(getattr(r, key) or "-") for r in self.records})
         return {
-            n: Tally([r for r in self.records if str(getattr(r, key) or "-") == n], self.errors_mode, self.review_passes)
+            n: Tally(
+                [r for r in self.records if str(getattr(r, key) or "-") == n],
+                self.errors_mode,
+                self.review_passes,
+            )
             for n in names
         }
 

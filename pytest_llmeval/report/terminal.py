@@ -18,7 +18,9 @@ def _fmt(value: float | None, pattern: str = "{:.3f}") -> str:
 
 
 def _group_table(title: str, groups: dict[str, Tally]) -> list[str]:
-    lines = [f"{title:<22} {'n':>4} {'pass':>5} {'acc':>5} {'fail':>5} {'err':>5} {'rate':>7} {'overall':>8}"]
+    lines = [
+        f"{title:<22} {'n':>4} {'pass':>5} {'acc':>5} {'fail':>5} {'err':>5} {'rate':>7} {'overall':>8}"
+    ]
     for name, tally in groups.items():
         lines.append(
             f"{name[:22]:<22} {len(tally.records):>4} {tally.tiers['pass']:>5} {tally.tiers['acceptable']:>5} "
@@ -49,7 +51,8 @@ def summary_lines(run: RunRecord, log: OutputLog, *, worst: int) -> list[Line]:
         out.add(
             f"INCOMPLETE run: {run.incomplete_reason}; these figures cover only the "
             f"{len(run.records)} result(s) recorded{of}",
-            red=True, bold=True,
+            red=True,
+            bold=True,
         )
     if not tally.records:
         helpers = run.helper_records()
@@ -79,13 +82,19 @@ def _counts(out: _Lines, run: RunRecord, log: OutputLog, tally: Tally, worst: in
     for component in run.components:
         value = tally.mean(component)
         if value is not None:
-            means.append(f"{component}{' (info)' if tally.info_only(component) else ''} {value:.3f}")
+            means.append(
+                f"{component}{' (info)' if tally.info_only(component) else ''} {value:.3f}"
+            )
     out.add(" | ".join(means))
-    retrieval: list[dict[str, Any]] = [r["retrieval_metrics"] for r in tally.graded if r.get("retrieval_metrics")]
+    retrieval: list[dict[str, Any]] = [
+        r["retrieval_metrics"] for r in tally.graded if r.get("retrieval_metrics")
+    ]
     if retrieval:
         ndcg = sum(m["ndcg_harmonic"] for m in retrieval) / len(retrieval)
         precision = sum(m["modified_precision"] for m in retrieval) / len(retrieval)
-        out.add(f"retrieval: {len(retrieval)} samples, mean nDCG (harmonic) {ndcg:.3f}, mean precision {precision:.3f}")
+        out.add(
+            f"retrieval: {len(retrieval)} samples, mean nDCG (harmonic) {ndcg:.3f}, mean precision {precision:.3f}"
+        )
     out.add(f"refusals: {tally.count('refusal')}   needs review: {tally.count('needs_review')}")
     from pytest_llmeval.report.people import summary_lines as people_lines
 
@@ -100,9 +109,18 @@ def _run_notes(out: _Lines, run: RunRecord, log: OutputLog, tally: Tally, worst:
         out.add(_helpers_line(helpers))
     reverified = [r for r in tally.graded if r.get("reverified")]
     if reverified:
-        changed = sum(1 for r in reverified if (r.get("components", {}).get("accuracy", {}).get("details", {}).get("verification") or {}).get("changed"))
-        out.add(f"second verification: {len(reverified)} sample(s) re-asked (LLM judge and fuzzy check disagreed), "
-                f"{changed} verdict(s) changed")
+        changed = sum(
+            1
+            for r in reverified
+            if (
+                r.get("components", {}).get("accuracy", {}).get("details", {}).get("verification")
+                or {}
+            ).get("changed")
+        )
+        out.add(
+            f"second verification: {len(reverified)} sample(s) re-asked (LLM judge and fuzzy check disagreed), "
+            f"{changed} verdict(s) changed"
+        )
     reference = tally.reference_means()
     if reference:
         out.add(
@@ -112,7 +130,9 @@ def _run_notes(out: _Lines, run: RunRecord, log: OutputLog, tally: Tally, worst:
         )
     graders = Counter(r.get("accuracy_grader") for r in tally.graded if r.get("accuracy_grader"))
     if graders:
-        out.add("accuracy graders: " + ", ".join(f"{name} {n}" for name, n in sorted(graders.items())))
+        out.add(
+            "accuracy graders: " + ", ".join(f"{name} {n}" for name, n in sorted(graders.items()))
+        )
     for warning in run.all_warnings(log.warnings):
         out.add(f"warning: {warning}", yellow=True)
     if run.human_agreement:
@@ -139,7 +159,12 @@ def _needs_review(out: _Lines, run: RunRecord, log: OutputLog, tally: Tally, wor
     parties = sorted({str(r.get("review_between") or "judge and check") for r in review})
     # Name who disagreed: the offline judge with the fuzzy check, or an LLM judge with the offline verdict.
     only = parties[0] + (" disagree" if " and " in parties[0] else "")  # "offline judge (abstains)"
-    out.add(f"needs review ({only}):" if len(parties) == 1 else "needs review (verdicts disagree or evidence is thin):", yellow=True)
+    out.add(
+        f"needs review ({only}):"
+        if len(parties) == 1
+        else "needs review (verdicts disagree or evidence is thin):",
+        yellow=True,
+    )
     for record in review[:worst]:
         who = f"  ({record.get('review_between') or 'judge and check'})" if len(parties) > 1 else ""
         reason = " ".join(str(record.get("review_reason") or "").split())
@@ -178,16 +203,28 @@ def _repeats(out: _Lines, run: RunRecord, log: OutputLog, tally: Tally, worst: i
         f"flaky {repeats['flaky']}  stable fail {repeats['stable_fail']} | mean pass rate "
         f"{repeats['mean_pass_rate']:.1%} (95% CI {low:.1%} to {high:.1%}) | pass@k {repeats['pass_at_k_rate']:.1%}  "
         f"pass^k {repeats['pass_all_k_rate']:.1%}"
-        + (f" | repeat errors {repeats['repeat_errors']} (count as {run.settings.errors.value})" if repeats.get("repeat_errors") else "")
+        + (
+            f" | repeat errors {repeats['repeat_errors']} (count as {run.settings.errors.value})"
+            if repeats.get("repeat_errors")
+            else ""
+        )
     )
-    flaky = [r for r in sorted(tally.records, key=lambda r: r["nodeid"]) if r.get("stability") == "flaky"]
+    flaky = [
+        r for r in sorted(tally.records, key=lambda r: r["nodeid"]) if r.get("stability") == "flaky"
+    ]
     if flaky:
         out.add(f"flaky samples ({len(flaky)}):", yellow=True)
         for record in flaky[:worst]:
             runs = " ".join(r["status"] for r in record["repeats"])
-            out.add(f"  {record['nodeid']}  {record['pass_count']} of {record.get('counted_repeats', len(record['repeats']))} passed: {runs}", yellow=True)
+            out.add(
+                f"  {record['nodeid']}  {record['pass_count']} of {record.get('counted_repeats', len(record['repeats']))} passed: {runs}",
+                yellow=True,
+            )
         if len(flaky) > worst:
-            out.add(f"  ... and {len(flaky) - worst} more (see the JSON report's flaky_samples)", yellow=True)
+            out.add(
+                f"  ... and {len(flaky) - worst} more (see the JSON report's flaky_samples)",
+                yellow=True,
+            )
 
 
 def _comparisons(out: _Lines, run: RunRecord, log: OutputLog, tally: Tally, worst: int) -> None:
@@ -206,7 +243,11 @@ def _comparisons(out: _Lines, run: RunRecord, log: OutputLog, tally: Tally, wors
         out.extend(comparison_lines(run.comparison))
         assert run.baseline is not None
         for model, comparison in run.baseline.by_model.items():
-            out.extend(comparison_lines(comparison, title=f"{model} vs {model} in baseline {run.baseline.shown_path}"))
+            out.extend(
+                comparison_lines(
+                    comparison, title=f"{model} vs {model} in baseline {run.baseline.shown_path}"
+                )
+            )
 
 
 def _gates(out: _Lines, run: RunRecord, log: OutputLog, tally: Tally, worst: int) -> None:
@@ -218,7 +259,13 @@ def _gates(out: _Lines, run: RunRecord, log: OutputLog, tally: Tally, worst: int
 
 # The summary's sections in the order they print; each writes its lines (or none) to ``out``.
 SECTIONS: tuple[Callable[[_Lines, RunRecord, OutputLog, Tally, int], None], ...] = (
-    _counts, _run_notes, _needs_review, _worst, _repeats, _comparisons, _gates,
+    _counts,
+    _run_notes,
+    _needs_review,
+    _worst,
+    _repeats,
+    _comparisons,
+    _gates,
 )
 
 

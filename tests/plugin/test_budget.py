@@ -27,17 +27,27 @@ def test_budget_stops_requests_at_the_cap_and_the_rest_are_errors(
 ) -> None:
     suite(pytester, 10)
     fake_openai.reply_with(fixed_usage)
-    result = pytester.runpytest(*model_args(
-        fake_openai, "--llm-budget-tokens=350", "--llm-concurrency=1", "--llm-record=off",
-        "--llm-report=r.json", "--llm-history=hist", "-p", "no:xdist",
-    ))
+    result = pytester.runpytest(
+        *model_args(
+            fake_openai,
+            "--llm-budget-tokens=350",
+            "--llm-concurrency=1",
+            "--llm-record=off",
+            "--llm-report=r.json",
+            "--llm-history=hist",
+            "-p",
+            "no:xdist",
+        )
+    )
     # 3 calls spend 300 < 350, the 4th reaches 400: no fifth request
     assert fake_openai.chat_requests == 4
     result.assert_outcomes(passed=4, errors=6)
-    result.stdout.fnmatch_lines([
-        "*run budget reached (--llm-budget-tokens=350); no new model or judge requests in this run*",
-        "INCOMPLETE run: run budget reached: 400 tokens used of --llm-budget-tokens=350*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*run budget reached (--llm-budget-tokens=350); no new model or judge requests in this run*",
+            "INCOMPLETE run: run budget reached: 400 tokens used of --llm-budget-tokens=350*",
+        ]
+    )
     data = report(pytester, "r.json")
     assert data["metadata"]["incomplete"] is True
     errors = [s for s in data["sample_results"] if s["status"] == "error"]
@@ -55,12 +65,21 @@ def test_budget_stops_requests_at_the_cap_and_the_rest_are_errors(
     assert all("run budget reached" in why for why in reasons.values())
 
 
-def test_budget_is_shared_by_xdist_workers(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
+def test_budget_is_shared_by_xdist_workers(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
+) -> None:
     suite(pytester, 12)
     fake_openai.reply_with(fixed_usage)
-    result = pytester.runpytest(*model_args(
-        fake_openai, "--llm-budget-tokens=350", "--llm-concurrency=1", "--llm-record=off", "-n", "2",
-    ))
+    result = pytester.runpytest(
+        *model_args(
+            fake_openai,
+            "--llm-budget-tokens=350",
+            "--llm-concurrency=1",
+            "--llm-record=off",
+            "-n",
+            "2",
+        )
+    )
     # each worker's one request in flight may finish after the cap: 4 spent the cap, at most 1 more
     assert 4 <= fake_openai.chat_requests <= 5
     outcomes = result.parseoutcomes()
@@ -79,16 +98,26 @@ def test_usd_budget(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) ->
     suite(pytester, 6)
     fake_openai.reply_with(fixed_usage)
     prices = json.dumps({"gpt-test": [1.0, 1.0]})  # 100 tokens = $0.10 a call
-    result = pytester.runpytest(*model_args(
-        fake_openai, "--llm-budget-usd=0.25", "-o", f"llm_prices={prices}", "--llm-concurrency=1",
-        "--llm-record=off", "-p", "no:xdist",
-    ))
+    result = pytester.runpytest(
+        *model_args(
+            fake_openai,
+            "--llm-budget-usd=0.25",
+            "-o",
+            f"llm_prices={prices}",
+            "--llm-concurrency=1",
+            "--llm-record=off",
+            "-p",
+            "no:xdist",
+        )
+    )
     assert fake_openai.chat_requests == 3
     result.assert_outcomes(passed=3, errors=3)
-    result.stdout.fnmatch_lines([
-        "*run budget reached (--llm-budget-usd=0.25); no new model or judge requests*",
-        "INCOMPLETE run: run budget reached: $0.3000 spent of --llm-budget-usd=0.25*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*run budget reached (--llm-budget-usd=0.25); no new model or judge requests*",
+            "INCOMPLETE run: run budget reached: $0.3000 spent of --llm-budget-usd=0.25*",
+        ]
+    )
 
 
 def test_shared_state_file_counts_every_thread(tmp_path: Path) -> None:
@@ -116,41 +145,90 @@ def test_requests_in_flight_count_and_every_message_gives_the_one_total(
     pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
 ) -> None:
     suite(pytester, 10)
-    fake_openai.reply_with(lambda body: Reply(content=echo(body), usage={"prompt_tokens": 60, "completion_tokens": 40}, delay=0.2))
-    result = pytester.runpytest(*model_args(
-        fake_openai, "--llm-budget-tokens=350", "--llm-concurrency=4", "--llm-record=off", "-p", "no:xdist", "-rE",
-    ))
+    fake_openai.reply_with(
+        lambda body: Reply(
+            content=echo(body), usage={"prompt_tokens": 60, "completion_tokens": 40}, delay=0.2
+        )
+    )
+    result = pytester.runpytest(
+        *model_args(
+            fake_openai,
+            "--llm-budget-tokens=350",
+            "--llm-concurrency=4",
+            "--llm-record=off",
+            "-p",
+            "no:xdist",
+            "-rE",
+        )
+    )
     spent = PER_CALL * fake_openai.chat_requests
     assert spent > 400  # requests in flight when the cap was reached finished and counted
     output = result.stdout.str()
-    assert set(re.findall(r"(\d+) tokens used", output)) == {str(spent)}  # no message gives a spend the in-flight requests outgrew
-    result.stdout.fnmatch_lines([f"INCOMPLETE run: run budget reached: {spent} tokens used of --llm-budget-tokens=350*",
-                                 f"model calls: *tokens {spent * 6 // 10}+{spent * 4 // 10} *"])
+    assert set(re.findall(r"(\d+) tokens used", output)) == {
+        str(spent)
+    }  # no message gives a spend the in-flight requests outgrew
+    result.stdout.fnmatch_lines(
+        [
+            f"INCOMPLETE run: run budget reached: {spent} tokens used of --llm-budget-tokens=350*",
+            f"model calls: *tokens {spent * 6 // 10}+{spent * 4 // 10} *",
+        ]
+    )
 
 
 def _no_usage(body: dict[str, Any]) -> Reply:
-    return Reply(body={"id": "x", "object": "chat.completion", "model": "gpt-test",
-                       "choices": [{"index": 0, "message": {"role": "assistant", "content": echo(body)}, "finish_reason": "stop"}]})
+    return Reply(
+        body={
+            "id": "x",
+            "object": "chat.completion",
+            "model": "gpt-test",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": echo(body)},
+                    "finish_reason": "stop",
+                }
+            ],
+        }
+    )
 
 
-def test_a_server_that_sends_no_usage_is_counted_by_an_estimate(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
+def test_a_server_that_sends_no_usage_is_counted_by_an_estimate(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
+) -> None:
     suite(pytester, 20)
     fake_openai.reply_with(_no_usage)
-    result = pytester.runpytest(*model_args(
-        fake_openai, "--llm-budget-tokens=40", "--llm-concurrency=1", "--llm-record=off", "-p", "no:xdist",
-    ))
+    result = pytester.runpytest(
+        *model_args(
+            fake_openai,
+            "--llm-budget-tokens=40",
+            "--llm-concurrency=1",
+            "--llm-record=off",
+            "-p",
+            "no:xdist",
+        )
+    )
     assert fake_openai.chat_requests < 20  # an estimate counts: the cap holds without usage
-    result.stdout.fnmatch_lines([
-        "INCOMPLETE run: run budget reached: * tokens used of --llm-budget-tokens=40*",
-        f"model calls: {fake_openai.chat_requests} | * | tokens *+* ({fake_openai.chat_requests} replies without usage, "
-        "estimated at 4 characters a token)*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "INCOMPLETE run: run budget reached: * tokens used of --llm-budget-tokens=40*",
+            f"model calls: {fake_openai.chat_requests} | * | tokens *+* ({fake_openai.chat_requests} replies without usage, "
+            "estimated at 4 characters a token)*",
+        ]
+    )
 
 
-def test_usd_budget_refuses_a_model_without_a_price(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
+def test_usd_budget_refuses_a_model_without_a_price(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
+) -> None:
     suite(pytester, 2)
     prices = json.dumps({"gpt-other": [1.0, 1.0]})
-    result = pytester.runpytest(*model_args(fake_openai, "--llm-budget-usd=0.25", "-o", f"llm_prices={prices}"))
+    result = pytester.runpytest(
+        *model_args(fake_openai, "--llm-budget-usd=0.25", "-o", f"llm_prices={prices}")
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--llm-budget-usd (ini llm_budget_usd): llm_prices has no price for gpt-test, *(priced: gpt-other)"])
+    result.stderr.fnmatch_lines(
+        [
+            "*--llm-budget-usd (ini llm_budget_usd): llm_prices has no price for gpt-test, *(priced: gpt-other)"
+        ]
+    )
     assert fake_openai.chat_requests == 0

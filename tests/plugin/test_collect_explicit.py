@@ -15,7 +15,9 @@ HINT = (
 )
 
 
-def test_explicit_gold_file_is_collected_whatever_the_patterns(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
+def test_explicit_gold_file_is_collected_whatever_the_patterns(
+    pytester: pytest.Pytester, plugin_args: list[str]
+) -> None:
     write_suite(pytester, [SAMPLE], name="evals/qa.jsonl")
     result = pytester.runpytest("evals/qa.jsonl", *plugin_args)
     result.assert_outcomes(passed=1)
@@ -38,7 +40,9 @@ def test_unmatched_jsonl_in_a_folder_is_still_left_alone(pytester: pytest.Pytest
     assert "yielded no test" not in result.stdout.str()
 
 
-def test_a_folder_that_yields_nothing_names_the_patterns(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
+def test_a_folder_that_yields_nothing_names_the_patterns(
+    pytester: pytest.Pytester, plugin_args: list[str]
+) -> None:
     write_suite(pytester, [SAMPLE], name="evals/qa.jsonl")
     write_suite(pytester, [SAMPLE], name="evals/more.jsonl")
     result = pytester.runpytest("evals", *plugin_args)
@@ -60,4 +64,6 @@ def test_the_patterns_from_the_ini_file_are_named(pytester: pytest.Pytester) -> 
     write_suite(pytester, [SAMPLE], name="evals/qa_eval.jsonl")
     pytester.makeini("[pytest]\nllm_gold_files = *.gold.jsonl\n")
     result = pytester.runpytest("evals")
-    result.stdout.fnmatch_lines(["*its 1 .jsonl file(s) (evals/qa_eval.jsonl) match none of llm_gold_files '*.gold.jsonl'*"])
+    result.stdout.fnmatch_lines(
+        ["*its 1 .jsonl file(s) (evals/qa_eval.jsonl) match none of llm_gold_files '*.gold.jsonl'*"]
+    )

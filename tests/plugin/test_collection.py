@@ -15,7 +15,13 @@ def test_flat_and_gold_layer_formats_each_line_one_item(pytester: pytest.Pyteste
     write_suite(
         pytester,
         [
-            {"id": "flat", "question": "Capital of Norway?", "expected": "Oslo", "response": "Oslo", "eval_criteria": EXACT},
+            {
+                "id": "flat",
+                "question": "Capital of Norway?",
+                "expected": "Oslo",
+                "response": "Oslo",
+                "eval_criteria": EXACT,
+            },
             {
                 "messages": [
                     {"role": "system", "content": "Svar kort."},
@@ -29,12 +35,16 @@ def test_flat_and_gold_layer_formats_each_line_one_item(pytester: pytest.Pyteste
         ],
     )
     result = pytester.runpytest("--co", "-q")
-    result.stdout.fnmatch_lines(["qa_eval.jsonl::flat", "qa_eval.jsonl::line2", "2 tests collected*"])
+    result.stdout.fnmatch_lines(
+        ["qa_eval.jsonl::flat", "qa_eval.jsonl::line2", "2 tests collected*"]
+    )
     result = pytester.runpytest("-v")
     result.assert_outcomes(passed=2)
 
 
-def test_bad_lines_are_error_items_and_the_rest_still_runs(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
+def test_bad_lines_are_error_items_and_the_rest_still_runs(
+    pytester: pytest.Pytester, plugin_args: list[str]
+) -> None:
     good = {"question": "q", "expected": "yes", "response": "yes", "eval_criteria": EXACT}
     write_suite(
         pytester,
@@ -42,7 +52,12 @@ def test_bad_lines_are_error_items_and_the_rest_still_runs(pytester: pytest.Pyte
             {"id": "a", **good},
             '{"id": "broken", "question": ',
             {"id": "b", "question": "no expected field"},
-            {"id": "c", "question": "q", "expected": "x", "eval_criteria": {"must_include": "not-a-list"}},
+            {
+                "id": "c",
+                "question": "q",
+                "expected": "x",
+                "eval_criteria": {"must_include": "not-a-list"},
+            },
             {"id": "a", **good},
             {"id": "d", **good},
         ],
@@ -62,7 +77,9 @@ def test_bad_lines_are_error_items_and_the_rest_still_runs(pytester: pytest.Pyte
     assert result.ret == pytest.ExitCode.TESTS_FAILED
 
 
-def test_bom_and_blank_lines_are_fine_and_ids_fall_back_to_line_numbers(pytester: pytest.Pytester) -> None:
+def test_bom_and_blank_lines_are_fine_and_ids_fall_back_to_line_numbers(
+    pytester: pytest.Pytester,
+) -> None:
     text = "\n".join(
         [
             json.dumps({"question": "q", "expected": "a", "response": "a", "eval_criteria": EXACT}),
@@ -90,7 +107,19 @@ def test_ini_glob_selects_gold_files(pytester: pytest.Pytester) -> None:
 
 
 def test_collection_is_identical_across_runs_and_xdist(pytester: pytest.Pytester) -> None:
-    write_suite(pytester, [{"id": f"s{i}", "question": "q", "expected": "a", "response": "a", "eval_criteria": EXACT} for i in range(30)])
+    write_suite(
+        pytester,
+        [
+            {
+                "id": f"s{i}",
+                "question": "q",
+                "expected": "a",
+                "response": "a",
+                "eval_criteria": EXACT,
+            }
+            for i in range(30)
+        ],
+    )
     first = pytester.runpytest("--co", "-q").stdout.lines
     second = pytester.runpytest("--co", "-q").stdout.lines
     assert [line for line in first if "::" in line] == [line for line in second if "::" in line]
@@ -109,10 +138,14 @@ def test_file_config_line_sets_defaults_and_must_come_first(pytester: pytest.Pyt
     )
     result = pytester.runpytest()
     result.assert_outcomes(passed=1, errors=1)
-    result.stdout.fnmatch_lines(["*qa_eval.jsonl:3: 'llmeval_file' must come before the first sample*"])
+    result.stdout.fnmatch_lines(
+        ["*qa_eval.jsonl:3: 'llmeval_file' must come before the first sample*"]
+    )
 
 
-def test_unknown_keys_are_located_errors_with_the_nearest_valid_key(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
+def test_unknown_keys_are_located_errors_with_the_nearest_valid_key(
+    pytester: pytest.Pytester, plugin_args: list[str]
+) -> None:
     good = {"question": "q", "expected": "Oslo", "response": "Oslo"}
     write_suite(
         pytester,
@@ -123,7 +156,12 @@ def test_unknown_keys_are_located_errors_with_the_nearest_valid_key(pytester: py
             {"id": "wrong-level", **good, "must_include": ["Oslo"]},
             {"id": "bands-typo", **good, "eval_criteria": {"length_bands": {"idael": [1, 5]}}},
             # metadata is free-form: any key is fine there.
-            {"id": "free-metadata", **good, "metadata": {"anything": {"nested": 1}, "note": "x"}, "eval_criteria": EXACT},
+            {
+                "id": "free-metadata",
+                **good,
+                "metadata": {"anything": {"nested": 1}, "note": "x"},
+                "eval_criteria": EXACT,
+            },
         ],
     )
     result = pytester.runpytest("-rE", *plugin_args)
@@ -148,9 +186,14 @@ def test_unknown_keys_are_located_errors_with_the_nearest_valid_key(pytester: py
         ([0, 0], "the pass cut-off must be above 0*"),
     ],
 )
-def test_sample_tiers_follow_the_llm_tiers_rule(pytester: pytest.Pytester, tiers: list[float], problem: str) -> None:
+def test_sample_tiers_follow_the_llm_tiers_rule(
+    pytester: pytest.Pytester, tiers: list[float], problem: str
+) -> None:
     good = {"question": "q", "expected": "Oslo", "response": "Oslo", "eval_criteria": EXACT}
-    write_suite(pytester, [{"id": "ok", **good}, {"id": "bad", **good, "eval_criteria": {**EXACT, "tiers": tiers}}])
+    write_suite(
+        pytester,
+        [{"id": "ok", **good}, {"id": "bad", **good, "eval_criteria": {**EXACT, "tiers": tiers}}],
+    )
     result = pytester.runpytest("-rE")
     result.assert_outcomes(passed=1, errors=1)
     expected = f"qa_eval.jsonl:2: field 'eval_criteria.tiers': {tiers!r}: {problem.rstrip('*')}"
@@ -165,14 +208,29 @@ def test_file_header_typos_and_tiers_are_located_errors_too(pytester: pytest.Pyt
     write_suite(
         pytester,
         [
-            {"llmeval_file": {"must_incude": ["Oslo"], "tiers": [0.5, 0.9], "weights": {"length": 0}}},
-            {"id": "a", "question": "q", "expected": "Oslo", "response": "Oslo", "eval_criteria": {"accuracy": "exact"}},
+            {
+                "llmeval_file": {
+                    "must_incude": ["Oslo"],
+                    "tiers": [0.5, 0.9],
+                    "weights": {"length": 0},
+                }
+            },
+            {
+                "id": "a",
+                "question": "q",
+                "expected": "Oslo",
+                "response": "Oslo",
+                "eval_criteria": {"accuracy": "exact"},
+            },
         ],
     )
     result = pytester.runpytest("-rE")
     result.assert_outcomes(passed=1, errors=1)  # the header's good settings still apply
     out = result.stdout.str()
-    assert "field 'llmeval_file.must_incude': unknown key; did you mean 'llmeval_file.must_include'?" in out
+    assert (
+        "field 'llmeval_file.must_incude': unknown key; did you mean 'llmeval_file.must_include'?"
+        in out
+    )
     assert "field 'llmeval_file.tiers': [0.5, 0.9]: need 0 <= acceptable <= pass <= 1" in out
 
 
@@ -192,14 +250,32 @@ def test_valid_lines_are_checked_without_jsonschema_and_a_bad_one_still_names_it
     # A valid line is checked by a predicate built once from the schema (microseconds); only a
     # bad line goes to jsonschema, for the located message.
     records: list[dict[str, object]] = [
-        {"id": f"s{i}", "question": "q", "expected": "yes", "response": "yes", "eval_criteria": EXACT} for i in range(3)
+        {
+            "id": f"s{i}",
+            "question": "q",
+            "expected": "yes",
+            "response": "yes",
+            "eval_criteria": EXACT,
+        }
+        for i in range(3)
     ]
     if bad_line:
-        records.append({"id": "c", "question": "q", "expected": "x", "eval_criteria": {"must_include": "not-a-list"}})
+        records.append(
+            {
+                "id": "c",
+                "question": "q",
+                "expected": "x",
+                "eval_criteria": {"must_include": "not-a-list"},
+            }
+        )
     write_suite(pytester, records)
     pytester.makeconftest(JSONSCHEMA_PROBE)
     result = pytester.runpytest_subprocess("-rE", "-p", "no:xdist")
     result.assert_outcomes(passed=3, errors=int(bad_line))
     result.stdout.fnmatch_lines([f"JSONSCHEMA-LOADED {bad_line}"])
     if bad_line:
-        result.stdout.fnmatch_lines(["*qa_eval.jsonl:4: field 'eval_criteria.must_include': 'not-a-list' is not of type 'array'*"])
+        result.stdout.fnmatch_lines(
+            [
+                "*qa_eval.jsonl:4: field 'eval_criteria.must_include': 'not-a-list' is not of type 'array'*"
+            ]
+        )

@@ -15,12 +15,38 @@ from tests.conftest import INNER_ADDOPTS, write_suite
 
 EXACT = {"accuracy": "exact", "weights": {"length": 0}}
 SUITE = [
-    {"id": "right", "question": "Capital of Norway?", "expected": "Oslo", "response": "Oslo", "eval_criteria": EXACT},
-    {"id": "wrong", "question": "Capital of Sweden?", "expected": "Stockholm", "response": "Oslo", "eval_criteria": EXACT},
-    {"id": "also-right", "question": "Capital of Denmark?", "expected": "København", "response": "København",
-     "eval_criteria": EXACT},
-    {"id": "keywords", "question": "Capital of Finland?", "expected": "Helsinki", "response": "Helsinki",
-     "eval_criteria": {"accuracy": "exact", "must_include": ["Helsinki", "Finland"], "weights": {"length": 0}}},
+    {
+        "id": "right",
+        "question": "Capital of Norway?",
+        "expected": "Oslo",
+        "response": "Oslo",
+        "eval_criteria": EXACT,
+    },
+    {
+        "id": "wrong",
+        "question": "Capital of Sweden?",
+        "expected": "Stockholm",
+        "response": "Oslo",
+        "eval_criteria": EXACT,
+    },
+    {
+        "id": "also-right",
+        "question": "Capital of Denmark?",
+        "expected": "København",
+        "response": "København",
+        "eval_criteria": EXACT,
+    },
+    {
+        "id": "keywords",
+        "question": "Capital of Finland?",
+        "expected": "Helsinki",
+        "response": "Helsinki",
+        "eval_criteria": {
+            "accuracy": "exact",
+            "must_include": ["Helsinki", "Finland"],
+            "weights": {"length": 0},
+        },
+    },
 ]
 HELPER_TESTS = """
 from pytest_llmeval import assert_must_include
@@ -59,8 +85,12 @@ def suite(pytester: pytest.Pytester) -> pytest.Pytester:
 @pytest.mark.parametrize(
     ("plugin", "args"),
     [
-        pytest.param("randomly", ["-p", "randomly", "-p", "no:xdist", "--randomly-seed=4"], id="randomly"),
-        pytest.param("randomly", ["-p", "randomly", "-n", "2", "--randomly-seed=7"], id="randomly-xdist"),
+        pytest.param(
+            "randomly", ["-p", "randomly", "-p", "no:xdist", "--randomly-seed=4"], id="randomly"
+        ),
+        pytest.param(
+            "randomly", ["-p", "randomly", "-n", "2", "--randomly-seed=7"], id="randomly-xdist"
+        ),
         pytest.param("html", ["--html=report.html", "--self-contained-html"], id="html"),
         pytest.param("timeout", ["--timeout=120"], id="timeout"),
     ],
@@ -68,7 +98,9 @@ def suite(pytester: pytest.Pytester) -> pytest.Pytester:
 def test_companion_plugin_gives_the_plain_report(
     suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, plugin: str, args: list[str]
 ) -> None:
-    pytest.importorskip({"randomly": "pytest_randomly", "html": "pytest_html", "timeout": "pytest_timeout"}[plugin])
+    pytest.importorskip(
+        {"randomly": "pytest_randomly", "html": "pytest_html", "timeout": "pytest_timeout"}[plugin]
+    )
     plain, plain_report = run(suite, "-p", "no:xdist")
     # The inner runs block pytest-randomly by default (tests/conftest.py); this one opts in.
     monkeypatch.setenv("PYTEST_ADDOPTS", INNER_ADDOPTS.replace("-p no:randomly", ""))
@@ -97,7 +129,9 @@ def pytest_llmeval_generate(sample, config):
 
 
 @pytest.mark.parametrize("xdist", [["-p", "no:xdist"], ["-n", "2"]], ids=["no-xdist", "xdist-2"])
-def test_reruns_count_each_sample_once_with_its_final_outcome(pytester: pytest.Pytester, xdist: list[str]) -> None:
+def test_reruns_count_each_sample_once_with_its_final_outcome(
+    pytester: pytest.Pytester, xdist: list[str]
+) -> None:
     pytest.importorskip("pytest_rerunfailures")
     question = {"question": "Capital of Norway?", "expected": "Oslo", "eval_criteria": EXACT}
     write_suite(pytester, [{"id": name, **question} for name in ("steady", "flaky", "stubborn")])
@@ -110,11 +144,21 @@ def test_reruns_count_each_sample_once_with_its_final_outcome(pytester: pytest.P
     samples = {s["sample_id"]: s for s in report["sample_results"]}
     assert sorted(samples) == ["flaky", "steady", "stubborn"]  # 3 samples, not 5
     assert report["metadata"]["total_samples"] == 3
-    assert {name: s["status"] for name, s in samples.items()} == {"steady": "pass", "flaky": "pass", "stubborn": "fail"}
+    assert {name: s["status"] for name, s in samples.items()} == {
+        "steady": "pass",
+        "flaky": "pass",
+        "stubborn": "fail",
+    }
     assert samples["flaky"]["earlier_attempts"] == ["fail"]
     assert samples["stubborn"]["earlier_attempts"] == ["fail"]
     assert "earlier_attempts" not in samples["steady"]
     aggregate = report["aggregate_metrics"]
-    assert (aggregate["pass"], aggregate["fail"], aggregate["pass_rate"]) == (2, 1, pytest.approx(2 / 3))
+    assert (aggregate["pass"], aggregate["fail"], aggregate["pass_rate"]) == (
+        2,
+        1,
+        pytest.approx(2 / 3),
+    )
     assert report["helpers"] == {"total": 2, "passed": 1, "failed": 1}
-    result.stdout.fnmatch_lines(["samples: 3 graded, 0 error(s) | pass 2  acceptable 0  fail 1  error 0"])
+    result.stdout.fnmatch_lines(
+        ["samples: 3 graded, 0 error(s) | pass 2  acceptable 0  fail 1  error 0"]
+    )

@@ -21,7 +21,10 @@ def predictions(pytester: pytest.Pytester, name: str, wrong: tuple[str, ...] = (
 
 @pytest.fixture
 def suite(pytester: pytest.Pytester) -> pytest.Pytester:
-    write_suite(pytester, [{"id": i, "question": "q", "expected": "yes", "eval_criteria": EXACT} for i in IDS])
+    write_suite(
+        pytester,
+        [{"id": i, "question": "q", "expected": "yes", "eval_criteria": EXACT} for i in IDS],
+    )
     predictions(pytester, "predictions_v1.jsonl")
     predictions(pytester, "predictions_v2.jsonl", wrong=("c",))
     result = pytester.runpytest("--llm-model=file:predictions_v1.jsonl", "--llm-report=v1.json")
@@ -29,14 +32,21 @@ def suite(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
-def test_two_prediction_files_are_named_once_without_a_warning(suite: pytest.Pytester, plugin_args: list[str]) -> None:
+def test_two_prediction_files_are_named_once_without_a_warning(
+    suite: pytest.Pytester, plugin_args: list[str]
+) -> None:
     result = suite.runpytest(
-        "--llm-model=file:predictions_v2.jsonl", "--llm-baseline=v1.json", "--llm-report=v2.json", *plugin_args
+        "--llm-model=file:predictions_v2.jsonl",
+        "--llm-baseline=v1.json",
+        "--llm-report=v2.json",
+        *plugin_args,
     )
-    result.stdout.fnmatch_lines([
-        "comparison: file:predictions_v2.jsonl (this run) vs file:predictions_v1.jsonl (baseline v1.json, *)",
-        "  paired 3 | pass rate 100.0% -> 66.7%*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "comparison: file:predictions_v2.jsonl (this run) vs file:predictions_v1.jsonl (baseline v1.json, *)",
+            "  paired 3 | pass rate 100.0% -> 66.7%*",
+        ]
+    )
     out = result.stdout.str()
     assert "warning:" not in out
     assert "differs" not in out
@@ -51,18 +61,31 @@ def test_the_offline_compare_command_says_the_same(suite: pytest.Pytester) -> No
     suite.runpytest("--llm-model=file:predictions_v2.jsonl", "--llm-report=v2.json")
     run = subprocess.run(
         [sys.executable, "-m", "pytest_llmeval", "compare", "v1.json", "v2.json"],
-        cwd=suite.path, capture_output=True, text=True, check=False,
+        cwd=suite.path,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     lines = run.stdout.splitlines()
-    assert lines[0].startswith("comparison: file:predictions_v2.jsonl (this run) vs file:predictions_v1.jsonl (baseline v1.json, ")
+    assert lines[0].startswith(
+        "comparison: file:predictions_v2.jsonl (this run) vs file:predictions_v1.jsonl (baseline v1.json, "
+    )
     assert "warning:" not in run.stdout
 
 
 def test_a_run_without_a_named_source_still_warns(suite: pytest.Pytester) -> None:
-    write_suite(suite, [{"id": i, "question": "q", "expected": "yes", "response": "yes", "eval_criteria": EXACT} for i in IDS])
+    write_suite(
+        suite,
+        [
+            {"id": i, "question": "q", "expected": "yes", "response": "yes", "eval_criteria": EXACT}
+            for i in IDS
+        ],
+    )
     result = suite.runpytest("--llm-baseline=v1.json")
-    result.stdout.fnmatch_lines([
-        "comparison with baseline v1.json (model file:predictions_v1.jsonl, *)",
-        '  warning: baseline model differs: "file:predictions_v1.jsonl" (baseline) vs '
-        '"pre-recorded responses / pytest_llmeval_generate" (this run); compared anyway',
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "comparison with baseline v1.json (model file:predictions_v1.jsonl, *)",
+            '  warning: baseline model differs: "file:predictions_v1.jsonl" (baseline) vs '
+            '"pre-recorded responses / pytest_llmeval_generate" (this run); compared anyway',
+        ]
+    )

@@ -26,26 +26,57 @@ def pytest_llmeval_components(config):
 """
 
 SUITE = [
-    {"id": "rude", "question": "q", "expected": "Oslo", "response": "Oslo",
-     "eval_criteria": {"accuracy": "exact", "weights": {"length": 0}}},
-    {"id": "nice", "question": "q", "expected": "Oslo, please", "response": "Oslo, please",
-     "eval_criteria": {"accuracy": "exact", "weights": {"length": 0}}},
-    {"id": "exempt", "question": "q", "expected": "Oslo", "response": "Oslo", "metadata": {"task": "skip-polite"},
-     "eval_criteria": {"accuracy": "exact", "weights": {"length": 0}}},
+    {
+        "id": "rude",
+        "question": "q",
+        "expected": "Oslo",
+        "response": "Oslo",
+        "eval_criteria": {"accuracy": "exact", "weights": {"length": 0}},
+    },
+    {
+        "id": "nice",
+        "question": "q",
+        "expected": "Oslo, please",
+        "response": "Oslo, please",
+        "eval_criteria": {"accuracy": "exact", "weights": {"length": 0}},
+    },
+    {
+        "id": "exempt",
+        "question": "q",
+        "expected": "Oslo",
+        "response": "Oslo",
+        "metadata": {"task": "skip-polite"},
+        "eval_criteria": {"accuracy": "exact", "weights": {"length": 0}},
+    },
 ]
 
 
 def test_builtin_components_keep_their_order_and_default_weights() -> None:
     registry = ComponentRegistry()
-    assert registry.names() == ["accuracy", "citation", "length", "keywords", "retrieval", "language"]
+    assert registry.names() == [
+        "accuracy",
+        "citation",
+        "length",
+        "keywords",
+        "retrieval",
+        "language",
+    ]
     assert registry.default_weights() == {
-        "accuracy": 0.5, "citation": 0.25, "length": 0.15, "keywords": 0.1, "retrieval": 0.0, "language": 0.0,
+        "accuracy": 0.5,
+        "citation": 0.25,
+        "length": 0.15,
+        "keywords": 0.1,
+        "retrieval": 0.0,
+        "language": 0.0,
     }
     assert set(BUILTIN_COMPONENTS) == set(registry.names())
 
 
 def test_unknown_component_names_the_registered_ones() -> None:
-    with pytest.raises(GraderError, match="unknown rubric component 'nope'; registered components: accuracy, citation"):
+    with pytest.raises(
+        GraderError,
+        match="unknown rubric component 'nope'; registered components: accuracy, citation",
+    ):
         ComponentRegistry().get("nope")
 
 
@@ -57,7 +88,9 @@ def test_conftest_component_is_reported_not_scored_in_rubric_summary_and_json(
     result = pytester.runpytest("--llm-report=r.json", *plugin_args)
     # weight 0: 'rude' still passes on accuracy alone
     result.assert_outcomes(passed=3)
-    result.stdout.fnmatch_lines(["mean overall 1.000 | accuracy 1.000 | length (info) 0.500 | polite (info) 0.500"])
+    result.stdout.fnmatch_lines(
+        ["mean overall 1.000 | accuracy 1.000 | length (info) 0.500 | polite (info) 0.500"]
+    )
     report = json.loads((pytester.path / "r.json").read_text())
     by_id = {s["sample_id"]: s for s in report["sample_results"]}
     assert by_id["rude"]["scores"]["polite"] == 0.0
@@ -79,7 +112,9 @@ def test_conftest_component_has_a_bar_in_the_html_report(pytester: pytest.Pytest
     assert "polite" in (pytester.path / "r.html").read_text(encoding="utf-8")
 
 
-def test_conftest_component_counts_when_weighted_and_shows_in_the_failure_table(pytester: pytest.Pytester) -> None:
+def test_conftest_component_counts_when_weighted_and_shows_in_the_failure_table(
+    pytester: pytest.Pytester,
+) -> None:
     write_suite(pytester, SUITE)
     pytester.makeconftest(POLITE_CONFTEST)
     pytester.makeini("[pytest]\nllm_weights = accuracy=0.5, polite=0.5, length=0\n")
@@ -98,7 +133,9 @@ def test_conftest_component_counts_when_weighted_and_shows_in_the_failure_table(
 
 
 def test_per_sample_weight_opts_a_conftest_component_in(pytester: pytest.Pytester) -> None:
-    suite = [dict(SUITE[0], eval_criteria={"accuracy": "exact", "weights": {"length": 0, "polite": 1}})]
+    suite = [
+        dict(SUITE[0], eval_criteria={"accuracy": "exact", "weights": {"length": 0, "polite": 1}})
+    ]
     write_suite(pytester, suite)
     pytester.makeconftest(POLITE_CONFTEST)
     pytester.runpytest().assert_outcomes(failed=1)
@@ -106,14 +143,22 @@ def test_per_sample_weight_opts_a_conftest_component_in(pytester: pytest.Pyteste
 
 def test_component_returning_a_non_result_is_an_error_naming_it(pytester: pytest.Pytester) -> None:
     write_suite(pytester, SUITE[:1])
-    pytester.makeconftest("def pytest_llmeval_components(config):\n    return {'odd': lambda ctx: 0.5}\n")
+    pytester.makeconftest(
+        "def pytest_llmeval_components(config):\n    return {'odd': lambda ctx: 0.5}\n"
+    )
     result = pytester.runpytest()
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*rubric component 'odd' returned float, not a MetricResult or None*"])
+    result.stdout.fnmatch_lines(
+        ["*rubric component 'odd' returned float, not a MetricResult or None*"]
+    )
 
 
 def test_weight_for_an_unregistered_component_lists_known_ones(pytester: pytest.Pytester) -> None:
-    write_suite(pytester, [dict(SUITE[0], eval_criteria={"accuracy": "exact", "weights": {"polite": 1}})])
+    write_suite(
+        pytester, [dict(SUITE[0], eval_criteria={"accuracy": "exact", "weights": {"polite": 1}})]
+    )
     result = pytester.runpytest()
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*unknown rubric component(s) ?'polite'? in weights; known: accuracy, citation, length*"])
+    result.stdout.fnmatch_lines(
+        ["*unknown rubric component(s) ?'polite'? in weights; known: accuracy, citation, length*"]
+    )

@@ -15,18 +15,36 @@ pytest_plugins = ["pytester"]
 SYSTEM = "Du er en regnskapsassistent. Svar kort på norsk bokmål."
 # Turn 1 leaves out what decides the VAT rate: the assistant should ask.
 TURNS = [
-    ("Hvilken mva-sats gjelder for salget mitt?", "Hva selger du: varer, matvarer eller persontransport?", {"clarify": True}),
-    ("Matvarer i butikk.", "Matvarer har redusert sats, 15 prosent.", {"must_include": ["15 prosent"]}),
-    ("Og hvis kunden spiser i kafeen?", "Servering har alminnelig sats, 25 prosent.", {"must_include": ["25 prosent"]}),
+    (
+        "Hvilken mva-sats gjelder for salget mitt?",
+        "Hva selger du: varer, matvarer eller persontransport?",
+        {"clarify": True},
+    ),
+    (
+        "Matvarer i butikk.",
+        "Matvarer har redusert sats, 15 prosent.",
+        {"must_include": ["15 prosent"]},
+    ),
+    (
+        "Og hvis kunden spiser i kafeen?",
+        "Servering har alminnelig sats, 25 prosent.",
+        {"must_include": ["25 prosent"]},
+    ),
 ]
 CRITERIA = {"accuracy": "exact", "weights": {"length": 0}}
 
 
-def conversation(sample_id: str = "vat-chat", responses: list[str] | None = None, **criteria: Any) -> dict[str, Any]:
+def conversation(
+    sample_id: str = "vat-chat", responses: list[str] | None = None, **criteria: Any
+) -> dict[str, Any]:
     messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM}]
     for index, (user, gold, turn_criteria) in enumerate(TURNS):
         messages.append({"role": "user", "content": user})
-        assistant: dict[str, Any] = {"role": "assistant", "content": gold, "eval_criteria": turn_criteria}
+        assistant: dict[str, Any] = {
+            "role": "assistant",
+            "content": gold,
+            "eval_criteria": turn_criteria,
+        }
         if responses is not None:
             assistant["response"] = responses[index]
         messages.append(assistant)
@@ -40,7 +58,12 @@ def scripted_model(body: dict[str, Any]) -> str:
 
 
 def model_args(server: FakeOpenAIServer, *extra: str) -> list[str]:
-    return ["--llm-model=gpt-test", f"--llm-base-url={server.url}", "--llm-cache-dir=llm_cache", *extra]
+    return [
+        "--llm-model=gpt-test",
+        f"--llm-base-url={server.url}",
+        "--llm-cache-dir=llm_cache",
+        *extra,
+    ]
 
 
 def test_three_turns_three_requests_on_record_none_on_replay(
@@ -59,7 +82,10 @@ def test_three_turns_three_requests_on_record_none_on_replay(
     report = json.loads((pytester.path / "r.json").read_text())
     turns = report["sample_results"][0]["turns"]
     assert [(t["turn"], t["tier"], t["accuracy_grader"]) for t in turns] == [
-        (1, "pass", "clarify"), (2, "pass", "exact"), (3, "pass", "exact")]
+        (1, "pass", "clarify"),
+        (2, "pass", "exact"),
+        (3, "pass", "exact"),
+    ]
 
     fake_openai.reset()
     fake_openai.reply_with(lambda body: Reply.error(500, "the replay must not call the model"))
@@ -72,7 +98,11 @@ def test_model_context_sends_the_models_own_reply_and_gold_context_the_gold(
     pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
 ) -> None:
     fake_openai.reply_with(lambda body: f"svar {len(body['messages'])}")
-    write_suite(pytester, [conversation("own"), conversation("gold", conversation={"context": "gold"})], "chat_eval.jsonl")
+    write_suite(
+        pytester,
+        [conversation("own"), conversation("gold", conversation={"context": "gold"})],
+        "chat_eval.jsonl",
+    )
     pytester.runpytest(*model_args(fake_openai))
     by_first_user = {}
     for body in fake_openai.requests:
@@ -89,22 +119,36 @@ def test_clarify_turn_passes_only_when_the_reply_asks(
     pytester: pytest.Pytester, first_reply: str, outcome: str
 ) -> None:
     responses = [first_reply, TURNS[1][1], TURNS[2][1]]
-    write_suite(pytester, [conversation(responses=responses, conversation={"aggregate": "min"})], "chat_eval.jsonl")
+    write_suite(
+        pytester,
+        [conversation(responses=responses, conversation={"aggregate": "min"})],
+        "chat_eval.jsonl",
+    )
     result = pytester.runpytest()
     result.assert_outcomes(**{outcome: 1})
     if outcome == "failed":
-        result.stdout.fnmatch_lines([
-            "*conversation 'vat-chat'*graded FAIL: worst of 3 turns 0.000*",
-            "*turn 1: FAIL*answers without asking the clarifying question*",
-            "*turn 2: PASS*",
-        ])
+        result.stdout.fnmatch_lines(
+            [
+                "*conversation 'vat-chat'*graded FAIL: worst of 3 turns 0.000*",
+                "*turn 1: FAIL*answers without asking the clarifying question*",
+                "*turn 2: PASS*",
+            ]
+        )
 
 
 def test_pre_recorded_conversation_under_xdist_with_repeats(pytester: pytest.Pytester) -> None:
     wrong = [TURNS[0][1], TURNS[1][1], "Servering har redusert sats, 15 prosent."]
-    write_suite(pytester, [conversation("good", responses=[t[1] for t in TURNS]), conversation("bad", responses=wrong)],
-                "chat_eval.jsonl")
-    result = pytester.runpytest("-n", "2", "--llm-repeat=2", "--llm-report=r.json", "--junitxml=j.xml")
+    write_suite(
+        pytester,
+        [
+            conversation("good", responses=[t[1] for t in TURNS]),
+            conversation("bad", responses=wrong),
+        ],
+        "chat_eval.jsonl",
+    )
+    result = pytester.runpytest(
+        "-n", "2", "--llm-repeat=2", "--llm-report=r.json", "--junitxml=j.xml"
+    )
     result.assert_outcomes(passed=1, failed=1)
     report = json.loads((pytester.path / "r.json").read_text())
     by_id = {s["sample_id"]: s for s in report["sample_results"]}
@@ -117,18 +161,41 @@ def test_pre_recorded_conversation_under_xdist_with_repeats(pytester: pytest.Pyt
 @pytest.mark.parametrize(
     ("messages", "message"),
     [
-        ([{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"},
-          {"role": "assistant", "content": "c"}],
-         "*field 'messages[[]2].role': a conversation alternates user and assistant turns; got 'assistant' after 'assistant'*"),
-        ([{"role": "user", "content": "a"}, {"role": "assistant", "content": "b", "eval_criteria": {"clarfy": True}},
-          {"role": "user", "content": "c"}, {"role": "assistant", "content": "d"}],
-         "*field 'messages[[]1].eval_criteria.clarfy': unknown key; did you mean*clarify*"),
-        ([m for _ in range(101) for m in ({"role": "user", "content": "a"}, {"role": "assistant", "content": "b"})],
-         "*field 'messages': a conversation of 101 turns; at most 100*"),
+        (
+            [
+                {"role": "user", "content": "a"},
+                {"role": "assistant", "content": "b"},
+                {"role": "assistant", "content": "c"},
+            ],
+            "*field 'messages[[]2].role': a conversation alternates user and assistant turns; got 'assistant' after 'assistant'*",
+        ),
+        (
+            [
+                {"role": "user", "content": "a"},
+                {"role": "assistant", "content": "b", "eval_criteria": {"clarfy": True}},
+                {"role": "user", "content": "c"},
+                {"role": "assistant", "content": "d"},
+            ],
+            "*field 'messages[[]1].eval_criteria.clarfy': unknown key; did you mean*clarify*",
+        ),
+        (
+            [
+                m
+                for _ in range(101)
+                for m in ({"role": "user", "content": "a"}, {"role": "assistant", "content": "b"})
+            ],
+            "*field 'messages': a conversation of 101 turns; at most 100*",
+        ),
     ],
 )
-def test_bad_turn_list_is_one_located_error(pytester: pytest.Pytester, messages: list[dict[str, Any]], message: str) -> None:
-    write_suite(pytester, [conversation(responses=[t[1] for t in TURNS]), {"id": "bad", "messages": messages}], "c_eval.jsonl")
+def test_bad_turn_list_is_one_located_error(
+    pytester: pytest.Pytester, messages: list[dict[str, Any]], message: str
+) -> None:
+    write_suite(
+        pytester,
+        [conversation(responses=[t[1] for t in TURNS]), {"id": "bad", "messages": messages}],
+        "c_eval.jsonl",
+    )
     result = pytester.runpytest()
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines(["*c_eval.jsonl:2: " + message.lstrip("*")])
@@ -148,40 +215,93 @@ def test_clarify_grader_sees_a_question(reply: str, asks: bool) -> None:
     from pytest_llmeval.conversation.clarify import grade
     from pytest_llmeval.registry import GradeContext
 
-    assert grade(GradeContext(response=reply, expected="", question=None, criteria={})).passed is asks
+    assert (
+        grade(GradeContext(response=reply, expected="", question=None, criteria={})).passed is asks
+    )
 
 
-def test_a_turn_with_expected_structured_is_graded_field_by_field(pytester: pytest.Pytester) -> None:
-    gold = {"lines": [{"account": 3000, "vat_code": "3", "credit": 1000.0}, {"account": 1500, "debit": 1250.0},
-                      {"account": 2700, "credit": 250.0}]}
-    answer = json.dumps({"lines": [{"account": 1500, "debit": 1250}, {"account": 3000, "vat_code": "3", "credit": 1000},
-                                   {"account": 2700, "credit": 250}]})
+def test_a_turn_with_expected_structured_is_graded_field_by_field(
+    pytester: pytest.Pytester,
+) -> None:
+    gold = {
+        "lines": [
+            {"account": 3000, "vat_code": "3", "credit": 1000.0},
+            {"account": 1500, "debit": 1250.0},
+            {"account": 2700, "credit": 250.0},
+        ]
+    }
+    answer = json.dumps(
+        {
+            "lines": [
+                {"account": 1500, "debit": 1250},
+                {"account": 3000, "vat_code": "3", "credit": 1000},
+                {"account": 2700, "credit": 250},
+            ]
+        }
+    )
     messages: list[dict[str, Any]] = [
         {"role": "user", "content": "Jeg har solgt varer for 1 000 kr eks. mva."},
-        {"role": "assistant", "content": "Ble det betalt kontant eller på kreditt?", "eval_criteria": {"clarify": True},
-         "response": "Ble salget betalt kontant, eller sendte du faktura?"},
+        {
+            "role": "assistant",
+            "content": "Ble det betalt kontant eller på kreditt?",
+            "eval_criteria": {"clarify": True},
+            "response": "Ble salget betalt kontant, eller sendte du faktura?",
+        },
         {"role": "user", "content": "På faktura. Lag posteringen."},
-        {"role": "assistant", "content": json.dumps(gold), "expected_structured": gold,
-         "eval_criteria": {"structured": {"balance": True}}, "response": answer.replace("1500, \"debit\": 1250", "1500, \"debit\": 1200")},
+        {
+            "role": "assistant",
+            "content": json.dumps(gold),
+            "expected_structured": gold,
+            "eval_criteria": {"structured": {"balance": True}},
+            "response": answer.replace('1500, "debit": 1250', '1500, "debit": 1200'),
+        },
     ]
     record = {"id": "sale", "messages": messages, "eval_criteria": {"weights": {"length": 0}}}
-    write_suite(pytester, [record, {**record, "id": "sale-min", "eval_criteria": {
-        "weights": {"length": 0}, "conversation": {"aggregate": "min"}}}], "c_eval.jsonl")
+    write_suite(
+        pytester,
+        [
+            record,
+            {
+                **record,
+                "id": "sale-min",
+                "eval_criteria": {"weights": {"length": 0}, "conversation": {"aggregate": "min"}},
+            },
+        ],
+        "c_eval.jsonl",
+    )
     result = pytester.runpytest("--llm-report=r.json")
-    assert result.parseoutcomes() == {"failed": 1, "acceptable": 1}  # the mean of 1.0 and 0.5; the worst
+    assert result.parseoutcomes() == {
+        "failed": 1,
+        "acceptable": 1,
+    }  # the mean of 1.0 and 0.5; the worst
     turns = json.loads((pytester.path / "r.json").read_text())["sample_results"][1]["turns"]
-    assert [(t["accuracy_grader"], t["tier"]) for t in turns] == [("clarify", "pass"), ("structured", "fail")]
+    assert [(t["accuracy_grader"], t["tier"]) for t in turns] == [
+        ("clarify", "pass"),
+        ("structured", "fail"),
+    ]
     assert "lines[1].debit: expected 1250.0, got 1200" in turns[1]["reason"]
     assert "does not balance" in turns[1]["reason"]
 
 
-def test_baseline_pairs_conversations_and_names_the_one_that_now_fails(pytester: pytest.Pytester) -> None:
+def test_baseline_pairs_conversations_and_names_the_one_that_now_fails(
+    pytester: pytest.Pytester,
+) -> None:
     good = [t[1] for t in TURNS]
-    write_suite(pytester, [conversation("a", responses=good), conversation("b", responses=good)], "chat_eval.jsonl")
+    write_suite(
+        pytester,
+        [conversation("a", responses=good), conversation("b", responses=good)],
+        "chat_eval.jsonl",
+    )
     pytester.runpytest("--llm-report=base.json")
     eager = ["Satsen er 25 prosent.", *good[1:]]
-    write_suite(pytester, [conversation("a", responses=good), conversation("b", responses=eager, conversation={"aggregate": "min"})],
-                "chat_eval.jsonl")
+    write_suite(
+        pytester,
+        [
+            conversation("a", responses=good),
+            conversation("b", responses=eager, conversation={"aggregate": "min"}),
+        ],
+        "chat_eval.jsonl",
+    )
     pytester.runpytest("--llm-baseline=base.json", "--llm-report=now.json")
     comparison = json.loads((pytester.path / "now.json").read_text())["comparison"]
     assert comparison["paired"] == 2
@@ -189,7 +309,8 @@ def test_baseline_pairs_conversations_and_names_the_one_that_now_fails(pytester:
 
 
 def test_python_callable_gets_each_turn_with_its_own_history(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(chatbot=f"""
+    pytester.makepyfile(
+        chatbot=f"""
         SEEN = []
         GOLD = {json.dumps({user: gold for user, gold, _ in TURNS})}
 
@@ -198,7 +319,8 @@ def test_python_callable_gets_each_turn_with_its_own_history(pytester: pytest.Py
             with open("seen.txt", "a", encoding="utf-8") as handle:
                 handle.write(repr(SEEN[-1]) + "\\n")
             return GOLD[sample["messages"][-1]["content"]]
-    """)
+    """
+    )
     write_suite(pytester, [conversation()], "chat_eval.jsonl")
     result = pytester.runpytest("--llm-model=python:chatbot:reply")
     result.assert_outcomes(passed=1)
@@ -209,11 +331,20 @@ def test_python_callable_gets_each_turn_with_its_own_history(pytester: pytest.Py
     ]
 
 
-def test_the_progress_line_counts_the_conversation_apart(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
-    plain = [{"id": f"q{i}", "question": TURNS[0][0], "expected": TURNS[0][1], "eval_criteria": CRITERIA} for i in range(2)]
+def test_the_progress_line_counts_the_conversation_apart(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
+) -> None:
+    plain = [
+        {"id": f"q{i}", "question": TURNS[0][0], "expected": TURNS[0][1], "eval_criteria": CRITERIA}
+        for i in range(2)
+    ]
     write_suite(pytester, [*plain, conversation()], "chat_eval.jsonl")
     fake_openai.reply_with(scripted_model)
     result = pytester.runpytest(*model_args(fake_openai, "-p", "no:xdist"))
     result.assert_outcomes(passed=3)
     # 3 samples, 2 prefetched: the line says where the third went
-    result.stdout.fnmatch_lines(["llmeval answers from openai:gpt-test: 2/2 done, *; 1 conversation(s) answered turn by turn as they run"])
+    result.stdout.fnmatch_lines(
+        [
+            "llmeval answers from openai:gpt-test: 2/2 done, *; 1 conversation(s) answered turn by turn as they run"
+        ]
+    )

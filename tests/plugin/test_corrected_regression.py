@@ -20,7 +20,9 @@ from tests.conftest import EXACT, write_suite
 # (response, people's verdict) with the exact grader passing "Oslo" only: right, false fail, wrong, false pass.
 KINDS = [("Oslo", True), ("The capital is Oslo", True), ("Bergen", False), ("Oslo", False)]
 N = 120
-SELECTED = [i for i in range(N) if i // 2 % 2 == 0]  # the random spot check: 60 samples in 30 groups of two
+SELECTED = [
+    i for i in range(N) if i // 2 % 2 == 0
+]  # the random spot check: 60 samples in 30 groups of two
 
 
 BASE_CYCLE = [0, 0, 0, 1, 2, 2, 3]  # the grader right on five answers of seven
@@ -32,7 +34,10 @@ def base_kind(i: int) -> int:
 
 _DRAW = random.Random(11)
 # 40 % of the answers stay; the others are drawn with wrong answers ("Bergen") most likely
-RUN_KINDS = [base_kind(i) if _DRAW.random() < 0.4 else _DRAW.choice([0, 0, 0, 1, 2, 2, 2, 2, 2, 3]) for i in range(N)]
+RUN_KINDS = [
+    base_kind(i) if _DRAW.random() < 0.4 else _DRAW.choice([0, 0, 0, 1, 2, 2, 2, 2, 2, 3])
+    for i in range(N)
+]
 # one sample's "Oslo" is right or wrong whichever run gave it
 RUN_KINDS = [base_kind(i) if {k, base_kind(i)} == {0, 3} else k for i, k in enumerate(RUN_KINDS)]
 
@@ -43,15 +48,29 @@ def run_kind(i: int) -> int:
 
 def suite(kind: Any) -> list[dict[str, Any]]:
     return [
-        {"id": f"s{i}", "question": f"q{i}", "expected": "Oslo", "response": KINDS[kind(i)][0], "group": f"g{i // 2}",
-         "eval_criteria": EXACT}
+        {
+            "id": f"s{i}",
+            "question": f"q{i}",
+            "expected": "Oslo",
+            "response": KINDS[kind(i)][0],
+            "group": f"g{i // 2}",
+            "eval_criteria": EXACT,
+        }
         for i in range(N)
     ]
 
 
 def rows(kind: Any, ids: list[int]) -> list[str]:
-    return [json.dumps({"sample_id": f"s{i}", "response": KINDS[kind(i)][0],
-                        "label": "correct" if KINDS[kind(i)][1] else "incorrect"}) for i in ids]
+    return [
+        json.dumps(
+            {
+                "sample_id": f"s{i}",
+                "response": KINDS[kind(i)][0],
+                "label": "correct" if KINDS[kind(i)][1] else "incorrect",
+            }
+        )
+        for i in ids
+    ]
 
 
 def write_labels(pytester: pytest.Pytester, name: str, lines: list[str]) -> None:
@@ -61,7 +80,12 @@ def write_labels(pytester: pytest.Pytester, name: str, lines: list[str]) -> None
 
 def expected(ids: list[int], alpha: float = 0.05) -> dict[str, float]:
     """PPI++ on the paired differences, computed directly (numpy; scipy for the quantile)."""
-    grader = np.array([float(KINDS[run_kind(i)][0] == "Oslo") - float(KINDS[base_kind(i)][0] == "Oslo") for i in range(N)])
+    grader = np.array(
+        [
+            float(KINDS[run_kind(i)][0] == "Oslo") - float(KINDS[base_kind(i)][0] == "Oslo")
+            for i in range(N)
+        ]
+    )
     y = np.array([float(KINDS[run_kind(i)][1]) - float(KINDS[base_kind(i)][1]) for i in ids])
     f = grader[ids]
     lam = float(np.clip(np.cov(y, f, ddof=1)[0, 1] / np.var(grader, ddof=1), 0, 1))
@@ -72,9 +96,16 @@ def expected(ids: list[int], alpha: float = 0.05) -> dict[str, float]:
     g = len(sums)
     se = float(np.sqrt((1 - len(ids) / N) * g / (g - 1) * np.sum(sums**2) / len(ids) ** 2))
     z = scipy.stats.norm.ppf(1 - alpha / 2)
-    return {"delta": estimate, "low": estimate - z * se, "high": estimate + z * se, "se": se, "lam": lam,
-            "grader_delta": grader.mean(), "upper": -estimate + scipy.stats.norm.ppf(1 - alpha) * se,
-            "p": 2 * scipy.stats.norm.sf(abs(estimate) / se)}
+    return {
+        "delta": estimate,
+        "low": estimate - z * se,
+        "high": estimate + z * se,
+        "se": se,
+        "lam": lam,
+        "grader_delta": grader.mean(),
+        "upper": -estimate + scipy.stats.norm.ppf(1 - alpha) * se,
+        "p": 2 * scipy.stats.norm.sf(abs(estimate) / se),
+    }
 
 
 # -- formula and coverage ------------------------------------------------------------------------------
@@ -84,10 +115,16 @@ def test_paired_ppi_matches_a_direct_computation() -> None:
     rng = random.Random(3)
     population = [float(rng.choice((-1, 0, 0, 0, 1))) for _ in range(200)]
     chosen = rng.sample(range(200), 50)
-    people = {i: population[i] if rng.random() > 0.2 else float(rng.choice((-1, 0, 1))) for i in chosen}
+    people = {
+        i: population[i] if rng.random() > 0.2 else float(rng.choice((-1, 0, 1))) for i in chosen
+    }
     labelled = [(people[i], population[i], f"g{i // 3}") for i in chosen]
     estimate, se, lam = ppi.ppi_difference(labelled, population)
-    y, f, big = np.array([people[i] for i in chosen]), np.array([population[i] for i in chosen]), np.array(population)
+    y, f, big = (
+        np.array([people[i] for i in chosen]),
+        np.array([population[i] for i in chosen]),
+        np.array(population),
+    )
     want_lam = float(np.clip(np.cov(y, f, ddof=1)[0, 1] / np.var(big, ddof=1), 0, 1))
     residual = y - want_lam * f
     groups = np.array([i // 3 for i in chosen])
@@ -107,7 +144,10 @@ def test_paired_ppi_interval_covers_the_people_s_change() -> None:
     z = scipy.stats.norm.ppf(0.975)
     covered = 0
     quality = [rng.random() for _ in range(big_n // 3)]
-    people = [(rng.random() < 0.4 + 0.4 * quality[i // 3], rng.random() < 0.35 + 0.4 * quality[i // 3]) for i in range(big_n)]
+    people = [
+        (rng.random() < 0.4 + 0.4 * quality[i // 3], rng.random() < 0.35 + 0.4 * quality[i // 3])
+        for i in range(big_n)
+    ]
 
     def grade(ok: bool) -> bool:
         return (rng.random() < 0.25) if not ok else (rng.random() > 0.1)
@@ -117,7 +157,9 @@ def test_paired_ppi_interval_covers_the_people_s_change() -> None:
     truth = sum(float(r) - float(b) for b, r in people) / big_n
     for _ in range(draws):
         chosen = rng.sample(range(big_n), n)
-        labelled = [(float(people[i][1]) - float(people[i][0]), population[i], f"g{i // 3}") for i in chosen]
+        labelled = [
+            (float(people[i][1]) - float(people[i][0]), population[i], f"g{i // 3}") for i in chosen
+        ]
         estimate, se, _ = ppi.ppi_difference(labelled, population)
         covered += abs(estimate - truth) <= z * se
     assert covered / draws >= 0.93
@@ -127,10 +169,19 @@ def _entries(kind: Any, labelled: list[int]) -> list[dict[str, Any]]:
     out = []
     for i in range(N):
         text, correct = KINDS[kind(i)]
-        entry: dict[str, Any] = {"sample_id": f"s{i}", "status": "pass" if text == "Oslo" else "fail", "file": "qa_eval.jsonl",
-                 "group": f"g{i // 2}", "answer_sha256": answer_hash(text)}
+        entry: dict[str, Any] = {
+            "sample_id": f"s{i}",
+            "status": "pass" if text == "Oslo" else "fail",
+            "file": "qa_eval.jsonl",
+            "group": f"g{i // 2}",
+            "answer_sha256": answer_hash(text),
+        }
         if i in labelled:
-            entry["people_label"] = {"label": "correct" if correct else "incorrect", "random": True, "origin": "labels"}
+            entry["people_label"] = {
+                "label": "correct" if correct else "incorrect",
+                "random": True,
+                "origin": "labels",
+            }
         out.append(entry)
     return out
 
@@ -148,13 +199,21 @@ def test_compare_corrects_with_labels_on_both_sides_and_matches_numpy() -> None:
     assert comparison["drop_upper_bound"] == pytest.approx(want["upper"], abs=1e-6)
     assert people["lambda"] == pytest.approx(want["lam"], abs=1e-6)
     assert people["grader_pass_rate_delta"] == pytest.approx(want["grader_delta"], abs=1e-6)
-    assert f"corrected by {len(SELECTED)} paired labels (PPI++ on paired differences" in comparison["gate_line"]
+    assert (
+        f"corrected by {len(SELECTED)} paired labels (PPI++ on paired differences"
+        in comparison["gate_line"]
+    )
 
 
 def test_labels_of_this_run_label_the_baseline_answers_with_the_same_text() -> None:
     base = {"version": 1, "metadata": {}, "sample_results": _entries(base_kind, [])}
-    extra = [Label(f"s{i}", answer_hash(KINDS[base_kind(i)][0]), KINDS[base_kind(i)][1], True, f"l:{i}") for i in SELECTED]
-    comparison = compare(base, _entries(run_kind, SELECTED), {}, baseline_path="b.json", labels=extra)
+    extra = [
+        Label(f"s{i}", answer_hash(KINDS[base_kind(i)][0]), KINDS[base_kind(i)][1], True, f"l:{i}")
+        for i in SELECTED
+    ]
+    comparison = compare(
+        base, _entries(run_kind, SELECTED), {}, baseline_path="b.json", labels=extra
+    )
     assert comparison["people_labels"]["corrected"] is True
     assert comparison["pass_rate_delta"] == pytest.approx(expected(SELECTED)["delta"], abs=1e-6)
 
@@ -192,13 +251,21 @@ def _baseline(pytester: pytest.Pytester, labelled: bool) -> None:
 
 
 @pytest.mark.parametrize("where", ["baseline report", "this run's labels file"])
-def test_labels_on_both_runs_correct_the_regression_gate(pytester: pytest.Pytester, plugin_args: list[str], where: str) -> None:
+def test_labels_on_both_runs_correct_the_regression_gate(
+    pytester: pytest.Pytester, plugin_args: list[str], where: str
+) -> None:
     _baseline(pytester, labelled=where == "baseline report")
-    lines = rows(run_kind, SELECTED) + ([] if where == "baseline report" else rows(base_kind, SELECTED))
+    lines = rows(run_kind, SELECTED) + (
+        [] if where == "baseline report" else rows(base_kind, SELECTED)
+    )
     write_labels(pytester, "labels.jsonl", lines)
     result = pytester.runpytest(
-        "--llm-labels=labels.jsonl", "--llm-baseline=base.json", "--llm-fail-on-regression", "--llm-report=r.json",
-        "--llm-gate-only", *plugin_args,
+        "--llm-labels=labels.jsonl",
+        "--llm-baseline=base.json",
+        "--llm-fail-on-regression",
+        "--llm-report=r.json",
+        "--llm-gate-only",
+        *plugin_args,
     )
     want = expected(SELECTED)
     report = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))
@@ -212,20 +279,34 @@ def test_labels_on_both_runs_correct_the_regression_gate(pytester: pytest.Pytest
     assert all(e["people_label"]["random"] for e in labelled)
     drop = -want["delta"]
     assert drop > 0.05  # people's drop is beyond the margin: the gate fails on it
-    result.stdout.fnmatch_lines([
-        f"llmeval regression gate FAILED: *corrected pass rate {want['delta']:+.1%}*"
-        f"corrected by {len(SELECTED)} paired labels (PPI++ on paired differences*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            f"llmeval regression gate FAILED: *corrected pass rate {want['delta']:+.1%}*"
+            f"corrected by {len(SELECTED)} paired labels (PPI++ on paired differences*",
+        ]
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    if where != "baseline report":  # labels of the baseline's answers are no changed answers of this run
-        result.stdout.fnmatch_lines(["people's labels: 120 read, 60 applied * did not apply (* label the baseline's answer)"])
+    if (
+        where != "baseline report"
+    ):  # labels of the baseline's answers are no changed answers of this run
+        result.stdout.fnmatch_lines(
+            [
+                "people's labels: 120 read, 60 applied * did not apply (* label the baseline's answer)"
+            ]
+        )
         result.stdout.no_fnmatch_line("*did not apply because the answer changed*")
 
 
-def test_without_labels_the_regression_gate_is_as_before(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
+def test_without_labels_the_regression_gate_is_as_before(
+    pytester: pytest.Pytester, plugin_args: list[str]
+) -> None:
     _baseline(pytester, labelled=False)
     result = pytester.runpytest(
-        "--llm-baseline=base.json", "--llm-fail-on-regression", "--llm-report=r.json", "--llm-gate-only", *plugin_args,
+        "--llm-baseline=base.json",
+        "--llm-fail-on-regression",
+        "--llm-report=r.json",
+        "--llm-gate-only",
+        *plugin_args,
     )
     comparison = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))["comparison"]
     assert "people_labels" not in comparison
@@ -234,17 +315,25 @@ def test_without_labels_the_regression_gate_is_as_before(pytester: pytest.Pytest
     result.stdout.fnmatch_lines(["llmeval regression gate *McNemar exact p=*"])
 
 
-def test_labels_on_this_run_only_say_why_the_gate_is_not_corrected(pytester: pytest.Pytester) -> None:
+def test_labels_on_this_run_only_say_why_the_gate_is_not_corrected(
+    pytester: pytest.Pytester,
+) -> None:
     _baseline(pytester, labelled=False)
     write_labels(pytester, "labels.jsonl", rows(run_kind, SELECTED))
     result = pytester.runpytest(
-        "--llm-labels=labels.jsonl", "--llm-baseline=base.json", "--llm-fail-on-regression", "--llm-gate-only",
-        "-p", "no:xdist",
+        "--llm-labels=labels.jsonl",
+        "--llm-baseline=base.json",
+        "--llm-fail-on-regression",
+        "--llm-gate-only",
+        "-p",
+        "no:xdist",
     )
-    result.stdout.fnmatch_lines([
-        "llmeval regression gate *McNemar exact*not corrected by people's labels: * randomly selected paired samples "
-        "have a person's verdict on one answer only*label the other answer of s0, *",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "llmeval regression gate *McNemar exact*not corrected by people's labels: * randomly selected paired samples "
+            "have a person's verdict on one answer only*label the other answer of s0, *",
+        ]
+    )
 
 
 def test_the_baseline_people_label_is_untrusted(tmp_path: Path) -> None:
@@ -252,17 +341,29 @@ def test_the_baseline_people_label_is_untrusted(tmp_path: Path) -> None:
     entries[0]["people_label"] = {"label": "maybe", "random": "yes"}
     entries[2]["people_label"] = {"label": ["correct"], "random": True}
     entries[4]["people_label"] = "correct"
-    comparison = compare({"version": 1, "metadata": {}, "sample_results": entries}, _entries(run_kind, SELECTED), {},
-                         baseline_path="b.json", labels=[])
-    assert any("field 'people_label' not understood on 3 entr(ies), first 's0'" in w for w in comparison["warnings"])
+    comparison = compare(
+        {"version": 1, "metadata": {}, "sample_results": entries},
+        _entries(run_kind, SELECTED),
+        {},
+        baseline_path="b.json",
+        labels=[],
+    )
+    assert any(
+        "field 'people_label' not understood on 3 entr(ies), first 's0'" in w
+        for w in comparison["warnings"]
+    )
     assert comparison["people_labels"]["corrected"] is False
 
 
-def test_offline_compare_corrects_as_the_run_does(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_offline_compare_corrects_as_the_run_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from pytest_llmeval.__main__ import main
 
     for name, kind in (("base.json", base_kind), ("run.json", run_kind)):
-        (tmp_path / name).write_text(json.dumps({"version": 1, "metadata": {}, "sample_results": _entries(kind, SELECTED)}))
+        (tmp_path / name).write_text(
+            json.dumps({"version": 1, "metadata": {}, "sample_results": _entries(kind, SELECTED)})
+        )
     main(["compare", str(tmp_path / "base.json"), str(tmp_path / "run.json"), "--json"])
     comparison = json.loads(capsys.readouterr().out)
     assert comparison["people_labels"]["corrected"] is True
@@ -273,9 +374,16 @@ def test_a_baseline_without_answer_hashes_says_labels_cannot_reach_it() -> None:
     entries = _entries(base_kind, [])
     for entry in entries:
         del entry["answer_sha256"]  # as a history run rebuilds them
-    comparison = compare({"version": 1, "metadata": {}, "sample_results": entries}, _entries(run_kind, SELECTED), {},
-                         baseline_path="history:last", labels=[])
-    assert comparison["people_labels"]["not_corrected"].startswith("the baseline records no answer hashes")
+    comparison = compare(
+        {"version": 1, "metadata": {}, "sample_results": entries},
+        _entries(run_kind, SELECTED),
+        {},
+        baseline_path="history:last",
+        labels=[],
+    )
+    assert comparison["people_labels"]["not_corrected"].startswith(
+        "the baseline records no answer hashes"
+    )
     assert comparison["test"] == "mcnemar_exact"
 
 
@@ -301,18 +409,31 @@ def test_two_independent_spot_checks_labelled_on_both_answers_cover_the_people_s
         out = []
         for i in range(big_n):
             text = f"answer {i}" + ("" if same[i] else f" from run {side}")
-            entry: dict[str, Any] = {"sample_id": f"s{i}", "status": "pass" if graded[i][side] else "fail",
-                                     "file": "f.jsonl", "group": f"g{i // 3}", "answer_sha256": answer_hash(text)}
+            entry: dict[str, Any] = {
+                "sample_id": f"s{i}",
+                "status": "pass" if graded[i][side] else "fail",
+                "file": "f.jsonl",
+                "group": f"g{i // 3}",
+                "answer_sha256": answer_hash(text),
+            }
             if i in selected:
-                entry["people_label"] = {"label": "correct" if people[i][side] else "incorrect", "random": True}
+                entry["people_label"] = {
+                    "label": "correct" if people[i][side] else "incorrect",
+                    "random": True,
+                }
             out.append(entry)
         return out
 
     covered = corrected = 0
     for _ in range(draws):
         union = set(rng.sample(range(big_n), 60)) | set(rng.sample(range(big_n), 60))
-        comparison = compare({"version": 1, "metadata": {}, "sample_results": entries(0, union)}, entries(1, union), {},
-                             baseline_path="b.json", labels=[])
+        comparison = compare(
+            {"version": 1, "metadata": {}, "sample_results": entries(0, union)},
+            entries(1, union),
+            {},
+            baseline_path="b.json",
+            labels=[],
+        )
         if comparison["people_labels"]["corrected"]:
             corrected += 1
             low, high = comparison["ci95"]
@@ -323,9 +444,19 @@ def test_two_independent_spot_checks_labelled_on_both_answers_cover_the_people_s
 
 def test_non_inferiority_reads_the_corrected_bound() -> None:
     base = {"version": 1, "metadata": {}, "sample_results": _entries(base_kind, SELECTED)}
-    comparison = compare(base, _entries(run_kind, SELECTED), {}, baseline_path="b.json", labels=[], mode="non-inferiority")
+    comparison = compare(
+        base,
+        _entries(run_kind, SELECTED),
+        {},
+        baseline_path="b.json",
+        labels=[],
+        mode="non-inferiority",
+    )
     want = expected(SELECTED)
     assert comparison["gate_passed"] is False
     assert f"the drop's one-sided 95% upper bound is {want['upper']:.1%}" in comparison["gate_line"]
-    assert f"the observed drop {-want['delta']:.1%} is itself not below the margin" in comparison["gate_line"]
+    assert (
+        f"the observed drop {-want['delta']:.1%} is itself not below the margin"
+        in comparison["gate_line"]
+    )
     assert "corrected by 60 paired labels" in comparison["gate_line"]

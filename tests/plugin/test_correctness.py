@@ -252,10 +252,12 @@ def verdict_json(correct: bool, reason: str) -> str:
 def test_llm_judge_verdict_is_used_and_disagreement_with_offline_needs_review() -> None:
     # The fuzzy check finds the gold's key words, the judge says contradicting: a second
     # verification request follows, which confirms the first verdict.
-    judge = ScriptedJudge([
-        verdict_json(False, "the segment is named Kenvue, not Consumer Health"),
-        verdict_json(False, "verified: Kenvue is the discontinued segment"),
-    ])
+    judge = ScriptedJudge(
+        [
+            verdict_json(False, "the segment is named Kenvue, not Consumer Health"),
+            verdict_json(False, "verified: Kenvue is the discontinued segment"),
+        ]
+    )
     verdict = answer_correctness(
         "JnJ's Consumer Health business will be a discontinued operation from August 30, 2023.",
         SEGMENT_GOLD,
@@ -388,7 +390,10 @@ def test_selectable_as_the_accuracy_grader_in_a_gold_suite(pytester: pytest.Pyte
     assert result.parseoutcomes() == {"passed": 1, "failed": 3}, result.stdout.str()
     result.stdout.fnmatch_lines(["refusals: 1   needs review: 1"])
     result.stdout.fnmatch_lines(
-        ["needs review (offline judge and fuzzy check disagree):", "  qa_eval.jsonl::review: offline verdict (incorrect) and fuzzy fact inclusion*"]
+        [
+            "needs review (offline judge and fuzzy check disagree):",
+            "  qa_eval.jsonl::review: offline verdict (incorrect) and fuzzy fact inclusion*",
+        ]
     )
     report = json.loads((pytester.path / "r.json").read_text())
     by_id = {s["sample_id"]: s for s in report["sample_results"]}

@@ -21,20 +21,54 @@ SALES_GOLD = "Apple's net sales rose in fiscal 2022 because iPhone and Services 
 CERT_Q = "On what date did Apple's CEO sign the certification of the FY2022 10-K?"
 
 PLAIN_CASES: list[dict[str, Any]] = [
-    {"id": "paris-sentence", "question": CAPITAL_Q, "expected": "Paris", "response": "The capital of France is Paris."},
-    {"id": "lyon", "question": CAPITAL_Q, "expected": "Paris", "response": "The capital of France is Lyon."},
-    {"id": "sales-paraphrase", "question": SALES_Q, "expected": SALES_GOLD,
-     "response": "Net sales went up in fiscal 2022, driven by higher iPhone and Services revenue."},
-    {"id": "sales-fell", "question": SALES_Q, "expected": SALES_GOLD,
-     "response": "Apple's net sales fell in fiscal 2022 because iPhone and Services revenue declined."},
-    {"id": "date-format", "question": CERT_Q, "expected": "2022-10-27",
-     "response": "The certification was signed on October 27, 2022."},
-    {"id": "date-wrong", "question": CERT_Q, "expected": "2022-10-27",
-     "response": "The certification was signed on October 28, 2022."},
-    {"id": "margin-in-sentence", "question": "What was Apple's gross margin percentage in fiscal 2022?",
-     "expected": "43.3%", "response": "It came in at 43.3 percent for the year, up from 41.8% in 2021."},
-    {"id": "margin-wrong", "question": "What was Apple's gross margin percentage in fiscal 2022?",
-     "expected": "43.3%", "response": "Apple's gross margin percentage was 41.8% in fiscal 2022."},
+    {
+        "id": "paris-sentence",
+        "question": CAPITAL_Q,
+        "expected": "Paris",
+        "response": "The capital of France is Paris.",
+    },
+    {
+        "id": "lyon",
+        "question": CAPITAL_Q,
+        "expected": "Paris",
+        "response": "The capital of France is Lyon.",
+    },
+    {
+        "id": "sales-paraphrase",
+        "question": SALES_Q,
+        "expected": SALES_GOLD,
+        "response": "Net sales went up in fiscal 2022, driven by higher iPhone and Services revenue.",
+    },
+    {
+        "id": "sales-fell",
+        "question": SALES_Q,
+        "expected": SALES_GOLD,
+        "response": "Apple's net sales fell in fiscal 2022 because iPhone and Services revenue declined.",
+    },
+    {
+        "id": "date-format",
+        "question": CERT_Q,
+        "expected": "2022-10-27",
+        "response": "The certification was signed on October 27, 2022.",
+    },
+    {
+        "id": "date-wrong",
+        "question": CERT_Q,
+        "expected": "2022-10-27",
+        "response": "The certification was signed on October 28, 2022.",
+    },
+    {
+        "id": "margin-in-sentence",
+        "question": "What was Apple's gross margin percentage in fiscal 2022?",
+        "expected": "43.3%",
+        "response": "It came in at 43.3 percent for the year, up from 41.8% in 2021.",
+    },
+    {
+        "id": "margin-wrong",
+        "question": "What was Apple's gross margin percentage in fiscal 2022?",
+        "expected": "43.3%",
+        "response": "Apple's gross margin percentage was 41.8% in fiscal 2022.",
+    },
 ]
 EXPECTED_PASS = {"paris-sentence", "sales-paraphrase", "date-format", "margin-in-sentence"}
 
@@ -47,12 +81,20 @@ def passed_and_failed(result: pytest.RunResult) -> tuple[int, int]:
 
 def test_textual_golds_default_to_answer_correctness_and_min_similarity_asks_for_cosine() -> None:
     assert choose_accuracy_grader({}, "Paris", "answer_correctness") == "answer_correctness"
-    assert choose_accuracy_grader({"min_similarity": 0.8}, "Paris", "answer_correctness") == "semantic_similarity"
-    assert choose_accuracy_grader({"accuracy": "fuzzy", "min_similarity": 0.8}, "Paris", "x") == "fuzzy"
+    assert (
+        choose_accuracy_grader({"min_similarity": 0.8}, "Paris", "answer_correctness")
+        == "semantic_similarity"
+    )
+    assert (
+        choose_accuracy_grader({"accuracy": "fuzzy", "min_similarity": 0.8}, "Paris", "x")
+        == "fuzzy"
+    )
     assert choose_accuracy_grader({}, "$394,328 million", "answer_correctness") == "numeric"
 
 
-def test_default_grader_gets_the_plain_cases_right(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
+def test_default_grader_gets_the_plain_cases_right(
+    pytester: pytest.Pytester, plugin_args: list[str]
+) -> None:
     write_suite(pytester, PLAIN_CASES)
     result = pytester.runpytest(*plugin_args, "-rA", "--llm-report=r.json")
     assert passed_and_failed(result) == (len(EXPECTED_PASS), len(PLAIN_CASES) - len(EXPECTED_PASS))
@@ -60,9 +102,14 @@ def test_default_grader_gets_the_plain_cases_right(pytester: pytest.Pytester, pl
     outcomes = {r["sample_id"]: r for r in report["sample_results"]}
     for sample_id, row in outcomes.items():
         # a numeric gold goes to the numeric engine, a date to the identity grader, other text to answer_correctness
-        grader = {"margin": "numeric", "date": "identity"}.get(sample_id.split("-")[0], "answer_correctness")
+        grader = {"margin": "numeric", "date": "identity"}.get(
+            sample_id.split("-")[0], "answer_correctness"
+        )
         assert row["accuracy_grader"] == grader, sample_id
-        assert (row["scores"]["accuracy"] == 1.0) == (sample_id in EXPECTED_PASS), (sample_id, row["reason"])
+        assert (row["scores"]["accuracy"] == 1.0) == (sample_id in EXPECTED_PASS), (
+            sample_id,
+            row["reason"],
+        )
     result.stdout.fnmatch_lines(["*accuracy graders: answer_correctness 4, identity 2, numeric 2*"])
     # offline: no embedding model, no network
     assert report["metadata"]["judge"] in ("offline", None)
@@ -81,13 +128,28 @@ def embedding_model_outside() -> None:
     semantic_similarity("warm up", "warm up")
 
 
-def test_cosine_stays_available_by_name(embedding_model_outside: None, pytester: pytest.Pytester) -> None:
-    write_suite(pytester, [
-        {"id": "cos", "question": CAPITAL_Q, "expected": "Paris", "response": "Paris.",
-         "eval_criteria": {"accuracy": "semantic_similarity", "min_similarity": 0.5}},
-        {"id": "threshold-only", "question": CAPITAL_Q, "expected": "Paris", "response": "Paris.",
-         "eval_criteria": {"min_similarity": 0.5}},
-    ])
+def test_cosine_stays_available_by_name(
+    embedding_model_outside: None, pytester: pytest.Pytester
+) -> None:
+    write_suite(
+        pytester,
+        [
+            {
+                "id": "cos",
+                "question": CAPITAL_Q,
+                "expected": "Paris",
+                "response": "Paris.",
+                "eval_criteria": {"accuracy": "semantic_similarity", "min_similarity": 0.5},
+            },
+            {
+                "id": "threshold-only",
+                "question": CAPITAL_Q,
+                "expected": "Paris",
+                "response": "Paris.",
+                "eval_criteria": {"min_similarity": 0.5},
+            },
+        ],
+    )
     result = pytester.runpytest("--llm-report=r.json")
     report = json.loads((pytester.path / "r.json").read_text())
     assert {r["accuracy_grader"] for r in report["sample_results"]} == {"semantic_similarity"}
@@ -105,24 +167,42 @@ def _scripted(body: dict[str, Any]) -> str:
 def test_llm_judge_alone_makes_the_default_grader_ask_the_judge(
     pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
 ) -> None:
-    cases = [c for c in PLAIN_CASES if c["id"] in ("paris-sentence", "lyon", "sales-paraphrase", "sales-fell")]
-    cases.append({"id": "numeric-gold", "question": "Apple's FY2022 net sales?", "expected": "$394,328 million",
-                  "response": "$394.3 billion"})
+    cases = [
+        c
+        for c in PLAIN_CASES
+        if c["id"] in ("paris-sentence", "lyon", "sales-paraphrase", "sales-fell")
+    ]
+    cases.append(
+        {
+            "id": "numeric-gold",
+            "question": "Apple's FY2022 net sales?",
+            "expected": "$394,328 million",
+            "response": "$394.3 billion",
+        }
+    )
     write_suite(pytester, cases)
     fake_openai.reply_with(_scripted)
     result = pytester.runpytest(
-        "--llm-judge=openai:judge-model", f"--llm-base-url={fake_openai.url}", "--llm-cache-dir=cache",
+        "--llm-judge=openai:judge-model",
+        f"--llm-base-url={fake_openai.url}",
+        "--llm-cache-dir=cache",
         "--llm-report=r.json",
     )
     assert passed_and_failed(result) == (3, 2)
     # one judge call per free-text sample (the numeric gold is graded by the numeric engine), plus
     # one second verification where the judge and the fuzzy fact-inclusion check disagree
-    verifications = [r for r in fake_openai.requests if "You verify a disputed grade" in r["messages"][0]["content"]]
+    verifications = [
+        r
+        for r in fake_openai.requests
+        if "You verify a disputed grade" in r["messages"][0]["content"]
+    ]
     assert len(fake_openai.requests) - len(verifications) == 4
     assert all(r["model"] == "judge-model" for r in fake_openai.requests)
     report = json.loads((pytester.path / "r.json").read_text())
     rows = {r["sample_id"]: r for r in report["sample_results"]}
-    assert sorted(r["sample_id"] for r in report["sample_results"] if r.get("reverified")) == ["sales-fell"]
+    assert sorted(r["sample_id"] for r in report["sample_results"] if r.get("reverified")) == [
+        "sales-fell"
+    ]
     assert len(verifications) == report["aggregate_metrics"]["reverified"] == 1
     assert "judge: openai:judge-model" in rows["lyon"]["components"]["accuracy"]["reason"]
     assert rows["numeric-gold"]["accuracy_grader"] == "numeric"

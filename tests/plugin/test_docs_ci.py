@@ -18,14 +18,29 @@ from tests.docs_examples import REPO, extract_blocks
 from tests.extras import needs
 from tests.fake_openai import FakeOpenAIServer
 
-CAPITALS = {"Norway": "Oslo", "Sweden": "Stockholm", "Denmark": "Copenhagen", "Finland": "Helsinki",
-            "Iceland": "Reykjavik", "Germany": "Berlin", "France": "Paris", "Spain": "Madrid",
-            "Italy": "Rome", "Poland": "Warsaw"}
+CAPITALS = {
+    "Norway": "Oslo",
+    "Sweden": "Stockholm",
+    "Denmark": "Copenhagen",
+    "Finland": "Helsinki",
+    "Iceland": "Reykjavik",
+    "Germany": "Berlin",
+    "France": "Paris",
+    "Spain": "Madrid",
+    "Italy": "Rome",
+    "Poland": "Warsaw",
+}
 
 
 def ci_jobs() -> tuple[dict[str, Any], dict[str, Any]]:
-    blocks = [b for b in extract_blocks((REPO / "docs" / "ci.md").read_text(encoding="utf-8")) if b.lang == "yaml"]
-    github, gitlab = (yaml.safe_load(b.text) for b in blocks[:2])  # the sharded jobs follow (tests/test_shards.py)
+    blocks = [
+        b
+        for b in extract_blocks((REPO / "docs" / "ci.md").read_text(encoding="utf-8"))
+        if b.lang == "yaml"
+    ]
+    github, gitlab = (
+        yaml.safe_load(b.text) for b in blocks[:2]
+    )  # the sharded jobs follow (tests/test_shards.py)
     return github, gitlab
 
 
@@ -57,7 +72,11 @@ def test_jobs_upload_the_reports_and_fetch_main_s_baseline() -> None:
     assert command[:2] == ["pytest", "evals/"]
     assert "--llm-record=none" in command
     assert "--llm-min-pass-rate=0.85" in command
-    assert {a.split("=", 1)[1] for a in command if a.startswith(("--llm-report=", "--llm-html=", "--junitxml="))} == outputs
+    assert {
+        a.split("=", 1)[1]
+        for a in command
+        if a.startswith(("--llm-report=", "--llm-html=", "--junitxml="))
+    } == outputs
 
     upload = steps["Upload reports"]
     assert upload["if"] == "always()"
@@ -74,13 +93,20 @@ def test_jobs_upload_the_reports_and_fetch_main_s_baseline() -> None:
     assert gitlab["artifacts"]["reports"]["junit"] == "llmeval-junit.xml"
     fetch = next(line for line in gitlab["script"] if "PYTEST_ADDOPTS" in line)
     assert "jobs/artifacts/$CI_DEFAULT_BRANCH/raw/llmeval-report.json?job=evals" in fetch
-    assert baseline_addopts(fetch) == github_opts == [
-        "--llm-baseline=baseline/llmeval-report.json", "--llm-fail-on-regression"]
+    assert (
+        baseline_addopts(fetch)
+        == github_opts
+        == ["--llm-baseline=baseline/llmeval-report.json", "--llm-fail-on-regression"]
+    )
 
 
 def test_readme_recipe_is_the_ci_page_s_job() -> None:
     """The README shows two steps of the job on the CI page, word for word."""
-    readme = next(b for b in extract_blocks((REPO / "README.md").read_text(encoding="utf-8")) if b.lang == "yaml")
+    readme = next(
+        b
+        for b in extract_blocks((REPO / "README.md").read_text(encoding="utf-8"))
+        if b.lang == "yaml"
+    )
     steps = github_steps()
     for step in yaml.safe_load(readme.text):
         assert step == steps[step["name"]]
@@ -101,8 +127,14 @@ def test_ci_jobs_run_as_written(
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     gold = "\n".join(
-        json.dumps({"id": country.lower(), "question": f"Capital of {country}?", "expected": city,
-                    "eval_criteria": {"accuracy": "exact"}})
+        json.dumps(
+            {
+                "id": country.lower(),
+                "question": f"Capital of {country}?",
+                "expected": city,
+                "eval_criteria": {"accuracy": "exact"},
+            }
+        )
         for country, city in CAPITALS.items()
     )
     (pytester.path / "evals").mkdir()
@@ -124,17 +156,25 @@ def test_ci_jobs_run_as_written(
     for output in ("llmeval-report.json", "llmeval-report.html", "llmeval-junit.xml"):
         assert (pytester.path / output).is_file()
     (pytester.path / "baseline").mkdir()
-    (pytester.path / "llmeval-report.json").rename(pytester.path / "baseline" / "llmeval-report.json")
+    (pytester.path / "llmeval-report.json").rename(
+        pytester.path / "baseline" / "llmeval-report.json"
+    )
 
     # 3. a pull request re-recorded answers that got worse: the baseline step's options fail it
-    fake_openai.reply_with(_answer_from({"Denmark", "Finland", "Iceland", "Germany", "France", "Spain"}))
+    fake_openai.reply_with(
+        _answer_from({"Denmark", "Finland", "Iceland", "Germany", "France", "Spain"})
+    )
     assert pytester.runpytest(*record, "--llm-record=all").ret == pytest.ExitCode.TESTS_FAILED
     fake_openai.requests.clear()
     options = baseline_addopts(github_steps()["Baseline (main's last report)"]["run"])
     pr = pytester.runpytest(*command, *options)
     assert pr.ret == pytest.ExitCode.TESTS_FAILED
     assert fake_openai.requests == []
-    pr.stdout.fnmatch_lines(["llmeval regression gate FAILED: significantly worse than baseline baseline/llmeval-report.json*"])
+    pr.stdout.fnmatch_lines(
+        [
+            "llmeval regression gate FAILED: significantly worse than baseline baseline/llmeval-report.json*"
+        ]
+    )
     report = json.loads((pytester.path / "llmeval-report.json").read_text(encoding="utf-8"))
     assert report["comparison"]["newly_failing"]
     assert report["comparison"]["significant_regression"] is True

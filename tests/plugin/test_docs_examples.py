@@ -55,21 +55,37 @@ def pytester_runner(pytester: pytest.Pytester):  # type: ignore[no-untyped-def]
 def test_page_examples_run(page: Path, pytester: pytest.Pytester) -> None:
     for extra in needed_extras(page.read_text(encoding="utf-8")):
         require(extra)
-    checked = check_page(page, pytester.path, pytester_runner(pytester), label=str(page.relative_to(REPO)))
+    checked = check_page(
+        page, pytester.path, pytester_runner(pytester), label=str(page.relative_to(REPO))
+    )
     assert checked > 0, f"{page} opts in (<!-- doctest -->) but has no example the checker runs"
 
 
 def test_core_pages_opt_in() -> None:
     """The pages of the docs site are checked; a page dropping out of the convention is a choice, seen here."""
     checked = {str(p.relative_to(REPO)) for p in PAGES}
-    for name in ("README.md", "docs/getting-started.md", "docs/gold-files.md", "docs/rubric.md",
-                 "docs/configuration.md", "docs/ci.md", "docs/graders/numeric.md", "docs/regression.md"):
+    for name in (
+        "README.md",
+        "docs/getting-started.md",
+        "docs/gold-files.md",
+        "docs/rubric.md",
+        "docs/configuration.md",
+        "docs/ci.md",
+        "docs/graders/numeric.md",
+        "docs/regression.md",
+    ):
         assert name in checked
 
 
-ILLUSTRATIVE = {"docs/changelog.md": "the changelog", "docs/index.md": None, "docs/install.md": "install",
-                "docs/limitations.md": "limitations", "docs/numeric_speed.md": "numeric speed",
-                "docs/troubleshooting.md": "troubleshooting", "docs/untrusted-input.md": "untrusted input"}
+ILLUSTRATIVE = {
+    "docs/changelog.md": "the changelog",
+    "docs/index.md": None,
+    "docs/install.md": "install",
+    "docs/limitations.md": "limitations",
+    "docs/numeric_speed.md": "numeric speed",
+    "docs/troubleshooting.md": "troubleshooting",
+    "docs/untrusted-input.md": "untrusted input",
+}
 
 
 def test_every_page_opts_in_or_the_readme_names_it_illustrative() -> None:
@@ -84,7 +100,9 @@ def test_every_page_opts_in_or_the_readme_names_it_illustrative() -> None:
 
 
 def _gen_module():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("gen_docs_reference", REPO / "scripts" / "gen_docs_reference.py")
+    spec = importlib.util.spec_from_file_location(
+        "gen_docs_reference", REPO / "scripts" / "gen_docs_reference.py"
+    )
     assert spec
     assert spec.loader
     module = importlib.util.module_from_spec(spec)
@@ -96,7 +114,9 @@ def test_configuration_page_matches_the_options_registry() -> None:
     from pytest_llmeval.options import OPTIONS
 
     page = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
-    assert page == _gen_module().render(), "docs/configuration.md is stale: run python scripts/gen_docs_reference.py"
+    assert page == _gen_module().render(), (
+        "docs/configuration.md is stale: run python scripts/gen_docs_reference.py"
+    )
     for spec in OPTIONS:  # every flag with its ini twin, on one row; every ini key listed
         row = rf"^\| `{spec.name}`.*\| `{spec.flag}`" if spec.cli else rf"^\| `{spec.name}`"
         assert re.search(row, page, flags=re.M), spec.name
@@ -106,7 +126,9 @@ def test_hooks_page_matches_the_hook_specs() -> None:
     from pytest_llmeval import hookspecs
 
     page = (REPO / "docs" / "hooks.md").read_text(encoding="utf-8")
-    assert page == _gen_module().render_hooks(), "docs/hooks.md is stale: run python scripts/gen_docs_reference.py"
+    assert page == _gen_module().render_hooks(), (
+        "docs/hooks.md is stale: run python scripts/gen_docs_reference.py"
+    )
     for name in dir(hookspecs):
         if name.startswith("pytest_llmeval_"):
             assert f"## `{name}`" in page
@@ -117,19 +139,31 @@ def test_configuration_page_follows_a_new_option(monkeypatch: pytest.MonkeyPatch
 
     extra = options.OptionSpec("llm_docs_probe", "A probe option", "x", options._str)
     monkeypatch.setattr(options, "OPTIONS", (*options.OPTIONS, extra))
-    assert "| `llm_docs_probe` | `--llm-docs-probe` | `'x'` | A probe option |" in _gen_module().render()
+    assert (
+        "| `llm_docs_probe` | `--llm-docs-probe` | `'x'` | A probe option |"
+        in _gen_module().render()
+    )
 
 
 # --- the checker itself: a broken example fails, with its page and line ---------------------
 
 BROKEN = {
-    "python": ("```python\nfrom pytest_llmeval.metrics.numeric.match import numeric_match\n"
-               "assert numeric_match('$1.2B', '1.5 billion').passed\n```\n", "broken.md:6"),
-    "jsonl": ('```jsonl\n{"id": "a", "question": "q", "expected": "x", "response": "x"}\n'
-              '{"id": "b", "questoin": "q", "expected": "x"}\n```\n', "broken.md:6"),
-    "console": ("```console\n$ pytest -o llm_tiers=0.9,0.75\n"
-                "=== no tests ran in 0.01s ===\n"
-                "$ pytest -o llm_tiers=0.5,0.9\nERROR: something else\n```\n", "broken.md:7"),
+    "python": (
+        "```python\nfrom pytest_llmeval.metrics.numeric.match import numeric_match\n"
+        "assert numeric_match('$1.2B', '1.5 billion').passed\n```\n",
+        "broken.md:6",
+    ),
+    "jsonl": (
+        '```jsonl\n{"id": "a", "question": "q", "expected": "x", "response": "x"}\n'
+        '{"id": "b", "questoin": "q", "expected": "x"}\n```\n',
+        "broken.md:6",
+    ),
+    "console": (
+        "```console\n$ pytest -o llm_tiers=0.9,0.75\n"
+        "=== no tests ran in 0.01s ===\n"
+        "$ pytest -o llm_tiers=0.5,0.9\nERROR: something else\n```\n",
+        "broken.md:7",
+    ),
     "json": ('```json\n{"messages": [...]}\n```\n', "broken.md:5"),
     "toml": ("```toml\n[tool.pytest.ini_options\n```\n", "broken.md:5"),
 }
@@ -145,7 +179,9 @@ def test_a_broken_example_fails_with_its_location(kind: str, pytester: pytest.Py
     assert str(excinfo.value).startswith(where), str(excinfo.value)
 
 
-def test_a_working_page_passes_and_skip_and_file_directives_apply(pytester: pytest.Pytester) -> None:
+def test_a_working_page_passes_and_skip_and_file_directives_apply(
+    pytester: pytest.Pytester,
+) -> None:
     page = pytester.path / "fine.md"
     page.write_text(
         "# Fine\n<!-- doctest -->\n\n"
@@ -163,7 +199,9 @@ def test_a_working_page_passes_and_skip_and_file_directives_apply(pytester: pyte
 
 def test_pages_without_the_mark_are_not_read(pytester: pytest.Pytester) -> None:
     page = pytester.path / "other.md"
-    page.write_text("# Someone's page\n\n```python\nraise SystemExit('not run')\n```\n", encoding="utf-8")
+    page.write_text(
+        "# Someone's page\n\n```python\nraise SystemExit('not run')\n```\n", encoding="utf-8"
+    )
     assert check_page(page, pytester.path, pytester_runner(pytester)) == 0
 
 
@@ -176,13 +214,19 @@ def test_a_page_names_the_extras_its_examples_need() -> None:
 
 
 def test_blocks_and_masking() -> None:
-    blocks = extract_blocks("x\n<!-- doctest: file a.py -->\n```python\nprint(1)\n```\n  ```console\n  $ pytest\n  ```\n")
+    blocks = extract_blocks(
+        "x\n<!-- doctest: file a.py -->\n```python\nprint(1)\n```\n  ```console\n  $ pytest\n  ```\n"
+    )
     assert [(b.lang, b.line, b.directive("file"), b.text) for b in blocks] == [
         ("python", 4, "a.py", "print(1)\n"),
         ("console", 7, None, "$ pytest\n"),
     ]
-    assert mask("==== 5 failed, 37 passed in 39.10s ====  ") == "=== 5 failed, 37 passed in N.NNs ==="
-    assert mask("a_eval.jsonl ..A    [100%]\nmedian 12 ms") == "a_eval.jsonl ..A [100%]\nmedian N.NNs"
+    assert (
+        mask("==== 5 failed, 37 passed in 39.10s ====  ") == "=== 5 failed, 37 passed in N.NNs ==="
+    )
+    assert (
+        mask("a_eval.jsonl ..A    [100%]\nmedian 12 ms") == "a_eval.jsonl ..A [100%]\nmedian N.NNs"
+    )
 
 
 def test_install_lines_name_the_distribution_of_pyproject() -> None:
@@ -196,9 +240,13 @@ def test_install_lines_name_the_distribution_of_pyproject() -> None:
     for page in pages:
         for line_no, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
             for target in re.findall(r"pip install (?:-\S+ )*['\"]?([A-Za-z](?:[\w.-]*\w)?)", line):
-                if target.endswith(".whl"):  # a wheel file: its name is the normalised distribution name
+                if target.endswith(
+                    ".whl"
+                ):  # a wheel file: its name is the normalised distribution name
                     target = target.split("-")[0].replace("_", "-")
                 if target not in others:
                     found += 1
-                    assert target == name, f"{page.relative_to(REPO)}:{line_no}: installs {target!r}, pyproject names {name!r}"
+                    assert target == name, (
+                        f"{page.relative_to(REPO)}:{line_no}: installs {target!r}, pyproject names {name!r}"
+                    )
     assert found >= 8

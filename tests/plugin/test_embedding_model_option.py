@@ -18,10 +18,15 @@ FREE_TEXT = {
     ("model", "says"),
     [
         ("/nonexistent", "embedding model '/nonexistent': no such directory (/nonexistent)"),
-        ("no-such-org/no-such-model", "not in the Hugging Face cache (*looked for no-such-org/no-such-model)*"),
+        (
+            "no-such-org/no-such-model",
+            "not in the Hugging Face cache (*looked for no-such-org/no-such-model)*",
+        ),
     ],
 )
-def test_unknown_embedding_model_is_one_usage_error_line(pytester: pytest.Pytester, model: str, says: str) -> None:
+def test_unknown_embedding_model_is_one_usage_error_line(
+    pytester: pytest.Pytester, model: str, says: str
+) -> None:
     write_suite(pytester, [{"id": "a", **FREE_TEXT, "response": "A tax on sales."}])
     result = pytester.runpytest("-o", f"llm_embedding_model={model}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -39,7 +44,9 @@ def test_a_directory_that_is_not_a_model_is_one_usage_error_line(pytester: pytes
     write_suite(pytester, [{"id": "a", **FREE_TEXT, "response": "A tax on sales."}])
     result = pytester.runpytest("-o", "llm_embedding_model=not_a_model")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: embedding model 'not_a_model' cannot be loaded: *llm_embedding_model*"])
+    result.stderr.fnmatch_lines(
+        ["ERROR: embedding model 'not_a_model' cannot be loaded: *llm_embedding_model*"]
+    )
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
 
 

@@ -663,7 +663,12 @@ def test_mixed_numbers_in_process_agree_with_the_worker_and_percent_is_left_to_i
         fallback_mode="first_match", boxed_priority=None, float_rounding=6, strict=True,
         allow_set_relation_comparison=False, language="en", timeout=5.0,
     )  # fmt: skip
-    for prediction, passed in (("2 3/8", True), ("The answer is 2 3/8.", True), ("7 2/0", False), ("2 1/4", False)):
+    for prediction, passed in (
+        ("2 3/8", True),
+        ("The answer is 2 3/8.", True),
+        ("7 2/0", False),
+        ("2 1/4", False),
+    ):
         request = opts.request("19/8", prediction)
         reply = extractive_native.evaluate(request)
         assert reply is not None

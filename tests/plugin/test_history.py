@@ -19,13 +19,28 @@ from tests.regression_helpers import MODEL, ids, make_suite, run, set_wrong
 
 N = 50
 ALWAYS_WRONG = ids(N)[40:45]  # fail in every run: failing since the first recorded run
-FLAKY_A, FLAKY_B = "s45", "s46"  # one wrong on odd runs, the other on even runs: the rate is unchanged
+FLAKY_A, FLAKY_B = (
+    "s45",
+    "s46",
+)  # one wrong on odd runs, the other on even runs: the rate is unchanged
 
 
 def git(path: Path, *args: str) -> str:
     done = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", *args],
-        cwd=path, capture_output=True, text=True, check=True,
+        [
+            "git",
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "commit.gpgsign=false",
+            *args,
+        ],
+        cwd=path,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return done.stdout.strip()
 
@@ -66,7 +81,9 @@ def test_slow_slide_flaky_sample_and_failing_since(pytester: pytest.Pytester) ->
     assert {r["branch"] for r in summary["runs"]} == {"main"}
     [model] = summary["trend"]
     rates = [r["models"][model]["pass_rate"] for r in summary["runs"]]
-    assert rates == pytest.approx([(N - 6 - i) / N for i in range(10)])  # 88% down to 70%, 2 points a run
+    assert rates == pytest.approx(
+        [(N - 6 - i) / N for i in range(10)]
+    )  # 88% down to 70%, 2 points a run
     trend = summary["trend"][model]
     assert trend["direction"] == "down"
     assert trend["slope"] == pytest.approx(-0.02)
@@ -84,18 +101,24 @@ def test_slow_slide_flaky_sample_and_failing_since(pytester: pytest.Pytester) ->
 
     text = history_cli(pytester, "hist")
     assert text.ret == 0
-    text.stdout.fnmatch_lines([
-        "*trend over the last 10 runs: -2.00 points/run, p=* significant DOWNWARD trend; smallest detectable "
-        "trend with these 10 runs: * points/run, * with 80% power",
-        f"*FLAKY   {FLAKY_A}: 9 flips  PFPFPFPFPF",
-        f"*FAILING s03: failing since run * (commit {commits[4][:10]}, *",
-    ])
+    text.stdout.fnmatch_lines(
+        [
+            "*trend over the last 10 runs: -2.00 points/run, p=* significant DOWNWARD trend; smallest detectable "
+            "trend with these 10 runs: * points/run, * with 80% power",
+            f"*FLAKY   {FLAKY_A}: 9 flips  PFPFPFPFPF",
+            f"*FAILING s03: failing since run * (commit {commits[4][:10]}, *",
+        ]
+    )
     flaky = history_cli(pytester, "hist", "--sample", FLAKY_A)
-    flaky.stdout.fnmatch_lines([
-        f"sample {FLAKY_A} in hist (last 20 runs)",
-        f"  *  {commits[0][:10]} * pass        1.000  gold *",
-        f"qa_eval.jsonl::{FLAKY_A}: 9 flips, FLAKY, failing since run * (commit {commits[9][:10]}, *)".join(["  ", ""]),
-    ])
+    flaky.stdout.fnmatch_lines(
+        [
+            f"sample {FLAKY_A} in hist (last 20 runs)",
+            f"  *  {commits[0][:10]} * pass        1.000  gold *",
+            f"qa_eval.jsonl::{FLAKY_A}: 9 flips, FLAKY, failing since run * (commit {commits[9][:10]}, *)".join(
+                ["  ", ""]
+            ),
+        ]
+    )
     story = history_json(pytester, "hist", "--sample", "s03")["models"][model]
     assert [r["status"] for r in story["runs"]] == ["pass"] * 4 + ["fail"] * 6
     assert [r["commit"] for r in story["runs"]] == commits
@@ -150,7 +173,9 @@ def test_gold_change_is_marked_and_not_a_regression(pytester: pytest.Pytester) -
     assert s01["failing"] is True
     assert s01["regression"] is False
     assert s01["failing_since"]["after"] == "gold changed"
-    history_cli(pytester, "hist").stdout.fnmatch_lines(["*GOLD CHANGED s01 (not counted as a regression)*"])
+    history_cli(pytester, "hist").stdout.fnmatch_lines(
+        ["*GOLD CHANGED s01 (not counted as a regression)*"]
+    )
 
 
 def _pytest_cmd(*args: str) -> list[str]:
@@ -163,8 +188,13 @@ def test_concurrent_writers_lose_nothing(pytester: pytest.Pytester) -> None:
     set_wrong(pytester, ["s03"])
     env = {**os.environ, "PYTHONPATH": str(pytester.path)}
     procs = [
-        subprocess.Popen(_pytest_cmd(MODEL, "--llm-history=hist", "--llm-gate-only", *extra),
-                         cwd=pytester.path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        subprocess.Popen(
+            _pytest_cmd(MODEL, "--llm-history=hist", "--llm-gate-only", *extra),
+            cwd=pytester.path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
         for extra in ([], ["-n", "2"])
     ]
     outputs = [p.communicate(timeout=300)[0].decode() for p in procs]
@@ -189,7 +219,9 @@ def test_incomplete_run_is_recorded_as_such(pytester: pytest.Pytester) -> None:
     assert status == "PP.."  # s2 and s3 never ran
 
 
-def test_runs_without_gold_samples_and_collect_only_are_not_recorded(pytester: pytest.Pytester) -> None:
+def test_runs_without_gold_samples_and_collect_only_are_not_recorded(
+    pytester: pytest.Pytester,
+) -> None:
     pytester.makepyfile(test_unit="def test_one():\n    assert True\n")
     assert run(pytester, "--llm-history=hist").ret == 0
     make_suite(pytester, 2)
@@ -214,19 +246,25 @@ def test_a_bad_run_file_is_one_located_warning(pytester: pytest.Pytester) -> Non
     head, details = gzip.decompress(second.read_bytes()).decode().splitlines()
     data = json.loads(head)
     data["results"] = {m: {**c, "status": c["status"][:-1]} for m, c in data["results"].items()}
-    second.write_bytes(gzip.compress(json.dumps(data).encode() + b"\n") + gzip.compress(details.encode()))
+    second.write_bytes(
+        gzip.compress(json.dumps(data).encode() + b"\n") + gzip.compress(details.encode())
+    )
     (pytester.path / "hist" / "runs" / "junk.json.gz").write_bytes(b"not gzip")
     bad_git = json.loads(gzip.decompress(first.read_bytes()).decode().splitlines()[0])
     bad_git["git"] = "main"
-    (pytester.path / "hist" / "runs" / "zz-bad-git.json.gz").write_bytes(gzip.compress(json.dumps(bad_git).encode()))
+    (pytester.path / "hist" / "runs" / "zz-bad-git.json.gz").write_bytes(
+        gzip.compress(json.dumps(bad_git).encode())
+    )
     result = history_cli(pytester, "hist")
     assert result.ret == 0
     result.stdout.fnmatch_lines(["history hist: 1 runs (1 complete)"])
-    result.stderr.fnmatch_lines([
-        f"warning: skipped: *{second.name}: field 'results.*.status' is not a string of 3 status letters*",
-        "warning: skipped: *junk.json.gz: cannot read: *",
-        "warning: skipped: *zz-bad-git.json.gz: field 'git' must be an object or null",
-    ])
+    result.stderr.fnmatch_lines(
+        [
+            f"warning: skipped: *{second.name}: field 'results.*.status' is not a string of 3 status letters*",
+            "warning: skipped: *junk.json.gz: cannot read: *",
+            "warning: skipped: *zz-bad-git.json.gz: field 'git' must be an object or null",
+        ]
+    )
     assert history_cli(pytester, "missing").ret == 4
 
 
@@ -238,8 +276,14 @@ def test_record_is_readable_without_the_plugin(pytester: pytest.Pytester) -> Non
     [path] = (pytester.path / "hist" / "runs").iterdir()
     head, details = gzip.decompress(path.read_bytes()).decode().splitlines()  # two JSON lines
     record = json.loads(head)
-    table = json.loads(gzip.decompress((pytester.path / "hist" / "tables" / f"{record['table']}.json.gz").read_bytes()))
-    assert [row[:3] for row in table["rows"]] == [["qa_eval.jsonl", f"s0{i}", i + 1] for i in range(3)]
+    table = json.loads(
+        gzip.decompress(
+            (pytester.path / "hist" / "tables" / f"{record['table']}.json.gz").read_bytes()
+        )
+    )
+    assert [row[:3] for row in table["rows"]] == [
+        ["qa_eval.jsonl", f"s0{i}", i + 1] for i in range(3)
+    ]
     assert record["results"]["python:llm_app:answer"] == {"status": "PFP"}
     columns = json.loads(details)["details"]["python:llm_app:answer"]
     assert columns["score"].split(" ") == ["1", "0", "1"]
@@ -251,24 +295,45 @@ def test_record_is_readable_without_the_plugin(pytester: pytest.Pytester) -> Non
 
 
 def _comparable(comparison: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in comparison.items() if k not in ("baseline", "gate_line")}  # both name the baseline
+    return {
+        k: v for k, v in comparison.items() if k not in ("baseline", "gate_line")
+    }  # both name the baseline
 
 
-def test_baseline_from_history_is_the_same_comparison_as_from_its_report(pytester: pytest.Pytester) -> None:
+def test_baseline_from_history_is_the_same_comparison_as_from_its_report(
+    pytester: pytest.Pytester,
+) -> None:
     make_suite(pytester, 40)
     set_wrong(pytester, ids(40)[:3])
-    assert run(pytester, MODEL, "--llm-history=hist", "--llm-report=base.json", "--llm-gate-only").ret == 0
+    assert (
+        run(pytester, MODEL, "--llm-history=hist", "--llm-report=base.json", "--llm-gate-only").ret
+        == 0
+    )
     set_wrong(pytester, ids(40)[2:14])
-    from_report = run(pytester, MODEL, "--llm-baseline=base.json", "--llm-report=from_report.json", "--llm-gate-only")
-    from_history = run(pytester, MODEL, "--llm-history=hist", "--llm-baseline=history:last",
-                       "--llm-report=from_history.json", "--llm-gate-only")
+    from_report = run(
+        pytester,
+        MODEL,
+        "--llm-baseline=base.json",
+        "--llm-report=from_report.json",
+        "--llm-gate-only",
+    )
+    from_history = run(
+        pytester,
+        MODEL,
+        "--llm-history=hist",
+        "--llm-baseline=history:last",
+        "--llm-report=from_history.json",
+        "--llm-gate-only",
+    )
     assert from_report.ret == from_history.ret == 0
     a = json.loads((pytester.path / "from_report.json").read_text())
     b = json.loads((pytester.path / "from_history.json").read_text())
     assert _comparable(b["comparison"]) == _comparable(a["comparison"])
     assert b["comparison"]["newly_failing"] == ids(40)[3:14]
     assert b["comparison"]["baseline"]["path"].startswith("history:last (run ")
-    assert [e.get("baseline_status") for e in b["sample_results"]] == [e.get("baseline_status") for e in a["sample_results"]]
+    assert [e.get("baseline_status") for e in b["sample_results"]] == [
+        e.get("baseline_status") for e in a["sample_results"]
+    ]
     from_history.stdout.fnmatch_lines(["comparison with baseline history:last (run *)*"])
 
 
@@ -286,11 +351,21 @@ def test_history_baseline_picks_last_passing_and_a_commit(pytester: pytest.Pytes
     for spec, expected in (("last", runs[1]), ("last-passing", runs[0]), (commits[0][:8], runs[0])):
         result = run(pytester, MODEL, f"--llm-baseline=history:{spec}", "--llm-report=r.json")
         assert result.ret == pytest.ExitCode.USAGE_ERROR  # no --llm-history: says what is missing
-        result.stderr.fnmatch_lines([f"*--llm-baseline=history:{spec} (ini llm_baseline): *needs --llm-history=DIR*"])
-        result = run(pytester, MODEL, "--llm-history=hist", f"--llm-baseline=history:{spec}", "--llm-report=r.json")
+        result.stderr.fnmatch_lines(
+            [f"*--llm-baseline=history:{spec} (ini llm_baseline): *needs --llm-history=DIR*"]
+        )
+        result = run(
+            pytester,
+            MODEL,
+            "--llm-history=hist",
+            f"--llm-baseline=history:{spec}",
+            "--llm-report=r.json",
+        )
         report = json.loads((pytester.path / "r.json").read_text())
         assert f"(run {expected}" in report["comparison"]["baseline"]["path"]
-        for path in (pytester.path / "hist" / "runs").iterdir():  # forget this run: "last" stays runs[1]
+        for path in (
+            pytester.path / "hist" / "runs"
+        ).iterdir():  # forget this run: "last" stays runs[1]
             if runs[0] not in path.name and runs[1] not in path.name:
                 path.unlink()
     result = run(pytester, MODEL, "--llm-history=hist", "--llm-baseline=history:abcdef99")
@@ -298,7 +373,9 @@ def test_history_baseline_picks_last_passing_and_a_commit(pytester: pytest.Pytes
     result.stderr.fnmatch_lines(["*no complete recorded run in * matches history:abcdef99*"])
 
 
-def test_html_report_draws_the_trend_and_each_samples_recent_history(pytester: pytest.Pytester) -> None:
+def test_html_report_draws_the_trend_and_each_samples_recent_history(
+    pytester: pytest.Pytester,
+) -> None:
     pytest.importorskip("jinja2")
     make_suite(pytester, 6)
     for i in range(3):
@@ -306,21 +383,37 @@ def test_html_report_draws_the_trend_and_each_samples_recent_history(pytester: p
         run(pytester, MODEL, "--llm-history=hist", "--llm-html=r.html", "--llm-report=r.json")
     data = json.loads((pytester.path / "r.json").read_text())
     [model] = data["history"]["models"]
-    assert [r["pass_rate"] for r in data["history"]["models"][model]["runs"]] == pytest.approx([5 / 6] * 3)
+    assert [r["pass_rate"] for r in data["history"]["models"][model]["runs"]] == pytest.approx(
+        [5 / 6] * 3
+    )
     by_id = {s["sample_id"]: s["history"] for s in data["sample_results"]}
-    assert by_id["s01"] == {"recent": "PFP", "flips": 2, "flaky": True, "gold_changed": False, "failing_since_commit": None}
+    assert by_id["s01"] == {
+        "recent": "PFP",
+        "flips": 2,
+        "flaky": True,
+        "gold_changed": False,
+        "failing_since_commit": None,
+    }
     assert by_id["s02"]["recent"] == "FPF"
     assert by_id["s02"]["flips"] == 2
     assert by_id["s03"]["recent"] == "PPP"
     assert by_id["s03"]["flips"] == 0
     page = (pytester.path / "r.html").read_text()
-    chart = page[page.index('<section id="history">'):page.index("</section>", page.index('<section id="history">'))]
+    chart = page[
+        page.index('<section id="history">') : page.index(
+            "</section>", page.index('<section id="history">')
+        )
+    ]
     assert 'aria-label="pass rate per run"' in chart
     assert chart.count("<circle") == 3
     assert chart.count("<polyline") == 1
     least = data["history"]["models"][model]["trend"]["min_detectable_slope"]
-    assert f"+0.00 points/run, p=1 (flat), detectable from {least * 100:.2f}" in chart  # what "flat" rests on
-    assert "<td><code>PFP</code></td><td class=\"num\">2</td><td><span class=\"bad\">flaky</span>" in chart
+    assert (
+        f"+0.00 points/run, p=1 (flat), detectable from {least * 100:.2f}" in chart
+    )  # what "flat" rests on
+    assert (
+        '<td><code>PFP</code></td><td class="num">2</td><td><span class="bad">flaky</span>' in chart
+    )
     assert "http://" not in chart
     assert "https://" not in chart
     assert "src=" not in chart

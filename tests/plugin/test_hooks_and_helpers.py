@@ -16,12 +16,25 @@ from pytest_llmeval import (
 from tests.conftest import EXACT, run_interrupted_at_s2, write_suite
 
 
-def test_generate_hook_answers_samples_without_response(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
+def test_generate_hook_answers_samples_without_response(
+    pytester: pytest.Pytester, plugin_args: list[str]
+) -> None:
     write_suite(
         pytester,
         [
-            {"id": "hooked", "question": "Capital of Norway?", "expected": "Oslo", "eval_criteria": EXACT},
-            {"id": "recorded", "question": "Capital of Sweden?", "expected": "Stockholm", "response": "Stockholm", "eval_criteria": EXACT},
+            {
+                "id": "hooked",
+                "question": "Capital of Norway?",
+                "expected": "Oslo",
+                "eval_criteria": EXACT,
+            },
+            {
+                "id": "recorded",
+                "question": "Capital of Sweden?",
+                "expected": "Stockholm",
+                "response": "Stockholm",
+                "eval_criteria": EXACT,
+            },
         ],
     )
     pytester.makeconftest(
@@ -36,19 +49,39 @@ def test_generate_hook_answers_samples_without_response(pytester: pytest.Pyteste
     result.assert_outcomes(passed=2)
 
 
-def test_sample_without_any_answer_is_skipped_naming_both_sources(pytester: pytest.Pytester) -> None:
-    write_suite(pytester, [{"id": "orphan", "question": "q", "expected": "a", "eval_criteria": EXACT}])
+def test_sample_without_any_answer_is_skipped_naming_both_sources(
+    pytester: pytest.Pytester,
+) -> None:
+    write_suite(
+        pytester, [{"id": "orphan", "question": "q", "expected": "a", "eval_criteria": EXACT}]
+    )
     result = pytester.runpytest("-rs")
     result.assert_outcomes(skipped=1)
-    result.stdout.fnmatch_lines(["*no answer for sample 'orphan': it has no 'response' field and no pytest_llmeval_generate hook returned one*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*no answer for sample 'orphan': it has no 'response' field and no pytest_llmeval_generate hook returned one*"
+        ]
+    )
 
 
 def test_user_grader_from_hook_is_selectable(pytester: pytest.Pytester) -> None:
     write_suite(
         pytester,
         [
-            {"id": "yes", "question": "q", "expected": "Yes", "response": "Yes, it is.", "eval_criteria": {"accuracy": "starts_with", "weights": {"length": 0}}},
-            {"id": "no", "question": "q", "expected": "Yes", "response": "No.", "eval_criteria": {"accuracy": "starts_with", "weights": {"length": 0}}},
+            {
+                "id": "yes",
+                "question": "q",
+                "expected": "Yes",
+                "response": "Yes, it is.",
+                "eval_criteria": {"accuracy": "starts_with", "weights": {"length": 0}},
+            },
+            {
+                "id": "no",
+                "question": "q",
+                "expected": "Yes",
+                "response": "No.",
+                "eval_criteria": {"accuracy": "starts_with", "weights": {"length": 0}},
+            },
         ],
     )
     pytester.makeconftest(
@@ -69,7 +102,18 @@ def test_user_grader_from_hook_is_selectable(pytester: pytest.Pytester) -> None:
 
 
 def test_grader_exception_is_an_error_not_a_fail(pytester: pytest.Pytester) -> None:
-    write_suite(pytester, [{"id": "boom", "question": "q", "expected": "a", "response": "a", "eval_criteria": {"accuracy": "broken"}}])
+    write_suite(
+        pytester,
+        [
+            {
+                "id": "boom",
+                "question": "q",
+                "expected": "a",
+                "response": "a",
+                "eval_criteria": {"accuracy": "broken"},
+            }
+        ],
+    )
     pytester.makeconftest(
         """
         from pytest_llmeval.errors import GraderError
@@ -83,14 +127,19 @@ def test_grader_exception_is_an_error_not_a_fail(pytester: pytest.Pytester) -> N
     )
     result = pytester.runpytest("--llm-report=r.json")
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*qa_eval.jsonl:1: sample 'boom': GraderError: judge replied with invalid JSON twice*"])
+    result.stdout.fnmatch_lines(
+        ["*qa_eval.jsonl:1: sample 'boom': GraderError: judge replied with invalid JSON twice*"]
+    )
     report = json.loads((pytester.path / "r.json").read_text())
     assert report["sample_results"][0]["status"] == "error"
     assert "invalid JSON twice" in report["sample_results"][0]["reason"]
 
 
 def test_sample_graded_hook_receives_the_record(pytester: pytest.Pytester) -> None:
-    write_suite(pytester, [{"id": "s", "question": "q", "expected": "a", "response": "a", "eval_criteria": EXACT}])
+    write_suite(
+        pytester,
+        [{"id": "s", "question": "q", "expected": "a", "response": "a", "eval_criteria": EXACT}],
+    )
     pytester.makeconftest(
         """
         def pytest_llmeval_sample_graded(item, record):
@@ -101,13 +150,22 @@ def test_sample_graded_hook_receives_the_record(pytester: pytest.Pytester) -> No
 
 
 def test_helpers_results_and_messages() -> None:
-    result = must_include("Merverdiavgift (MVA) er en avgift på omsetning av varer og tjenester i Norge.", ["mva", "OMSETNING", "tjenester", "Næring"])
+    result = must_include(
+        "Merverdiavgift (MVA) er en avgift på omsetning av varer og tjenester i Norge.",
+        ["mva", "OMSETNING", "tjenester", "Næring"],
+    )
     assert result.found == ["mva", "OMSETNING", "tjenester"]
     assert result.missing == ["Næring"]
     assert result.score == 0.75
     assert not result.passed
-    with pytest.raises(LLMEvalAssertionError, match=r"missing 1 of 2 required phrases: 'næring'; found 'MERVERDIAVGIFT'") as info:
-        assert_must_include(result_text := "Avgiften på omsetning heter merverdiavgift.", ["MERVERDIAVGIFT", "næring"])
+    with pytest.raises(
+        LLMEvalAssertionError,
+        match=r"missing 1 of 2 required phrases: 'næring'; found 'MERVERDIAVGIFT'",
+    ) as info:
+        assert_must_include(
+            result_text := "Avgiften på omsetning heter merverdiavgift.",
+            ["MERVERDIAVGIFT", "næring"],
+        )
     assert info.value.result.found == ["MERVERDIAVGIFT"]
     assert "merverdiavgift" in result_text
     assert must_include("ÆØÅ-regelen gjelder", ["æøå-regelen"]).passed
@@ -120,7 +178,9 @@ def test_helpers_results_and_messages() -> None:
     assert assert_length("two words", max_tokens=5).tokens == 2
 
 
-def test_hand_written_tests_feed_the_summary_and_junit(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
+def test_hand_written_tests_feed_the_summary_and_junit(
+    pytester: pytest.Pytester, plugin_args: list[str]
+) -> None:
     pytester.makepyfile(
         """
         from pytest_llmeval import assert_must_include, assert_length
@@ -157,10 +217,23 @@ def test_hand_written_tests_feed_the_summary_and_junit(pytester: pytest.Pytester
     assert 'name="llmeval_keywords" value="1.0000"' in junit
 
 
-def test_helper_results_are_shown_apart_from_graded_samples(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
+def test_helper_results_are_shown_apart_from_graded_samples(
+    pytester: pytest.Pytester, plugin_args: list[str]
+) -> None:
     # A helper passing on its own low threshold (score 0.25) must not read as a pass tier
     # beside a mean overall of 0.25: it is counted apart, and the gold tally stays its own.
-    write_suite(pytester, [{"id": "oslo", "question": "Capital of Norway?", "expected": "Oslo", "response": "Oslo", "eval_criteria": EXACT}])
+    write_suite(
+        pytester,
+        [
+            {
+                "id": "oslo",
+                "question": "Capital of Norway?",
+                "expected": "Oslo",
+                "response": "Oslo",
+                "eval_criteria": EXACT,
+            }
+        ],
+    )
     pytester.makepyfile(
         """
         from pytest_llmeval import assert_retrieval
@@ -193,8 +266,18 @@ def test_llm_sample_fixture_parametrizes_over_a_gold_file(pytester: pytest.Pytes
     write_suite(
         pytester,
         [
-            {"id": "oslo", "question": "Capital of Norway?", "expected": "Oslo", "response": "The capital is Oslo."},
-            {"id": "bergen", "question": "Second city?", "expected": "Bergen", "response": "Trondheim"},
+            {
+                "id": "oslo",
+                "question": "Capital of Norway?",
+                "expected": "Oslo",
+                "response": "The capital is Oslo.",
+            },
+            {
+                "id": "bergen",
+                "question": "Second city?",
+                "expected": "Bergen",
+                "response": "Trondheim",
+            },
         ],
         name="gold/cities.jsonl",
     )
@@ -216,7 +299,12 @@ def test_ctrl_c_still_writes_an_incomplete_report(pytester: pytest.Pytester) -> 
     result = run_interrupted_at_s2(pytester, "--llm-report=r.json")
     assert result.ret == pytest.ExitCode.INTERRUPTED
     # The terminal says so as plainly as the JSON does.
-    result.stdout.fnmatch_lines(["*llmeval summary*", "INCOMPLETE run: interrupted (Ctrl-C or SIGTERM); these figures cover only the 2 result(s) recorded of 4 collected test(s)"])
+    result.stdout.fnmatch_lines(
+        [
+            "*llmeval summary*",
+            "INCOMPLETE run: interrupted (Ctrl-C or SIGTERM); these figures cover only the 2 result(s) recorded of 4 collected test(s)",
+        ]
+    )
     report = json.loads((pytester.path / "r.json").read_text())
     assert report["metadata"]["incomplete"] is True
     assert [s["sample_id"] for s in report["sample_results"]] == ["s0", "s1"]
@@ -226,7 +314,9 @@ def test_help_lists_every_option_in_the_llmeval_group(pytester: pytest.Pytester)
     from pytest_llmeval.options import OPTIONS
 
     result = pytester.runpytest("--help")
-    result.stdout.fnmatch_lines(["LLM evaluation (pytest-llmeval):", "*--llm-min-pass-rate=LLM_MIN_PASS_RATE*"])
+    result.stdout.fnmatch_lines(
+        ["LLM evaluation (pytest-llmeval):", "*--llm-min-pass-rate=LLM_MIN_PASS_RATE*"]
+    )
     text = result.stdout.str()
     for spec in OPTIONS:
         assert (spec.flag in text) is spec.cli  # ini-only settings have no flag in the help

@@ -19,7 +19,13 @@ FAST = ("-o", "llm_timeout=1", "-o", "llm_max_retries=0", "-p", "no:xdist")
 
 
 def cache_args(server: FakeOpenAIServer, cache_dir: Path | str, *extra: str) -> list[str]:
-    return ["--llm-model=gpt-test", f"--llm-base-url={server.url}", f"--llm-cache-dir={cache_dir}", *FAST, *extra]
+    return [
+        "--llm-model=gpt-test",
+        f"--llm-base-url={server.url}",
+        f"--llm-cache-dir={cache_dir}",
+        *FAST,
+        *extra,
+    ]
 
 
 def test_a_full_disk_under_the_cache_is_one_immediate_error_before_any_request(
@@ -37,7 +43,9 @@ def test_a_full_disk_under_the_cache_is_one_immediate_error_before_any_request(
     assert str(disk / "cache") in output
     assert "Traceback" not in output
     assert result.ret != 0
-    assert result.parseoutcomes().get("errors") == 1  # one error and the run stops, not one per sample
+    assert (
+        result.parseoutcomes().get("errors") == 1
+    )  # one error and the run stops, not one per sample
 
 
 def test_an_empty_lock_file_of_a_dead_holder_is_taken_over(tmp_path: Path) -> None:
@@ -86,7 +94,9 @@ def test_a_lock_that_cannot_be_written_is_removed_and_stops_the_run(
     assert not cache.lock_path("k").exists()  # no empty lock left for others to wait on
 
 
-@pytest.mark.parametrize("layout", ["file-in-its-place", "parent-is-a-file", "model-folder-is-a-file"])
+@pytest.mark.parametrize(
+    "layout", ["file-in-its-place", "parent-is-a-file", "model-folder-is-a-file"]
+)
 def test_an_unwritable_cache_folder_is_checked_before_the_first_request(
     pytester: pytest.Pytester, fake_openai: FakeOpenAIServer, layout: str
 ) -> None:
@@ -115,7 +125,9 @@ def test_a_read_only_cache_folder_is_checked_before_the_first_request(
 ) -> None:
     suite(pytester, n=2)
     with tmpfs(tmp_path / "ro", read_only=True) as disk:
-        result = pytester.runpytest_subprocess(*cache_args(fake_openai, disk / "cache"), "-rE", timeout=90)
+        result = pytester.runpytest_subprocess(
+            *cache_args(fake_openai, disk / "cache"), "-rE", timeout=90
+        )
     output = result.stdout.str()
     assert fake_openai.requests == []
     assert "Read-only file system" in output
@@ -129,13 +141,17 @@ def test_a_read_only_cache_still_replays(
     """Replay only reads: a committed cache on a read-only checkout works in none and once modes."""
     suite(pytester, n=2)
     with tmpfs(tmp_path / "ro") as disk:
-        pytester.runpytest_subprocess(*cache_args(fake_openai, disk / "cache")).assert_outcomes(passed=2)
+        pytester.runpytest_subprocess(*cache_args(fake_openai, disk / "cache")).assert_outcomes(
+            passed=2
+        )
         import subprocess
 
         subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
         fake_openai.reset()
         for mode in ("none", "once"):
-            result = pytester.runpytest_subprocess(*cache_args(fake_openai, disk / "cache", f"--llm-record={mode}"))
+            result = pytester.runpytest_subprocess(
+                *cache_args(fake_openai, disk / "cache", f"--llm-record={mode}")
+            )
             result.assert_outcomes(passed=2)
     assert fake_openai.requests == []
 
@@ -154,7 +170,9 @@ def test_a_disk_that_fills_mid_run_keeps_the_paid_reply_and_buys_no_more(
         cache.write_atomic = full
         """
     )
-    result = pytester.runpytest_subprocess(*cache_args(fake_openai, "llm_cache"), "--llm-concurrency=1", "-rEA")
+    result = pytester.runpytest_subprocess(
+        *cache_args(fake_openai, "llm_cache"), "--llm-concurrency=1", "-rEA"
+    )
     output = result.stdout.str()
     assert len(fake_openai.requests) == 1  # the first reply is graded; no more are bought
     outcomes = result.parseoutcomes()
@@ -163,12 +181,22 @@ def test_a_disk_that_fills_mid_run_keeps_the_paid_reply_and_buys_no_more(
     assert "Traceback" not in output
 
 
-def test_an_unwritable_cache_folder_under_xdist_buys_nothing(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
+def test_an_unwritable_cache_folder_under_xdist_buys_nothing(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
+) -> None:
     suite(pytester, n=6)
     (pytester.path / "llm_cache").mkdir()
     (pytester.path / "llm_cache" / "openai_gpt-test").write_text("not a folder\n")
-    args = ["--llm-model=gpt-test", f"--llm-base-url={fake_openai.url}", "--llm-cache-dir=llm_cache", "-n", "2"]
+    args = [
+        "--llm-model=gpt-test",
+        f"--llm-base-url={fake_openai.url}",
+        "--llm-cache-dir=llm_cache",
+        "-n",
+        "2",
+    ]
     result = pytester.runpytest_subprocess(*args, timeout=120)
     assert fake_openai.requests == []
-    assert 1 <= result.parseoutcomes().get("errors", 0) <= 2  # one per worker at most, then the run stops
+    assert (
+        1 <= result.parseoutcomes().get("errors", 0) <= 2
+    )  # one per worker at most, then the run stops
     assert "is a file, not a folder" in result.stdout.str()

@@ -22,14 +22,21 @@ def _runs(pytester: pytest.Pytester) -> list[Path]:
 
 
 def _rewrite(path: Path, edit_head: Any = None, edit_details: Any = None) -> None:
-    head, details = (json.loads(line) for line in gzip.decompress(path.read_bytes()).decode().splitlines())
+    head, details = (
+        json.loads(line) for line in gzip.decompress(path.read_bytes()).decode().splitlines()
+    )
     head = edit_head(head) or head if edit_head else head
     details = edit_details(details) or details if edit_details else details
-    path.write_bytes(gzip.compress(json.dumps(head).encode() + b"\n") + gzip.compress(json.dumps(details).encode() + b"\n"))
+    path.write_bytes(
+        gzip.compress(json.dumps(head).encode() + b"\n")
+        + gzip.compress(json.dumps(details).encode() + b"\n")
+    )
 
 
 @pytest.mark.parametrize("forged_seq", [None, 10**6])
-def test_a_future_dated_run_file_never_prunes_the_new_run(pytester: pytest.Pytester, forged_seq: int | None) -> None:
+def test_a_future_dated_run_file_never_prunes_the_new_run(
+    pytester: pytest.Pytester, forged_seq: int | None
+) -> None:
     make_suite(pytester, 3)
     run(pytester, MODEL, "--llm-history=hist")
     [first] = _runs(pytester)
@@ -42,7 +49,9 @@ def test_a_future_dated_run_file_never_prunes_the_new_run(pytester: pytest.Pytes
     assert kept != future  # the run just written is the one kept
     [recorded] = History.load(pytester.path / "hist").runs
     assert recorded.seq == (forged_seq or 1) + 1
-    result.stdout.fnmatch_lines([f"history: run {recorded.run_id} recorded in hist; 1 older run(s) pruned*"])
+    result.stdout.fnmatch_lines(
+        [f"history: run {recorded.run_id} recorded in hist; 1 older run(s) pruned*"]
+    )
 
 
 def test_keep_orders_by_sequence_not_by_name(pytester: pytest.Pytester) -> None:
@@ -60,11 +69,17 @@ def test_a_corrupt_table_is_rewritten_by_the_next_run(pytester: pytest.Pytester)
     run(pytester, MODEL, "--llm-history=hist")
     [table] = (pytester.path / "hist" / "tables").iterdir()
     good = table.read_bytes()
-    forged = {"format": "pytest-llmeval-history-table", "version": 1, "rows": [["qa_eval.jsonl", "s00", 1, "x"]]}
+    forged = {
+        "format": "pytest-llmeval-history-table",
+        "version": 1,
+        "rows": [["qa_eval.jsonl", "s00", 1, "x"]],
+    }
     table.write_bytes(gzip.compress(json.dumps(forged).encode()))
     history = History.load(pytester.path / "hist")
     assert history.runs == []
-    assert history.warnings[0].startswith(f"skipped: {table}: content does not match its name (SHA-256 ")
+    assert history.warnings[0].startswith(
+        f"skipped: {table}: content does not match its name (SHA-256 "
+    )
     run(pytester, MODEL, "--llm-history=hist")
     assert gzip.decompress(table.read_bytes()) == gzip.decompress(good)
     history = History.load(pytester.path / "hist")
@@ -83,10 +98,22 @@ def _details(details: dict[str, Any], name: str, text: str) -> None:
 
 
 TAMPERED_HEADS = {
-    "status letter": (lambda h: _status(h, "PXP"), "field 'results.*.status' is not a string of 3 status letters*"),
-    "repeat a string": (lambda h: h["settings"].update(repeat="3"), "field 'settings.repeat' is not a whole number*"),
-    "repeat 10**9": (lambda h: h["settings"].update(repeat=10**9), "field 'settings.repeat' is not a whole number*"),
-    "integer commit": (lambda h: h.update(git={"commit": 12345678, "branch": None}), "field 'git.commit' must be a string or null"),
+    "status letter": (
+        lambda h: _status(h, "PXP"),
+        "field 'results.*.status' is not a string of 3 status letters*",
+    ),
+    "repeat a string": (
+        lambda h: h["settings"].update(repeat="3"),
+        "field 'settings.repeat' is not a whole number*",
+    ),
+    "repeat 10**9": (
+        lambda h: h["settings"].update(repeat=10**9),
+        "field 'settings.repeat' is not a whole number*",
+    ),
+    "integer commit": (
+        lambda h: h.update(git={"commit": 12345678, "branch": None}),
+        "field 'git.commit' must be a string or null",
+    ),
     "forged seq": (lambda h: h.update(seq="9"), "field 'seq' is not a whole number*"),
 }
 
@@ -98,7 +125,9 @@ def test_a_tampered_run_is_skipped_with_one_warning(pytester: pytest.Pytester, k
     run(pytester, MODEL, "--llm-history=hist")
     edit, message = TAMPERED_HEADS[kind]
     _rewrite(_runs(pytester)[1], edit)
-    result = run(pytester, MODEL, "--llm-history=hist", "--llm-baseline=history:last", "--llm-report=r.json")
+    result = run(
+        pytester, MODEL, "--llm-history=hist", "--llm-baseline=history:last", "--llm-report=r.json"
+    )
     assert result.ret == 0, result.stdout.str()
     report = json.loads((pytester.path / "r.json").read_text())
     first = History.load(pytester.path / "hist").runs[0]
@@ -108,12 +137,18 @@ def test_a_tampered_run_is_skipped_with_one_warning(pytester: pytest.Pytester, k
     assert fnmatch(history.warnings[0], f"skipped: *{_runs(pytester)[1].name}: {message}")
 
 
-@pytest.mark.parametrize(("column", "text"), [("score", "1 abc 1"), ("score", "1 nan 1"), ("pass_count", "1 x 1")])
-def test_a_tampered_column_is_left_out_with_a_warning(pytester: pytest.Pytester, column: str, text: str) -> None:
+@pytest.mark.parametrize(
+    ("column", "text"), [("score", "1 abc 1"), ("score", "1 nan 1"), ("pass_count", "1 x 1")]
+)
+def test_a_tampered_column_is_left_out_with_a_warning(
+    pytester: pytest.Pytester, column: str, text: str
+) -> None:
     make_suite(pytester, 3)
     run(pytester, MODEL, "--llm-history=hist")
     _rewrite(_runs(pytester)[0], edit_details=lambda d: _details(d, column, text))
-    result = run(pytester, MODEL, "--llm-history=hist", "--llm-baseline=history:last", "--llm-report=r.json")
+    result = run(
+        pytester, MODEL, "--llm-history=hist", "--llm-baseline=history:last", "--llm-report=r.json"
+    )
     assert result.ret == 0, result.stdout.str()
     history = History.load(pytester.path / "hist")
     [model] = history.models()
@@ -121,7 +156,9 @@ def test_a_tampered_column_is_left_out_with_a_warning(pytester: pytest.Pytester,
     assert f"details.{model}.{column}' holds a value that is not a number" in history.warnings[0]
 
 
-def test_a_run_that_would_inflate_into_millions_of_objects_is_skipped(pytester: pytest.Pytester) -> None:
+def test_a_run_that_would_inflate_into_millions_of_objects_is_skipped(
+    pytester: pytest.Pytester,
+) -> None:
     make_suite(pytester, 3)
     run(pytester, MODEL, "--llm-history=hist")
     run(pytester, MODEL, "--llm-history=hist")
@@ -136,19 +173,29 @@ def test_history_files_get_the_mode_the_umask_allows(pytester: pytest.Pytester) 
     make_suite(pytester, 3)
     run(pytester, MODEL, "--llm-history=hist", "--llm-report=r.json")
     [table] = (pytester.path / "hist" / "tables").iterdir()
-    modes = {stat.S_IMODE(p.stat().st_mode) for p in (*_runs(pytester), table, pytester.path / "r.json")}
+    modes = {
+        stat.S_IMODE(p.stat().st_mode) for p in (*_runs(pytester), table, pytester.path / "r.json")
+    }
     assert modes == {file_mode()}
 
 
-def test_the_history_pages_python_block_reads_a_recorded_history(pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_history_pages_python_block_reads_a_recorded_history(
+    pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
     from tests.docs_examples import REPO, extract_blocks
 
     make_suite(pytester, 3)
     run(pytester, MODEL, "--llm-history=.llmeval_history")
     run(pytester, MODEL, "--llm-history=.llmeval_history")
-    [block] = [b for b in extract_blocks((REPO / "docs" / "history.md").read_text(encoding="utf-8")) if b.lang == "python"]
+    [block] = [
+        b
+        for b in extract_blocks((REPO / "docs" / "history.md").read_text(encoding="utf-8"))
+        if b.lang == "python"
+    ]
     capsys.readouterr()
-    exec(compile(block.text, "docs/history.md", "exec"), {})  # the page's own code, as a reader would paste it
+    exec(
+        compile(block.text, "docs/history.md", "exec"), {}
+    )  # the page's own code, as a reader would paste it
     printed = capsys.readouterr().out.splitlines()
     assert len(printed) == 6  # 2 runs x 3 samples: both lines of each run file read
     assert [line.split()[0] for line in printed] == ["1"] * 3 + ["2"] * 3

@@ -20,9 +20,13 @@ def test_a_server_dripping_a_valid_reply_is_cut_off_at_the_timeout(
     pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
 ) -> None:
     suite(pytester, n=1)
-    fake_openai.script(Reply(content="What is the capital of Norway?", drip=0.2))  # ~300 bytes: 60 s
+    fake_openai.script(
+        Reply(content="What is the capital of Norway?", drip=0.2)
+    )  # ~300 bytes: 60 s
     started = time.monotonic()
-    result = pytester.runpytest_subprocess(*model_args(fake_openai, "-o", "llm_timeout=1", *FAST), timeout=120)
+    result = pytester.runpytest_subprocess(
+        *model_args(fake_openai, "-o", "llm_timeout=1", *FAST), timeout=120
+    )
     elapsed = time.monotonic() - started
     # 1 s and pytest's start-up on a loaded machine; a read timeout that each byte resets takes 60 s
     assert elapsed < 30, f"took {elapsed:.1f} s"
@@ -34,7 +38,9 @@ def test_a_reply_over_the_cap_is_an_error_and_writes_no_cache_file(
     pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
 ) -> None:
     suite(pytester, n=1)
-    fake_openai.script(Reply(content="x" * (9 * 1024 * 1024)))  # recorded, it would be "corrupt" on replay
+    fake_openai.script(
+        Reply(content="x" * (9 * 1024 * 1024))
+    )  # recorded, it would be "corrupt" on replay
     result = pytester.runpytest_subprocess(*model_args(fake_openai, *FAST), timeout=120)
     result.assert_outcomes(errors=1)
     assert f"reply larger than {MAX_REPLY_BYTES} bytes" in result.stdout.str()
@@ -47,7 +53,9 @@ def test_an_unframed_endless_reply_is_read_only_up_to_the_cap(
     """No Content-Length: the body runs until the connection closes; reading stops at the cap."""
     suite(pytester, n=1)
     head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n"
-    fake_openai.script(Reply(raw=head + b'{"choices": [{"message": {"content": "' + b"y" * (6 * 1024 * 1024)))
+    fake_openai.script(
+        Reply(raw=head + b'{"choices": [{"message": {"content": "' + b"y" * (6 * 1024 * 1024))
+    )
     result = pytester.runpytest_subprocess(*model_args(fake_openai, *FAST), timeout=120)
     result.assert_outcomes(errors=1)
     assert "more than that sent" in result.stdout.str()

@@ -64,7 +64,9 @@ def test_a_fifo_as_the_structured_output_memory_is_no_memory(tmp_path: Path) -> 
     assert finishes(lambda: FormatMemory(tmp_path).get("http://127.0.0.1:1/v1")) is None
 
 
-def test_a_fifo_or_device_in_place_of_a_cached_reply_is_a_miss_that_says_why(tmp_path: Path) -> None:
+def test_a_fifo_or_device_in_place_of_a_cached_reply_is_a_miss_that_says_why(
+    tmp_path: Path,
+) -> None:
     cache = ResponseCache(tmp_path, "openai:m", RecordMode.ONCE)
     cache.dir.mkdir(parents=True)
     os.mkfifo(cache.path_for("a" * 64))
@@ -84,12 +86,29 @@ def test_a_jsonl_reader_refuses_a_fifo(tmp_path: Path) -> None:
 def test_a_run_with_a_fifo_as_its_structured_output_memory_finishes(
     pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
 ) -> None:
-    write_suite(pytester, [{"id": "rev", "question": "How did revenue change?", "expected": "Revenue rose 8%.",
-                            "response": "Revenue increased by 8 percent.",
-                            "eval_criteria": {"accuracy": "answer_correctness", "weights": {"length": 0}}}])
+    write_suite(
+        pytester,
+        [
+            {
+                "id": "rev",
+                "question": "How did revenue change?",
+                "expected": "Revenue rose 8%.",
+                "response": "Revenue increased by 8 percent.",
+                "eval_criteria": {"accuracy": "answer_correctness", "weights": {"length": 0}},
+            }
+        ],
+    )
     (pytester.path / "cache").mkdir()
     os.mkfifo(pytester.path / "cache" / FILE_NAME)
-    fake_openai.reply_with(lambda body: json.dumps({"reasons": ["same"], "verdict": "factually matching"}))
-    result = pytester.runpytest_subprocess("--llm-judge=openai:judge-model", f"--llm-base-url={fake_openai.url}",
-                                           "--llm-cache-dir=cache", "-p", "no:xdist", timeout=60)
+    fake_openai.reply_with(
+        lambda body: json.dumps({"reasons": ["same"], "verdict": "factually matching"})
+    )
+    result = pytester.runpytest_subprocess(
+        "--llm-judge=openai:judge-model",
+        f"--llm-base-url={fake_openai.url}",
+        "--llm-cache-dir=cache",
+        "-p",
+        "no:xdist",
+        timeout=60,
+    )
     result.assert_outcomes(passed=1)

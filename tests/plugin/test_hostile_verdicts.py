@@ -39,16 +39,45 @@ def test_a_digit_run_past_the_float_range_is_no_figure() -> None:
     assert _simple_values(f"{HUGE} and 3 million") == [(3e6, False)]
 
 
-def test_overflowing_answers_fail_in_a_run(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
-    write_suite(pytester, [
-        {"id": "plain", "question": "How much?", "expected": "42", "response": f"It is {HUGE}.", "eval_criteria": NUMERIC},
-        {"id": "scaled", "question": "How much?", "expected": "$2 billion", "response": f"${'9' * 300} billion",
-         "eval_criteria": NUMERIC},
-        {"id": "amount", "question": "q", "expected_structured": {"amount": 1250.0},
-         "response": json.dumps({"amount": HUGE})},
-        {"id": "fine", "question": "How much?", "expected": "42", "response": "It is 42.", "eval_criteria": NUMERIC},
-    ])
+def test_overflowing_answers_fail_in_a_run(
+    pytester: pytest.Pytester, plugin_args: list[str]
+) -> None:
+    write_suite(
+        pytester,
+        [
+            {
+                "id": "plain",
+                "question": "How much?",
+                "expected": "42",
+                "response": f"It is {HUGE}.",
+                "eval_criteria": NUMERIC,
+            },
+            {
+                "id": "scaled",
+                "question": "How much?",
+                "expected": "$2 billion",
+                "response": f"${'9' * 300} billion",
+                "eval_criteria": NUMERIC,
+            },
+            {
+                "id": "amount",
+                "question": "q",
+                "expected_structured": {"amount": 1250.0},
+                "response": json.dumps({"amount": HUGE}),
+            },
+            {
+                "id": "fine",
+                "question": "How much?",
+                "expected": "42",
+                "response": "It is 42.",
+                "eval_criteria": NUMERIC,
+            },
+        ],
+    )
     result = pytester.runpytest("--llm-report=r.json", *plugin_args)
     result.assert_outcomes(passed=1, failed=3)
-    by_id = {s["sample_id"]: s for s in json.loads((pytester.path / "r.json").read_text())["sample_results"]}
+    by_id = {
+        s["sample_id"]: s
+        for s in json.loads((pytester.path / "r.json").read_text())["sample_results"]
+    }
     assert "difference inf" not in by_id["plain"]["reason"]

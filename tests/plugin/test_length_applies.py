@@ -55,11 +55,20 @@ def test_length_applies_only_to_long_golds_or_when_asked(pytester: pytest.Pytest
         [
             {"id": "oslo", **oslo, "eval_criteria": EXACT},
             {"id": "asked-max-tokens", **oslo, "eval_criteria": {**EXACT, "max_tokens": 50}},
-            {"id": "asked-bands", **oslo, "eval_criteria": {**EXACT, "length_bands": {"ideal": [1, 3]}}},
+            {
+                "id": "asked-bands",
+                **oslo,
+                "eval_criteria": {**EXACT, "length_bands": {"ideal": [1, 3]}},
+            },
             {"id": "asked-weight", **oslo, "eval_criteria": {**EXACT, "weights": {"length": 0.15}}},
             {"id": "info-weight", **oslo, "eval_criteria": {**EXACT, "weights": {"length": 0}}},
-            {"id": "long-gold", "question": "List the words.", "expected": LONG_GOLD, "response": LONG_GOLD,
-             "eval_criteria": EXACT},
+            {
+                "id": "long-gold",
+                "question": "List the words.",
+                "expected": LONG_GOLD,
+                "response": LONG_GOLD,
+                "eval_criteria": EXACT,
+            },
         ],
     )
     result = pytester.runpytest("--llm-report=r.json")
@@ -76,13 +85,29 @@ def test_length_applies_only_to_long_golds_or_when_asked(pytester: pytest.Pytest
 
 
 def test_run_wide_settings_ask_for_length(pytester: pytest.Pytester) -> None:
-    write_suite(pytester, [{"id": "oslo", "question": "Capital?", "expected": "Oslo", "response": "Oslo", "eval_criteria": EXACT}])
+    write_suite(
+        pytester,
+        [
+            {
+                "id": "oslo",
+                "question": "Capital?",
+                "expected": "Oslo",
+                "response": "Oslo",
+                "eval_criteria": EXACT,
+            }
+        ],
+    )
     for option in ("llm_weights=accuracy=0.7,length=0.3", 'llm_length_bands={"ok": [1, 300]}'):
         pytester.runpytest("--llm-report=r.json", "-o", option)
         report = json.loads((pytester.path / "r.json").read_text())
         assert report["sample_results"][0]["scores"]["length"] is not None, option
-    pytester.runpytest("--llm-report=r.json", "-o", "llm_weights=accuracy=0.7,citation=0.2,keywords=0.1")
-    assert json.loads((pytester.path / "r.json").read_text())["sample_results"][0]["scores"]["length"] is None
+    pytester.runpytest(
+        "--llm-report=r.json", "-o", "llm_weights=accuracy=0.7,citation=0.2,keywords=0.1"
+    )
+    assert (
+        json.loads((pytester.path / "r.json").read_text())["sample_results"][0]["scores"]["length"]
+        is None
+    )
 
 
 @pytest.mark.parametrize(
@@ -99,4 +124,7 @@ def test_run_wide_settings_ask_for_length(pytester: pytest.Pytester) -> None:
 )
 def test_length_applies_rule(gold_words: int, criteria: dict[str, object], applies: bool) -> None:
     gold = " ".join(["w"] * gold_words)
-    assert length_applies(gold, criteria, LengthBands(), run_bands={}, run_weights_changed=False) is applies
+    assert (
+        length_applies(gold, criteria, LengthBands(), run_bands={}, run_weights_changed=False)
+        is applies
+    )

@@ -186,7 +186,9 @@ def test_gold_items_and_llm_sample_share_one_answer_per_sample_with_and_without_
     runs = {}
     for name, xdist in (("plain", ["-p", "no:xdist"]), ("dist", ["-n", "2"])):
         fake_openai.requests.clear()
-        args = model_args(fake_openai, "-o", "llm_max_retries=0", "--llm-record=off", f"--llm-report={name}.json")
+        args = model_args(
+            fake_openai, "-o", "llm_max_retries=0", "--llm-record=off", f"--llm-report={name}.json"
+        )
         result = pytester.runpytest(*args, *xdist, "-rE")
         # every sample asked once per run, by the gold items and the fixture together
         assert len(fake_openai.requests) == 6, name

@@ -21,12 +21,22 @@ LLM = {"numeric": {"extractor": "llm"}, "weights": {"accuracy": 1, "length": 0}}
 Q = "What was diluted EPS in FY2023?"
 
 
-def sample(sid: str, response: str, expected: str, criteria: dict[str, Any] = LLM) -> dict[str, Any]:
-    return {"id": sid, "question": Q, "expected": expected, "response": response, "eval_criteria": criteria}
+def sample(
+    sid: str, response: str, expected: str, criteria: dict[str, Any] = LLM
+) -> dict[str, Any]:
+    return {
+        "id": sid,
+        "question": Q,
+        "expected": expected,
+        "response": response,
+        "eval_criteria": criteria,
+    }
 
 
 def reading(value: str, unit: str, scale: str, quote: str, category: str = "diluted EPS") -> str:
-    return json.dumps({"value": value, "unit": unit, "scale": scale, "category": category, "quote": quote})
+    return json.dumps(
+        {"value": value, "unit": unit, "scale": scale, "category": category, "quote": quote}
+    )
 
 
 # answer marker -> the judge's reading of that answer
@@ -59,7 +69,13 @@ def judge(body: dict[str, Any]) -> str:
 
 
 def judge_args(server: FakeOpenAIServer, *extra: str) -> list[str]:
-    return ["--llm-judge=openai:judge-model", f"--llm-base-url={server.url}", "--llm-cache-dir=cache", "--llm-report=r.json", *extra]
+    return [
+        "--llm-judge=openai:judge-model",
+        f"--llm-base-url={server.url}",
+        "--llm-cache-dir=cache",
+        "--llm-report=r.json",
+        *extra,
+    ]
 
 
 def results(pytester: pytest.Pytester) -> dict[str, dict[str, Any]]:
@@ -80,9 +96,17 @@ def test_one_request_per_sample_on_record_none_on_replay(
     assert sorted(schema["properties"]) == ["category", "quote", "scale", "unit", "value"]
     assert schema["additionalProperties"] is False
     # The gold is not in the prompt: the reading must not lean towards it.
-    assert all("$6.11" not in json.dumps(r["messages"]) for r in fake_openai.requests if "AGREE-FAIL" in json.dumps(r["messages"]))
+    assert all(
+        "$6.11" not in json.dumps(r["messages"])
+        for r in fake_openai.requests
+        if "AGREE-FAIL" in json.dumps(r["messages"])
+    )
     recorded = results(pytester)
-    assert [recorded[s]["needs_review"] for s in ("agree-pass", "agree-fail", "disagree")] == [False, False, True]
+    assert [recorded[s]["needs_review"] for s in ("agree-pass", "agree-fail", "disagree")] == [
+        False,
+        False,
+        True,
+    ]
 
     fake_openai.reset()
     fake_openai.reply_with(lambda body: Reply.error(500, "the replay must not call the judge"))
@@ -91,13 +115,20 @@ def test_one_request_per_sample_on_record_none_on_replay(
     assert fake_openai.requests == []
     replayed = results(pytester)
     for sid, record in recorded.items():
-        assert (replayed[sid]["status"], replayed[sid]["needs_review"], replayed[sid]["reason"]) == (
-            record["status"], record["needs_review"], record["reason"]
-        )
+        assert (
+            replayed[sid]["status"],
+            replayed[sid]["needs_review"],
+            replayed[sid]["reason"],
+        ) == (record["status"], record["needs_review"], record["reason"])
 
 
-def test_agreement_passes_and_says_so(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
-    write_suite(pytester, [SUITE[0], sample("loss", "LOSS: the basic net loss per share was $0.28.", "$(0.28)")])
+def test_agreement_passes_and_says_so(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
+) -> None:
+    write_suite(
+        pytester,
+        [SUITE[0], sample("loss", "LOSS: the basic net loss per share was $0.28.", "$(0.28)")],
+    )
     fake_openai.reply_with(judge)
     result = pytester.runpytest(*judge_args(fake_openai))
     result.assert_outcomes(passed=2)
@@ -109,12 +140,19 @@ def test_agreement_passes_and_says_so(pytester: pytest.Pytester, fake_openai: Fa
     assert "LLM read -0.28 USD" in results(pytester)["loss"]["reason"]
 
 
-def test_disagreement_needs_review_naming_both_readings(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
+def test_disagreement_needs_review_naming_both_readings(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
+) -> None:
     write_suite(pytester, [SUITE[2]])
     fake_openai.reply_with(judge)
     result = pytester.runpytest(*judge_args(fake_openai))
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["needs review (heuristic and LLM numeric readings disagree):", "  qa_eval.jsonl::disagree: *"])
+    result.stdout.fnmatch_lines(
+        [
+            "needs review (heuristic and LLM numeric readings disagree):",
+            "  qa_eval.jsonl::disagree: *",
+        ]
+    )
     record = results(pytester)["disagree"]
     assert record["needs_review"] is True
     assert record["review_between"] == "heuristic and LLM numeric readings"
@@ -128,9 +166,21 @@ def test_disagreement_needs_review_naming_both_readings(pytester: pytest.Pyteste
 @pytest.mark.parametrize(
     ("sid", "response", "problem"),
     [
-        ("hallucinated", "HALLUCINATED: diluted EPS was $6.15.", "its quote 'diluted EPS was $6.11' is not in the answer"),
-        ("value-not-quoted", "VALUE-NOT-QUOTED: EPS was $6.15.", "its value '6.11' is not in its quote 'EPS was $6.15'"),
-        ("right-but-invented", "RIGHT-BUT-INVENTED: diluted EPS was $6.11.", "its quote 'EPS came to $6.11 per share' is not in the answer"),
+        (
+            "hallucinated",
+            "HALLUCINATED: diluted EPS was $6.15.",
+            "its quote 'diluted EPS was $6.11' is not in the answer",
+        ),
+        (
+            "value-not-quoted",
+            "VALUE-NOT-QUOTED: EPS was $6.15.",
+            "its value '6.11' is not in its quote 'EPS was $6.15'",
+        ),
+        (
+            "right-but-invented",
+            "RIGHT-BUT-INVENTED: diluted EPS was $6.11.",
+            "its quote 'EPS came to $6.11 per share' is not in the answer",
+        ),
     ],
 )
 def test_an_unusable_reading_needs_review_and_never_passes(
@@ -176,22 +226,48 @@ def test_a_quote_found_twice_is_read_where_the_heuristic_read_its_figure() -> No
         ("-twelve point five", False, (12.5, 1, 2, True)),
     ],
 )
-def test_value_is_read_by_the_numeric_token_reader(text: str, decimal_comma: bool, parsed: tuple[float, int, int, bool]) -> None:
+def test_value_is_read_by_the_numeric_token_reader(
+    text: str, decimal_comma: bool, parsed: tuple[float, int, int, bool]
+) -> None:
     assert parse_value(text, decimal_comma) == parsed
 
 
-@pytest.mark.parametrize("text", ["1.5 billion", "$6.11", "2**10", "1e9", "__import__('os')", "6.11 + 1", "", "--5", "one point five billion", "million", "x" * 100])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1.5 billion",
+        "$6.11",
+        "2**10",
+        "1e9",
+        "__import__('os')",
+        "6.11 + 1",
+        "",
+        "--5",
+        "one point five billion",
+        "million",
+        "x" * 100,
+    ],
+)
 def test_value_that_is_not_one_written_number_is_refused(text: str) -> None:
     assert parse_value(text, False) is None
 
 
-def test_malformed_judge_json_is_an_error_outcome(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
+def test_malformed_judge_json_is_an_error_outcome(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
+) -> None:
     write_suite(pytester, [SUITE[0]])
-    fake_openai.reply_with(lambda body: json.dumps({"value": "6.11", "unit": "USD", "scale": "one", "quote": "$6.11", "confidence": 0.9}))
+    fake_openai.reply_with(
+        lambda body: json.dumps(
+            {"value": "6.11", "unit": "USD", "scale": "one", "quote": "$6.11", "confidence": 0.9}
+        )
+    )
     result = pytester.runpytest(*judge_args(fake_openai))
     result.assert_outcomes(errors=1)
     assert len(fake_openai.requests) == 2  # the call and exactly one repair request
-    assert "Additional properties are not allowed" in fake_openai.requests[1]["messages"][-1]["content"]
+    assert (
+        "Additional properties are not allowed"
+        in fake_openai.requests[1]["messages"][-1]["content"]
+    )
     record = results(pytester)["agree-pass"]
     assert record["status"] == "error"
     result.stdout.fnmatch_lines(["*returned unusable JSON after one repair request*"])
@@ -218,7 +294,9 @@ def test_a_reply_the_schema_or_checks_refuse_twice_is_an_error(
     assert len(fake_openai.requests) == 2
 
 
-def test_failing_judge_call_is_an_error_outcome(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
+def test_failing_judge_call_is_an_error_outcome(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
+) -> None:
     write_suite(pytester, [SUITE[0]])
     fake_openai.reply_with(lambda body: Reply.error(500, "judge down"))
     result = pytester.runpytest(*judge_args(fake_openai, "-o", "llm_max_retries=0"))
@@ -226,13 +304,23 @@ def test_failing_judge_call_is_an_error_outcome(pytester: pytest.Pytester, fake_
     assert results(pytester)["agree-pass"]["status"] == "error"
 
 
-def test_cli_and_ini_twin_and_per_sample_override(pytester: pytest.Pytester, fake_openai: FakeOpenAIServer) -> None:
+def test_cli_and_ini_twin_and_per_sample_override(
+    pytester: pytest.Pytester, fake_openai: FakeOpenAIServer
+) -> None:
     plain = {"numeric": True, "weights": {"accuracy": 1, "length": 0}}
     heuristic = {"numeric": {"extractor": "heuristic"}, "weights": {"accuracy": 1, "length": 0}}
-    write_suite(pytester, [
-        sample("by-option", "AGREE-PASS: diluted EPS was $6.11.", "$6.11", plain),
-        sample("kept-heuristic", "DISAGREE: EPS rose from $4.2 billion to $5.0 billion.", "$4.2 billion", heuristic),
-    ])
+    write_suite(
+        pytester,
+        [
+            sample("by-option", "AGREE-PASS: diluted EPS was $6.11.", "$6.11", plain),
+            sample(
+                "kept-heuristic",
+                "DISAGREE: EPS rose from $4.2 billion to $5.0 billion.",
+                "$4.2 billion",
+                heuristic,
+            ),
+        ],
+    )
     fake_openai.reply_with(judge)
     result = pytester.runpytest(*judge_args(fake_openai, "-o", "llm_numeric_extractor=llm"))
     result.assert_outcomes(passed=1, failed=1)
@@ -247,7 +335,9 @@ def test_cli_and_ini_twin_and_per_sample_override(pytester: pytest.Pytester, fak
     assert len(fake_openai.requests) == 1
 
     fake_openai.reset()
-    result = pytester.runpytest(*judge_args(fake_openai, "-o", "llm_numeric_extractor=heuristic", "--llm-record=all"))
+    result = pytester.runpytest(
+        *judge_args(fake_openai, "-o", "llm_numeric_extractor=heuristic", "--llm-record=all")
+    )
     result.assert_outcomes(passed=1, failed=1)
     assert fake_openai.requests == []  # the CLI beats the ini; the default asks nobody
 
@@ -255,16 +345,22 @@ def test_cli_and_ini_twin_and_per_sample_override(pytester: pytest.Pytester, fak
 def test_bad_option_value_is_a_usage_error(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("-o", "llm_numeric_extractor=regex")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: ini llm_numeric_extractor='regex': must be one of heuristic|llm*"])
+    result.stderr.fnmatch_lines(
+        ["ERROR: ini llm_numeric_extractor='regex': must be one of heuristic|llm*"]
+    )
 
 
 def test_run_wide_llm_extractor_without_a_judge_is_a_usage_error(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("-o", "llm_numeric_extractor=llm")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: ini llm_numeric_extractor=llm needs a judge model: --llm-judge=openai:MODEL*"])
+    result.stderr.fnmatch_lines(
+        ["ERROR: ini llm_numeric_extractor=llm needs a judge model: --llm-judge=openai:MODEL*"]
+    )
 
 
-def test_llm_extractor_without_a_judge_is_an_error_naming_the_flag(pytester: pytest.Pytester) -> None:
+def test_llm_extractor_without_a_judge_is_an_error_naming_the_flag(
+    pytester: pytest.Pytester,
+) -> None:
     write_suite(pytester, [sample("no-judge", "diluted EPS was $6.11.", "$6.11")])
     result = pytester.runpytest("--llm-report=r.json")
     result.assert_outcomes(errors=1)
@@ -272,7 +368,9 @@ def test_llm_extractor_without_a_judge_is_an_error_naming_the_flag(pytester: pyt
 
 
 def test_gold_schema_refuses_an_unknown_extractor(pytester: pytest.Pytester) -> None:
-    write_suite(pytester, [sample("bad", "EPS was $6.11.", "$6.11", {"numeric": {"extractor": "regex"}})])
+    write_suite(
+        pytester, [sample("bad", "EPS was $6.11.", "$6.11", {"numeric": {"extractor": "regex"}})]
+    )
     result = pytester.runpytest()
     result.stdout.fnmatch_lines(["*qa_eval.jsonl:1*extractor*"])
     assert result.ret != pytest.ExitCode.OK

@@ -8,18 +8,36 @@ import pytest
 
 from tests.conftest import write_suite
 
-BASE = {"question": "Hva er merverdiavgift?", "expected": "En avgift på omsetning", "response": "En avgift på omsetning"}
+BASE = {
+    "question": "Hva er merverdiavgift?",
+    "expected": "En avgift på omsetning",
+    "response": "En avgift på omsetning",
+}
 EXACT = {"accuracy": "exact", "weights": {"length": 0}}
 
 
-def test_retrieval_component_is_reported_but_not_scored_by_default(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
+def test_retrieval_component_is_reported_but_not_scored_by_default(
+    pytester: pytest.Pytester, plugin_args: list[str]
+) -> None:
     write_suite(
         pytester,
         [
             # f = [1, 0, 1, 1, 0], |R| = 3: harmonic nDCG = (1 + 1/3 + 1/4) / (1 + 1/2 + 1/3) = 19/22
-            {"id": "five", **BASE, "retrieved": ["a", "x", "b", "c", "y"], "relevant_ids": ["a", "b", "c"], "eval_criteria": EXACT},
+            {
+                "id": "five",
+                **BASE,
+                "retrieved": ["a", "x", "b", "c", "y"],
+                "relevant_ids": ["a", "b", "c"],
+                "eval_criteria": EXACT,
+            },
             # relevant ids from metadata.source_ids; one of two found at rank 2: nDCG = (1/2) / (1 + 1/2) = 1/3
-            {"id": "meta", **BASE, "retrieved": ["x", "mval-1-1"], "metadata": {"source_ids": ["mval-1-1", "mval-2-1"]}, "eval_criteria": EXACT},
+            {
+                "id": "meta",
+                **BASE,
+                "retrieved": ["x", "mval-1-1"],
+                "metadata": {"source_ids": ["mval-1-1", "mval-2-1"]},
+                "eval_criteria": EXACT,
+            },
             {"id": "none", **BASE, "eval_criteria": EXACT},
         ],
     )
@@ -27,7 +45,9 @@ def test_retrieval_component_is_reported_but_not_scored_by_default(pytester: pyt
     result.assert_outcomes(passed=3)  # retrieval has weight 0: accuracy alone decides
     ndcg = (19 / 22 + 1 / 3) / 2
     precision = (3 / 3 + 1 / 2) / 2
-    result.stdout.fnmatch_lines([f"retrieval: 2 samples, mean nDCG (harmonic) {ndcg:.3f}, mean precision {precision:.3f}"])
+    result.stdout.fnmatch_lines(
+        [f"retrieval: 2 samples, mean nDCG (harmonic) {ndcg:.3f}, mean precision {precision:.3f}"]
+    )
     report = json.loads((pytester.path / "r.json").read_text())
     by_id = {s["sample_id"]: s for s in report["sample_results"]}
     assert by_id["five"]["retrieval_metrics"]["ndcg_harmonic"] == pytest.approx(19 / 22)
@@ -37,11 +57,23 @@ def test_retrieval_component_is_reported_but_not_scored_by_default(pytester: pyt
     assert report["aggregate_metrics"]["retrieval"] == pytest.approx(ndcg, abs=1e-4)
 
 
-def test_retrieval_weight_makes_it_count_and_hook_can_return_retrieved_ids(pytester: pytest.Pytester) -> None:
+def test_retrieval_weight_makes_it_count_and_hook_can_return_retrieved_ids(
+    pytester: pytest.Pytester,
+) -> None:
     write_suite(
         pytester,
-        [{"id": "q", "question": "q", "expected": "a", "relevant_ids": ["d1", "d2"],
-          "eval_criteria": {"accuracy": "exact", "weights": {"length": 0, "accuracy": 0.5, "retrieval": 0.5}}}],
+        [
+            {
+                "id": "q",
+                "question": "q",
+                "expected": "a",
+                "relevant_ids": ["d1", "d2"],
+                "eval_criteria": {
+                    "accuracy": "exact",
+                    "weights": {"length": 0, "accuracy": 0.5, "retrieval": 0.5},
+                },
+            }
+        ],
     )
     pytester.makeconftest(
         """
@@ -56,15 +88,38 @@ def test_retrieval_weight_makes_it_count_and_hook_can_return_retrieved_ids(pytes
 
 def test_citation_required_scores_presence_and_resolution(pytester: pytest.Pytester) -> None:
     sources = {"mval": "Lov om merverdiavgift (merverdiavgiftsloven)"}
-    criteria = {"accuracy": "exact", "citation_required": True, "weights": {"length": 0, "accuracy": 0.5, "citation": 0.5}}
+    criteria = {
+        "accuracy": "exact",
+        "citation_required": True,
+        "weights": {"length": 0, "accuracy": 0.5, "citation": 0.5},
+    }
     write_suite(
         pytester,
         [
-            {"id": "cited", "question": "q", "expected": "a", "response": "a [§ 1-1 Lov om merverdiavgift]",
-             "metadata": {"sources": sources}, "eval_criteria": criteria | {"accuracy": "fuzzy"}},
-            {"id": "uncited", "question": "q", "expected": "a", "response": "a", "metadata": {"sources": sources}, "eval_criteria": criteria},
-            {"id": "invented", "question": "q", "expected": "a", "response": "a [§ 9-9 Lov om digitale tjenester]",
-             "metadata": {"sources": sources}, "eval_criteria": criteria | {"accuracy": "fuzzy"}},
+            {
+                "id": "cited",
+                "question": "q",
+                "expected": "a",
+                "response": "a [§ 1-1 Lov om merverdiavgift]",
+                "metadata": {"sources": sources},
+                "eval_criteria": criteria | {"accuracy": "fuzzy"},
+            },
+            {
+                "id": "uncited",
+                "question": "q",
+                "expected": "a",
+                "response": "a",
+                "metadata": {"sources": sources},
+                "eval_criteria": criteria,
+            },
+            {
+                "id": "invented",
+                "question": "q",
+                "expected": "a",
+                "response": "a [§ 9-9 Lov om digitale tjenester]",
+                "metadata": {"sources": sources},
+                "eval_criteria": criteria | {"accuracy": "fuzzy"},
+            },
         ],
     )
     result = pytester.runpytest("--llm-report=r.json")

@@ -14,6 +14,7 @@ from tests.conftest import write_suite
 pytest.importorskip("sacrebleu")
 pytest.importorskip("rouge_score")
 
+
 @pytest.fixture(autouse=True)
 def model_loaded_outside() -> None:
     # In-process pytester runs restore sys.modules afterwards; numpy/torch cannot be imported
@@ -54,9 +55,13 @@ def test_rouge_l_rewards_order_rouge_1_does_not() -> None:
     assert metrics["rougeL_f"] < 1.0
 
 
-def test_date_example_bleu_zero_beside_a_correct_verdict(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
+def test_date_example_bleu_zero_beside_a_correct_verdict(
+    pytester: pytest.Pytester, plugin_args: list[str]
+) -> None:
     write_suite(pytester, [DATE_SAMPLE])
-    result = pytester.runpytest("-o", "llm_reference_metrics=true", "--llm-report=r.json", *plugin_args)
+    result = pytester.runpytest(
+        "-o", "llm_reference_metrics=true", "--llm-report=r.json", *plugin_args
+    )
     result.assert_outcomes(passed=1)
     sample = json.loads((pytester.path / "r.json").read_text())["sample_results"][0]
     assert sample["status"] == "pass"
@@ -65,11 +70,15 @@ def test_date_example_bleu_zero_beside_a_correct_verdict(pytester: pytest.Pytest
     assert set(sample["reference_metrics"]) >= {"bleu", "rouge1_f", "rougeL_f", "bertscore_f1"}
     assert "reference_metrics" not in sample["scores"]  # informational: never a rubric component
     result.stdout.fnmatch_lines(
-        ["reference metrics (info, never scored) over 1 samples: BLEU 0.0 | ROUGE-1 * | ROUGE-L * | BERTScore F1 *"]
+        [
+            "reference metrics (info, never scored) over 1 samples: BLEU 0.0 | ROUGE-1 * | ROUGE-L * | BERTScore F1 *"
+        ]
     )
 
 
-def test_off_by_default_and_switchable_in_ini_without_changing_the_score(pytester: pytest.Pytester) -> None:
+def test_off_by_default_and_switchable_in_ini_without_changing_the_score(
+    pytester: pytest.Pytester,
+) -> None:
     write_suite(pytester, [DATE_SAMPLE])
     result = pytester.runpytest("--llm-report=off.json")
     assert "reference metrics" not in result.stdout.str()
@@ -83,11 +92,15 @@ def test_off_by_default_and_switchable_in_ini_without_changing_the_score(pyteste
     assert on["sample_results"][0]["scores"] == off["sample_results"][0]["scores"]
     pytester.makeini("[pytest]\nllm_reference_metrics = maybe\n")
     result = pytester.runpytest()
-    result.stderr.fnmatch_lines(["ERROR: ini llm_reference_metrics='maybe': must be true or false*"])
+    result.stderr.fnmatch_lines(
+        ["ERROR: ini llm_reference_metrics='maybe': must be true or false*"]
+    )
 
 
 def test_metric_libraries_are_imported_only_when_asked_for(pytester: pytest.Pytester) -> None:
-    write_suite(pytester, [dict(DATE_SAMPLE, eval_criteria={"accuracy": "exact", "weights": {"length": 0}})])
+    write_suite(
+        pytester, [dict(DATE_SAMPLE, eval_criteria={"accuracy": "exact", "weights": {"length": 0}})]
+    )
     # The inner process blocks sentence_transformers: BERTScore is then left out (None) and the
     # run does not load torch and the embedding model (half a minute on a loaded machine) to
     # show which of the two other libraries it imported.
@@ -106,7 +119,9 @@ def test_metric_libraries_are_imported_only_when_asked_for(pytester: pytest.Pyte
 def test_html_report_shows_the_reference_means(pytester: pytest.Pytester) -> None:
     pytest.importorskip("jinja2")
     write_suite(pytester, [DATE_SAMPLE])
-    pytester.runpytest("-o", "llm_reference_metrics=true", "--llm-html=r.html").assert_outcomes(passed=1)
+    pytester.runpytest("-o", "llm_reference_metrics=true", "--llm-html=r.html").assert_outcomes(
+        passed=1
+    )
     html = (pytester.path / "r.html").read_text(encoding="utf-8")
     assert "Reference metrics (informational, never scored)" in html
     assert re.search(r"<th>bleu</th><td>0(\.0+)?</td>", html)

@@ -38,7 +38,12 @@ def test_frozen_with_defaults_converted_as_ini_values() -> None:
 def test_the_judge_takes_its_own_request_fields_and_falls_back_to_the_model() -> None:
     model = Settings.defaults(timeout=7.0, temperature=0.7, max_tokens=64, judge_max_tokens=300)
     judge = judge_settings(model)
-    assert (judge.timeout, judge.temperature, judge.max_tokens, judge.role) == (7.0, 0.0, 300, "judge")
+    assert (judge.timeout, judge.temperature, judge.max_tokens, judge.role) == (
+        7.0,
+        0.0,
+        300,
+        "judge",
+    )
     assert judge_settings(judge) is judge
     assert model.role == "model"
 
@@ -56,21 +61,26 @@ def test_each_value_knows_its_source(pytester: pytest.Pytester) -> None:
         """
     )
     result = pytester.runpytest("-s", "--llm-alpha=0.2", "-o", "llm_worst=2", "--llm-record=none")
-    result.stdout.fnmatch_lines_random([
-        "SOURCE tiers=(0.8, 0.6) ini",
-        "SOURCE alpha=0.2 cli",
-        "SOURCE worst=2 ini",
-        "SOURCE record=<RecordMode.NONE: 'none'> cli",
-        "SOURCE model=None default",
-    ])
+    result.stdout.fnmatch_lines_random(
+        [
+            "SOURCE tiers=(0.8, 0.6) ini",
+            "SOURCE alpha=0.2 cli",
+            "SOURCE worst=2 ini",
+            "SOURCE record=<RecordMode.NONE: 'none'> cli",
+            "SOURCE model=None default",
+        ]
+    )
     assert Settings.defaults().source("alpha") is Source.DEFAULT
 
 
-
-def test_a_pass_rate_gate_from_the_ini_file_does_not_fail_a_run_without_gold_samples(pytester: pytest.Pytester) -> None:
+def test_a_pass_rate_gate_from_the_ini_file_does_not_fail_a_run_without_gold_samples(
+    pytester: pytest.Pytester,
+) -> None:
     pytester.makeini("[pytest]\nllm_min_pass_rate = 0.9\n")
     pytester.makepyfile(test_unit="def test_ok():\n    assert True\n")
     pytester.runpytest().assert_outcomes(passed=1)
     assert pytester.runpytest().ret == pytest.ExitCode.OK
     on_cli = pytester.runpytest("--llm-min-pass-rate=0.9")
-    assert on_cli.ret != pytest.ExitCode.OK  # asked for on the command line: nothing graded is a failed gate
+    assert (
+        on_cli.ret != pytest.ExitCode.OK
+    )  # asked for on the command line: nothing graded is a failed gate

@@ -25,12 +25,18 @@ pytest_plugins = ["pytester"]
 @pytest.fixture
 def html_report(pytester: pytest.Pytester) -> Path:
     write_suite(pytester, POSTING_SUITE[:2], "posting_eval.jsonl")
-    write_suite(pytester, [conversation(responses=["Satsen er 25 prosent.", TURNS[1][1], TURNS[2][1]])], "chat_eval.jsonl")
+    write_suite(
+        pytester,
+        [conversation(responses=["Satsen er 25 prosent.", TURNS[1][1], TURNS[2][1]])],
+        "chat_eval.jsonl",
+    )
     pytester.runpytest("--llm-html=r.html")
     return pytester.path / "r.html"
 
 
-def test_html_embeds_field_and_turn_verdicts_and_its_script_parses(html_report: Path, tmp_path: Path) -> None:
+def test_html_embeds_field_and_turn_verdicts_and_its_script_parses(
+    html_report: Path, tmp_path: Path
+) -> None:
     page = html_report.read_text(encoding="utf-8")
     data = json.loads(re.search(r'id="llmeval-data">(.*?)</script>', page, re.DOTALL).group(1))  # type: ignore[union-attr]
     by_id = {s["sample_id"]: s for s in data["samples"]}
@@ -54,10 +60,16 @@ def browser() -> Iterator[Chromium]:
         yield chromium
 
 
-def test_row_details_list_fields_and_turns_in_chromium(html_report: Path, browser: Chromium) -> None:
+def test_row_details_list_fields_and_turns_in_chromium(
+    html_report: Path, browser: Chromium
+) -> None:
     browser.open(html_report.as_uri())
     assert browser.console_errors() == []
     for sample_id, wanted in (("wrong-account", "lines[1].account"), ("vat-chat", "Turns")):
-        browser.evaluate(f"document.querySelector('#rows tr.sample[data-id=\"{sample_id}\"]').click()")
+        browser.evaluate(
+            f"document.querySelector('#rows tr.sample[data-id=\"{sample_id}\"]').click()"
+        )
         assert wanted in browser.evaluate("document.querySelector('#rows tr.detail').innerText")
-        browser.evaluate(f"document.querySelector('#rows tr.sample[data-id=\"{sample_id}\"]').click()")
+        browser.evaluate(
+            f"document.querySelector('#rows tr.sample[data-id=\"{sample_id}\"]').click()"
+        )

@@ -13,7 +13,9 @@ import pytest
 from tests.conftest import write_suite
 
 
-def keyword_sample(sample_id: str, found: int, *, task: str = "qa", domain: str = "finance") -> dict[str, Any]:
+def keyword_sample(
+    sample_id: str, found: int, *, task: str = "qa", domain: str = "finance"
+) -> dict[str, Any]:
     """Only keywords count: overall = found / 5 (accuracy and length are informational)."""
     words = ["alpha", "beta", "gamma", "delta", "epsilon"]
     return {
@@ -22,21 +24,52 @@ def keyword_sample(sample_id: str, found: int, *, task: str = "qa", domain: str 
         "expected": "answer",
         "response": "answer " + " ".join(words[:found]),
         "metadata": {"task": task, "domain": domain},
-        "eval_criteria": {"accuracy": "exact", "must_include": words, "weights": {"length": 0, "accuracy": 0, "keywords": 1}},
+        "eval_criteria": {
+            "accuracy": "exact",
+            "must_include": words,
+            "weights": {"length": 0, "accuracy": 0, "keywords": 1},
+        },
     }
 
 
 # acceptable-1: 0.7 * exact(1.0) + 0.3 * keywords(1 of 2) = 0.85
 TIER_SUITE = [
-    {"id": "pass-1", "question": "q", "expected": "Oslo", "response": "Oslo", "metadata": {"task": "qa", "domain": "geo"},
-     "eval_criteria": {"accuracy": "exact", "weights": {"length": 0}}},
-    {"id": "pass-2", "question": "q", "expected": "Bergen", "response": "bergen", "metadata": {"task": "qa", "domain": "geo"},
-     "eval_criteria": {"accuracy": "exact", "weights": {"length": 0}}},
-    {"id": "acceptable-1", "question": "q", "expected": "Oslo", "response": "Oslo", "metadata": {"task": "glossary", "domain": "geo"},
-     "eval_criteria": {"accuracy": "exact", "must_include": ["Oslo", "fjord"],
-                       "weights": {"length": 0, "accuracy": 0.7, "keywords": 0.3}}},
-    {"id": "fail-1", "question": "q", "expected": "Oslo", "response": "Stockholm", "metadata": {"task": "qa", "domain": "geo"},
-     "eval_criteria": {"accuracy": "exact", "weights": {"length": 0}}},
+    {
+        "id": "pass-1",
+        "question": "q",
+        "expected": "Oslo",
+        "response": "Oslo",
+        "metadata": {"task": "qa", "domain": "geo"},
+        "eval_criteria": {"accuracy": "exact", "weights": {"length": 0}},
+    },
+    {
+        "id": "pass-2",
+        "question": "q",
+        "expected": "Bergen",
+        "response": "bergen",
+        "metadata": {"task": "qa", "domain": "geo"},
+        "eval_criteria": {"accuracy": "exact", "weights": {"length": 0}},
+    },
+    {
+        "id": "acceptable-1",
+        "question": "q",
+        "expected": "Oslo",
+        "response": "Oslo",
+        "metadata": {"task": "glossary", "domain": "geo"},
+        "eval_criteria": {
+            "accuracy": "exact",
+            "must_include": ["Oslo", "fjord"],
+            "weights": {"length": 0, "accuracy": 0.7, "keywords": 0.3},
+        },
+    },
+    {
+        "id": "fail-1",
+        "question": "q",
+        "expected": "Oslo",
+        "response": "Stockholm",
+        "metadata": {"task": "qa", "domain": "geo"},
+        "eval_criteria": {"accuracy": "exact", "weights": {"length": 0}},
+    },
 ]
 
 
@@ -45,13 +78,22 @@ def run_suite(pytester: pytest.Pytester, records: list[Any], *args: str) -> pyte
     return pytester.runpytest(*args)
 
 
-def test_tiers_map_to_outcomes_with_acceptable_category(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
+def test_tiers_map_to_outcomes_with_acceptable_category(
+    pytester: pytest.Pytester, plugin_args: list[str]
+) -> None:
     result = run_suite(pytester, TIER_SUITE, "-v", *plugin_args)
     outcomes = result.parseoutcomes()
     assert outcomes == {"passed": 2, "acceptable": 1, "failed": 1}
     # Verbose lines read "id WORD" without xdist and "WORD id" with it.
-    for sample_id, word in (("acceptable-1", "ACCEPTABLE"), ("fail-1", "FAILED"), ("pass-1", "PASSED")):
-        assert re.search(rf"{sample_id} {word}|{word} \S*{sample_id}\b", result.stdout.str()), (sample_id, word)
+    for sample_id, word in (
+        ("acceptable-1", "ACCEPTABLE"),
+        ("fail-1", "FAILED"),
+        ("pass-1", "PASSED"),
+    ):
+        assert re.search(rf"{sample_id} {word}|{word} \S*{sample_id}\b", result.stdout.str()), (
+            sample_id,
+            word,
+        )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
 
 
@@ -61,9 +103,22 @@ def test_acceptable_shows_letter_a(pytester: pytest.Pytester) -> None:
     assert result.ret == pytest.ExitCode.OK
 
 
-def test_fail_message_lists_each_component_with_score_weight_and_why(pytester: pytest.Pytester) -> None:
-    suite = [{"id": "rev", "question": "Which city?", "expected": "Oslo", "response": "Stockholm is the answer",
-              "eval_criteria": {"accuracy": "exact", "must_include": ["Stockholm"], "max_tokens": 300}}]
+def test_fail_message_lists_each_component_with_score_weight_and_why(
+    pytester: pytest.Pytester,
+) -> None:
+    suite = [
+        {
+            "id": "rev",
+            "question": "Which city?",
+            "expected": "Oslo",
+            "response": "Stockholm is the answer",
+            "eval_criteria": {
+                "accuracy": "exact",
+                "must_include": ["Stockholm"],
+                "max_tokens": 300,
+            },
+        }
+    ]
     result = run_suite(pytester, suite)
     result.stdout.fnmatch_lines(
         [
@@ -78,11 +133,20 @@ def test_fail_message_lists_each_component_with_score_weight_and_why(pytester: p
     )
 
 
-def test_weights_renormalise_over_applicable_components_and_ini_overrides(pytester: pytest.Pytester) -> None:
+def test_weights_renormalise_over_applicable_components_and_ini_overrides(
+    pytester: pytest.Pytester,
+) -> None:
     # No citation required, no keywords: accuracy 0.5 and length 0.15 (asked for by max_tokens)
     # renormalise to 0.769/0.231.
-    suite = [{"id": "s", "question": "q", "expected": "Oslo", "response": "Oslo",
-              "eval_criteria": {"accuracy": "exact", "max_tokens": 300}}]
+    suite = [
+        {
+            "id": "s",
+            "question": "q",
+            "expected": "Oslo",
+            "response": "Oslo",
+            "eval_criteria": {"accuracy": "exact", "max_tokens": 300},
+        }
+    ]
     write_suite(pytester, suite)
     pytester.runpytest("--llm-report=r.json")
     sample = json.loads((pytester.path / "r.json").read_text())["sample_results"][0]
@@ -97,8 +161,15 @@ def test_weights_renormalise_over_applicable_components_and_ini_overrides(pytest
 
 
 def test_tier_cutoffs_configurable_in_ini_and_per_sample(pytester: pytest.Pytester) -> None:
-    suite = [{"id": "s", "question": "q", "expected": "Oslo", "response": "Oslo",
-              "eval_criteria": {"accuracy": "exact", "max_tokens": 300}}]
+    suite = [
+        {
+            "id": "s",
+            "question": "q",
+            "expected": "Oslo",
+            "response": "Oslo",
+            "eval_criteria": {"accuracy": "exact", "max_tokens": 300},
+        }
+    ]
     write_suite(pytester, suite)  # overall 0.885 (length 0.5, asked for by max_tokens)
     pytester.makeini("[pytest]\nllm_tiers = 0.8,0.5\n")
     assert pytester.runpytest().parseoutcomes() == {"passed": 1}
@@ -126,7 +197,9 @@ def test_summary_printed_under_quiet_with_groups_worst_and_rate(pytester: pytest
     assert "by domain" not in result.stdout.str()  # a single domain says nothing
 
 
-def test_junit_has_tier_score_and_component_properties(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
+def test_junit_has_tier_score_and_component_properties(
+    pytester: pytest.Pytester, plugin_args: list[str]
+) -> None:
     run_suite(pytester, TIER_SUITE, "--junitxml=junit.xml", *plugin_args)
     root = ET.parse(pytester.path / "junit.xml").getroot()
     props = {
@@ -144,14 +217,28 @@ def test_junit_has_tier_score_and_component_properties(pytester: pytest.Pytester
 def test_json_report_keys_and_values(pytester: pytest.Pytester) -> None:
     run_suite(pytester, [*TIER_SUITE, '{"id": "broken"'], "--llm-report=out/report.json")
     report = json.loads((pytester.path / "out" / "report.json").read_text())
-    assert set(report) >= {"metadata", "aggregate_metrics", "by_task", "by_domain", "sample_results", "failed_samples", "warnings"}
+    assert set(report) >= {
+        "metadata",
+        "aggregate_metrics",
+        "by_task",
+        "by_domain",
+        "sample_results",
+        "failed_samples",
+        "warnings",
+    }
     meta = report["metadata"]
     assert meta["eval_files"] == ["qa_eval.jsonl"]
     assert meta["total_samples"] == 5
     assert meta["incomplete"] is False
     assert {"model", "timestamp"} <= set(meta)
     agg = report["aggregate_metrics"]
-    assert set(agg) >= {"overall_score", "accuracy", "citation_coverage", "avg_length_tokens", "pass_rate"}
+    assert set(agg) >= {
+        "overall_score",
+        "accuracy",
+        "citation_coverage",
+        "avg_length_tokens",
+        "pass_rate",
+    }
     assert agg["pass_rate"] == pytest.approx(2 / 5)
     assert agg["errors"] == 1
     sample = next(s for s in report["sample_results"] if s["sample_id"] == "fail-1")
@@ -165,11 +252,17 @@ def test_json_report_keys_and_values(pytester: pytest.Pytester) -> None:
     assert report["by_domain"]["geo"]["pass"] == 2
 
 
-def test_gate_turns_an_all_green_run_red_with_one_line(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
+def test_gate_turns_an_all_green_run_red_with_one_line(
+    pytester: pytest.Pytester, plugin_args: list[str]
+) -> None:
     # pass, pass, acceptable: every test passes, but only 2 of 3 samples reach the pass tier.
     result = run_suite(pytester, TIER_SUITE[:3], "--llm-min-pass-rate=0.9", *plugin_args)
     assert result.parseoutcomes() == {"passed": 2, "acceptable": 1}
-    result.stdout.fnmatch_lines(["llmeval gate FAILED: pass rate 66.7% is below --llm-min-pass-rate 90.0% (2 of 3 samples in the pass tier, errors count as fail)"])
+    result.stdout.fnmatch_lines(
+        [
+            "llmeval gate FAILED: pass rate 66.7% is below --llm-min-pass-rate 90.0% (2 of 3 samples in the pass tier, errors count as fail)"
+        ]
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result = pytester.runpytest("--llm-min-pass-rate=0.6", *plugin_args)
     result.stdout.fnmatch_lines(["llmeval gate passed: pass rate 66.7% >= 60.0% (2 of 3)"])
@@ -185,12 +278,19 @@ def test_gate_from_ini(pytester: pytest.Pytester) -> None:
 
 
 def test_errors_mode_fail_vs_exclude(pytester: pytest.Pytester) -> None:
-    suite = [TIER_SUITE[0], TIER_SUITE[1], '{"broken'] 
+    suite = [TIER_SUITE[0], TIER_SUITE[1], '{"broken']
     write_suite(pytester, suite)
     result = pytester.runpytest("--llm-min-pass-rate=0.8", "-p", "no:randomly")
-    result.stdout.fnmatch_lines(["pass rate: 66.7% (2 of 3 in the pass tier; errors count as fail)", "llmeval gate FAILED*"])
+    result.stdout.fnmatch_lines(
+        ["pass rate: 66.7% (2 of 3 in the pass tier; errors count as fail)", "llmeval gate FAILED*"]
+    )
     result = pytester.runpytest("--llm-min-pass-rate=0.8", "-o", "llm_errors=exclude")
-    result.stdout.fnmatch_lines(["pass rate: 100.0% (2 of 2 in the pass tier; errors count as exclude)", "llmeval gate passed*"])
+    result.stdout.fnmatch_lines(
+        [
+            "pass rate: 100.0% (2 of 2 in the pass tier; errors count as exclude)",
+            "llmeval gate passed*",
+        ]
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED  # the error item itself still fails the run
 
 
@@ -201,32 +301,63 @@ def _normalised_report(path: Path) -> dict[str, Any]:
 
 
 def test_xdist_gives_identical_summary_report_and_exit_code(pytester: pytest.Pytester) -> None:
-    suite = TIER_SUITE + [keyword_sample(f"k{i}", i % 6, task=f"t{i % 3}") for i in range(12)] + ['{"oops": 1}']
+    suite = (
+        TIER_SUITE
+        + [keyword_sample(f"k{i}", i % 6, task=f"t{i % 3}") for i in range(12)]
+        + ['{"oops": 1}']
+    )
     write_suite(pytester, suite)
-    plain = pytester.runpytest("--llm-report=plain.json", "--llm-min-pass-rate=0.8", "-p", "no:xdist")
+    plain = pytester.runpytest(
+        "--llm-report=plain.json", "--llm-min-pass-rate=0.8", "-p", "no:xdist"
+    )
     dist = pytester.runpytest("--llm-report=dist.json", "--llm-min-pass-rate=0.8", "-n", "2")
     assert plain.ret == dist.ret == pytest.ExitCode.TESTS_FAILED
 
     def summary(result: pytest.RunResult) -> list[str]:
         lines = result.stdout.lines
         start = next(i for i, line in enumerate(lines) if "llmeval summary" in line)
-        end = next(i for i, line in enumerate(lines) if "short test summary" in line or (line.startswith("=") and i > start + 1))
+        end = next(
+            i
+            for i, line in enumerate(lines)
+            if "short test summary" in line or (line.startswith("=") and i > start + 1)
+        )
         return lines[start:end]
 
     assert summary(plain) == summary(dist)
-    assert _normalised_report(pytester.path / "plain.json") == _normalised_report(pytester.path / "dist.json")
+    assert _normalised_report(pytester.path / "plain.json") == _normalised_report(
+        pytester.path / "dist.json"
+    )
 
 
 def test_usage_error_names_both_spellings(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--llm-min-pass-rate=1.5")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--llm-min-pass-rate='1.5' (ini llm_min_pass_rate / --llm-min-pass-rate): must be between 0 and 1*"])
+    result.stderr.fnmatch_lines(
+        [
+            "*--llm-min-pass-rate='1.5' (ini llm_min_pass_rate / --llm-min-pass-rate): must be between 0 and 1*"
+        ]
+    )
     pytester.makeini("[pytest]\nllm_errors = ignore\n")
     result = pytester.runpytest()
     result.stderr.fnmatch_lines(["*ini llm_errors='ignore'*must be one of fail|exclude*"])
 
 
 def test_unknown_grader_is_an_error_listing_registered_names(pytester: pytest.Pytester) -> None:
-    result = run_suite(pytester, [{"id": "s", "question": "q", "expected": "a", "response": "a", "eval_criteria": {"accuracy": "bleu"}}])
+    result = run_suite(
+        pytester,
+        [
+            {
+                "id": "s",
+                "question": "q",
+                "expected": "a",
+                "response": "a",
+                "eval_criteria": {"accuracy": "bleu"},
+            }
+        ],
+    )
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*sample 's': GraderError: unknown grader 'bleu'; registered graders: *exact*fuzzy*numeric*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*sample 's': GraderError: unknown grader 'bleu'; registered graders: *exact*fuzzy*numeric*"
+        ]
+    )

@@ -21,25 +21,88 @@ VAT_GOLD = (
 
 # (id, question, expected, response, graded as a passed test?)
 CASES: list[tuple[str, str, Any, str, bool]] = [
-    ("lebron-2012", "When was LeBron's first NBA Finals?", "2007", "LeBron's first Finals was in 2012.", False),
-    ("lebron-2007", "When was LeBron's first NBA Finals?", "2007", "His first Finals came in June 2007.", True),
-    ("fiscal-2021", "Which fiscal year had the record revenue?", "fiscal 2022", "It was fiscal 2021.", False),
-    ("vat-half", VAT_Q, VAT_GOLD, "Norwegian VAT is a tax on goods and services, charged at 25% on most sales.", False),
-    ("vat-full", VAT_Q, VAT_GOLD,
-     "Merverdiavgift is charged at 25% as the standard rate, 15% for food and drink, 12% for passenger "
-     "transport, cinemas and hotels, and 0% for exports. Registration is required when taxable turnover "
-     "passes NOK 50,000 within a 12-month period, and returns are filed every two months.", True),
+    (
+        "lebron-2012",
+        "When was LeBron's first NBA Finals?",
+        "2007",
+        "LeBron's first Finals was in 2012.",
+        False,
+    ),
+    (
+        "lebron-2007",
+        "When was LeBron's first NBA Finals?",
+        "2007",
+        "His first Finals came in June 2007.",
+        True,
+    ),
+    (
+        "fiscal-2021",
+        "Which fiscal year had the record revenue?",
+        "fiscal 2022",
+        "It was fiscal 2021.",
+        False,
+    ),
+    (
+        "vat-half",
+        VAT_Q,
+        VAT_GOLD,
+        "Norwegian VAT is a tax on goods and services, charged at 25% on most sales.",
+        False,
+    ),
+    (
+        "vat-full",
+        VAT_Q,
+        VAT_GOLD,
+        "Merverdiavgift is charged at 25% as the standard rate, 15% for food and drink, 12% for passenger "
+        "transport, cinemas and hotels, and 0% for exports. Registration is required when taxable turnover "
+        "passes NOK 50,000 within a 12-month period, and returns are filed every two months.",
+        True,
+    ),
     ("eps-6.15", "What was diluted EPS?", "6.11", "Diluted EPS was $6.15.", False),
     ("scale-64m", "What was the fine?", "$64,000", "$64 million", False),
     ("dain", "Who killed Azog at the Battle of Azanulbizar?", "Dáin", "Dáin Ironfoot.", True),
-    ("timmy-smith", "Who was the MVP of Super Bowl XXII's running game?", "Timmy Smith", "Emmitt Smith", False),
-    ("season-3", "In which season did the character first appear?", "season two", "Season 3", False),
-    ("season-2", "In which season did the character first appear?", "season two", "She first appears in the second season.", True),
-    ("loss-per-share", "What was basic EPS for the year?", "$(0.28)", "The basic net loss per share was $0.28", True),
-    ("aliases", "Which baseball teams did Deion Sanders play for?", ["Atlanta Braves", "San Francisco Giants"],
-     "He played for the San Francisco Giants.", True),
-    ("aliases-wrong", "Which baseball teams did Deion Sanders play for?", ["Atlanta Braves", "San Francisco Giants"],
-     "The Atlanta Falcons.", False),
+    (
+        "timmy-smith",
+        "Who was the MVP of Super Bowl XXII's running game?",
+        "Timmy Smith",
+        "Emmitt Smith",
+        False,
+    ),
+    (
+        "season-3",
+        "In which season did the character first appear?",
+        "season two",
+        "Season 3",
+        False,
+    ),
+    (
+        "season-2",
+        "In which season did the character first appear?",
+        "season two",
+        "She first appears in the second season.",
+        True,
+    ),
+    (
+        "loss-per-share",
+        "What was basic EPS for the year?",
+        "$(0.28)",
+        "The basic net loss per share was $0.28",
+        True,
+    ),
+    (
+        "aliases",
+        "Which baseball teams did Deion Sanders play for?",
+        ["Atlanta Braves", "San Francisco Giants"],
+        "He played for the San Francisco Giants.",
+        True,
+    ),
+    (
+        "aliases-wrong",
+        "Which baseball teams did Deion Sanders play for?",
+        ["Atlanta Braves", "San Francisco Giants"],
+        "The Atlanta Falcons.",
+        False,
+    ),
 ]
 
 
@@ -47,7 +110,9 @@ def _records() -> list[dict[str, Any]]:
     return [{"id": i, "question": q, "expected": e, "response": r} for i, q, e, r, _ in CASES]
 
 
-def test_issue_cases_graded_right_in_a_default_gold_file_run(pytester: pytest.Pytester, plugin_args: list[str]) -> None:
+def test_issue_cases_graded_right_in_a_default_gold_file_run(
+    pytester: pytest.Pytester, plugin_args: list[str]
+) -> None:
     write_suite(pytester, _records())
     result = pytester.runpytest(*plugin_args, "--llm-report=r.json", "-p", "no:randomly")
     report = json.loads((pytester.path / "r.json").read_text())
@@ -67,16 +132,31 @@ def test_issue_cases_graded_right_in_a_default_gold_file_run(pytester: pytest.Py
 def test_the_report_names_the_alias_that_matched(pytester: pytest.Pytester) -> None:
     write_suite(pytester, [r for r in _records() if r["id"].startswith("aliases")])
     pytester.runpytest("--llm-report=r.json")
-    by_id = {r["sample_id"]: r for r in json.loads((pytester.path / "r.json").read_text())["sample_results"]}
+    by_id = {
+        r["sample_id"]: r
+        for r in json.loads((pytester.path / "r.json").read_text())["sample_results"]
+    }
     assert by_id["aliases"]["matched_expected"] == "San Francisco Giants"
     assert "matched_expected" not in by_id["aliases-wrong"]
     assert by_id["aliases"]["expected"] == ["Atlanta Braves", "San Francisco Giants"]
     assert "best of 2 acceptable answers" in by_id["aliases"]["reason"]
 
 
-def test_out_of_tolerance_figure_fails_and_reports_the_difference(pytester: pytest.Pytester) -> None:
-    write_suite(pytester, [{"id": "eps", "question": "Diluted EPS?", "expected": "6.11", "response": "Diluted EPS was $6.15.",
-                            "eval_criteria": {"numeric": {"tolerance": 0}}}])
+def test_out_of_tolerance_figure_fails_and_reports_the_difference(
+    pytester: pytest.Pytester,
+) -> None:
+    write_suite(
+        pytester,
+        [
+            {
+                "id": "eps",
+                "question": "Diluted EPS?",
+                "expected": "6.11",
+                "response": "Diluted EPS was $6.15.",
+                "eval_criteria": {"numeric": {"tolerance": 0}},
+            }
+        ],
+    )
     result = pytester.runpytest("--llm-report=r.json")
     row = json.loads((pytester.path / "r.json").read_text())["sample_results"][0]
     assert row["status"] == "fail"
@@ -86,29 +166,57 @@ def test_out_of_tolerance_figure_fails_and_reports_the_difference(pytester: pyte
 
 
 def test_partial_credit_is_opt_in_per_gold(pytester: pytest.Pytester) -> None:
-    write_suite(pytester, [{"id": "eps", "question": "Diluted EPS?", "expected": "6.11", "response": "Diluted EPS was $6.12.",
-                            "eval_criteria": {"numeric": {"partial_credit": True}}}])
+    write_suite(
+        pytester,
+        [
+            {
+                "id": "eps",
+                "question": "Diluted EPS?",
+                "expected": "6.11",
+                "response": "Diluted EPS was $6.12.",
+                "eval_criteria": {"numeric": {"partial_credit": True}},
+            }
+        ],
+    )
     pytester.runpytest("--llm-report=r.json")
     row = json.loads((pytester.path / "r.json").read_text())["sample_results"][0]
     assert 0.75 < row["scores"]["accuracy"] < 0.9  # near miss: credit because the gold asks for it
 
 
-def test_needs_review_pass_is_not_counted_by_the_gate_unless_asked(pytester: pytest.Pytester) -> None:
+def test_needs_review_pass_is_not_counted_by_the_gate_unless_asked(
+    pytester: pytest.Pytester,
+) -> None:
     # A descriptive gold; the answer shares none of its figures or words: thin evidence for a pass.
-    thin = {"id": "thin", "question": "Which of the three cash-flow sections brought in the most cash for Nike in FY2023?",
-            "expected": "Among the three, operations was the highest.",
-            "response": "In FY2023 the cash Nike generated from running its business came out on top of the three sections."}
-    clear = {"id": "clear", "question": "What is the capital of France?", "expected": "Paris",
-             "response": "The capital of France is Paris."}
+    thin = {
+        "id": "thin",
+        "question": "Which of the three cash-flow sections brought in the most cash for Nike in FY2023?",
+        "expected": "Among the three, operations was the highest.",
+        "response": "In FY2023 the cash Nike generated from running its business came out on top of the three sections.",
+    }
+    clear = {
+        "id": "clear",
+        "question": "What is the capital of France?",
+        "expected": "Paris",
+        "response": "The capital of France is Paris.",
+    }
     write_suite(pytester, [thin, clear])
-    verdict = answer_correctness(thin["response"], thin["expected"], question=thin["question"], judge="offline")
+    verdict = answer_correctness(
+        thin["response"], thin["expected"], question=thin["question"], judge="offline"
+    )
     assert verdict.correct
     assert verdict.needs_review
     strict = pytester.runpytest("--llm-min-pass-rate=0.75", "-o", "llm_tiers=0.5,0.4")
-    strict.stdout.fnmatch_lines(["*needs review (offline judge (*))*", "*::thin*",
-                                 "*gate FAILED*1 pass-tier sample(s) needing review not counted*"])
+    strict.stdout.fnmatch_lines(
+        [
+            "*needs review (offline judge (*))*",
+            "*::thin*",
+            "*gate FAILED*1 pass-tier sample(s) needing review not counted*",
+        ]
+    )
     assert strict.ret == 1
-    lenient = pytester.runpytest("--llm-min-pass-rate=0.75", "-o", "llm_tiers=0.5,0.4", "-o", "llm_review_passes=true")
+    lenient = pytester.runpytest(
+        "--llm-min-pass-rate=0.75", "-o", "llm_tiers=0.5,0.4", "-o", "llm_review_passes=true"
+    )
     lenient.stdout.fnmatch_lines(["*gate passed*"])
     assert lenient.ret == 0
 
@@ -150,24 +258,47 @@ def test_a_coarser_period_is_escalated_to_the_judge(pytester: pytest.Pytester) -
     from tests.fake_openai import FakeOpenAIServer
 
     records = [
-        {"id": "coarse", "question": "When did the flag code become law?", "expected": "June 22, 1942", "response": "In 1942."},
-        {"id": "exact", "question": "When did the flag code become law?", "expected": "June 22, 1942", "response": "On 22 June 1942."},
+        {
+            "id": "coarse",
+            "question": "When did the flag code become law?",
+            "expected": "June 22, 1942",
+            "response": "In 1942.",
+        },
+        {
+            "id": "exact",
+            "question": "When did the flag code become law?",
+            "expected": "June 22, 1942",
+            "response": "On 22 June 1942.",
+        },
     ]
     write_suite(pytester, records)
     offline = pytester.runpytest("--llm-report=r.json")
-    rows = {r["sample_id"]: r for r in json.loads((pytester.path / "r.json").read_text())["sample_results"]}
+    rows = {
+        r["sample_id"]: r
+        for r in json.loads((pytester.path / "r.json").read_text())["sample_results"]
+    }
     assert rows["coarse"]["needs_review"]
     assert rows["coarse"]["status"] == "fail"
     assert offline.ret == 1
     with FakeOpenAIServer() as server:
-        server.reply_with(lambda body: json.dumps({"reasons": ["1942 is the year asked about"], "verdict": "factually matching"}))
+        server.reply_with(
+            lambda body: json.dumps(
+                {"reasons": ["1942 is the year asked about"], "verdict": "factually matching"}
+            )
+        )
         judged = pytester.runpytest(
-            "--llm-judge=openai:judge", f"--llm-base-url={server.url}", "--llm-cache-dir=c", "--llm-report=j.json"
+            "--llm-judge=openai:judge",
+            f"--llm-base-url={server.url}",
+            "--llm-cache-dir=c",
+            "--llm-report=j.json",
         )
         # only the coarser answer goes to the judge (a call, and its second verification against the fuzzy check)
         assert server.requests
         assert all("In 1942." in json.dumps(r["messages"]) for r in server.requests)
-    rows = {r["sample_id"]: r for r in json.loads((pytester.path / "j.json").read_text())["sample_results"]}
+    rows = {
+        r["sample_id"]: r
+        for r in json.loads((pytester.path / "j.json").read_text())["sample_results"]
+    }
     assert rows["coarse"]["status"] == "pass"
     assert not rows["coarse"]["needs_review"]
     assert "escalated to the judge" in rows["coarse"]["reason"]

@@ -15,11 +15,21 @@ GOLD = "Revenue increased 8% to $394.3 billion."
 QUESTION = "How did revenue change in FY2022?"
 SUITE = [
     # The judge (below) calls this matching; the gold figure is nowhere in it: they disagree.
-    {"id": "vague", "question": QUESTION, "expected": GOLD, "response": "Revenue went up nicely that year.",
-     "eval_criteria": CORRECTNESS},
+    {
+        "id": "vague",
+        "question": QUESTION,
+        "expected": GOLD,
+        "response": "Revenue went up nicely that year.",
+        "eval_criteria": CORRECTNESS,
+    },
     # Judge and fuzzy check agree: no second request.
-    {"id": "exact", "question": QUESTION, "expected": GOLD, "response": "Revenue rose by 8 percent, reaching $394.3 billion.",
-     "eval_criteria": CORRECTNESS},
+    {
+        "id": "exact",
+        "question": QUESTION,
+        "expected": GOLD,
+        "response": "Revenue rose by 8 percent, reaching $394.3 billion.",
+        "eval_criteria": CORRECTNESS,
+    },
 ]
 
 
@@ -35,7 +45,12 @@ def lenient_then_strict(body: dict[str, Any]) -> str:
 
 
 def judge_args(server: FakeOpenAIServer, *extra: str) -> list[str]:
-    return ["--llm-judge=openai:judge-model", f"--llm-base-url={server.url}", "--llm-cache-dir=cache", *extra]
+    return [
+        "--llm-judge=openai:judge-model",
+        f"--llm-base-url={server.url}",
+        "--llm-cache-dir=cache",
+        *extra,
+    ]
 
 
 def test_disagreement_makes_exactly_one_verification_request_recorded_and_counted(
@@ -48,13 +63,25 @@ def test_disagreement_makes_exactly_one_verification_request_recorded_and_counte
     systems = [r["messages"][0]["content"] for r in fake_openai.requests]
     assert len(systems) == 3  # one grading per sample + one verification
     assert sum("You verify a disputed grade" in s for s in systems) == 1
-    verify = next(r for r in fake_openai.requests if "You verify a disputed grade" in r["messages"][0]["content"])
+    verify = next(
+        r
+        for r in fake_openai.requests
+        if "You verify a disputed grade" in r["messages"][0]["content"]
+    )
     user = verify["messages"][-1]["content"]
     assert "First grading: factually matching. Its reasons: looks fine" in user
-    assert "Fuzzy fact-inclusion check: factually contradicting. Its evidence: gold figure not found anywhere in the response" in user
-    assert "statistics, data points and percentages are represented accurately" in verify["messages"][0]["content"]
+    assert (
+        "Fuzzy fact-inclusion check: factually contradicting. Its evidence: gold figure not found anywhere in the response"
+        in user
+    )
+    assert (
+        "statistics, data points and percentages are represented accurately"
+        in verify["messages"][0]["content"]
+    )
     result.stdout.fnmatch_lines(
-        ["second verification: 1 sample(s) re-asked (LLM judge and fuzzy check disagreed), 1 verdict(s) changed"]
+        [
+            "second verification: 1 sample(s) re-asked (LLM judge and fuzzy check disagreed), 1 verdict(s) changed"
+        ]
     )
 
     report = json.loads((pytester.path / "r.json").read_text())
@@ -70,7 +97,10 @@ def test_disagreement_makes_exactly_one_verification_request_recorded_and_counte
         "final": False,
         "changed": True,
     }
-    assert "SECOND VERIFICATION (judge correct, fuzzy check incorrect" in by_id["vague"]["components"]["accuracy"]["reason"]
+    assert (
+        "SECOND VERIFICATION (judge correct, fuzzy check incorrect"
+        in by_id["vague"]["components"]["accuracy"]["reason"]
+    )
 
     # Replay: both judge calls come from the cache, nothing reaches the server.
     fake_openai.reset()

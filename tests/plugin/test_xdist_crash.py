@@ -18,16 +18,28 @@ def pytest_llmeval_generate(sample, config):
 """
 
 
-def test_a_sample_whose_worker_crashed_is_an_error_and_the_run_incomplete(pytester: pytest.Pytester) -> None:
+def test_a_sample_whose_worker_crashed_is_an_error_and_the_run_incomplete(
+    pytester: pytest.Pytester,
+) -> None:
     pytest.importorskip("xdist")
-    write_suite(pytester, [{"id": f"s{i}", "question": "q", "expected": f"a{i}", "eval_criteria": EXACT} for i in range(10)])
+    write_suite(
+        pytester,
+        [
+            {"id": f"s{i}", "question": "q", "expected": f"a{i}", "eval_criteria": EXACT}
+            for i in range(10)
+        ],
+    )
     pytester.makeconftest(CRASHING_APP)
-    result = pytester.runpytest("-n", "2", "-p", "no:cacheprovider", "--llm-min-pass-rate=0.95", "--llm-report=r.json")
+    result = pytester.runpytest(
+        "-n", "2", "-p", "no:cacheprovider", "--llm-min-pass-rate=0.95", "--llm-report=r.json"
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines([
-        "*INCOMPLETE run: an xdist worker crashed running 1 sample(s): qa_eval.jsonl::s3*",
-        "llmeval gate FAILED: pass rate 90.0% is below --llm-min-pass-rate 95.0% (9 of 10 samples*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*INCOMPLETE run: an xdist worker crashed running 1 sample(s): qa_eval.jsonl::s3*",
+            "llmeval gate FAILED: pass rate 90.0% is below --llm-min-pass-rate 95.0% (9 of 10 samples*",
+        ]
+    )
     report = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))
     assert report["metadata"]["incomplete"] is True
     assert report["aggregate_metrics"]["errors"] == 1

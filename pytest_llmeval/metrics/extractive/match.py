@@ -148,8 +148,14 @@ def _options(
         or float_rounding < 0
     ):
         raise ValueError(f"float_rounding must be an int >= 0; got {float_rounding!r}")
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= MAX_TIMEOUT:
-        raise ValueError(f"timeout must be a number of seconds > 0 and <= {MAX_TIMEOUT:g}; got {timeout!r}")
+    if (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, (int, float))
+        or not 0 < timeout <= MAX_TIMEOUT
+    ):
+        raise ValueError(
+            f"timeout must be a number of seconds > 0 and <= {MAX_TIMEOUT:g}; got {timeout!r}"
+        )
     return _Options(
         gold_targets=_targets("gold_targets", gold_targets),
         pred_targets=_targets("pred_targets", pred_targets),
@@ -249,7 +255,9 @@ class _Worker:
 
     def _spawn(self) -> None:
         # metrics/extractive/match.py -> the directory holding the pytest_llmeval package
-        package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+        package_root = os.path.dirname(
+            os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        )
         code = (
             f"import sys; sys.path.insert(0, {package_root!r}); "
             "from pytest_llmeval.metrics.extractive.worker import main; main()"

@@ -64,7 +64,9 @@ def _number(sign: str, integer: str, fraction_digits: str | None) -> PlainNumber
     if len(integer) + len(fraction_digits or "") > MAX_DIGITS:
         raise NeedsSympy
     value = Fraction(f"{integer}.{fraction_digits}" if fraction_digits else integer)
-    return PlainNumber(-value if sign else value, DECIMAL if fraction_digits is not None else INTEGER)
+    return PlainNumber(
+        -value if sign else value, DECIMAL if fraction_digits is not None else INTEGER
+    )
 
 
 def _fraction(sign: str, numerator: str, denominator: str, *, form: str) -> PlainNumber:
@@ -102,7 +104,9 @@ def _latex_number(text: str) -> tuple[PlainNumber, str]:
     if found:
         sign, numerator, numerator_digit, denominator, denominator_digit = found.groups()
         numerator, denominator = numerator or numerator_digit, denominator or denominator_digit
-        return _fraction(sign, numerator, denominator, form=RATIONAL), f"{sign}\\frac{{{numerator}}}{{{denominator}}}"
+        return _fraction(
+            sign, numerator, denominator, form=RATIONAL
+        ), f"{sign}\\frac{{{numerator}}}{{{denominator}}}"
     raise NeedsSympy
 
 
@@ -139,7 +143,9 @@ class Unread:
 def _read(m: re.Match[str], kind: str) -> tuple[Any, str]:
     groups = m.groupdict()
     if kind == "latex":
-        latex = [(name, value) for name, value in groups.items() if value and _LATEX_GROUP.match(name)]
+        latex = [
+            (name, value) for name, value in groups.items() if value and _LATEX_GROUP.match(name)
+        ]
         if len(latex) != 1:
             raise NeedsSympy  # a list of answers, or nothing: sympy's reading decides
         name, text = latex[0]
@@ -202,7 +208,9 @@ def _round_tie(value: Fraction, places: int) -> bool:
 def _numbers_equal(gold: PlainNumber, pred: PlainNumber, float_rounding: int) -> tuple[bool, str]:
     """math-verify's verdict on two numbers, or :class:`NeedsSympy` where only sympy knows it."""
     forms = {gold.form, pred.form}
-    if QUOTIENT in forms and any(abs(v.value) >= 1000 or v.value.denominator >= 1000 for v in (gold, pred)):
+    if QUOTIENT in forms and any(
+        abs(v.value) >= 1000 or v.value.denominator >= 1000 for v in (gold, pred)
+    ):
         # math-verify checks unevaluated sums and divisions relatively (to 1e-12): only values
         # this small and coarse are sure to differ by more whenever they differ at all.
         raise NeedsSympy

@@ -214,14 +214,20 @@ _MATH_ENV = re.compile(
 
 # Sentence punctuation (and spacing) a writer ends a maths environment with: "$\\frac{1}{3}.$",
 # "\\[\\sqrt{2},\\]", "$x\\,.$", "$5\\text{.}$". Not "!" (a factorial).
-_TRAILING_PUNCT = re.compile(r"(?:\s|(?<!\\)\\[,;:! ]|\\q?quad\b|[.,;:?]|\\text\{\s*[.,;:?]\s*\})+\Z")
+_TRAILING_PUNCT = re.compile(
+    r"(?:\s|(?<!\\)\\[,;:! ]|\\q?quad\b|[.,;:?]|\\text\{\s*[.,;:?]\s*\})+\Z"
+)
 _DELIMS = (("$$", "$$"), ("\\[", "\\]"), ("\\(", "\\)"), ("$", "$"))
 
 
 def _strip_env_punctuation(m: re.Match[str]) -> str:
     env = m.group(0)
     for opening, closing in _DELIMS:
-        if env.startswith(opening) and env.endswith(closing) and len(env) > len(opening) + len(closing):
+        if (
+            env.startswith(opening)
+            and env.endswith(closing)
+            and len(env) > len(opening) + len(closing)
+        ):
             inner = env[len(opening) : len(env) - len(closing)]
             tail = _TRAILING_PUNCT.search(inner)
             if tail is not None and ".." in tail.group(0):
@@ -231,7 +237,11 @@ def _strip_env_punctuation(m: re.Match[str]) -> str:
                 tail = _TRAILING_PUNCT.search(inner, after) if after < len(inner) else None
                 if tail is not None and tail.start() < after:
                     tail = None
-            if tail is None or not re.search(r"[.,;:?]", tail.group(0)) or not inner[: tail.start()].strip():
+            if (
+                tail is None
+                or not re.search(r"[.,;:?]", tail.group(0))
+                or not inner[: tail.start()].strip()
+            ):
                 return env  # spacing alone, or nothing but punctuation: leave it
             return f"{opening}{inner[: tail.start()]}{closing}"
     return env
@@ -696,7 +706,9 @@ def bare_number_list(text: str) -> bool:
         return False
     glued = [item for item in items[1:] if not item[:1].isspace()]
     if len(items) == 2 and glued:
-        return False  # "2,5": a decimal comma (or a thousands group), as the number patterns read it
+        return (
+            False  # "2,5": a decimal comma (or a thousands group), as the number patterns read it
+        )
     # "1,000,5": a group of three digits right after a comma reads as thousands.
     return not any(re.fullmatch(r"\d{3}", item) for item in glued)
 
@@ -716,9 +728,20 @@ class _SideReader:
     """Reads one side (gold or prediction): the configured targets, or the whole text as maths."""
 
     def __init__(
-        self, lang: str, boxed_priority: int, parse: Parser, modes: dict[str, Any], known: Callable[[Candidates], Candidates]
+        self,
+        lang: str,
+        boxed_priority: int,
+        parse: Parser,
+        modes: dict[str, Any],
+        known: Callable[[Candidates], Candidates],
     ) -> None:
-        self.lang, self.boxed_priority, self.parse, self.modes, self.known = lang, boxed_priority, parse, modes, known
+        self.lang, self.boxed_priority, self.parse, self.modes, self.known = (
+            lang,
+            boxed_priority,
+            parse,
+            modes,
+            known,
+        )
 
     def _plain(self, text: str, targets: list[str], n_choices: int) -> Candidates:
         built = build_targets(targets, self.lang, self.boxed_priority, n_choices)
@@ -730,7 +753,9 @@ class _SideReader:
 
     def _as_latex(self, text: str, n_choices: int) -> Candidates:
         latex_only = build_targets(("latex",), self.lang, self.boxed_priority, n_choices)
-        return self.known(extract_candidates(f"${text.strip()}$", latex_only, self.parse, **self.modes))
+        return self.known(
+            extract_candidates(f"${text.strip()}$", latex_only, self.parse, **self.modes)
+        )
 
     def read(self, text: str, targets: list[str], n_choices: int, *, is_gold: bool) -> Candidates:
         if "latex" not in targets or not text.strip() or _LATEX_ENV_START.search(text):
@@ -794,7 +819,12 @@ def evaluate(
 
     reader = _SideReader(lang, boxed_priority, parse, modes, known)
     gold = reader.read(preprocess(req["gold"]), req["gold_targets"], 26, is_gold=True)
-    pred = reader.read(preprocess(req["prediction"]), req["pred_targets"], _choices_named(gold, lang), is_gold=False)
+    pred = reader.read(
+        preprocess(req["prediction"]),
+        req["pred_targets"],
+        _choices_named(gold, lang),
+        is_gold=False,
+    )
     result: dict[str, Any] = {
         "gold_extracted": gold.value_texts,
         "gold_parsed": [_short(v) for v in gold.values],
@@ -936,7 +966,10 @@ def _supervise(reply_fd: int) -> None:
         if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGALRM:
             reply = {"error": "timeout"}
         else:
-            reply = {"error": "crash", "message": "the evaluator process died (memory cap or crash)"}
+            reply = {
+                "error": "crash",
+                "message": "the evaluator process died (memory cap or crash)",
+            }
         _write_all(reply_fd, ("\n" + json.dumps(reply) + "\n").encode("utf-8"))
 
 

@@ -33,7 +33,14 @@ if TYPE_CHECKING:
 
     from pytest_llmeval.components import ComponentContext
 
-__all__ = ["LanguageGuess", "LanguageResult", "assert_language", "component", "detect_language", "language_check"]
+__all__ = [
+    "LanguageGuess",
+    "LanguageResult",
+    "assert_language",
+    "component",
+    "detect_language",
+    "language_check",
+]
 
 CUE_FACTOR = 4.0  # odds multiplier per cue word; a single cue tips a near tie, not a clear verdict
 MAX_CUES = 3  # per language: a long answer's many cues must not drown lingua's evidence
@@ -73,7 +80,9 @@ def _build_detector() -> Any:
             try:
                 from lingua import Language, LanguageDetectorBuilder
             except ImportError:
-                raise MissingExtraError("the answer-language check", "language", "lingua-language-detector") from None
+                raise MissingExtraError(
+                    "the answer-language check", "language", "lingua-language-detector"
+                ) from None
             languages = [getattr(Language, table.lingua) for table in LANGUAGES.values()]
             _detector.append(LanguageDetectorBuilder.from_languages(*languages).build())
     return _detector[0]
@@ -96,15 +105,23 @@ def detect_language(text: str) -> LanguageGuess:
         return LanguageGuess(None, 0.0)
     detector = _build_detector()
     by_name = {table.lingua: code for code, table in LANGUAGES.items()}
-    lingua = {by_name[c.language.name]: float(c.value) for c in detector.compute_language_confidence_values(text)}
+    lingua = {
+        by_name[c.language.name]: float(c.value)
+        for c in detector.compute_language_confidence_values(text)
+    }
     cues = _cue_hits(words)
-    raw = {code: lingua.get(code, 0.0) * CUE_FACTOR ** min(len(cues.get(code, ())), MAX_CUES) for code in LANGUAGES}
+    raw = {
+        code: lingua.get(code, 0.0) * CUE_FACTOR ** min(len(cues.get(code, ())), MAX_CUES)
+        for code in LANGUAGES
+    }
     total = sum(raw.values())
     if total <= 0:
         return LanguageGuess(None, 0.0, cues=cues)
     scores = {code: value / total for code, value in raw.items()}
     best = max(scores, key=lambda code: scores[code])
-    return LanguageGuess(best, scores[best], {k: round(v, 4) for k, v in scores.items() if v >= 0.0001}, cues)
+    return LanguageGuess(
+        best, scores[best], {k: round(v, 4) for k, v in scores.items() if v >= 0.0001}, cues
+    )
 
 
 def normalise_target(language: str) -> str:
@@ -152,7 +169,9 @@ def language_check(answer: str, language: str, *, allow: Sequence[str] = ()) -> 
         why = f"answer is {guess.name} ({guess.confidence:.2f}), not {wanted} ({language})"
     if english:
         why += f"; English words: {', '.join(english[:8])}"
-    no_letters = target in ("nb", "nn", "no", "da") and words >= 30 and not any(letters[c] for c in "æøå")
+    no_letters = (
+        target in ("nb", "nn", "no", "da") and words >= 30 and not any(letters[c] for c in "æøå")
+    )
     if no_letters:
         why += f"; no æ, ø or å in {words} words"
     if target in ("nb", "nn", "no", "da") and (letters["ä"] or letters["ö"]):
@@ -202,9 +221,14 @@ def component(ctx: ComponentContext) -> MetricResult | None:
     import importlib.util
 
     if importlib.util.find_spec("lingua") is None:
-        weighted = {**(ctx.settings.weights if ctx.settings is not None else {}), **(ctx.criteria.get("weights") or {})}
+        weighted = {
+            **(ctx.settings.weights if ctx.settings is not None else {}),
+            **(ctx.criteria.get("weights") or {}),
+        }
         if explicit or float(weighted.get("language", 0) or 0) > 0:
-            raise MissingExtraError("the answer-language check", "language", "lingua-language-detector")
+            raise MissingExtraError(
+                "the answer-language check", "language", "lingua-language-detector"
+            )
         return None  # reported-only and not installed: nothing to report
     allow = ctx.criteria.get("language_allow") or ()
     if isinstance(allow, str):

@@ -63,7 +63,11 @@ def _claims_and_matching(
 
     details["prompt_version"] = PROMPT_VERSION
     resp_claims = extract_claims(model, response, question=question)
-    gold = list(gold_claims) if gold_claims is not None else extract_claims(model, expected, question=question)
+    gold = (
+        list(gold_claims)
+        if gold_claims is not None
+        else extract_claims(model, expected, question=question)
+    )
     return resp_claims, gold, match_claims(model, resp_claims, gold, question=question)
 
 
@@ -93,11 +97,21 @@ def _explanation_parts(
         f"gold answer (precision {precision:.2f}), F1 {f1:.2f}",
         "; ".join(failures) if failures else f"F1 >= min_f1 {min_f1:.2f}",
     ]
-    missing = [f"{gold[link.index]!r} ({link.reason})" for link in matching.gold if link.match is None]
-    unsupported = [f"{resp_claims[link.index]!r} ({link.reason})" for link in matching.response if link.match is None]
+    missing = [
+        f"{gold[link.index]!r} ({link.reason})" for link in matching.gold if link.match is None
+    ]
+    unsupported = [
+        f"{resp_claims[link.index]!r} ({link.reason})"
+        for link in matching.response
+        if link.match is None
+    ]
     for label, items in (("missing", missing), ("unsupported", unsupported)):
         if items:
-            parts.append(f"{label}: " + "; ".join(items[:3]) + (f"; ... {len(items) - 3} more" if len(items) > 3 else ""))
+            parts.append(
+                f"{label}: "
+                + "; ".join(items[:3])
+                + (f"; ... {len(items) - 3} more" if len(items) > 3 else "")
+            )
     return parts
 
 
@@ -126,7 +140,9 @@ def claims_f1(
         _check_fraction(name, value)
     model = resolve_judge(judge)
     details: dict[str, Any] = {"judge": judge_name(model)}
-    resp_claims, gold, matching = _claims_and_matching(model, response, expected, question, gold_claims, details)
+    resp_claims, gold, matching = _claims_and_matching(
+        model, response, expected, question, gold_claims, details
+    )
     details["gold_claims_source"] = "given" if gold_claims is not None else "extracted"
     precision, recall, f1 = _precision_recall_f1(len(resp_claims), len(gold), matching)
     failures = []
@@ -137,7 +153,9 @@ def claims_f1(
     if min_recall is not None and recall < min_recall:
         failures.append(f"recall {recall:.2f} < min_recall {min_recall:.2f}")
     passed = not failures
-    parts = _explanation_parts(model, resp_claims, gold, matching, (precision, recall, f1), failures, min_f1)
+    parts = _explanation_parts(
+        model, resp_claims, gold, matching, (precision, recall, f1), failures, min_f1
+    )
     if "fallback" in details:
         parts.append(f"fallback: {details['fallback']}")
     details.update(

@@ -28,7 +28,9 @@ def _same_kind(gold: Candidate, said: Candidate) -> bool:
 SHORT_FACT_WORDS = 20
 
 
-def figure_conflict(keys: list[Candidate], said: list[Candidate], asked: list[float], gold: str) -> str:
+def figure_conflict(
+    keys: list[Candidate], said: list[Candidate], asked: list[float], gold: str
+) -> str:
     """Why the answer's figures contradict the key figures (``keys``, none of which the answer
     states) of a short factual ``gold``, or "": a figure of a key's kind not in the question
     (``asked``)."""
@@ -59,7 +61,9 @@ def _name(label: frozenset[str] | None, signed: frozenset[str]) -> frozenset[str
 
 def _same_size(a: Candidate, b: Candidate, values_agree: Callable[[float, float], bool]) -> bool:
     """Sizes that agree, or differ by no more than the rounding of the coarser display."""
-    return values_agree(abs(a.value), abs(b.value)) or abs(abs(a.value) - abs(b.value)) <= max(a.ulp, b.ulp) / 2 * (1 + 1e-9)
+    return values_agree(abs(a.value), abs(b.value)) or abs(abs(a.value) - abs(b.value)) <= max(
+        a.ulp, b.ulp
+    ) / 2 * (1 + 1e-9)
 
 
 def label_conflict(gold: str, answer: str, missing: list[Candidate], question: str | None) -> str:
@@ -85,7 +89,11 @@ def label_conflict(gold: str, answer: str, missing: list[Candidate], question: s
         name = _name(gold_labels.get(i), signed)
         if g.span not in wanted or len(name) < 2:
             continue
-        tied = [c for k, c in enumerate(said) if c.percent == g.percent and name <= _name(said_labels.get(k), signed)]
+        tied = [
+            c
+            for k, c in enumerate(said)
+            if c.percent == g.percent and name <= _name(said_labels.get(k), signed)
+        ]
         # "(0.6)%" for "0.62%" is the same figure at a coarser display; one such figure of the
         # label (of several years, say) states the gold's
         if tied and not any(_same_size(c, g, values_agree) for c in tied):

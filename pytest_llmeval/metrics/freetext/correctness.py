@@ -214,9 +214,13 @@ class Signals:
     metric_question: bool = False
     gold_rejects_metric: bool = False
     resp_rejects_metric: bool = False
-    swapped: list[tuple[str, str]] = field(default_factory=list)  # (gold word, the response's word instead)
+    swapped: list[tuple[str, str]] = field(
+        default_factory=list
+    )  # (gold word, the response's word instead)
     named: str = ""  # how the opening sentence names a short gold ("word for word", "initials ...")
-    not_answer: str = ""  # why a short gold is named but not as the answer: listed among others, rejected
+    not_answer: str = (
+        ""  # why a short gold is named but not as the answer: listed among others, rejected
+    )
     filing_dump: bool = False  # the response is a pasted filing cover page, not an answer
     # "reduced rate of 12%" for "reduced rate of 15%": no key figure stated, another of its kind instead
     figure_conflict: str = ""
@@ -236,7 +240,10 @@ _GOLD_ASIDE_RE = re.compile(
     r"(this|the) (answer|calculation|computation|figure|estimate) (here )?(uses|is based|excludes|includes|assumes))\b",
     re.IGNORECASE,
 )
-_GOLD_ASIDE_PAREN_RE = re.compile(r"\(([^()]*\b(?:using|assum\w*|defined|excluding|including|calculated|based on)\b[^()]*)\)", re.I)
+_GOLD_ASIDE_PAREN_RE = re.compile(
+    r"\(([^()]*\b(?:using|assum\w*|defined|excluding|including|calculated|based on)\b[^()]*)\)",
+    re.I,
+)
 
 
 def gold_answer_part(expected: str) -> str:
@@ -301,12 +308,15 @@ def _derived_values(sentence_values: list[list[Any]]) -> list[tuple[float, bool]
     return out
 
 
-def _derived_agree(gold: float, gold_percent: bool, derived: list[tuple[float, bool]], tol: float) -> bool:
+def _derived_agree(
+    gold: float, gold_percent: bool, derived: list[tuple[float, bool]], tol: float
+) -> bool:
     target = abs(gold)
     if target == 0 or (gold_percent and abs(target - 1.0) < 1e-9):
         return False  # 0% and 100% are implied by almost any two figures
     return any(
-        is_percent == gold_percent and abs(value - target) <= max(tol * target, 0.0051 if is_percent else 0.0)
+        is_percent == gold_percent
+        and abs(value - target) <= max(tol * target, 0.0051 if is_percent else 0.0)
         for value, is_percent in derived
     )
 
@@ -418,7 +428,9 @@ def analyse(
         inclusion_missing=inc.missing,
         key_words=len(inc.found) + len(inc.missing),
         # Does the response address the question at all (off-topic answers cover few of its words)?
-        question_coverage=fact_inclusion(response, question, threshold=0.0).score if question else 1.0,
+        question_coverage=fact_inclusion(response, question, threshold=0.0).score
+        if question
+        else 1.0,
         gold_negative=_polarity(expected) != "yes" and bool(_NEG_RE.search(expected)),
         summary_preamble=bool(_SUMMARY_RE.search(response)),
         option_conflict=_option_conflict(response, expected, question),
@@ -442,9 +454,30 @@ def _named_swaps(response: str, gold: str, missing: list[str]) -> list[tuple[str
     """Words the answer names in place of the gold's, dates apart ("Sept." for "September" and
     "09" for "June" are dates written another way; the period check reads them)."""
     return [
-        (g, said) for g, said in swapped_words(response, gold, missing)
+        (g, said)
+        for g, said in swapped_words(response, gold, missing)
         if not (_calendar_word(g) or _calendar_word(said))
     ]
+
+
+def _numeric_gold_signals(
+    response: str, expected: str, question: str | None, tol: float
+) -> dict[str, Any]:
+    """A numeric gold: the numeric engine picks the concluding figure and knows the question's units."""
+    from pytest_llmeval.metrics.numeric.match import numeric_match
+
+    concl = numeric_match(response, expected, question=question, tolerance=tol, match="concluding")
+    anywhere = numeric_match(response, expected, question=question, tolerance=tol, match="any")
+    return {
+        "gold_numeric": True,
+        "final_match": concl.passed if concl.found is not None or concl.passed else None,
+        "any_match": anywhere.passed,
+        "numeric_why": concl.explanation,
+        "key_matched": 0,
+        "key_total": 0,
+        "key_derived": 0,
+        "key_contradicted": 0,
+    }
 
 
 def _figure_signals(
@@ -452,44 +485,34 @@ def _figure_signals(
 ) -> dict[str, Any]:
     """A numeric gold: the numeric engine's verdict on the concluding figure and anywhere. A textual
     gold: how many of its key figures (not those the question states) the response gives or derives."""
-    from pytest_llmeval.metrics.numeric.match import (
-        extract_values,
-        looks_numeric,
-        numeric_match,
-        values_agree,
-    )
+    from pytest_llmeval.metrics.numeric.match import extract_values, looks_numeric, values_agree
 
     tol = p["rel_tol"]
     if looks_numeric(expected or ""):
-        # The numeric engine picks the concluding figure and knows the question's units.
-        concl = numeric_match(response, expected, question=question, tolerance=tol, match="concluding")
-        anywhere = numeric_match(response, expected, question=question, tolerance=tol, match="any")
-        return {
-            "gold_numeric": True,
-            "final_match": concl.passed if concl.found is not None or concl.passed else None,
-            "any_match": anywhere.passed,
-            "numeric_why": concl.explanation,
-            "key_matched": 0,
-            "key_total": 0,
-            "key_derived": 0,
-            "key_contradicted": 0,
-        }
+        return _numeric_gold_signals(response, expected, question, tol)
 
     def stated(text: str | None) -> list[Any]:
         # "3. kvartal 2022": the number of a quarter or half-year is no figure
         return [
-            c for c in extract_values(text or "", question=question)
+            c
+            for c in extract_values(text or "", question=question)
             if not c.ignored and not leads_period((text or "")[c.span[0] :])
         ]
 
     q_vals, r_vals = [c.value for c in stated(question)], [c.value for c in stated(response)]
     keys = [g for g in stated(gold_part) if not any(values_agree(g.value, q) for q in q_vals)]
-    unmatched = [g for g in keys if not any(values_agree(abs(r), abs(g.value), rel_tol=tol) for r in r_vals)]
+    unmatched = [
+        g for g in keys if not any(values_agree(abs(r), abs(g.value), rel_tol=tol) for r in r_vals)
+    ]
     missing = unmatched
     if unmatched and p["derived_figures"]:
         # "a decline of about 42%" vs "$1,874 million ... decreased to $1,093 million"
         derived = _derived_values([stated(sent) for sent in _sentences(response)])
-        missing = [g for g in unmatched if not _derived_agree(g.value, g.percent, derived, p["derived_tol"])]
+        missing = [
+            g
+            for g in unmatched
+            if not _derived_agree(g.value, g.percent, derived, p["derived_tol"])
+        ]
     key_matched = len(keys) - len(missing)
     response_kinds = {c.percent for c in stated(response)}
     from pytest_llmeval.metrics.freetext.contradiction import (
@@ -499,7 +522,11 @@ def _figure_signals(
         polarity_conflict,
     )
 
-    conflict = figure_conflict(keys, stated(response), q_vals, gold_part) if keys and not key_matched else ""
+    conflict = (
+        figure_conflict(keys, stated(response), q_vals, gold_part)
+        if keys and not key_matched
+        else ""
+    )
     if not conflict and missing:
         # "international sales grew 9.1%" for "international sales decline of 0.6%": another figure
         # tied to the label of a key figure the answer does not state
@@ -521,13 +548,22 @@ def _figure_signals(
     }
 
 
-def _date_signals(response: str, expected: str, gold_part: str, question: str | None) -> dict[str, Any]:
+def _date_signals(
+    response: str, expected: str, gold_part: str, question: str | None
+) -> dict[str, Any]:
     """Calendar dates of the gold answer (not those the question states) are key facts too."""
     gold_dates = _dates(gold_part) - _dates(question or "")
-    date_only = bool(gold_dates) and not re.sub(
-        r"[\W\d_]+|\b(" + _MONTH_ALT + r")\b", "", expected, flags=re.IGNORECASE
-    ).strip()
-    return {"key_dates": len(gold_dates), "dates_matched": len(gold_dates & _dates(response)), "date_only": date_only}
+    date_only = (
+        bool(gold_dates)
+        and not re.sub(
+            r"[\W\d_]+|\b(" + _MONTH_ALT + r")\b", "", expected, flags=re.IGNORECASE
+        ).strip()
+    )
+    return {
+        "key_dates": len(gold_dates),
+        "dates_matched": len(gold_dates & _dates(response)),
+        "date_only": date_only,
+    }
 
 
 def _naming_signals(response: str, expected: str, question: str | None) -> dict[str, Any]:
@@ -548,7 +584,12 @@ def _option_conflict(response: str, expected: str, question: str | None) -> bool
     if not options:
         return False
     gold_choice = _chosen_options(expected, options)
-    body = re.sub(r"^(based on|according to|from)[^,]{0,160},\s*", "", _strip_filler(response), flags=re.IGNORECASE)
+    body = re.sub(
+        r"^(based on|according to|from)[^,]{0,160},\s*",
+        "",
+        _strip_filler(response),
+        flags=re.IGNORECASE,
+    )
     resp_choice = _chosen_options(_sentences(body)[0] if body.strip() else "", options)
     return len(gold_choice) == 1 and len(resp_choice) == 1 and gold_choice != resp_choice
 
@@ -586,7 +627,21 @@ TEXT_FEATURES = (
 )
 # Logistic weights (bias first) for textual gold answers no rule decides, fitted on every
 # FinanceBench dev row (benchmarks/risk_coverage.py prints them with each fold's refit).
-TEXT_WEIGHTS: tuple[float, ...] = (0.59, 1.27, -0.35, 0.47, 0.03, -0.03, 1.11, -1.04, 0.11, 1.07, -0.9, -0.06, -0.34)
+TEXT_WEIGHTS: tuple[float, ...] = (
+    0.59,
+    1.27,
+    -0.35,
+    0.47,
+    0.03,
+    -0.03,
+    1.11,
+    -1.04,
+    0.11,
+    1.07,
+    -0.9,
+    -0.06,
+    -0.34,
+)
 
 
 def text_features(s: Signals) -> list[float]:
@@ -629,7 +684,9 @@ def _rule_refusal(s: Signals) -> Verdict | None:
 def _rule_figure_conflict(s: Signals) -> Verdict | None:
     """An explicitly different figure vetoes: the response states none of the gold's key figures
     and one of their kind instead ("reduced rate of 12%" for "reduced rate of 15%")."""
-    if not s.figure_conflict or (s.gold_polarity and s.gold_polarity in (s.resp_polarity, s.concl_polarity)):
+    if not s.figure_conflict or (
+        s.gold_polarity and s.gold_polarity in (s.resp_polarity, s.concl_polarity)
+    ):
         return None  # "No. ... decreased its debt by $2.5bn": the shared yes/no is the answer
     return False, 0.0, [s.figure_conflict]
 
@@ -655,7 +712,12 @@ def _rule_numeric_gold(s: Signals) -> Verdict | None:
 def _rule_polarity(s: Signals) -> Verdict | None:
     """An opposite yes/no, unless the conclusion of a long answer states the gold's."""
     said = s.resp_polarity or s.concl_polarity
-    if not s.gold_polarity or not said or said == s.gold_polarity or s.concl_polarity == s.gold_polarity:
+    if (
+        not s.gold_polarity
+        or not said
+        or said == s.gold_polarity
+        or s.concl_polarity == s.gold_polarity
+    ):
         return None
     return False, 0.0, [f"expected answer says {s.gold_polarity!r}, the response says {said!r}"]
 
@@ -663,7 +725,12 @@ def _rule_polarity(s: Signals) -> Verdict | None:
 def _rule_direction(s: Signals) -> Verdict | None:
     """An opposite direction in the opening, unless the conclusion agrees (or in the conclusion)."""
     said = s.resp_direction or s.concl_direction
-    if not s.gold_direction or not said or said == s.gold_direction or s.concl_direction == s.gold_direction:
+    if (
+        not s.gold_direction
+        or not said
+        or said == s.gold_direction
+        or s.concl_direction == s.gold_direction
+    ):
         return None
     return False, 0.0, [f"expected answer moves {s.gold_direction}, the response moves {said}"]
 
@@ -671,7 +738,11 @@ def _rule_direction(s: Signals) -> Verdict | None:
 def _rule_option(s: Signals) -> Verdict | None:
     if not s.option_conflict:
         return None
-    return False, 0.0, ["the response picks a different option of the question than the expected answer"]
+    return (
+        False,
+        0.0,
+        ["the response picks a different option of the question than the expected answer"],
+    )
 
 
 def _rule_missing_date(s: Signals) -> Verdict | None:
@@ -686,7 +757,7 @@ def _rule_date_only(s: Signals) -> Verdict | None:
 
 
 def _rule_not_the_answer(s: Signals) -> Verdict | None:
-    """"Paris, Lyon and Nice", "Paris or Lyon" or "Lyon, not Paris" for "Paris": a candidate among
+    """ "Paris, Lyon and Nice", "Paris or Lyon" or "Lyon, not Paris" for "Paris": a candidate among
     others, or one rejected, is not the answer."""
     return (False, 0.0, [s.not_answer + " (not as the answer)"]) if s.not_answer else None
 
@@ -701,7 +772,7 @@ def _rule_named(s: Signals) -> Verdict | None:
 
 
 def _rule_short_gold(s: Signals) -> Verdict | None:
-    """"Paris" vs "The capital of France is Lyon.": a short gold is its key words; none is there."""
+    """ "Paris" vs "The capital of France is Lyon.": a short gold is its key words; none is there."""
     if (
         s.short_gold
         and s.key_words
@@ -710,9 +781,13 @@ def _rule_short_gold(s: Signals) -> Verdict | None:
         and not s.gold_direction
         and not (s.key_total and s.key_matched)
     ):
-        return False, 0.0, [
-            f"the response states none of the expected answer's words ({', '.join(s.inclusion_missing[:6])})"
-        ]
+        return (
+            False,
+            0.0,
+            [
+                f"the response states none of the expected answer's words ({', '.join(s.inclusion_missing[:6])})"
+            ],
+        )
     return None
 
 
@@ -723,7 +798,7 @@ def _rule_filing_dump(s: Signals) -> Verdict | None:
 
 
 def _rule_name_mismatch(s: Signals) -> Verdict | None:
-    """"Timmy Smith" vs "Emmitt Smith": a short name or phrase is all its words; sharing one is naming
+    """ "Timmy Smith" vs "Emmitt Smith": a short name or phrase is all its words; sharing one is naming
     something else ("Atlanta Braves" vs "Atlanta Falcons")."""
     if (
         s.short_gold
@@ -733,7 +808,9 @@ def _rule_name_mismatch(s: Signals) -> Verdict | None:
         and not s.gold_polarity
         and not s.gold_direction
     ):
-        swaps = ", ".join(f"{said!r} where the expected answer has {gold!r}" for gold, said in s.swapped[:3])
+        swaps = ", ".join(
+            f"{said!r} where the expected answer has {gold!r}" for gold, said in s.swapped[:3]
+        )
         return False, 0.0, [f"the response names something else: it shares a word but says {swaps}"]
     return None
 
@@ -749,10 +826,14 @@ def _rule_no_gold_facts(s: Signals) -> Verdict | None:
         and not s.gold_negative
         and not (s.gold_polarity and s.gold_polarity in (s.resp_polarity, s.concl_polarity))
     ):
-        return False, 0.0, [
-            f"the response states none of the expected answer's figures and {s.inclusion:.0%} of its key words "
-            f"(missing: {', '.join(s.inclusion_missing[:6])})"
-        ]
+        return (
+            False,
+            0.0,
+            [
+                f"the response states none of the expected answer's figures and {s.inclusion:.0%} of its key words "
+                f"(missing: {', '.join(s.inclusion_missing[:6])})"
+            ],
+        )
     return None
 
 
@@ -762,37 +843,64 @@ def _rule_few_key_figures(s: Signals) -> Verdict | None:
     if s.key_total < 3 or s.key_matched * 2 >= s.key_total:
         return None
     share = s.key_matched / s.key_total
-    return False, round(PARTIAL_BAND[0] + (PARTIAL_BAND[1] - PARTIAL_BAND[0]) * share, 4), [
-        f"partial: the response states {s.key_matched} of the expected answer's {s.key_total} key figures"
-    ]
+    return (
+        False,
+        round(PARTIAL_BAND[0] + (PARTIAL_BAND[1] - PARTIAL_BAND[0]) * share, 4),
+        [
+            f"partial: the response states {s.key_matched} of the expected answer's {s.key_total} key figures"
+        ],
+    )
 
 
 def _rule_metric_rejection(s: Signals) -> Verdict | None:
-    """"If X is not a useful metric for this company, say so": who rejects the metric decides."""
+    """ "If X is not a useful metric for this company, say so": who rejects the metric decides."""
     if not s.metric_question:
         return None
     if s.gold_rejects_metric and s.resp_rejects_metric:
-        return True, 1.0, ["both the expected answer and the response say the metric is not useful here"]
+        return (
+            True,
+            1.0,
+            ["both the expected answer and the response say the metric is not useful here"],
+        )
     if s.gold_rejects_metric:
-        return False, 0.0, ["the expected answer says the metric is not useful here; the response computes it"]
+        return (
+            False,
+            0.0,
+            ["the expected answer says the metric is not useful here; the response computes it"],
+        )
     if s.resp_rejects_metric:
-        return False, 0.0, ["the response calls the metric not useful; the expected answer computes it"]
+        return (
+            False,
+            0.0,
+            ["the response calls the metric not useful; the expected answer computes it"],
+        )
     return None
 
 
 def _rule_negated_answer(s: Signals) -> Verdict | None:
     """Gold "Yes, $0.01 per share" vs "X did not pay dividends; the $0.01 dividend was suspended"."""
-    if s.gold_polarity != "yes" or s.resp_polarity or s.concl_polarity == "yes" or not s.answer_negated:
+    if (
+        s.gold_polarity != "yes"
+        or s.resp_polarity
+        or s.concl_polarity == "yes"
+        or not s.answer_negated
+    ):
         return None
     return False, 0.0, ["the expected answer says 'yes'; the response's answer sentence is negated"]
 
 
 def _rule_hedged(s: Signals) -> Verdict | None:
-    """"There is no specific mention of X; however, earlier years show ..." without the gold's facts."""
+    """ "There is no specific mention of X; however, earlier years show ..." without the gold's facts."""
     if not s.hedged or s.key_matched or s.dates_matched or s.inclusion >= INCLUSION_CUTS["hedged"]:
         return None
-    return False, 0.0, ["the response opens by saying the information is missing and then states "
-                        "neither the expected figures nor most of its key words"]
+    return (
+        False,
+        0.0,
+        [
+            "the response opens by saying the information is missing and then states "
+            "neither the expected figures nor most of its key words"
+        ],
+    )
 
 
 # Verdicts that need no weighing, first match wins. Named so the benchmark can switch each off and
@@ -826,8 +934,17 @@ RULES: dict[str, Callable[[Signals], Verdict | None]] = {
 # turned into needs review by a second opinion (the fuzzy check cannot overrule what it says).
 CONTRADICTIONS = frozenset(
     {
-        "metric_rejection", "refusal", "filing_dump", "polarity", "negated_answer", "direction", "option",
-        "name_mismatch", "figure_conflict", "polarity_conflict", "period_conflict",
+        "metric_rejection",
+        "refusal",
+        "filing_dump",
+        "polarity",
+        "negated_answer",
+        "direction",
+        "option",
+        "name_mismatch",
+        "figure_conflict",
+        "polarity_conflict",
+        "period_conflict",
     }
 )
 
@@ -879,7 +996,9 @@ def decide(
     feats = text_features(s)
     z = weights[0] + sum(w * f for w, f in zip(weights[1:], feats, strict=True))
     score = 1.0 / (1.0 + math.exp(-z))
-    correct = score >= ABSTAIN_BANDS[gold_kind(s)][0]  # a pass inside the band is tentative (needs review)
+    correct = (
+        score >= ABSTAIN_BANDS[gold_kind(s)][0]
+    )  # a pass inside the band is tentative (needs review)
     if s.gold_polarity and s.resp_polarity == s.gold_polarity:
         reasons.append(f"same yes/no polarity ({s.gold_polarity!r})")
     if s.gold_direction and s.resp_direction == s.gold_direction:
@@ -989,7 +1108,9 @@ def answer_correctness(
     elif model is None:
         judged = _offline_judgement(offline)
     else:
-        judged = _llm_judgement(model, offline, question=question, expected=expected, response=response)
+        judged = _llm_judgement(
+            model, offline, question=question, expected=expected, response=response
+        )
     needs_review = bool(judged.review_notes)
     correct = judged.correct
     return AnswerVerdict(
@@ -1007,7 +1128,11 @@ def answer_correctness(
         details={
             "refusal": signals.refusal,
             "needs_review": needs_review,
-            **({"reverified": True, "verification": judged.verification} if judged.verification is not None else {}),
+            **(
+                {"reverified": True, "verification": judged.verification}
+                if judged.verification is not None
+                else {}
+            ),
             "review_notes": judged.review_notes,
             "review_reason": "; ".join(judged.review_notes) if needs_review else None,
             "review_between": judged.review_between if needs_review else None,
@@ -1022,7 +1147,8 @@ def answer_correctness(
 
 
 def _offline_judgement(
-    offline: tuple[bool, float, list[str], Signals], bands: dict[str, tuple[float, float]] | None = None
+    offline: tuple[bool, float, list[str], Signals],
+    bands: dict[str, tuple[float, float]] | None = None,
 ) -> _Judgement:
     """The offline verdict and when it needs a person: weighed evidence inside the abstention
     band, a pass on thin evidence, a fail the fuzzy check disputes. A contradiction in the
@@ -1048,7 +1174,11 @@ def _offline_judgement(
             "expected answer, no shared yes/no"
         )
         judged.review_between = "offline judge (thin evidence)"
-    elif not judged.correct and not (ruled and ruled[0] in CONTRADICTIONS) and _fuzzy_says_correct(signals):
+    elif (
+        not judged.correct
+        and not (ruled and ruled[0] in CONTRADICTIONS)
+        and _fuzzy_says_correct(signals)
+    ):
         judged.review_notes.append(
             f"offline verdict (incorrect) and fuzzy fact inclusion ({_fuzzy_evidence(signals)}) disagree"
         )
@@ -1073,7 +1203,10 @@ def _llm_judgement(
     offline_view = _offline_judgement(offline)
     judgement = judge_correctness(model, question=question, expected=expected, response=response)
     judged = _Judgement(
-        bool(judgement.correct), 0.0, list(judgement.reasons), str(getattr(model, "name", type(model).__name__)),
+        bool(judgement.correct),
+        0.0,
+        list(judgement.reasons),
+        str(getattr(model, "name", type(model).__name__)),
         decided_by="LLM judge",
     )
     fuzzy_correct = _fuzzy_says_correct(signals)
@@ -1083,8 +1216,13 @@ def _llm_judgement(
         # check disagree, so the judge is asked once more with both verdicts and the evidence.
         what = _fuzzy_evidence(signals)
         second = verify_correctness(
-            model, question=question, expected=expected, response=response,
-            first=judgement, fuzzy_correct=fuzzy_correct, fuzzy_evidence=what,
+            model,
+            question=question,
+            expected=expected,
+            response=response,
+            first=judgement,
+            fuzzy_correct=fuzzy_correct,
+            fuzzy_evidence=what,
         )
         judged.verification = {
             "first": {"correct": judged.correct, "reasons": judged.reasons},
@@ -1096,7 +1234,9 @@ def _llm_judgement(
         judged.correct, judged.reasons = bool(second.correct), list(second.reasons)
     judged.score = 1.0 if judged.correct else 0.0
     if offline_view.review_notes:
-        judged.decided_by = f"LLM judge (offline judge undecided: {'; '.join(offline_view.review_notes)})"
+        judged.decided_by = (
+            f"LLM judge (offline judge undecided: {'; '.join(offline_view.review_notes)})"
+        )
     elif judged.correct != off_correct:
         judged.review_notes.append(
             f"LLM judge ({'correct' if judged.correct else 'incorrect'}) and offline verdict "
@@ -1107,7 +1247,11 @@ def _llm_judgement(
 
 
 def _explain(judged: _Judgement, signals: Signals, expected: str, response: str) -> str:
-    verdict = "factually matching" if judged.correct else ("refusal" if signals.refusal else "factually contradicting")
+    verdict = (
+        "factually matching"
+        if judged.correct
+        else ("refusal" if signals.refusal else "factually contradicting")
+    )
     text = (
         f"{verdict} (judge: {judged.judge_label}): {'; '.join(judged.reasons) or 'no reasons given'}"
         f"; expected {expected[:120]!r}, got {response[:160]!r}"

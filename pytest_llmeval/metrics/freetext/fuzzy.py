@@ -262,15 +262,25 @@ def swapped_words(response: str, expected: str, missing: list[str]) -> list[tupl
         if word not in gold:
             continue
         i = gold.index(word)
-        for neighbour, step in ((gold[i - 1] if i > 0 else None, 1), (gold[i + 1] if i + 1 < len(gold) else None, -1)):
+        for neighbour, step in (
+            (gold[i - 1] if i > 0 else None, 1),
+            (gold[i + 1] if i + 1 < len(gold) else None, -1),
+        ):
             if neighbour is None or neighbour in STOPWORDS or neighbour not in said:
                 continue
             j = said.index(neighbour) + step
             if 0 <= j < len(said):
                 other = said[j]
                 letters = other.replace(".", "")
-                initial = len(letters) <= 3 and word[0] in letters  # "B. R. Ambedkar", "B.R. Ambedkar"
-                if other not in STOPWORDS and other not in gold and not _in_stems(other, gold) and not initial:
+                initial = (
+                    len(letters) <= 3 and word[0] in letters
+                )  # "B. R. Ambedkar", "B.R. Ambedkar"
+                if (
+                    other not in STOPWORDS
+                    and other not in gold
+                    and not _in_stems(other, gold)
+                    and not initial
+                ):
                     swaps.append((word, other))
                     break
     return swaps

@@ -44,7 +44,9 @@ class IdentityMatch(MetricResult):
     needs_review: bool = False
 
 
-def identity_match(response: str, expected: str, *, coarser: str = DEFAULT_COARSER) -> IdentityMatch:
+def identity_match(
+    response: str, expected: str, *, coarser: str = DEFAULT_COARSER
+) -> IdentityMatch:
     """Does ``response`` name the gold's identities (dates, years, periods, seasons, ordinals)?
 
     Each gold identity must be named by the answer: the same one, or a finer one inside it (a day
@@ -110,7 +112,10 @@ def finer_alias_conflict(response: str, golds: list[str]) -> str:
             inside = [(o, i) for o in outer for i in inner if relation(o, i) == "finer"]
             for period, identity in inside:
                 different = [
-                    s for s in said if relation(identity, s) == "different" and relation(period, s) in ("same", "finer")
+                    s
+                    for s in said
+                    if relation(identity, s) == "different"
+                    and relation(period, s) in ("same", "finer")
                 ]
                 named = any(relation(identity, s) in ("same", "finer") for s in said)
                 if different and not named:
@@ -125,11 +130,15 @@ def grade(ctx: GradeContext) -> MetricResult:
     """Rubric grader ``identity``; ``eval_criteria.identity.coarser`` sets the coarser-answer policy."""
     settings = ctx.criteria.get("identity") or {}
     if not isinstance(settings, dict) or set(settings) - {"coarser"}:
-        raise GraderError(f"eval_criteria.identity must be an object with 'coarser'; got {settings!r}")
+        raise GraderError(
+            f"eval_criteria.identity must be an object with 'coarser'; got {settings!r}"
+        )
     configured = getattr(getattr(ctx, "settings", None), "coarser_dates", None)  # llm_coarser_dates
     default = str(getattr(configured, "value", configured) or DEFAULT_COARSER)
     try:
-        result = identity_match(ctx.response, ctx.expected, coarser=settings.get("coarser", default))
+        result = identity_match(
+            ctx.response, ctx.expected, coarser=settings.get("coarser", default)
+        )
     except ValueError as exc:
         raise GraderError(f"eval_criteria.identity: {exc}") from exc
     if result.needs_review and ctx.judge is not None:
@@ -148,5 +157,9 @@ def _escalate(ctx: GradeContext, result: IdentityMatch) -> MetricResult:
         score=1.0 if judged.passed else 0.0,
         needs_review=False,
         explanation=f"{result.explanation}; escalated to the judge: {judged.explanation}",
-        details={"coarser": result.details["coarser"], "escalated": True, "judge": judged.details.get("judge")},
+        details={
+            "coarser": result.details["coarser"],
+            "escalated": True,
+            "judge": judged.details.get("judge"),
+        },
     )

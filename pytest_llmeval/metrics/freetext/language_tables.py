@@ -37,26 +37,38 @@ _NORWEGIAN = """
 
 LANGUAGES: dict[str, LanguageTable] = {
     "nb": LanguageTable(
-        "nb", "Norwegian Bokmål", "BOKMAL",
-        _words(_NORWEGIAN + """
+        "nb",
+        "Norwegian Bokmål",
+        "BOKMAL",
+        _words(
+            _NORWEGIAN
+            + """
             hva ble noen noe mye uke uken dere hverandre fikk gikk gjøre gjør gjelder regnskap
             regnskapet virksomhet virksomheten utgjør trenger ennå sier lønn forskuddstrekk
             avgiften merverdiavgiften vanligvis tjenester hovedbok hovedboken
-        """),
+        """
+        ),
         ("sjon", "sjonen", "sjoner", "sjonene", "heten", "skapet"),
     ),
     "nn": LanguageTable(
-        "nn", "Norwegian Nynorsk", "NYNORSK",
-        _words(_NORWEGIAN + """
+        "nn",
+        "Norwegian Nynorsk",
+        "NYNORSK",
+        _words(
+            _NORWEGIAN
+            + """
             ikkje eg kva korleis kvifor kven kvar ein eit frå heim heime berre mykje noko nokon
             nokre ho dei vere òg sjølv gjekk kjem fekk vart gjere gjer rekneskap rekneskapen
             verksemd verksemda utgjer treng enno seier heile difor avgifta meirverdiavgifta
             vanlegvis naudsynt høyrer dykk tenester hovudbok hovudboka
-        """),
+        """
+        ),
         ("sjon", "sjonen", "sjonar", "sjonane", "heita", "skapen"),
     ),
     "da": LanguageTable(
-        "da", "Danish", "DANISH",
+        "da",
+        "Danish",
+        "DANISH",
         _words("""
             hvad af blev nogen noget nogle meget efter mellem dig mig sig jer hinanden fik gik
             gøre gør gælder regnskab regnskabet virksomhed virksomheden selskab selskabet
@@ -66,7 +78,9 @@ LANGUAGES: dict[str, LanguageTable] = {
         ("tion", "tionen", "tioner", "tionerne", "heden", "skabet"),
     ),
     "sv": LanguageTable(
-        "sv", "Swedish", "SWEDISH",
+        "sv",
+        "Swedish",
+        "SWEDISH",
         _words("""
             och inte är att jag vad hur för också mycket någon något några nej dig mig sig efter
             blev ett till från inom mellan behöver fortfarande hemma sådan vilket lön lönen
@@ -75,7 +89,9 @@ LANGUAGES: dict[str, LanguageTable] = {
         ("tion", "tionen", "tioner", "heten", "skapet"),
     ),
     "en": LanguageTable(
-        "en", "English", "ENGLISH",
+        "en",
+        "English",
+        "ENGLISH",
         _words("""
             the and are of with that this which you your been not has it its from or will would
             should can could their there they what when where why how
@@ -83,7 +99,9 @@ LANGUAGES: dict[str, LanguageTable] = {
         ("tion", "tions", "ness"),
     ),
     "de": LanguageTable(
-        "de", "German", "GERMAN",
+        "de",
+        "German",
+        "GERMAN",
         _words("""
             und die das nicht ist ich zu auf für von sie wir eine einen auch werden wird sind
             haben hat oder aber nach bei
@@ -105,8 +123,13 @@ ACCEPTED: dict[str, frozenset[str]] = {
 }
 
 TARGET_NAMES: dict[str, str] = {
-    "nb": "Norwegian", "nn": "Norwegian", "no": "Norwegian",
-    "da": "Danish", "sv": "Swedish", "en": "English", "de": "German",
+    "nb": "Norwegian",
+    "nn": "Norwegian",
+    "no": "Norwegian",
+    "da": "Danish",
+    "sv": "Swedish",
+    "en": "English",
+    "de": "German",
 }
 
 # Common English words that are not also everyday words of Bokmål, Nynorsk, Danish or Swedish
@@ -138,7 +161,29 @@ ENGLISH_WORDS = _words("""
 # Proper nouns and terms an answer in another language may use as they are (compared case-
 # insensitively, as whole tokens or phrases). Extend per sample with eval_criteria.language_allow.
 DEFAULT_ALLOW: tuple[str, ...] = (
-    "SAF-T", "SAF-T Financial", "MVA", "NS 4102", "NS 4102:2023", "ISO", "IFRS", "GAAP", "NGAAP",
-    "EHF", "PEPPOL", "Altinn", "A-melding", "A-meldingen", "Skatteetaten", "Brønnøysundregistrene",
-    "OECD", "EU", "EØS", "XML", "PDF", "API", "CSV", "ERP", "VAT",
+    "SAF-T",
+    "SAF-T Financial",
+    "MVA",
+    "NS 4102",
+    "NS 4102:2023",
+    "ISO",
+    "IFRS",
+    "GAAP",
+    "NGAAP",
+    "EHF",
+    "PEPPOL",
+    "Altinn",
+    "A-melding",
+    "A-meldingen",
+    "Skatteetaten",
+    "Brønnøysundregistrene",
+    "OECD",
+    "EU",
+    "EØS",
+    "XML",
+    "PDF",
+    "API",
+    "CSV",
+    "ERP",
+    "VAT",
 )

@@ -291,12 +291,17 @@ def _other_neighbour(
         (gold_tokens.index(keys[-1]) + 1, max(positions) + 1, 1),
     )
     for g, a, step in sides:
-        if not (0 <= g < len(gold_tokens) and 0 <= a < len(said)) or gold_tokens[g].key not in asked:
+        if (
+            not (0 <= g < len(gold_tokens) and 0 <= a < len(said))
+            or gold_tokens[g].key not in asked
+        ):
             continue
         if gold_tokens[g].key in stated:
             continue
         near = {said[a + k * step].key for k in range(3) if 0 <= a + k * step < len(said)}
-        if said[a].key not in STOPWORDS and gold_tokens[g].key not in near:  # "local licensing authority"
+        if (
+            said[a].key not in STOPWORDS and gold_tokens[g].key not in near
+        ):  # "local licensing authority"
             return f"the response says {said[a].raw!r} where the expected answer has {gold_tokens[g].raw!r}"
     return ""
 

@@ -17,13 +17,57 @@ from pytest_llmeval.metrics.freetext.calendar import MONTH_ALTERNATION, MONTHS
 _NUMBER_WORDS = {
     w: n
     for n, w in enumerate(
-        ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"]
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+            "twenty",
+        ]
     )
 }
 _ORDINAL_WORDS = {
     w: n
     for n, w in enumerate(
-        ["zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth", "twentieth"]
+        [
+            "zeroth",
+            "first",
+            "second",
+            "third",
+            "fourth",
+            "fifth",
+            "sixth",
+            "seventh",
+            "eighth",
+            "ninth",
+            "tenth",
+            "eleventh",
+            "twelfth",
+            "thirteenth",
+            "fourteenth",
+            "fifteenth",
+            "sixteenth",
+            "seventeenth",
+            "eighteenth",
+            "nineteenth",
+            "twentieth",
+        ]
     )
 }
 _ORDINAL = r"(?:\d{1,3}(?:st|nd|rd|th)|" + "|".join(_ORDINAL_WORDS) + r")"
@@ -41,22 +85,58 @@ class PeriodWords:
 
 
 PERIOD_TABLES: dict[str, PeriodWords] = {
-    "nb": PeriodWords(("kvartal", "kvartalet"), ("halvår", "halvåret"), ("regnskapsåret", "regnskapsår"),
-                      (("første",), ("andre",), ("tredje",), ("fjerde",)), ("i", "på", "den", "året", "år")),
-    "sv": PeriodWords(("kvartal", "kvartalet"), ("halvår", "halvåret"), ("räkenskapsåret", "räkenskapsår"),
-                      (("första",), ("andra",), ("tredje",), ("fjärde",)), ("i", "under", "den", "året", "år")),
-    "da": PeriodWords(("kvartal",), ("halvår", "halvåret"), ("regnskabsåret", "regnskabsår"),
-                      (("første",), ("andet", "anden"), ("tredje",), ("fjerde",)), ("i", "på", "den", "året", "år")),
-    "de": PeriodWords(("quartal",), ("halbjahr",), ("geschäftsjahr", "geschäftsjahres"),
-                      (("erste", "ersten", "erstes"), ("zweite", "zweiten", "zweites"), ("dritte", "dritten", "drittes"),
-                       ("vierte", "vierten", "viertes")), ("im", "am", "zum", "bis", "des", "der", "jahr")),
-    "fr": PeriodWords(("trimestre",), ("semestre",), ("exercice",),
-                      (("premier", "1er"), ("deuxième", "second", "2e"), ("troisième", "3e"), ("quatrième", "4e")),
-                      ("au", "le", "la", "en", "du", "de", "année")),
+    "nb": PeriodWords(
+        ("kvartal", "kvartalet"),
+        ("halvår", "halvåret"),
+        ("regnskapsåret", "regnskapsår"),
+        (("første",), ("andre",), ("tredje",), ("fjerde",)),
+        ("i", "på", "den", "året", "år"),
+    ),
+    "sv": PeriodWords(
+        ("kvartal", "kvartalet"),
+        ("halvår", "halvåret"),
+        ("räkenskapsåret", "räkenskapsår"),
+        (("första",), ("andra",), ("tredje",), ("fjärde",)),
+        ("i", "under", "den", "året", "år"),
+    ),
+    "da": PeriodWords(
+        ("kvartal",),
+        ("halvår", "halvåret"),
+        ("regnskabsåret", "regnskabsår"),
+        (("første",), ("andet", "anden"), ("tredje",), ("fjerde",)),
+        ("i", "på", "den", "året", "år"),
+    ),
+    "de": PeriodWords(
+        ("quartal",),
+        ("halbjahr",),
+        ("geschäftsjahr", "geschäftsjahres"),
+        (
+            ("erste", "ersten", "erstes"),
+            ("zweite", "zweiten", "zweites"),
+            ("dritte", "dritten", "drittes"),
+            ("vierte", "vierten", "viertes"),
+        ),
+        ("im", "am", "zum", "bis", "des", "der", "jahr"),
+    ),
+    "fr": PeriodWords(
+        ("trimestre",),
+        ("semestre",),
+        ("exercice",),
+        (
+            ("premier", "1er"),
+            ("deuxième", "second", "2e"),
+            ("troisième", "3e"),
+            ("quatrième", "4e"),
+        ),
+        ("au", "le", "la", "en", "du", "de", "année"),
+    ),
 }
 # any language's period ordinal -> its number
 _PERIOD_ORDINALS = {
-    form: n for t in PERIOD_TABLES.values() for n, forms in enumerate(t.ordinals, 1) for form in forms
+    form: n
+    for t in PERIOD_TABLES.values()
+    for n, forms in enumerate(t.ordinals, 1)
+    for form in forms
 }
 
 
@@ -72,24 +152,43 @@ _HALF_WORDS = _alternation({w for t in PERIOD_TABLES.values() for w in t.half})
 _FISCAL_WORDS = _alternation({w for t in PERIOD_TABLES.values() for w in t.fiscal_year})
 _PERIOD_ORDINAL = r"(?:[1-4]\.|" + _alternation(set(_PERIOD_ORDINALS)) + r")"
 _COUNT = r"(?:\d{1,3}|" + "|".join(_NUMBER_WORDS) + r")"
-_SERIAL = r"(?:season|episode|series|chapter|volume|book|part|round|stage|act|week|game|title|edition)"
+_SERIAL = (
+    r"(?:season|episode|series|chapter|volume|book|part|round|stage|act|week|game|title|edition)"
+)
 _YEAR = r"(?<![\d$€£.,])(1[0-9]{3}|20[0-9]{2}|21[0-9]{2})(?![\d%]|[.,]\d|\s*(?:million|billion|thousand|m\b|bn\b))"
 
 # Longest forms first: a full date is one identity, not a day, a month and a year.
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("ymd", re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")),
-    ("mdy", re.compile(rf"\b({MONTH_ALTERNATION})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s*(\d{{4}})\b")),
-    ("dmy", re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\.?\s+(?:of\s+)?({MONTH_ALTERNATION})\.?\s*,?\s*(\d{{4}})\b")),
+    (
+        "mdy",
+        re.compile(rf"\b({MONTH_ALTERNATION})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s*(\d{{4}})\b"),
+    ),
+    (
+        "dmy",
+        re.compile(
+            rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\.?\s+(?:of\s+)?({MONTH_ALTERNATION})\.?\s*,?\s*(\d{{4}})\b"
+        ),
+    ),
     ("m/d/y", re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b")),
-    ("d.m.y", re.compile(r"\b(\d{1,2})\.(\d{1,2})\.(\d{4})\b")),  # "30.06.2023", the Nordic and German order
+    (
+        "d.m.y",
+        re.compile(r"\b(\d{1,2})\.(\d{1,2})\.(\d{4})\b"),
+    ),  # "30.06.2023", the Nordic and German order
     ("my", re.compile(rf"\b({MONTH_ALTERNATION})\.?\s*,?\s+(\d{{4}})\b")),
     ("fiscal", re.compile(rf"\b(?:fy|fiscal(?:\s+year)?|{_FISCAL_WORDS})\s*'?(\d{{4}}|\d{{2}})\b")),
-    ("quarter", re.compile(
-        rf"(?:\b(?:q([1-4])|([1-4])q|({_ORDINAL})\s+quarter)|(?<!\w)({_PERIOD_ORDINAL})\s*(?:{_QUARTER_WORDS}))\b"
-    )),
-    ("half", re.compile(
-        rf"(?:\b(?:h([12])|([12])h|(first|second|1st|2nd)\s+half)|(?<!\w)({_PERIOD_ORDINAL})\s*(?:{_HALF_WORDS}))\b"
-    )),
+    (
+        "quarter",
+        re.compile(
+            rf"(?:\b(?:q([1-4])|([1-4])q|({_ORDINAL})\s+quarter)|(?<!\w)({_PERIOD_ORDINAL})\s*(?:{_QUARTER_WORDS}))\b"
+        ),
+    ),
+    (
+        "half",
+        re.compile(
+            rf"(?:\b(?:h([12])|([12])h|(first|second|1st|2nd)\s+half)|(?<!\w)({_PERIOD_ORDINAL})\s*(?:{_HALF_WORDS}))\b"
+        ),
+    ),
     ("century", re.compile(rf"\b({_ORDINAL})[\s-]+century(?:\s+(bce|bc|ce|ad))?\b")),
     ("serial", re.compile(rf"\b(?:{_SERIAL}\s+({_COUNT})|({_ORDINAL})\s+({_SERIAL}))\b")),
     ("year", re.compile(_YEAR)),
@@ -107,7 +206,9 @@ _FILLER = re.compile(
 class Identity:
     """One stated identity: ``kind`` and its value (dates: year, month or 0, day or 0)."""
 
-    kind: str  # "date", "fiscal", "quarter", "half", "century", "season" (any serial word), "ordinal"
+    kind: (
+        str  # "date", "fiscal", "quarter", "half", "century", "season" (any serial word), "ordinal"
+    )
     value: tuple[int, ...]  # dates: year, month or 0, day or 0; centuries: number, 1 when BCE
     raw: str
 
@@ -162,7 +263,9 @@ def _read(kind: str, m: re.Match[str]) -> Identity | None:
 
 
 def _date(year: int, month: int, day: int, raw: str) -> Identity | None:
-    return Identity("date", (year, month, day), raw) if 1 <= month <= 12 and 1 <= day <= 31 else None
+    return (
+        Identity("date", (year, month, day), raw) if 1 <= month <= 12 and 1 <= day <= 31 else None
+    )
 
 
 def identities(text: str) -> tuple[list[Identity], str]:
@@ -213,12 +316,14 @@ def identity_only(gold: str) -> bool:
     found, rest = identities(gold)
     if not found:
         return False
-    leftover = [w for w in re.findall(r"[^\W\d_]+", _FILLER.sub(" ", rest)) if w not in _PERIOD_FILLER]
+    leftover = [
+        w for w in re.findall(r"[^\W\d_]+", _FILLER.sub(" ", rest)) if w not in _PERIOD_FILLER
+    ]
     return not leftover
 
 
 def _date_relation(gold: tuple[int, ...], said: tuple[int, ...]) -> str:
-    """"same", "finer" (the answer names a day or month inside the gold's period), "coarser" or "different"."""
+    """ "same", "finer" (the answer names a day or month inside the gold's period), "coarser" or "different"."""
     gold_known = [v for v in gold if v]
     said_known = [v for v in said if v]
     shared = min(len(gold_known), len(said_known))
@@ -234,7 +339,9 @@ def relation(gold: Identity, said: Identity) -> str:
     (neither names nor contradicts the other)."""
     if gold.kind == "date" and said.kind == "date":
         return _date_relation(gold.value, said.value)
-    if (gold.kind == "date" and said.kind == "fiscal") or (gold.kind == "fiscal" and said.kind == "date"):
+    if (gold.kind == "date" and said.kind == "fiscal") or (
+        gold.kind == "fiscal" and said.kind == "date"
+    ):
         # "fiscal 2022" and "2022" name the same year only when a bare year is all the date side says;
         # a fiscal year neither names nor contradicts a day ("fiscal 2021" beside "September 25, 2021")
         date = gold if gold.kind == "date" else said
@@ -264,7 +371,9 @@ def conflicting_identity(gold: str, answer: str, question: str | None = None) ->
         if said is None:
             # a period the question names is the answer's setting ("in 2023" of "How did revenue
             # change in 2023?"), not a claim against the gold's ("compared with 2022")
-            said = [s for s in identities(answer)[0] if not any(relation(s, q) == "same" for q in asked)]
+            said = [
+                s for s in identities(answer)[0] if not any(relation(s, q) == "same" for q in asked)
+            ]
         relations = [(relation(g, s), s) for s in said]
         if any(rel in ("same", "finer", "coarser") for rel, _ in relations):
             continue

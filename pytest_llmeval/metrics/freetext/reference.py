@@ -47,7 +47,10 @@ def rouge(response: str, reference: str) -> dict[str, float]:
 
                 _scorer.append(rouge_scorer.RougeScorer(["rouge1", "rougeL"], use_stemmer=True))
     scores = _scorer[0].score(reference[:MAX_CHARS], response[:MAX_CHARS])
-    return {"rouge1_f": float(scores["rouge1"].fmeasure), "rougeL_f": float(scores["rougeL"].fmeasure)}
+    return {
+        "rouge1_f": float(scores["rouge1"].fmeasure),
+        "rougeL_f": float(scores["rougeL"].fmeasure),
+    }
 
 
 def bertscore_f1(response: str, reference: str, *, model: str | None = None) -> float:
@@ -73,7 +76,11 @@ def reference_metrics(response: str, reference: str, *, model: str | None = None
     else:
         missing.append("rouge-score ([reference] extra)")
     if importlib.util.find_spec("sentence_transformers") is not None:
-        out["bertscore_f1"] = round(bertscore_f1(response, reference, model=model), 4) if response.strip() and reference.strip() else 0.0
+        out["bertscore_f1"] = (
+            round(bertscore_f1(response, reference, model=model), 4)
+            if response.strip() and reference.strip()
+            else 0.0
+        )
     else:
         missing.append("sentence-transformers ([semantic] extra)")
     if missing:

@@ -66,10 +66,15 @@ def _bundled_path() -> str:
 def _hub_caches() -> list[str]:
     """Where sentence-transformers/huggingface_hub keep downloaded models (their own env-var rules)."""
     home = os.environ.get("HF_HOME") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "huggingface"
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+        "huggingface",
     )
-    caches = [os.environ.get("SENTENCE_TRANSFORMERS_HOME"), os.environ.get("HF_HUB_CACHE"),
-              os.environ.get("HUGGINGFACE_HUB_CACHE"), os.path.join(home, "hub")]
+    caches = [
+        os.environ.get("SENTENCE_TRANSFORMERS_HOME"),
+        os.environ.get("HF_HUB_CACHE"),
+        os.environ.get("HUGGINGFACE_HUB_CACHE"),
+        os.path.join(home, "hub"),
+    ]
     return list(dict.fromkeys(c for c in caches if c))
 
 
@@ -132,7 +137,10 @@ def load_model(model: str | None = None) -> SentenceTransformer:
             except Exception as exc:
                 # huggingface_hub's own text talks about internet connections, which an offline
                 # run never has: say what was asked and where it was looked for instead.
-                problem = model_problem(key) or f"embedding model {key!r} cannot be loaded: {type(exc).__name__}: {exc}"
+                problem = (
+                    model_problem(key)
+                    or f"embedding model {key!r} cannot be loaded: {type(exc).__name__}: {exc}"
+                )
                 raise GraderError(" ".join(problem.split())) from exc
     return _models[key]
 

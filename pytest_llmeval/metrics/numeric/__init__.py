@@ -32,4 +32,3 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
-

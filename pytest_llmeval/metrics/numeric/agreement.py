@@ -263,7 +263,9 @@ def read_against(
                 ok = _agree(unit, gi.value, gi.ulp, cv, ci.ulp, csig, tol, mode)
                 sizes = False
                 if not ok and magnitude:
-                    ok = sizes = _agree(unit, abs(gi.value), gi.ulp, abs(cv), ci.ulp, csig, tol, mode)
+                    ok = sizes = _agree(
+                        unit, abs(gi.value), gi.ulp, abs(cv), ci.ulp, csig, tol, mode
+                    )
                     if ok:
                         snote = (
                             "sign read from the question's direction"

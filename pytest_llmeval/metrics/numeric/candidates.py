@@ -980,7 +980,9 @@ def _common_suffix_readings() -> dict[str, tuple[str, str | None, int]]:
     out: dict[str, tuple[str, str | None, int]] = {}
     for lit in ("%", " million", " billion"):
         m = _SUFFIX_RE.match(lit)
-        if m is not None:  # always (tests/unit/metrics/numeric/test_numeric_reading_gates.py checks the readings)
+        if (
+            m is not None
+        ):  # always (tests/unit/metrics/numeric/test_numeric_reading_gates.py checks the readings)
             out[lit] = (m.group("pct") or "", m.group("scale"), m.end())
     return out
 

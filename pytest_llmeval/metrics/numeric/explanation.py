@@ -59,11 +59,11 @@ def format_value(v: float | None, percent: bool, currency: str | None) -> str:
 def tolerance_text(tol: float, mode: str) -> str:
     """The tolerance a verdict names ("relative tolerance 1% (plus rounding of the coarser display)")."""
     if mode == "relative":
-        return f"relative tolerance {format_number(tol * 100)}% (plus rounding of the coarser display)"
-    if mode == "absolute":
         return (
-            f"absolute tolerance {format_number(tol)} expected units (plus rounding of the coarser display)"
+            f"relative tolerance {format_number(tol * 100)}% (plus rounding of the coarser display)"
         )
+    if mode == "absolute":
+        return f"absolute tolerance {format_number(tol)} expected units (plus rounding of the coarser display)"
     if mode == "rounding":
         return f"rounding tolerance (half a unit in the last shown digit{f' + {format_number(tol)} units' if tol else ''})"
     return "exact match"

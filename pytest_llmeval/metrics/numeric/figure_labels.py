@@ -44,7 +44,11 @@ def _stem(word: str) -> str:
 
 def _content(words: list[str]) -> list[str]:
     # words with digits ("FY2022", "Q3") name periods, not what a figure is
-    return [w for w in words if w.lower() not in _FILLER and len(w) > 1 and not any(ch.isdigit() for ch in w)]
+    return [
+        w
+        for w in words
+        if w.lower() not in _FILLER and len(w) > 1 and not any(ch.isdigit() for ch in w)
+    ]
 
 
 def _right_label(text: str, end: int, limit: int) -> tuple[list[str], int]:
@@ -107,7 +111,9 @@ def _asked(question: str) -> frozenset[str]:
     return frozenset(_stem(w) for w in _content(_WORD_RE.findall(asking)))
 
 
-def asked_figure(text: str, cands: list[Candidate], found: Candidate, question: str | None) -> Candidate | None:
+def asked_figure(
+    text: str, cands: list[Candidate], found: Candidate, question: str | None
+) -> Candidate | None:
     """The figure tied to what the question asks when the reported one (``found``) is tied to
     something else: ``found`` has a label not made of the question's words, and the values whose
     labels are all question words, and more of them than ``found``'s label holds, are one value.
@@ -128,9 +134,13 @@ def asked_figure(text: str, cands: list[Candidate], found: Candidate, question: 
     # of the reported figure's kind ("5.4%" growth is not the "$99.8 billion" net income it grew to),
     # and naming more of what was asked than the reported figure's label does
     named = [
-        eligible[k] for k, label in labels.items()
-        if label <= asked and label - own and len(label) > len(own & asked)
-        and eligible[k].percent == found.percent and bool(eligible[k].currency) == bool(found.currency)
+        eligible[k]
+        for k, label in labels.items()
+        if label <= asked
+        and label - own
+        and len(label) > len(own & asked)
+        and eligible[k].percent == found.percent
+        and bool(eligible[k].currency) == bool(found.currency)
     ]
     values = {round(c.value, 9) for c in named}
     if len(values) != 1 or round(found.value, 9) in values:

@@ -145,6 +145,7 @@ def _scale_word_spans(low: str) -> list[tuple[int, int]]:
 class QuestionHints:
     """What the question says about its answer: scale, percent, currency, and a direction in its
     words (a fall, a cost) that lets an answer state the magnitude alone."""
+
     scale: float | None
     percent: bool
     percent_strong: bool
@@ -185,6 +186,7 @@ def question_hints(question: str | None) -> QuestionHints:
 @dataclass(frozen=True)
 class Gold:
     """The expected answer read once: value, rounding unit, percent, currency, and how it is written."""
+
     value: float
     ulp: float
     percent: bool
@@ -276,7 +278,7 @@ def _parse_gold_text(text: str, question: str | None) -> Gold | None:
 
 
 def kind_of_gold(g: Gold, hints: QuestionHints) -> str:
-    """"percent", "money" or "plain": the kind of figure the gold is, which selection prefers."""
+    """ "percent", "money" or "plain": the kind of figure the gold is, which selection prefers."""
     if g.percent or (g.bare and hints.percent_strong):
         return "percent"
     if g.currency or not g.bare or hints.scale or hints.currency:

@@ -311,7 +311,9 @@ def _compare(
     pdiff = reading_difference(reading)
     diff = f"difference {pdiff:.4g}%" if math.isfinite(pdiff) else "difference inf%"
     verdict = (
-        f"match within {tolerance_text(tol, mode)}" if ok else f"{diff} exceeds {tolerance_text(tol, mode)}"
+        f"match within {tolerance_text(tol, mode)}"
+        if ok
+        else f"{diff} exceeds {tolerance_text(tol, mode)}"
     )
     return ok, val, verdict + (f" [{note}]" if note else "")
 

@@ -328,28 +328,24 @@ def _numeric_match(
     if gold is None:
         return _not_numeric(cands, exp_repr)
     hints = question_hints(question)
+    # the question's words in any language
     if not hints.magnitude_ok and polarity.asks_for_a_fall(question):
-        hints = dataclasses.replace(hints, magnitude_ok=True)  # the question's words in any language
+        hints = dataclasses.replace(hints, magnitude_ok=True)
     resp_scale = response_scale(response)
     exp_currency = gold.currency or hints.currency
     gold_interps = gold_interpretations(gold, hints, percent_mode)
     exp_desc = _expected_description(gold, gold_interps[0], exp_repr)
     chosen, extras, how = _select_figures(response, cands, gold, hints, category, question, match)
     if not chosen and not extras:
-        return NumericMatch(
-            passed=False,
-            score=0.0,
-            expected_value=gold.value,
-            candidates=cands,
-            explanation=f"{exp_desc}; {_nothing_stated(cands)}.",
-            details={"selection": how, "expected_raw": str(exp_repr)},
-        )
+        return _no_figure_chosen(gold, cands, exp_desc, how, exp_repr)
 
     def compare(c: Candidate) -> Reading:
         return read_against(gold, c, hints, resp_scale, tol, mode, percent_mode, gold_interps)
 
     selected = _compare_selected(compare, chosen, extras, how)
-    ok, found, reading, how = selected if match == "any" else _asked_label(compare, response, cands, question, selected)
+    ok, found, reading, how = (
+        selected if match == "any" else _asked_label(compare, response, cands, question, selected)
+    )
     found_val, note = reading.value, reading.note
     found_currency = currency_as_expected(found, exp_currency)
     unit_match = units_match(gold, found, exp_currency, found_currency)
@@ -362,9 +358,7 @@ def _numeric_match(
         ok = False
     pdiff = reading_difference(reading)
     score = _score(ok, pdiff, partial_credit)
-    found_desc = (
-        f'found {format_value(found_val, found.percent, found.currency)} (from "{found.raw}", {how})'
-    )
+    found_desc = f'found {format_value(found_val, found.percent, found.currency)} (from "{found.raw}", {how})'
     if note:
         found_desc += f" [{note}]"
     verdict = _verdict_text(ok, pdiff, tol, mode, currency_failed, sign_conflict)
@@ -390,6 +384,20 @@ def _numeric_match(
     )
 
 
+def _no_figure_chosen(
+    gold: Gold, cands: list[Candidate], exp_desc: str, how: str, exp_repr: Any
+) -> NumericMatch:
+    """No figure the answer states reads as its answer: a fail that says what it did state."""
+    return NumericMatch(
+        passed=False,
+        score=0.0,
+        expected_value=gold.value,
+        candidates=cands,
+        explanation=f"{exp_desc}; {_nothing_stated(cands)}.",
+        details={"selection": how, "expected_raw": str(exp_repr)},
+    )
+
+
 def _asked_label(
     compare: Callable[[Candidate], Reading],
     response: str,
@@ -397,24 +405,36 @@ def _asked_label(
     question: str | None,
     selected: tuple[bool, Candidate, Reading, str],
 ) -> tuple[bool, Candidate, Reading, str]:
-    """"- Revenue: 1.5B\n- Profit: 500M" for "What was revenue?": the figure tied to what was
+    """ "- Revenue: 1.5B\n- Profit: 500M" for "What was revenue?": the figure tied to what was
     asked is graded where the selected one is tied to another label."""
     found = selected[1]
     asked = figure_labels.asked_figure(response, cands, found, question)
     if asked is None:
         return selected
     return _compare_selected(
-        compare, [asked], [], f"the figure tied to the question's words, not {found.raw!r} tied to another label"
+        compare,
+        [asked],
+        [],
+        f"the figure tied to the question's words, not {found.raw!r} tied to another label",
     )
 
 
 def _sign_conflict(
-    response: str, found: Candidate, cands: list[Candidate], gold: Gold, expected: Any, question: str | None
+    response: str,
+    found: Candidate,
+    cands: list[Candidate],
+    gold: Gold,
+    expected: Any,
+    question: str | None,
 ) -> str | None:
     """The answer's own polarity words stand: a sign read from the question or the gold never
     overrules them, so they can only turn a match into a contradiction (why, or None)."""
     wanted = polarity.expected(gold, expected if isinstance(expected, str) else None, question)
-    said = None if wanted is None else polarity.contradiction(polarity.stated(response, found, cands), wanted)
+    said = (
+        None
+        if wanted is None
+        else polarity.contradiction(polarity.stated(response, found, cands), wanted)
+    )
     if said is None and isinstance(expected, str):
         # "Revenue fell 5% to $10 million" vs "rose 5% to $10 million": a figure beside the answer
         said = polarity.restated_conflict(expected, response, cands)
@@ -536,7 +556,12 @@ def _currency_note(
 
 
 def _verdict_text(
-    ok: bool, pdiff: float, tol: float, mode: str, currency_failed: bool, sign_conflict: str | None = None
+    ok: bool,
+    pdiff: float,
+    tol: float,
+    mode: str,
+    currency_failed: bool,
+    sign_conflict: str | None = None,
 ) -> str:
     """The closing clause of the explanation: within tolerance, by how much not, currency, or
     the answer's own sign word."""

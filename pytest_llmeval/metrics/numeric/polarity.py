@@ -77,7 +77,9 @@ TABLES: dict[str, PolarityWords] = {
             endpoint=_w("to from than since"),
             negation=_w("no not never without"),
             filler=_w("in of a an net total"),
-            asked_up=_w("profit profits gain gains surplus surpluses increase increased growth grew rise rose"),
+            asked_up=_w(
+                "profit profits gain gains surplus surpluses increase increased growth grew rise rose"
+            ),
             asked_down=_w(
                 "loss losses deficit deficits shortfall decrease decreased decline declined drop dropped "
                 "fall fell reduction shrank lose lost"
@@ -99,7 +101,9 @@ TABLES: dict[str, PolarityWords] = {
             negation=_w("ikke ingen uten"),
             filler=_w("i av et en netto på"),
             asked_up=_w("overskudd overskuddet gevinst gevinsten økning økningen vekst veksten"),
-            asked_down=_w("underskudd underskuddet tap tapet tapte nedgang nedgangen reduksjon fall fallet falt sank"),
+            asked_down=_w(
+                "underskudd underskuddet tap tapet tapte nedgang nedgangen reduksjon fall fallet falt sank"
+            ),
             qualifier=_q("negativ negative", "positiv positive"),
             loss_nouns=_w("tap tapet underskudd underskuddet"),
         ),
@@ -115,7 +119,9 @@ TABLES: dict[str, PolarityWords] = {
         ),
         PolarityWords(
             code="sv",
-            up=_w("vinst vinsten tjänade överskott ökning ökningen ökade ökat steg upp positiv tillväxt"),
+            up=_w(
+                "vinst vinsten tjänade överskott ökning ökningen ökade ökat steg upp positiv tillväxt"
+            ),
             down=_w(
                 "förlust förlusten underskott minskning minskningen minskade minskat sjönk föll ned negativ "
                 "tappade"
@@ -142,14 +148,20 @@ TABLES: dict[str, PolarityWords] = {
         ),
         PolarityWords(
             code="de",
-            up=_w("gewinn gewinne verdiente überschuss anstieg stieg gestiegen zuwachs wachstum erhöhung positiv"),
-            down=_w("verlust verluste defizit fehlbetrag rückgang sank gesunken fiel gefallen negativ"),
+            up=_w(
+                "gewinn gewinne verdiente überschuss anstieg stieg gestiegen zuwachs wachstum erhöhung positiv"
+            ),
+            down=_w(
+                "verlust verluste defizit fehlbetrag rückgang sank gesunken fiel gefallen negativ"
+            ),
             endpoint=_w("auf als"),  # "von" is "of" after a noun as often as "from"
             negation=_w("kein keine keinen nicht ohne"),
             filler=_w("an im in ein einen einem netto"),
             asked_up=_w("gewinn gewinne verdiente überschuss anstieg zuwachs wachstum"),
             asked_down=_w("verlust verluste defizit fehlbetrag rückgang"),
-            qualifier=_q("negativ negatives negativer negative", "positiv positives positiver positive"),
+            qualifier=_q(
+                "negativ negatives negativer negative", "positiv positives positiver positive"
+            ),
             loss_nouns=_w("verlust verluste defizit fehlbetrag"),
         ),
         PolarityWords(
@@ -229,7 +241,11 @@ class Polarity:
 def stated(text: str, found: Candidate, cands: list[Candidate]) -> Polarity | None:
     """The sign the answer's own words give ``found``: the nearest polarity word of its clause,
     before it ("a net loss of", "fell") or right after it ("500M profit"); None when none does."""
-    if found.negative and found.sign_source in ("symbol", "parentheses") and not _BULLET_RE.match(found.raw):
+    if (
+        found.negative
+        and found.sign_source in ("symbol", "parentheses")
+        and not _BULLET_RE.match(found.raw)
+    ):
         return Polarity(-1, found.raw)  # "growth of (0.9)%": the written sign states it
     start, end = found.span
     lo, hi = max(0, start - _WINDOW), min(len(text), end + _WINDOW)
@@ -308,7 +324,11 @@ def _after(right: str) -> tuple[Polarity, int] | None:
         sign = lex.sign.get(w)
         if sign is not None:
             rest = _WORD_RE.match(right, m.end() + 1) if m.end() < len(right) else None
-            nxt = rest.group(0).lower() if rest is not None and not right[m.end() : rest.start()].strip() else None
+            nxt = (
+                rest.group(0).lower()
+                if rest is not None and not right[m.end() : rest.start()].strip()
+                else None
+            )
             if nxt in lex.endpoint:
                 return None  # "5% higher than", "$3.2 million up from": a comparison
             return Polarity(sign, m.group(0)), m.start()
@@ -450,7 +470,9 @@ def _signed_figures(gold: str) -> tuple[tuple[Candidate, Polarity], ...]:
     return tuple(out)
 
 
-def restated_conflict(gold: str, answer: str, answer_figures: list[Candidate] | None = None) -> str | None:
+def restated_conflict(
+    gold: str, answer: str, answer_figures: list[Candidate] | None = None
+) -> str | None:
     """The answer restates a figure of the gold with the opposite polarity word beside it
     ("rose 5%" for "fell 5%", "økte 5 prosent" for "falt 5 prosent"), or None.
     ``answer_figures``: the answer's figures when the caller has read them."""

@@ -615,7 +615,9 @@ def _label_score(
             if w[:5] in wanted:
                 label_sc += weight / df.get(w[:5], 1)
     # "500M profit on 1.5B revenue": a label right after its figure names it as well
-    after = _LABEL_HEAD_RE.match(text, c.span[1], values[i + 1].span[0] if i + 1 < len(values) else seg[1])
+    after = _LABEL_HEAD_RE.match(
+        text, c.span[1], values[i + 1].span[0] if i + 1 < len(values) else seg[1]
+    )
     if after:
         w = after.group(1).lower()
         if w not in _STOP and w[:5] in wanted:

@@ -192,9 +192,7 @@ WORD_NUMS: dict[str, int] = {
 }
 WORD_SCALES = {"hundred": 100.0, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 _NW = "|".join([*WORD_NUMS, *WORD_SCALES, "point"])
-WORDNUM_RE = re.compile(
-    rf"\b(?:{_NW})\b(?:(?:[ \t-]+|[ \t]+and[ \t]+)(?:{_NW})\b)*", re.IGNORECASE
-)
+WORDNUM_RE = re.compile(rf"\b(?:{_NW})\b(?:(?:[ \t-]+|[ \t]+and[ \t]+)(?:{_NW})\b)*", re.IGNORECASE)
 
 _KW_EXACT: dict[str, str] = {
     **dict.fromkeys(

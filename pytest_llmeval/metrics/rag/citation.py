@@ -146,7 +146,9 @@ def _compile_pattern_tuple(patterns: tuple[Any, ...]) -> tuple[tuple[str, Any], 
 def _compile_user_pattern(raw: str) -> Any:
     """A gold file's regex, compiled by RE2 (linear time); ``ValueError`` names what is wrong."""
     if not isinstance(raw, str) or len(raw) > MAX_PATTERN_LENGTH:
-        raise ValueError(f"citation pattern {str(raw)[:80]!r}… is longer than {MAX_PATTERN_LENGTH} characters")
+        raise ValueError(
+            f"citation pattern {str(raw)[:80]!r}… is longer than {MAX_PATTERN_LENGTH} characters"
+        )
     try:
         import re2  # noqa: F401
     except ImportError:  # pragma: no cover - google-re2 is a dependency
@@ -499,14 +501,19 @@ def citation_check(
 def _numbered_citations(
     m: re.Match[str], sentence: str, entries: Any, ctx_list: list[str] | None
 ) -> list[tuple[Citation, list[str]]]:
-    """"[1-3]" is three citations, each resolved to its source and to the context it cites."""
+    """ "[1-3]" is three citations, each resolved to its source and to the context it cites."""
     out = []
     for number in _expand_numbers(_target_of(m)):
         resolved, how, index = _resolve_number(number, entries, ctx_list)
         cited = [ctx_list[index]] if ctx_list is not None and index is not None else []
         citation = Citation(
-            text=m.group(0), kind="numbered", target=number, resolved=resolved, resolution=how,
-            start=m.start(), sentence=sentence,
+            text=m.group(0),
+            kind="numbered",
+            target=number,
+            resolved=resolved,
+            resolution=how,
+            start=m.start(),
+            sentence=sentence,
         )
         out.append((citation, cited))
     return out
@@ -525,8 +532,13 @@ def _named_citation(
             resolved, how = by_label, f"link text: {how_label}"
     label = f"§ {section} {target}" if section else target
     return Citation(
-        text=m.group(0), kind=kind, target=label, resolved=resolved, resolution=how,
-        start=m.start(), sentence=sentence,
+        text=m.group(0),
+        kind=kind,
+        target=label,
+        resolved=resolved,
+        resolution=how,
+        start=m.start(),
+        sentence=sentence,
     )
 
 
@@ -537,11 +549,18 @@ def _citing_sentence(
     if not 0 <= index < len(spans) or not spans[index][0] <= start < spans[index][1]:
         index = len(spans) - 1
     # "...er 25 %. [1]" puts the marker at the start of the next piece: it belongs to the one before.
-    if index > 0 and not _strip_marks(response, max(spans[index][0], start - SENTENCE_REACH), start, marks).strip():
+    if (
+        index > 0
+        and not _strip_marks(
+            response, max(spans[index][0], start - SENTENCE_REACH), start, marks
+        ).strip()
+    ):
         index -= 1
     # A "sentence" with no full stop can be the whole answer: read only near the citation.
     a, b = spans[index]
-    return _strip_marks(response, max(a, start - SENTENCE_REACH), min(b, start + SENTENCE_REACH), marks).strip()
+    return _strip_marks(
+        response, max(a, start - SENTENCE_REACH), min(b, start + SENTENCE_REACH), marks
+    ).strip()
 
 
 def _strip_marks(text: str, a: int, b: int, marks: list[tuple[int, int]]) -> str:
@@ -630,7 +649,9 @@ def _result(
     if encoder_note:
         head.append(f"semantic support off: {encoder_note}, used word overlap only")
     if stopped_at is not None:
-        head.append(f"only the first {MAX_CITATIONS} checked: citations from character {stopped_at} on were not read")
+        head.append(
+            f"only the first {MAX_CITATIONS} checked: citations from character {stopped_at} on were not read"
+        )
     explanation = (
         "; ".join(head)
         + f". Score {score:.3f} = mean credit (1 resolved, 0.5 resolved but unsupported,"

@@ -146,7 +146,12 @@ def retrieval_metrics(
 
     at_k = _measures_at_k(ranking, hits, grades, k)
     precision_at_k, recall_at_k, hit_rate, mrr, average_precision, ndcg_at_k = (
-        at_k["precision"], at_k["recall"], at_k["hit_rate"], at_k["mrr"], at_k["ap"], at_k["ndcg"]
+        at_k["precision"],
+        at_k["recall"],
+        at_k["hit_rate"],
+        at_k["mrr"],
+        at_k["ap"],
+        at_k["ndcg"],
     )
 
     returned = set(ranking)

@@ -65,9 +65,18 @@ def structured_match(
         found = tool_call_arguments(tool_calls) or found
     if not found.found:
         return StructuredResult(passed=False, score=0.0, explanation=found.reason, source="none")
-    return _grade_value(found.value, expected, source=found.source, schema=schema, fields=fields,
-                        balance=balance, min_agreement=min_agreement, ordered=ordered,
-                        question=question, judge=judge)
+    return _grade_value(
+        found.value,
+        expected,
+        source=found.source,
+        schema=schema,
+        fields=fields,
+        balance=balance,
+        min_agreement=min_agreement,
+        ordered=ordered,
+        question=question,
+        judge=judge,
+    )
 
 
 def tool_calls_match(
@@ -89,17 +98,38 @@ def tool_calls_match(
         if isinstance(arguments, str):
             parsed, problem = parse_bounded(arguments)
             arguments = {"<unreadable>": problem} if problem else parsed
-        calls.append({"name": function.get("name") if isinstance(function, dict) else None, "arguments": arguments})
+        calls.append(
+            {
+                "name": function.get("name") if isinstance(function, dict) else None,
+                "arguments": arguments,
+            }
+        )
     if not calls:
-        return StructuredResult(passed=False, score=0.0, explanation="no tool call in the answer", source="none")
-    return _grade_value(calls, expected, source="tool calls", fields=fields, ordered=ordered,
-                        min_agreement=min_agreement)
+        return StructuredResult(
+            passed=False, score=0.0, explanation="no tool call in the answer", source="none"
+        )
+    return _grade_value(
+        calls,
+        expected,
+        source="tool calls",
+        fields=fields,
+        ordered=ordered,
+        min_agreement=min_agreement,
+    )
 
 
 def _grade_value(
-    value: Any, expected: Any, *, source: str, schema: Any = None, fields: Any = None,
-    balance: Any = False, min_agreement: float = 1.0, ordered: bool = False,
-    question: str | None = None, judge: Any = None,
+    value: Any,
+    expected: Any,
+    *,
+    source: str,
+    schema: Any = None,
+    fields: Any = None,
+    balance: Any = False,
+    min_agreement: float = 1.0,
+    ordered: bool = False,
+    question: str | None = None,
+    judge: Any = None,
 ) -> StructuredResult:
     from pytest_llmeval.metrics.structured import balance as balance_check
     from pytest_llmeval.metrics.structured.compare import Comparer
@@ -128,9 +158,14 @@ def _grade_value(
         parts.append("schema violations: " + "; ".join(schema_errors))
     if balance_reason:
         parts.append(balance_reason)
-    parts.append(f"field agreement {agreement:.3f} ({sum(v['ok'] for v in verdicts)}/{len(verdicts)} fields, JSON from {source})")
-    parts += [f"{s.path}: lines P {d['precision']:.2f} R {d['recall']:.2f} F1 {d['f1']:.2f}"
-              for s in comparison.lists if (d := s.to_dict())["gold"] > 1 or d["answer"] > 1]
+    parts.append(
+        f"field agreement {agreement:.3f} ({sum(v['ok'] for v in verdicts)}/{len(verdicts)} fields, JSON from {source})"
+    )
+    parts += [
+        f"{s.path}: lines P {d['precision']:.2f} R {d['recall']:.2f} F1 {d['f1']:.2f}"
+        for s in comparison.lists
+        if (d := s.to_dict())["gold"] > 1 or d["answer"] > 1
+    ]
     return StructuredResult(
         passed=passed,
         score=agreement if passed else min(agreement, FAILED_CAP),
@@ -142,12 +177,20 @@ def _grade_value(
         balanced=balanced,
         source=source,
         details={
-            "agreement": round(agreement, 4), "fields": verdicts, "lines": [s.to_dict() for s in comparison.lists],
-            "schema_errors": schema_errors, "balanced": balanced, "source": source,
+            "agreement": round(agreement, 4),
+            "fields": verdicts,
+            "lines": [s.to_dict() for s in comparison.lists],
+            "schema_errors": schema_errors,
+            "balanced": balanced,
+            "source": source,
             "needs_review": bool(passed and comparer.review_notes),
             **(
-                {"review_reason": "; ".join(comparer.review_notes[:3]), "review_between": "a text field's grader"}
-                if passed and comparer.review_notes else {}
+                {
+                    "review_reason": "; ".join(comparer.review_notes[:3]),
+                    "review_between": "a text field's grader",
+                }
+                if passed and comparer.review_notes
+                else {}
             ),
             "refusal": False,
         },
@@ -168,10 +211,14 @@ def criteria_of(criteria: dict[str, Any]) -> dict[str, Any]:
     if settings is True:
         settings = {}
     if not isinstance(settings, dict):
-        raise GraderError(f"eval_criteria.structured must be an object, got {type(settings).__name__}")
+        raise GraderError(
+            f"eval_criteria.structured must be an object, got {type(settings).__name__}"
+        )
     unknown = sorted(set(settings) - set(CRITERIA_KEYS))
     if unknown:
-        raise GraderError(f"eval_criteria.structured: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(CRITERIA_KEYS)}")
+        raise GraderError(
+            f"eval_criteria.structured: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(CRITERIA_KEYS)}"
+        )
     return settings
 
 
@@ -184,8 +231,13 @@ def grade(ctx: GradeContext) -> MetricResult:
     text = answer.text if answer is not None else ctx.response  # the whole answer: parse is bounded
     min_agreement = float(settings.get("min_agreement", 1.0))
     if sample is not None and sample.expected_tool_calls is not None:
-        return tool_calls_match(tool_calls, sample.expected_tool_calls, fields=settings.get("fields"),
-                                ordered=bool(settings.get("ordered", False)), min_agreement=min_agreement)
+        return tool_calls_match(
+            tool_calls,
+            sample.expected_tool_calls,
+            fields=settings.get("fields"),
+            ordered=bool(settings.get("ordered", False)),
+            min_agreement=min_agreement,
+        )
     if sample is not None and sample.expected_structured is not None:
         expected = sample.expected_structured
     else:
@@ -193,10 +245,18 @@ def grade(ctx: GradeContext) -> MetricResult:
 
         expected, problem = parse_bounded(ctx.expected)
         if problem is not None:
-            raise GraderError(f"structured grader: the sample has no expected_structured and its expected text is {problem}")
+            raise GraderError(
+                f"structured grader: the sample has no expected_structured and its expected text is {problem}"
+            )
     return structured_match(
-        text, expected, schema=settings.get("schema"), fields=settings.get("fields"),
-        balance=settings.get("balance", False), min_agreement=min_agreement,
-        ordered=bool(settings.get("ordered", False)), tool_calls=tool_calls,
-        question=ctx.question, judge=ctx.judge,
+        text,
+        expected,
+        schema=settings.get("schema"),
+        fields=settings.get("fields"),
+        balance=settings.get("balance", False),
+        min_agreement=min_agreement,
+        ordered=bool(settings.get("ordered", False)),
+        tool_calls=tool_calls,
+        question=ctx.question,
+        judge=ctx.judge,
     )

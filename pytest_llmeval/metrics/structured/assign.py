@@ -16,7 +16,11 @@ def best_assignment(similarity: Sequence[Sequence[float]]) -> list[tuple[int, in
     if not rows or not cols:
         return []
     transpose = rows > cols
-    matrix = [list(r) for r in zip(*similarity, strict=True)] if transpose else [list(r) for r in similarity]
+    matrix = (
+        [list(r) for r in zip(*similarity, strict=True)]
+        if transpose
+        else [list(r) for r in similarity]
+    )
     n, m = len(matrix), len(matrix[0])
     cost = [[1.0 - value for value in row] for row in matrix]
     inf = float("inf")

@@ -17,8 +17,15 @@ SIDE_WORDS: dict[str, dict[str, int]] = {
 }
 _SIDES = {word: sign for table in SIDE_WORDS.values() for word, sign in table.items()}
 LINE_KEYS = ("lines", "postings", "posteringer", "linjer", "entries")
-DEFAULTS = {"lines": None, "amount": "amount", "debit": "debit", "credit": "credit",
-            "side": "side", "currency": "currency", "tolerance": 0.005}
+DEFAULTS = {
+    "lines": None,
+    "amount": "amount",
+    "debit": "debit",
+    "credit": "credit",
+    "side": "side",
+    "currency": "currency",
+    "tolerance": 0.005,
+}
 
 
 def settings(value: Any) -> dict[str, Any] | None:
@@ -53,7 +60,9 @@ def check(answer: Any, options: dict[str, Any]) -> tuple[bool, str, dict[str, fl
     """(balanced, reason, net per currency) of the answer's posting lines."""
     if not isinstance(answer, dict):
         return False, "balance: the answer is not an object with posting lines", {}
-    key = options["lines"] or next((k for k in LINE_KEYS if isinstance(answer.get(k), list)), "lines")
+    key = options["lines"] or next(
+        (k for k in LINE_KEYS if isinstance(answer.get(k), list)), "lines"
+    )
     lines = answer.get(key)
     if not isinstance(lines, list) or not lines:
         return False, f"balance: no posting lines under {key!r}", {}
@@ -69,7 +78,10 @@ def check(answer: Any, options: dict[str, Any]) -> tuple[bool, str, dict[str, fl
         net[currency] = net.get(currency, 0.0) + signed
     off = {c: round(v, 6) for c, v in net.items() if abs(v) > float(options["tolerance"])}
     if off:
-        shown = ", ".join(f"{'' if c == '-' else c + ': '}debits - credits = {v:g}" for c, v in sorted(off.items()))
+        shown = ", ".join(
+            f"{'' if c == '-' else c + ': '}debits - credits = {v:g}"
+            for c, v in sorted(off.items())
+        )
         return False, f"balance: posting does not balance ({shown})", net
     named = ", ".join(sorted(c for c in net if c != "-"))
     return True, f"balance: debits equal credits{f' ({named})' if named else ''}", net

@@ -41,8 +41,14 @@ class Verdict:
     note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "ok": self.ok, "how": self.how, "expected": _short(self.expected),
-                "got": _short(self.got), **({"note": self.note} if self.note else {})}
+        return {
+            "path": self.path,
+            "ok": self.ok,
+            "how": self.how,
+            "expected": _short(self.expected),
+            "got": _short(self.got),
+            **({"note": self.note} if self.note else {}),
+        }
 
     def line(self) -> str:
         if self.how in ("missing", "invented"):
@@ -60,15 +66,25 @@ class ListStats:
     answer: int
     matched: int
     exact: int
-    in_order: bool = False  # compared position by position (``ordered``, or too many items to match)
+    in_order: bool = (
+        False  # compared position by position (``ordered``, or too many items to match)
+    )
 
     def to_dict(self) -> dict[str, Any]:
         precision = self.exact / self.answer if self.answer else (1.0 if not self.gold else 0.0)
         recall = self.exact / self.gold if self.gold else 1.0
         f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-        return {"path": self.path, "gold": self.gold, "answer": self.answer, "matched": self.matched,
-                "exact": self.exact, "precision": round(precision, 4), "recall": round(recall, 4), "f1": round(f1, 4),
-                "in_order": self.in_order}
+        return {
+            "path": self.path,
+            "gold": self.gold,
+            "answer": self.answer,
+            "matched": self.matched,
+            "exact": self.exact,
+            "precision": round(precision, 4),
+            "recall": round(recall, 4),
+            "f1": round(f1, 4),
+            "in_order": self.in_order,
+        }
 
 
 @dataclass
@@ -101,11 +117,19 @@ def _short(value: Any, limit: int = 120) -> Any:
 class Comparer:
     """Compares one gold value with one answer value under the sample's rules."""
 
-    def __init__(self, rules: dict[str, dict[str, Any]], *, text_judge: Any = None, question: str | None = None) -> None:
+    def __init__(
+        self,
+        rules: dict[str, dict[str, Any]],
+        *,
+        text_judge: Any = None,
+        question: str | None = None,
+    ) -> None:
         self.rules = rules
         self.text_judge = text_judge
         self.question = question
-        self._rules: dict[str, dict[str, Any]] = {}  # path -> rule: n x m pairs ask for the same paths
+        self._rules: dict[
+            str, dict[str, Any]
+        ] = {}  # path -> rule: n x m pairs ask for the same paths
         self.pairs_left = MAX_PAIRS
         # While a list's n x m pairs are scored for the assignment, prose is compared offline
         # (by shared words when an LLM judge will rule): the judge sees only the pairs kept, one
@@ -136,12 +160,16 @@ class Comparer:
         ok, note = LEAF_COMPARISONS[how](self, gold, got, rule)
         return Comparison(weight if ok else 0.0, weight, [Verdict(path, ok, how, gold, got, note)])
 
-    def _object(self, gold: dict[str, Any], got: Any, parts: tuple[str | int, ...], path: str) -> Comparison:
+    def _object(
+        self, gold: dict[str, Any], got: Any, parts: tuple[str | int, ...], path: str
+    ) -> Comparison:
         result = Comparison()
         if not isinstance(got, dict):
             size = leaf_weight(gold, self, parts)
             result.total += size
-            result.verdicts.append(Verdict(path, False, "missing", gold, got, f"expected an object, got {_kind(got)}"))
+            result.verdicts.append(
+                Verdict(path, False, "missing", gold, got, f"expected an object, got {_kind(got)}")
+            )
             return result
         for key, value in gold.items():
             child = (*parts, key)
@@ -149,13 +177,26 @@ class Comparer:
                 size = leaf_weight(value, self, child)
                 if size:
                     result.total += size
-                    result.verdicts.append(Verdict(show_path(child), False, "missing", value, None, "missing from the answer"))
+                    result.verdicts.append(
+                        Verdict(
+                            show_path(child),
+                            False,
+                            "missing",
+                            value,
+                            None,
+                            "missing from the answer",
+                        )
+                    )
                 continue
             result.add(self.compare(value, got[key], child))
         return result
 
     def _judged_pairs(
-        self, gold: list[Any], got: list[Any], parts: tuple[str | int, ...], matrix: list[list[float]],
+        self,
+        gold: list[Any],
+        got: list[Any],
+        parts: tuple[str | int, ...],
+        matrix: list[list[float]],
         compared: dict[tuple[int, int], Comparison],
     ) -> list[tuple[int, int]]:
         """With an LLM judge: each gold item meets the answer item the offline scores (shared words
@@ -163,8 +204,10 @@ class Comparer:
         agrees enough: at most one request per gold item, and a paraphrase is not lost to words."""
         gold_words = [_words(json.dumps(g, ensure_ascii=False)) for g in gold]
         got_words = [_words(json.dumps(a, ensure_ascii=False)) for a in got]
-        closeness = [[score + 1e-3 * _jaccard(gold_words[i], got_words[j]) for j, score in enumerate(row)]
-                     for i, row in enumerate(matrix)]
+        closeness = [
+            [score + 1e-3 * _jaccard(gold_words[i], got_words[j]) for j, score in enumerate(row)]
+            for i, row in enumerate(matrix)
+        ]
         kept = []
         for i, j in best_assignment(closeness):
             compared[(i, j)] = self.compare(gold[i], got[j], (*parts, i))  # now with the judge
@@ -172,11 +215,20 @@ class Comparer:
                 kept.append((i, j))
         return kept
 
-    def _list(self, gold: list[Any], got: Any, parts: tuple[str | int, ...], path: str, rule: dict[str, Any]) -> Comparison:
+    def _list(
+        self,
+        gold: list[Any],
+        got: Any,
+        parts: tuple[str | int, ...],
+        path: str,
+        rule: dict[str, Any],
+    ) -> Comparison:
         result = Comparison()
         if not isinstance(got, list):
             result.total += leaf_weight(gold, self, parts)
-            result.verdicts.append(Verdict(path, False, "missing", gold, got, f"expected a list, got {_kind(got)}"))
+            result.verdicts.append(
+                Verdict(path, False, "missing", gold, got, f"expected a list, got {_kind(got)}")
+            )
             return result
         cost = len(gold) * len(got)
         in_order = bool(rule.get("ordered")) or cost > self.pairs_left
@@ -190,7 +242,9 @@ class Comparer:
             outer_offline, self._offline_text = self._offline_text, True
             try:
                 compared = {
-                    (i, j): self.compare(g, a, (*parts, i)) for i, g in enumerate(gold) for j, a in enumerate(got)
+                    (i, j): self.compare(g, a, (*parts, i))
+                    for i, g in enumerate(gold)
+                    for j, a in enumerate(got)
                 }
             finally:
                 self._offline_text = outer_offline
@@ -208,13 +262,29 @@ class Comparer:
         for i, value in enumerate(gold):
             if i not in matched_gold:
                 result.total += leaf_weight(value, self, (*parts, i))
-                result.verdicts.append(Verdict(show_path((*parts, i)), False, "missing", value, None,
-                                               f"gold item missing from the answer: {_short(value)}"))
+                result.verdicts.append(
+                    Verdict(
+                        show_path((*parts, i)),
+                        False,
+                        "missing",
+                        value,
+                        None,
+                        f"gold item missing from the answer: {_short(value)}",
+                    )
+                )
         for j, value in enumerate(got):
             if j not in matched_got:
                 result.total += max(1.0, leaf_weight(value, self, (*parts, j)))
-                result.verdicts.append(Verdict(f"{path}[answer {j}]", False, "invented", None, value,
-                                               f"answer item {j} matches no gold item: {_short(value)}"))
+                result.verdicts.append(
+                    Verdict(
+                        f"{path}[answer {j}]",
+                        False,
+                        "invented",
+                        None,
+                        value,
+                        f"answer item {j} matches no gold item: {_short(value)}",
+                    )
+                )
         result.lists.append(ListStats(path, len(gold), len(got), len(kept), exact, in_order))
         return result
 
@@ -262,8 +332,13 @@ def _number(self: Comparer, gold: Any, got: Any, rule: dict[str, Any]) -> tuple[
     if isinstance(got, str):
         from pytest_llmeval.metrics.numeric.match import numeric_match
 
-        result = numeric_match(got, gold, tolerance=tolerance, tolerance_mode=mode,
-                               require_currency=bool(rule.get("require_currency", False)))
+        result = numeric_match(
+            got,
+            gold,
+            tolerance=tolerance,
+            tolerance_mode=mode,
+            require_currency=bool(rule.get("require_currency", False)),
+        )
         return result.passed, "" if result.passed else result.explanation[:160]
     return False, f"expected a number, got {_kind(got)}"
 
@@ -293,7 +368,9 @@ def _date(self: Comparer, gold: Any, got: Any, rule: dict[str, Any]) -> tuple[bo
 
 def _text(self: Comparer, gold: Any, got: Any, rule: dict[str, Any]) -> tuple[bool, str]:
     if isinstance(got, int | float) and not isinstance(got, bool) and math.isfinite(got):
-        got = str(got)  # a JSON number for a figure given as text ("3,600"): the figure's grader reads it
+        got = str(
+            got
+        )  # a JSON number for a figure given as text ("3,600"): the figure's grader reads it
     if not isinstance(got, str):
         return False, f"expected text, got {_kind(got)}"
     if " ".join(got.split()).casefold() == " ".join(str(gold).split()).casefold():

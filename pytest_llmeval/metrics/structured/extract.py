@@ -97,13 +97,15 @@ def extract_json(text: str, *, want_container: bool = True) -> Extracted:
         if end is None:  # never closes: nor does any value opening inside it
             last_problem = last_problem or f"unbalanced brackets from character {match.start()}"
             break
-        value, problem = parse_bounded(text[match.start():end])
+        value, problem = parse_bounded(text[match.start() : end])
         if problem is None and isinstance(value, dict | list):
             return Extracted(True, value, "balanced value")
         last_problem = last_problem or f"text from character {match.start()}: {problem}"
     reason = "no JSON object or array in the answer"
     if full_length > MAX_JSON_CHARS:
-        reason += f" (an answer of {full_length} characters: only the first {MAX_JSON_CHARS} are read)"
+        reason += (
+            f" (an answer of {full_length} characters: only the first {MAX_JSON_CHARS} are read)"
+        )
         last_problem = None
     return Extracted(False, reason=f"{reason} ({last_problem})" if last_problem else reason)
 

@@ -18,14 +18,46 @@ RULE_KEYS = ("compare", "tolerance", "tolerance_mode", "require_currency", "weig
 
 # Field names whose values are identities, whatever their JSON type (account 1920 is no amount).
 IDENTITY_KEYS: dict[str, frozenset[str]] = {
-    "en": frozenset({
-        "account", "account_number", "code", "vat_code", "tax_code", "id", "currency", "type", "side",
-        "name", "invoice_number", "org_number", "country", "unit", "period", "year", "month",
-    }),
-    "nb": frozenset({
-        "konto", "kontonummer", "kode", "mva_kode", "mvakode", "avgiftskode", "valuta", "side",
-        "fakturanummer", "orgnr", "org_nr", "organisasjonsnummer", "periode", "termin", "land",
-    }),
+    "en": frozenset(
+        {
+            "account",
+            "account_number",
+            "code",
+            "vat_code",
+            "tax_code",
+            "id",
+            "currency",
+            "type",
+            "side",
+            "name",
+            "invoice_number",
+            "org_number",
+            "country",
+            "unit",
+            "period",
+            "year",
+            "month",
+        }
+    ),
+    "nb": frozenset(
+        {
+            "konto",
+            "kontonummer",
+            "kode",
+            "mva_kode",
+            "mvakode",
+            "avgiftskode",
+            "valuta",
+            "side",
+            "fakturanummer",
+            "orgnr",
+            "org_nr",
+            "organisasjonsnummer",
+            "periode",
+            "termin",
+            "land",
+        }
+    ),
 }
 IDENTITY_SUFFIXES = ("_id", "_code", "_kode", "_nr", "_no", "_number", "_account", "_konto")
 _ALL_IDENTITY_KEYS = frozenset().union(*IDENTITY_KEYS.values())
@@ -59,16 +91,22 @@ def check_rules(fields: Any) -> dict[str, dict[str, Any]]:
     if fields is None:
         return {}
     if not isinstance(fields, dict):
-        raise GraderError(f"eval_criteria.structured.fields must be an object, got {type(fields).__name__}")
+        raise GraderError(
+            f"eval_criteria.structured.fields must be an object, got {type(fields).__name__}"
+        )
     for path, rule in fields.items():
         where = f"eval_criteria.structured.fields.{path}"
         if not isinstance(rule, dict):
             raise GraderError(f"{where}: must be an object with {', '.join(RULE_KEYS)}")
         unknown = sorted(set(rule) - set(RULE_KEYS))
         if unknown:
-            raise GraderError(f"{where}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(RULE_KEYS)}")
+            raise GraderError(
+                f"{where}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(RULE_KEYS)}"
+            )
         if "compare" in rule and rule["compare"] not in COMPARISONS:
-            raise GraderError(f"{where}.compare: {rule['compare']!r}; one of {', '.join(COMPARISONS)}")
+            raise GraderError(
+                f"{where}.compare: {rule['compare']!r}; one of {', '.join(COMPARISONS)}"
+            )
     return fields
 
 

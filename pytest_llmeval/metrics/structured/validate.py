@@ -108,7 +108,9 @@ def violations(value: Any, schema: Any) -> list[str]:
             if len(found) >= MAX_VIOLATIONS:
                 break
     except referencing.exceptions.Unresolvable as exc:
-        raise GraderError(f"structured schema: a $ref cannot be resolved: {str(exc)[:160]}") from None
+        raise GraderError(
+            f"structured schema: a $ref cannot be resolved: {str(exc)[:160]}"
+        ) from None
     except RecursionError:
         raise GraderError("structured schema: its $refs recurse without end") from None
     return sorted(found)
@@ -173,20 +175,26 @@ def _references_problem(schema: Any) -> str | None:
                 continue
             at = show_path(where) if where else "<schema>"
             if not isinstance(ref, str) or not ref.startswith("#"):
-                return (f"{keyword} {str(ref)[:120]!r} at {at} is not read: only local references "
-                        "('#', '#/$defs/...') are followed; nothing is fetched")
+                return (
+                    f"{keyword} {str(ref)[:120]!r} at {at} is not read: only local references "
+                    "('#', '#/$defs/...') are followed; nothing is fetched"
+                )
             target = _target(schema, ref, anchors)
             if target is None:
                 return f"{keyword} {ref[:120]!r} at {at} cannot be resolved: nothing in the schema has that path"
             successors.append(target)
         successors += [s for k in _IN_PLACE_LISTS if isinstance(node.get(k), list) for s in node[k]]
         successors += [node[k] for k in _IN_PLACE_SCHEMAS if k in node]
-        successors += [s for k in _IN_PLACE_MAPS if isinstance(node.get(k), dict) for s in node[k].values()]
+        successors += [
+            s for k in _IN_PLACE_MAPS if isinstance(node.get(k), dict) for s in node[k].values()
+        ]
     cycle = _cycle(edges)
     if cycle is not None:
         at = show_path(nodes[cycle][1]) if nodes[cycle][1] else "<schema>"
-        return (f"$ref at {at} refers back to itself without reaching into the value "
-                "(a self-recursive reference such as '$ref': '#'); it would never end")
+        return (
+            f"$ref at {at} refers back to itself without reaching into the value "
+            "(a self-recursive reference such as '$ref': '#'); it would never end"
+        )
     return None
 
 
@@ -223,7 +231,9 @@ def _cycle(edges: dict[int, list[Any]]) -> int | None:
 def _re2(pattern: str) -> Any:
     """``pattern`` compiled by RE2; :class:`GraderError` names a pattern RE2 cannot run."""
     if len(pattern) > MAX_PATTERN_LENGTH:
-        raise GraderError(f"pattern {pattern[:80]!r}… is longer than {MAX_PATTERN_LENGTH} characters")
+        raise GraderError(
+            f"pattern {pattern[:80]!r}… is longer than {MAX_PATTERN_LENGTH} characters"
+        )
     try:
         return compile_linear(pattern)
     except LinearRegexError as exc:
@@ -241,8 +251,10 @@ def _patterns_problem(schema: Any) -> str | None:
         if isinstance(node.get("patternProperties"), dict):
             patterns += [(p, (*where, "patternProperties", p)) for p in node["patternProperties"]]
             if "unevaluatedProperties" in node:
-                return (f"unevaluatedProperties beside patternProperties at {show_path(where) or '<schema>'} "
-                        "is not supported (its property names would be matched by a backtracking engine)")
+                return (
+                    f"unevaluatedProperties beside patternProperties at {show_path(where) or '<schema>'} "
+                    "is not supported (its property names would be matched by a backtracking engine)"
+                )
         for pattern, at in patterns:
             try:
                 _re2(pattern)
@@ -258,7 +270,9 @@ def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Any:
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-def _pattern_properties(validator: Any, pattern_properties: dict[str, Any], instance: Any, schema: Any) -> Any:
+def _pattern_properties(
+    validator: Any, pattern_properties: dict[str, Any], instance: Any, schema: Any
+) -> Any:
     if not validator.is_type(instance, "object"):
         return
     for pattern, subschema in pattern_properties.items():
@@ -283,15 +297,23 @@ def _additional_properties(validator: Any, additional: Any, instance: Any, schem
         if patterns:
             shown = ", ".join(sorted(repr(k)[:80] for k in extras)[:10])
             verb = "does" if len(extras) == 1 else "do"
-            yield ValidationError(f"{shown} {verb} not match any of the regexes: "
-                                  f"{', '.join(repr(p) for p in sorted(schema['patternProperties']))}")
+            yield ValidationError(
+                f"{shown} {verb} not match any of the regexes: "
+                f"{', '.join(repr(p) for p in sorted(schema['patternProperties']))}"
+            )
         else:
             shown = ", ".join(repr(k)[:80] for k in extras[:10])
             was = "was" if len(extras) == 1 else "were"
-            yield ValidationError(f"Additional properties are not allowed ({shown} {was} unexpected)")
+            yield ValidationError(
+                f"Additional properties are not allowed ({shown} {was} unexpected)"
+            )
 
 
-_BOUNDED = {"pattern": _pattern, "patternProperties": _pattern_properties, "additionalProperties": _additional_properties}
+_BOUNDED = {
+    "pattern": _pattern,
+    "patternProperties": _pattern_properties,
+    "additionalProperties": _additional_properties,
+}
 _classes: dict[Any, Any] = {}
 
 

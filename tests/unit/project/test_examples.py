@@ -124,7 +124,11 @@ def test_each_demo_sample_lands_in_its_documented_tier(demo: DemoRun) -> None:
     # line6 contradicts the gold (services are taxable too): the offline judge cannot tell from its
     # words, so it is undecided (needs review), and the missing citation and keywords fail it
     assert {s["sample_id"]: s["status"] for s in vat} == {
-        "line2": "pass", "line3": "pass", "line4": "pass", "line5": "pass", "line6": "fail"
+        "line2": "pass",
+        "line3": "pass",
+        "line4": "pass",
+        "line5": "pass",
+        "line6": "fail",
     }
     line6 = next(s for s in vat if s["sample_id"] == "line6")
     assert line6["needs_review"] is True
@@ -183,7 +187,10 @@ def test_helper_tests_are_tallied_apart(demo: DemoRun) -> None:
     assert sum("test_finance_answers_fit_the_answer_card[" in i for i in ids) == 12
     assert all(s["status"] == "passed" for s in helpers)
     assert demo.report["helpers"] == {"total": len(helpers), "passed": len(helpers), "failed": 0}
-    assert f"assertion helpers: {len(helpers)} test(s), {len(helpers)} passed, 0 failed" in demo.proc.stdout
+    assert (
+        f"assertion helpers: {len(helpers)} test(s), {len(helpers)} passed, 0 failed"
+        in demo.proc.stdout
+    )
 
 
 @pytest.mark.slow
@@ -203,25 +210,40 @@ def test_junit_carries_tier_and_score_per_gold_item(demo: DemoRun) -> None:
 def test_structured_and_conversation_suites_name_what_failed(demo: DemoRun) -> None:
     wrong = demo.samples["credit-sale-wrong-account"]["components"]["accuracy"]
     assert [f["path"] for f in wrong["details"]["fields"] if not f["ok"]] == ["lines[1].account"]
-    assert demo.samples["food-purchase-unbalanced"]["components"]["accuracy"]["details"]["balanced"] is False
+    assert (
+        demo.samples["food-purchase-unbalanced"]["components"]["accuracy"]["details"]["balanced"]
+        is False
+    )
     assert "no JSON object or array" in demo.samples["bank-fee-prose"]["reason"]
     turns = demo.samples["vat-rate-answers-at-once"]["turns"]
-    assert [(t["accuracy_grader"], t["tier"]) for t in turns] == [("clarify", "fail"), ("answer_correctness", "pass"),
-                                                                   ("answer_correctness", "pass")]
+    assert [(t["accuracy_grader"], t["tier"]) for t in turns] == [
+        ("clarify", "fail"),
+        ("answer_correctness", "pass"),
+        ("answer_correctness", "pass"),
+    ]
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="make and sh")
 @pytest.mark.parametrize(("pytest_code", "make_code"), [(0, 0), (1, 0), (4, 2)])
-def test_make_demo_exits_as_the_readme_says(tmp_path: Path, pytest_code: int, make_code: int) -> None:
+def test_make_demo_exits_as_the_readme_says(
+    tmp_path: Path, pytest_code: int, make_code: int
+) -> None:
     """The README and getting-started: pytest's 1 is printed, the target exits 0; above 1 it fails."""
     stub = tmp_path / "python"
     stub.write_text(f"#!/bin/sh\nexit {pytest_code}\n", encoding="utf-8")
     stub.chmod(0o755)
     stamp = tmp_path / "stamp"
     stamp.touch()
-    os.utime(stamp, (2**31 - 1, 2**31 - 1))  # newer than the stub and pyproject.toml: nothing to install
-    done = subprocess.run(["make", "-s", "-C", str(ROOT), "demo", f"PY={stub}", f"STAMP={stamp}"],
-                          capture_output=True, text=True, timeout=60, check=False)
+    os.utime(
+        stamp, (2**31 - 1, 2**31 - 1)
+    )  # newer than the stub and pyproject.toml: nothing to install
+    done = subprocess.run(
+        ["make", "-s", "-C", str(ROOT), "demo", f"PY={stub}", f"STAMP={stamp}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert f"pytest exit code: {pytest_code}" in done.stdout
     assert done.returncode == make_code, done.stdout + done.stderr
     readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())

@@ -41,7 +41,9 @@ def _where(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> str:
     return where
 
 
-def imports_of(source: str, name: str, is_package: bool, modules: set[str]) -> list[tuple[str, str, str]]:
+def imports_of(
+    source: str, name: str, is_package: bool, modules: set[str]
+) -> list[tuple[str, str, str]]:
     """Every import of package modules in ``source`` as (module, imported name or "", where)."""
     tree = ast.parse(source)
     parents = {child: parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
@@ -56,7 +58,10 @@ def imports_of(source: str, name: str, is_package: bool, modules: set[str]) -> l
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*anchor, *([node.module] if node.module else [])])
             # "from pkg import submodule" depends on the submodule, not on the package
-            targets = [(f"{base}.{a.name}", "") if f"{base}.{a.name}" in modules else (base, a.name) for a in node.names]
+            targets = [
+                (f"{base}.{a.name}", "") if f"{base}.{a.name}" in modules else (base, a.name)
+                for a in node.names
+            ]
         else:
             continue
         for target, imported in targets:
@@ -71,7 +76,9 @@ def all_imports() -> dict[str, list[tuple[str, str, str]]]:
     """Module -> every package import it makes: at import time, inside functions, under TYPE_CHECKING."""
     modules = _modules()
     return {
-        name: imports_of(path.read_text(encoding="utf-8"), name, path.name == "__init__.py", set(modules))
+        name: imports_of(
+            path.read_text(encoding="utf-8"), name, path.name == "__init__.py", set(modules)
+        )
         for name, path in modules.items()
     }
 
@@ -79,7 +86,10 @@ def all_imports() -> dict[str, list[tuple[str, str, str]]]:
 def import_graph(*, kinds: tuple[str, ...] = ("module", "function")) -> dict[str, set[str]]:
     """Module -> package modules it imports in the places ``kinds`` names (by default the imports that
     run: at import time and inside functions, TYPE_CHECKING left out)."""
-    return {name: {t for t, _, where in found if where in kinds} for name, found in all_imports().items()}
+    return {
+        name: {t for t, _, where in found if where in kinds}
+        for name, found in all_imports().items()
+    }
 
 
 def circles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -139,7 +149,11 @@ SESSION = "pytest_llmeval.session"
 
 
 def _outputs(modules: dict[str, Any]) -> list[str]:
-    return sorted(m for m in modules if m in RECORDS or any(m == p or m.startswith(p + ".") for p in OUTPUT_PACKAGES))
+    return sorted(
+        m
+        for m in modules
+        if m in RECORDS or any(m == p or m.startswith(p + ".") for p in OUTPUT_PACKAGES)
+    )
 
 
 def test_outputs_never_import_the_session() -> None:
@@ -148,7 +162,8 @@ def test_outputs_never_import_the_session() -> None:
         f"{module} imports {target}{'.' + name if name else ''} ({where})"
         for module in _outputs(imports)
         for target, name, where in imports[module]
-        if target == SESSION or (target == "pytest_llmeval.run_state" and name in ("get_session", "SESSION_KEY"))
+        if target == SESSION
+        or (target == "pytest_llmeval.run_state" and name in ("get_session", "SESSION_KEY"))
     ]
     assert found == []
 
@@ -180,8 +195,15 @@ def lazy():
     from pytest_llmeval.run_state import get_session
     import pytest_llmeval.report.tally
 """
-    modules = {"pytest_llmeval", "pytest_llmeval.options", "pytest_llmeval.session", "pytest_llmeval.run_state",
-               "pytest_llmeval.report", "pytest_llmeval.report.tally", "pytest_llmeval.x"}
+    modules = {
+        "pytest_llmeval",
+        "pytest_llmeval.options",
+        "pytest_llmeval.session",
+        "pytest_llmeval.run_state",
+        "pytest_llmeval.report",
+        "pytest_llmeval.report.tally",
+        "pytest_llmeval.x",
+    }
     assert imports_of(source, "pytest_llmeval.x", False, modules) == [
         ("pytest_llmeval.options", "", "module"),
         ("pytest_llmeval.session", "LLMEvalSession", "type_checking"),

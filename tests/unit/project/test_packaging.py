@@ -29,14 +29,16 @@ def test_distribution_is_not_the_unrelated_pytest_llmeval_on_pypi() -> None:
     assert meta["project"]["name"] == pytest_llmeval.DIST_NAME == "pytest-llmeval-gold"
     # the import package and the plugin name (-p no:llmeval) are pytest_llmeval and llmeval whatever the distribution's name
     assert meta["project"]["entry-points"]["pytest11"] == {"llmeval": "pytest_llmeval.plugin"}
-    assert meta["project"]["optional-dependencies"]["all"] == [f"{pytest_llmeval.DIST_NAME}[semantic,html,language,reference]"]
+    assert meta["project"]["optional-dependencies"]["all"] == [
+        f"{pytest_llmeval.DIST_NAME}[semantic,html,language,reference]"
+    ]
 
 
 def test_install_hints_name_the_distribution() -> None:
     assert install_hint("semantic") == "pip install 'pytest-llmeval-gold[semantic]'"
-    assert str(MissingExtraError("the semantic grader", "semantic", "sentence_transformers")).endswith(
-        "pip install 'pytest-llmeval-gold[semantic]'"
-    )
+    assert str(
+        MissingExtraError("the semantic grader", "semantic", "sentence_transformers")
+    ).endswith("pip install 'pytest-llmeval-gold[semantic]'")
 
 
 def _install_lines(path: Path) -> list[tuple[int, str]]:
@@ -56,7 +58,12 @@ def _install_lines(path: Path) -> list[tuple[int, str]]:
 def test_no_install_line_uses_the_old_name() -> None:
     stale = re.compile(r"pip install\s+(-\S+\s+)*'?pytest-llmeval(?![-\w])")
     files = [*PACKAGE.rglob("*.py"), *(ROOT / "docs").glob("*.md"), ROOT / "Makefile"]
-    hits = [f"{path.relative_to(ROOT)}:{number}" for path in files for number, line in _install_lines(path) if stale.search(line)]
+    hits = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in files
+        for number, line in _install_lines(path)
+        if stale.search(line)
+    ]
     assert hits == []
     assert stale.search("pip install -U 'pytest-llmeval[html]'")
     assert not stale.search("pip install 'pytest-llmeval-gold[html]'")
@@ -108,7 +115,9 @@ def test_a_missing_extra_skips_naming_it(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setitem(EXTRA_MODULES, "html", ("jinja2", "no_such_module_of_the_extra"))
     mark = needs("html")
     assert mark.args == (True,)
-    assert mark.kwargs["reason"] == "needs the [html] extra: pip install 'pytest-llmeval-gold[html]'"
+    assert (
+        mark.kwargs["reason"] == "needs the [html] extra: pip install 'pytest-llmeval-gold[html]'"
+    )
     with pytest.raises(pytest.skip.Exception, match=r"needs the \[html\] extra"):
         require("html")
 
@@ -117,10 +126,16 @@ def test_the_test_extra_pulls_no_other_extra() -> None:
     # `make test-core` installs the core with the test tools: an extra there would hide a missing guard.
     optional = project()["project"]["optional-dependencies"]
     pulled = _names(optional["test"])
-    extras = {name for extra in ("html", "semantic", "language", "reference") for name in _names(optional[extra])}
+    extras = {
+        name
+        for extra in ("html", "semantic", "language", "reference")
+        for name in _names(optional[extra])
+    }
     assert pulled & extras == set()
     assert pytest_llmeval.DIST_NAME not in pulled
 
 
 def _names(requirements: list[str]) -> set[str]:
-    return {re.split(r"[\[<>=;\s]", requirement, maxsplit=1)[0].lower() for requirement in requirements}
+    return {
+        re.split(r"[\[<>=;\s]", requirement, maxsplit=1)[0].lower() for requirement in requirements
+    }

@@ -88,7 +88,18 @@ def run_pytest(project: Path, *args: str) -> Run:
     proc = subprocess.run(
         # pytest-randomly and pytest-html (dev extra) import numpy and jinja2 when they load:
         # measure this plugin, not those.
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:html", *args],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:randomly",
+            "-p",
+            "no:html",
+            *args,
+        ],
         cwd=project,
         env=env,
         capture_output=True,

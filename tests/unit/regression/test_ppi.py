@@ -17,7 +17,13 @@ from pytest_llmeval.regression.ppi import (
 )
 
 
-def _population(seed: int, n_pop: int = 600, rate: float = 0.5, false_pass: float = 0.2, false_fail: float = 0.15):
+def _population(
+    seed: int,
+    n_pop: int = 600,
+    rate: float = 0.5,
+    false_pass: float = 0.2,
+    false_fail: float = 0.15,
+):
     rng = random.Random(seed)
     human = [int(rng.random() < rate) for _ in range(n_pop)]
     grader = [
@@ -72,7 +78,9 @@ def test_cluster_robust_variance_is_the_hand_computed_sandwich():
     expected = 4 / 3 * sum(s * s for s in sums.values()) / 49
     assert cluster_variance_of_mean(values, groups) == pytest.approx(expected)
     # singleton groups: the ordinary s^2 / n
-    assert cluster_variance_of_mean(values, [str(i) for i in range(7)]) == pytest.approx(np.var(values, ddof=1) / 7)
+    assert cluster_variance_of_mean(values, [str(i) for i in range(7)]) == pytest.approx(
+        np.var(values, ddof=1) / 7
+    )
 
 
 def test_groups_widen_the_interval_when_residuals_share_a_group():
@@ -81,8 +89,12 @@ def test_groups_widen_the_interval_when_residuals_share_a_group():
     labelled = _draw(human, grader, 400, 6, groups=groups)
     # the same residuals, duplicated within groups: a cluster is no more information than one sample
     doubled = [Labelled(s.human, s.grader, s.group) for s in labelled for _ in range(2)]
-    plain = ppi_mean([Labelled(s.human, s.grader, str(i)) for i, s in enumerate(doubled)], grader * 2)
-    clustered = ppi_mean([Labelled(s.human, s.grader, f"{i // 2}") for i, s in enumerate(doubled)], grader * 2)
+    plain = ppi_mean(
+        [Labelled(s.human, s.grader, str(i)) for i, s in enumerate(doubled)], grader * 2
+    )
+    clustered = ppi_mean(
+        [Labelled(s.human, s.grader, f"{i // 2}") for i, s in enumerate(doubled)], grader * 2
+    )
     assert clustered.se > plain.se * 1.3
     assert clustered.groups == 400
 
@@ -95,7 +107,9 @@ def test_too_few_labels_refuse_to_correct():
 
 def test_no_disagreement_gives_the_exact_interval_not_a_zero_width_one():
     grader = [1] * 60 + [0] * 40
-    labelled = [Labelled(1, 1, str(i)) for i in range(15)] + [Labelled(0, 0, f"f{i}") for i in range(10)]
+    labelled = [Labelled(1, 1, str(i)) for i in range(15)] + [
+        Labelled(0, 0, f"f{i}") for i in range(10)
+    ]
     result = ppi_mean(labelled, grader)
     assert result.interval == "exact"
     assert result.low <= result.estimate <= result.high
@@ -126,22 +140,35 @@ def test_constant_grader_falls_back_to_the_labels_alone():
 
 def test_grader_error_rates_and_clopper_pearson_intervals():
     pairs = [(0, 1)] * 3 + [(0, 0)] * 7 + [(1, 0)] * 2 + [(1, 1)] * 18
-    labelled = [Labelled(human, grader, str(i)) for i, (human, grader) in enumerate(pairs)]  # no shared groups
+    labelled = [
+        Labelled(human, grader, str(i)) for i, (human, grader) in enumerate(pairs)
+    ]  # no shared groups
     result = grader_error(labelled, alpha=0.05)
     assert result["false_pass"]["rate"] == pytest.approx(0.3)
     assert result["false_fail"]["rate"] == pytest.approx(0.1)
     ci = scipy.stats.binomtest(3, 10).proportion_ci(0.95, method="exact")
-    assert (result["false_pass"]["low"], result["false_pass"]["high"]) == pytest.approx((ci.low, ci.high), abs=1e-9)
+    assert (result["false_pass"]["low"], result["false_pass"]["high"]) == pytest.approx(
+        (ci.low, ci.high), abs=1e-9
+    )
 
 
 @pytest.mark.parametrize(
     ("labels", "false_pass", "false_fail", "cluster"),
-    [(200, 0.2, 0.15, False), (60, 0.3, 0.1, False), (150, 0.2, 0.2, True), (30, 0.05, 0.05, False)],
+    [
+        (200, 0.2, 0.15, False),
+        (60, 0.3, 0.1, False),
+        (150, 0.2, 0.2, True),
+        (30, 0.05, 0.05, False),
+    ],
 )
-def test_nominal_95_percent_interval_covers_the_people_s_rate(labels, false_pass, false_fail, cluster):
+def test_nominal_95_percent_interval_covers_the_people_s_rate(
+    labels, false_pass, false_fail, cluster
+):
     """Seeded simulation: a fixed population, many random label subsets, the people's rate inside the
     interval in at least ~93 % of draws."""
-    human, grader = _population(11, n_pop=1000, rate=0.45, false_pass=false_pass, false_fail=false_fail)
+    human, grader = _population(
+        11, n_pop=1000, rate=0.45, false_pass=false_pass, false_fail=false_fail
+    )
     groups = [str(i // 10) for i in range(1000)] if cluster else None
     truth = sum(human) / len(human)
     draws = 400
@@ -168,10 +195,15 @@ def test_grader_error_intervals_widen_by_the_design_effect_of_groups():
     grouped = grader_error(labelled)
     assert plain["false_pass"]["design_effect"] == 1.0
     values = np.array([s.grader for s in labelled], float)
-    sums = np.array([np.sum(values[i * 4:(i + 1) * 4] - values.mean()) for i in range(20)])
+    sums = np.array([np.sum(values[i * 4 : (i + 1) * 4] - values.mean()) for i in range(20)])
     deff = (20 / 19 * np.sum(sums**2) / 80**2) / (values.mean() * (1 - values.mean()) / 80)
     assert grouped["false_pass"]["design_effect"] == pytest.approx(deff)
     n_eff = round(80 / deff)
     ci = scipy.stats.binomtest(round(20 * n_eff / 80), n_eff).proportion_ci(0.95, method="exact")
-    assert (grouped["false_pass"]["low"], grouped["false_pass"]["high"]) == pytest.approx((ci.low, ci.high), abs=1e-9)
-    assert grouped["false_pass"]["high"] - grouped["false_pass"]["low"] > plain["false_pass"]["high"] - plain["false_pass"]["low"]
+    assert (grouped["false_pass"]["low"], grouped["false_pass"]["high"]) == pytest.approx(
+        (ci.low, ci.high), abs=1e-9
+    )
+    assert (
+        grouped["false_pass"]["high"] - grouped["false_pass"]["low"]
+        > plain["false_pass"]["high"] - plain["false_pass"]["low"]
+    )

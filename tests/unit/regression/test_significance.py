@@ -12,10 +12,23 @@ import scipy.stats as scipy_stats
 from pytest_llmeval.regression import significance
 
 
-@pytest.mark.parametrize(("k", "n", "p"), [
-    (0, 0, 0.5), (0, 1, 0.5), (12, 14, 0.5), (2, 14, 0.5), (1, 2, 0.5), (7, 20, 0.3), (0, 25, 0.1),
-    (40, 100, 0.5), (5, 5, 0.5), (3, 30, 0.2), (250, 600, 0.5), (17, 40, 0.61),
-])
+@pytest.mark.parametrize(
+    ("k", "n", "p"),
+    [
+        (0, 0, 0.5),
+        (0, 1, 0.5),
+        (12, 14, 0.5),
+        (2, 14, 0.5),
+        (1, 2, 0.5),
+        (7, 20, 0.3),
+        (0, 25, 0.1),
+        (40, 100, 0.5),
+        (5, 5, 0.5),
+        (3, 30, 0.2),
+        (250, 600, 0.5),
+        (17, 40, 0.61),
+    ],
+)
 def test_binomial_two_sided_matches_scipy(k: int, n: int, p: float) -> None:
     expected = 1.0 if n == 0 else scipy_stats.binomtest(k, n, p).pvalue
     assert significance.binom_two_sided(k, n, p) == pytest.approx(expected, rel=1e-9, abs=1e-15)
@@ -28,7 +41,9 @@ def test_mcnemar_exact_is_the_binomial_test_on_discordant_pairs() -> None:
     assert significance.mcnemar_exact(12, 2) < 0.05 < significance.mcnemar_exact(1, 1)
 
 
-@pytest.mark.parametrize(("k", "n"), [(0, 10), (10, 10), (2, 14), (7, 9), (54, 60), (1, 1), (123, 400)])
+@pytest.mark.parametrize(
+    ("k", "n"), [(0, 10), (10, 10), (2, 14), (7, 9), (54, 60), (1, 1), (123, 400)]
+)
 def test_clopper_pearson_and_wilson_match_scipy(k: int, n: int) -> None:
     result = scipy_stats.binomtest(k, n)
     exact = result.proportion_ci(confidence_level=0.95, method="exact")
@@ -53,8 +68,12 @@ def _scipy_paired(diffs: list[float]) -> float:
     x = list(diffs)
     y = [0.0] * len(diffs)
     result = scipy_stats.permutation_test(
-        (x, y), lambda a, b, axis: (a - b).mean(axis=axis), permutation_type="samples",
-        n_resamples=10**6, vectorized=True, alternative="two-sided",
+        (x, y),
+        lambda a, b, axis: (a - b).mean(axis=axis),
+        permutation_type="samples",
+        n_resamples=10**6,
+        vectorized=True,
+        alternative="two-sided",
     )
     return float(result.pvalue)
 
@@ -84,8 +103,14 @@ def test_bootstrap_interval_is_seeded_and_near_scipy() -> None:
     values = [rng.choice([0.0, 1 / 3, 2 / 3, 1.0]) for _ in range(80)]
     lo, hi = significance.bootstrap_mean_ci(values)
     assert (lo, hi) == significance.bootstrap_mean_ci(values)
-    reference = scipy_stats.bootstrap((values,), lambda v, axis: v.mean(axis=axis), method="percentile",
-                                      n_resamples=20000, random_state=1, vectorized=True)
+    reference = scipy_stats.bootstrap(
+        (values,),
+        lambda v, axis: v.mean(axis=axis),
+        method="percentile",
+        n_resamples=20000,
+        random_state=1,
+        vectorized=True,
+    )
     assert lo == pytest.approx(reference.confidence_interval.low, abs=0.03)
     assert hi == pytest.approx(reference.confidence_interval.high, abs=0.03)
     assert lo < sum(values) / len(values) < hi

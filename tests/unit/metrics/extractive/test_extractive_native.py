@@ -75,7 +75,9 @@ def written_number(draw: st.DrawFn) -> str:
 
 @settings(max_examples=300, deadline=None)
 @given(written_number(), written_number(), st.integers(0, 8))
-def test_in_process_verdict_equals_the_worker_verdict(gold: str, prediction: str, rounding: int) -> None:
+def test_in_process_verdict_equals_the_worker_verdict(
+    gold: str, prediction: str, rounding: int
+) -> None:
     request = _request(gold, prediction, float_rounding=rounding)
     reply = extractive_native.evaluate(request)
     if reply is None:
@@ -84,10 +86,13 @@ def test_in_process_verdict_equals_the_worker_verdict(gold: str, prediction: str
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(-10**6, 10**6), st.integers(1, 10**4), st.integers(0, 8))
+@given(st.integers(-(10**6), 10**6), st.integers(1, 10**4), st.integers(0, 8))
 def test_fraction_against_its_decimal_agrees_with_the_worker(p: int, q: int, rounding: int) -> None:
     decimal = f"{float(Fraction(p, q)):.{rounding + 1}f}"
-    for gold, prediction in ((f"\\frac{{{p}}}{{{q}}}", f"$ {decimal} $"), (decimal, f"$\\boxed{{{p}/{q}}}$")):
+    for gold, prediction in (
+        (f"\\frac{{{p}}}{{{q}}}", f"$ {decimal} $"),
+        (decimal, f"$\\boxed{{{p}/{q}}}$"),
+    ):
         request = _request(gold, prediction, float_rounding=rounding)
         reply = extractive_native.evaluate(request)
         if reply is not None:
@@ -148,12 +153,26 @@ SYMBOLIC = [
     "e^{i\\pi}",
     "\\infty",
 ]
-WRAPPERS = ["${a}$", "$\\boxed{{{a}}}$", "\\boxed{{{a}}}", "The answer is ${a}$.", "So we get \\[ {a} \\]", "{a}"]
+WRAPPERS = [
+    "${a}$",
+    "$\\boxed{{{a}}}$",
+    "\\boxed{{{a}}}",
+    "The answer is ${a}$.",
+    "So we get \\[ {a} \\]",
+    "{a}",
+]
 
 
 @settings(max_examples=120, deadline=None)
-@given(st.sampled_from(SYMBOLIC), st.sampled_from(WRAPPERS), st.sampled_from(WRAPPERS), st.sampled_from(SYMBOLIC))
-def test_identical_symbolic_answers_agree_with_the_worker(answer: str, gold_wrap: str, pred_wrap: str, other: str) -> None:
+@given(
+    st.sampled_from(SYMBOLIC),
+    st.sampled_from(WRAPPERS),
+    st.sampled_from(WRAPPERS),
+    st.sampled_from(SYMBOLIC),
+)
+def test_identical_symbolic_answers_agree_with_the_worker(
+    answer: str, gold_wrap: str, pred_wrap: str, other: str
+) -> None:
     for gold, prediction in (
         (gold_wrap.format(a=answer), pred_wrap.format(a=answer)),
         (gold_wrap.format(a=answer), pred_wrap.format(a=other)),

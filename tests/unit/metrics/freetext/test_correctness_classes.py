@@ -45,7 +45,12 @@ def test_a_change_implied_by_two_stated_levels_counts_as_the_gold_figure() -> No
 def test_a_share_and_a_difference_implied_by_two_levels() -> None:
     share_gold = "87% of the total restructuring liability relates to employee costs."
     share = "The restructuring liability was $93 million, of which employee costs were $81 million."
-    assert analyse(share, share_gold, "What is the restructuring liability mostly made of?").key_derived == 1
+    assert (
+        analyse(
+            share, share_gold, "What is the restructuring liability mostly made of?"
+        ).key_derived
+        == 1
+    )
     diff_gold = "No. Debt decreased by $2.5 billion in FY2023."
     diff = "No. Total debt fell from $49.8 billion to $47.3 billion in FY2023."
     assert analyse(diff, diff_gold, "Did Acme increase its debt in FY2023?").key_derived == 1
@@ -63,7 +68,10 @@ def test_assumption_sentences_of_the_gold_are_not_required_facts() -> None:
     assert s.key_dates == 0  # the date is in the assumption
     assert offline(answer, gold, question).correct
     # a gold that is only an aside keeps everything
-    assert gold_answer_part("Note that revenue is defined as net sales.") == "Note that revenue is defined as net sales."
+    assert (
+        gold_answer_part("Note that revenue is defined as net sales.")
+        == "Note that revenue is defined as net sales."
+    )
 
 
 LONG_UP = (
@@ -79,7 +87,9 @@ def test_direction_is_read_from_the_conclusion_of_a_long_answer() -> None:
     s = analyse(LONG_UP, gold, question)
     assert (s.resp_direction, s.concl_direction) == ("down", "up")
     assert offline(LONG_UP, gold, question).correct
-    long_down = LONG_UP.replace("In summary, gross margin increased", "In summary, gross margin decreased")
+    long_down = LONG_UP.replace(
+        "In summary, gross margin increased", "In summary, gross margin decreased"
+    )
     verdict = offline(long_down, gold, question)
     assert not verdict.correct
     assert "moves up" in verdict.explanation
@@ -92,7 +102,9 @@ def test_a_negated_answer_that_carries_the_gold_figure_is_incorrect() -> None:
     verdict = offline(negated, gold, question)
     assert not verdict.correct
     assert "negated" in verdict.explanation
-    assert offline("Yes. Acme paid a dividend of $0.01 per share in Q3 FY2023.", gold, question).correct
+    assert offline(
+        "Yes. Acme paid a dividend of $0.01 per share in Q3 FY2023.", gold, question
+    ).correct
 
 
 def test_a_hedged_non_answer_is_incorrect() -> None:
@@ -107,7 +119,9 @@ def test_a_hedged_non_answer_is_incorrect() -> None:
     assert not s.refusal
     assert not offline(hedged, gold, question).correct
     # the same opening followed by the gold's figure is an answer
-    answered = hedged.replace("for example $640 million in FY2021", "and FY2023 free cash flow was $812 million")
+    answered = hedged.replace(
+        "for example $640 million in FY2021", "and FY2023 free cash flow was $812 million"
+    )
     assert offline(answered, gold, question).correct
 
 
@@ -120,10 +134,16 @@ METRIC_Q = (
 @pytest.mark.parametrize(
     ("gold", "response", "correct"),
     [
-        ("Inventory turnover is not a useful metric for a bank, which holds no inventory.",
-         "Inventory turnover is not a meaningful metric for Acme Bank: banks carry no inventory.", True),
-        ("Inventory turnover is not a useful metric for a bank, which holds no inventory.",
-         "Acme Bank's inventory turnover was 4.2 times in FY2022.", False),
+        (
+            "Inventory turnover is not a useful metric for a bank, which holds no inventory.",
+            "Inventory turnover is not a meaningful metric for Acme Bank: banks carry no inventory.",
+            True,
+        ),
+        (
+            "Inventory turnover is not a useful metric for a bank, which holds no inventory.",
+            "Acme Bank's inventory turnover was 4.2 times in FY2022.",
+            False,
+        ),
         ("4.2", "Inventory turnover is not relevant for a bank, so it is not computed.", False),
         ("4.2", "Inventory turnover was 4.2 (cost of sales / average inventory).", True),
     ],

@@ -55,4 +55,3 @@ def test_variants_graded_right_on_every_path(cls: str, rubric: object) -> None:
         if not all(ok.values()) or len({x.passed for x in verdicts.values()}) > 1:
             misses.append((v.expected, v.answer, v.correct, {p: verdicts[p].passed for p in PATHS}))
     assert not misses, misses[:5]
-

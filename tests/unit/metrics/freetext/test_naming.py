@@ -157,26 +157,45 @@ def test_a_word_the_question_states_may_be_left_out_not_replaced(
     assert bool(named(answer, gold, question)) is is_named
     found = naming(answer, gold, question)
     assert found is not None
-    assert ("where the expected answer has" in found.not_answer) is (not is_named and "Chicago" not in answer)
+    assert ("where the expected answer has" in found.not_answer) is (
+        not is_named and "Chicago" not in answer
+    )
 
 
 @pytest.mark.parametrize(
     ("answer", "gold", "question"),
     [
-        ("Revenue rose by 5 percent in 2023.", "In 2023 revenue rose 5 percent", "How did revenue develop in 2023?"),
-        ("The river Hudson flows past the city, the Hudson River.", "Hudson River", "Which river runs past the city?"),
-        ("Omsättningen steg med 5 procent under 2023.", "Under 2023 steg omsättningen 5 procent.",
-         "Hur utvecklades omsättningen 2023?"),
+        (
+            "Revenue rose by 5 percent in 2023.",
+            "In 2023 revenue rose 5 percent",
+            "How did revenue develop in 2023?",
+        ),
+        (
+            "The river Hudson flows past the city, the Hudson River.",
+            "Hudson River",
+            "Which river runs past the city?",
+        ),
+        (
+            "Omsättningen steg med 5 procent under 2023.",
+            "Under 2023 steg omsättningen 5 procent.",
+            "Hur utvecklades omsättningen 2023?",
+        ),
     ],
 )
-def test_a_word_the_answer_states_elsewhere_is_not_replaced(answer: str, gold: str, question: str) -> None:
+def test_a_word_the_answer_states_elsewhere_is_not_replaced(
+    answer: str, gold: str, question: str
+) -> None:
     found = naming(answer, gold, question)
     assert found is None or "where the expected answer has" not in found.not_answer
 
 
 @pytest.mark.parametrize(
     "answer",
-    ["Mars, not Venus.", "It was Mars rather than Venus.", "The probe went to Mars. It never went to Venus."],
+    [
+        "Mars, not Venus.",
+        "It was Mars rather than Venus.",
+        "The probe went to Mars. It never went to Venus.",
+    ],
 )
 def test_a_gold_named_only_to_be_rejected_is_not_the_answer(answer: str) -> None:
     found = naming(answer, "Venus")

@@ -157,7 +157,6 @@ def test_norwegian_negative_answer_is_not_a_refusal() -> None:
     assert not is_refusal("Nei, selskapet har ingen langsiktig gjeld per 31. desember 2022.")
 
 
-
 def test_every_cue_opening_with_a_word_boundary_is_tried_only_where_its_word_starts() -> None:
     # A cue whose first letters the regex parser cannot name stays a plain alternative, tried at
     # every character: write it so it opens with literal words ("(cannot|can't) ...", not "\w+ ...").
@@ -171,19 +170,32 @@ def test_combined_cues_match_what_a_plain_alternation_matches() -> None:
         *REFUSALS,
         *ANSWERS,
         *(c["response"] for c in _cases()),
-        "_sorry, but I can't", "x'm sorry", "Sorry, but no.", "-- sorry", "n/a", "  N/A.", "(unknown)",
-        "I'M SORRY, I CANNOT DETERMINE THIS.", "Dessverre inneholder ikke rapporten tallet.",
-        "As an AI language model I can't browse.", "2021_i don't know", "Not available in the 10-K",
+        "_sorry, but I can't",
+        "x'm sorry",
+        "Sorry, but no.",
+        "-- sorry",
+        "n/a",
+        "  N/A.",
+        "(unknown)",
+        "I'M SORRY, I CANNOT DETERMINE THIS.",
+        "Dessverre inneholder ikke rapporten tallet.",
+        "As an AI language model I can't browse.",
+        "2021_i don't know",
+        "Not available in the 10-K",
     ]
     for patterns, combined in ((_CUES + _FOREIGN_CUES, _CUE_RE), (_STRONG, _STRONG_RE)):
         plain = re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
         for text in texts:
-            assert [m.span() for m in combined.finditer(text)] == [m.span() for m in plain.finditer(text)], text
+            assert [m.span() for m in combined.finditer(text)] == [
+                m.span() for m in plain.finditer(text)
+            ], text
 
 
 def test_combined_alternation_keeps_the_first_pattern_that_matches_at_a_place() -> None:
     # "^\W*sorry" sits between word cues: a later cue matching at the same place must not win
-    combined = re.compile(any_of([r"\bas an ai\b", r"^\W*sorry\b", r"\bsorry, but\b"], re.IGNORECASE), re.IGNORECASE)
+    combined = re.compile(
+        any_of([r"\bas an ai\b", r"^\W*sorry\b", r"\bsorry, but\b"], re.IGNORECASE), re.IGNORECASE
+    )
     assert [m.group(0) for m in combined.finditer("Sorry, but no.")] == ["Sorry"]
     assert [m.group(0) for m in combined.finditer("Well, sorry, but no.")] == ["sorry, but"]
     assert [m.group(0) for m in combined.finditer("As an AI, sorry")] == ["As an AI"]

@@ -16,7 +16,10 @@ from pytest_llmeval.metrics.numeric.match import numeric_match
         ("Revenue was 1.5B while profit reached 500M.", [{"reven"}, {"profi"}]),
         ("- Revenue: 1.5B\n- Profit: 500M", [{"reven"}, {"profi"}]),
         ("| Revenue | 1.5B |\n| Profit | 500M |", [{"reven"}, {"profi"}]),
-        ("It reported $3.1 billion in net income on $12.4 billion of revenue.", [{"net", "incom"}, {"reven"}]),
+        (
+            "It reported $3.1 billion in net income on $12.4 billion of revenue.",
+            [{"net", "incom"}, {"reven"}],
+        ),
     ],
 )
 def test_figures_tie_to_the_words_beside_them(text: str, labels: list[set[str]]) -> None:
@@ -49,7 +52,9 @@ def test_a_computed_answer_keeps_its_figure() -> None:
         "The total assets for FY2022 and FY2021 are $38,363 million and $32,963 million respectively. "
         "ROA = -($546 million) / $35,663 million = -0.0153 or -1.53%."
     )
-    assert numeric_match(answer, "-0.02", question=question, tolerance=0.3).found_value != pytest.approx(38363e6)
+    assert numeric_match(
+        answer, "-0.02", question=question, tolerance=0.3
+    ).found_value != pytest.approx(38363e6)
 
 
 def test_a_label_restating_the_question_names_no_more_than_the_answers_own() -> None:
@@ -59,4 +64,6 @@ def test_a_label_restating_the_question_names_no_more_than_the_answers_own() -> 
         "The record for most consecutive games with 20+ points in NBA history is held by Wilt Chamberlain, "
         "who scored 20 or more points in 126 consecutive games from 1964-1966."
     )
-    assert numeric_match(answer, "126", question="most consecutive games with 20+ points - nba history").passed
+    assert numeric_match(
+        answer, "126", question="most consecutive games with 20+ points - nba history"
+    ).passed

@@ -487,12 +487,17 @@ def test_out_of_tolerance_scores_zero_and_states_the_difference() -> None:
 
 
 def test_partial_credit_only_when_asked() -> None:
-    near = numeric_match("Revenue was $1.51 billion.", "1.5 billion", tolerance_mode="exact", partial_credit=True)
+    near = numeric_match(
+        "Revenue was $1.51 billion.", "1.5 billion", tolerance_mode="exact", partial_credit=True
+    )
     far = numeric_match("Revenue was $1.9 billion.", "1.5 billion", partial_credit=True)
     assert not near.passed
     assert not far.passed
     assert 0 < far.score < near.score < 1
-    assert numeric_match("Revenue was $1.51 billion.", "1.5 billion", tolerance_mode="exact").score == 0.0
+    assert (
+        numeric_match("Revenue was $1.51 billion.", "1.5 billion", tolerance_mode="exact").score
+        == 0.0
+    )
 
 
 def test_bad_options_raise_value_error() -> None:
