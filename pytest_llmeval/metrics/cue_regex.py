@@ -10,7 +10,7 @@ table that matches) and far fewer attempts:
 - inside the run, one group per letter (letters some one character matches, like 'i' and 'ı'
   ignoring case, share one) behind a lookahead on it, holding every cue that can begin with that
   letter in table order: at any place at most one group can match, and inside it the table's
-  order decides as before. The groups sit in a few buckets, each behind a lookahead on its
+  order decides, as in the plain join. The groups sit in a few buckets, each behind a lookahead on its
   letters, so a word's letter is looked for in a few places, not in every group;
 - groups inside the cues do not capture (the engine saves no group positions while it tries
   them); a cue anchored at the start of the text (``^``) keeps its table place at the first
