@@ -179,12 +179,16 @@ _COMPARE_AFTER_RE = re.compile(
     r"^[\s,]*(?:in\s+(?:the\s+)?(?:prior|previous|preceding)\s+(?:fiscal\s+)?year|a\s+year\s+(?:earlier|ago|before)|last\s+year|previously)\b",
     re.IGNORECASE,
 )
+# A "-", "*" or "+" that opens the next line is a bullet of a list, not an operator.
+_NO_BULLET_NEXT = r"(?![ \t]*\n[ \t]*[-−–*•+][ \t])"
 _OPERATOR_AFTER_RE = re.compile(
-    r"^(?:\s*(?:[+/×÷^=]|\*(?!\*)|divided\s+by|multiplied\s+by)|\s+[-−–]\s|\s+(?:x|times|minus|plus)\s+[$€£¥(]?\s*\d)",
+    "^"
+    + _NO_BULLET_NEXT
+    + r"(?:\s*(?:[+/×÷^=]|\*(?!\*)|divided\s+by|multiplied\s+by)|\s+[-−–]\s|\s+(?:x|times|minus|plus)\s+[$€£¥(]?\s*\d)",
     re.IGNORECASE,
 )
 _OPERATOR_BEFORE_RE = re.compile(
-    r"(?=[+/×÷^*\d)%mbtdspaMBTDSPA])(?:[+/×÷^]|(?<!\*)\*|(?:[\d)%]|million|billion|thousand|bn|mn)\s*[-−–]\s+|divided\s+by|multiplied\s+by|\btimes|\bminus|\bplus|\bsum\s+of|\baverage\s+of)\s*[$€£¥(\[]*\s*$",
+    r"(?=[+/×÷^*\d)%mbtdspaMBTDSPA])(?:[+/×÷^]|(?<![\n*])\*|(?:[\d)%]|million|billion|thousand|bn|mn)[^\S\n]*[-−–]\s+|divided\s+by|multiplied\s+by|\btimes|\bminus|\bplus|\bsum\s+of|\baverage\s+of)\s*[$€£¥(\[]*\s*$",
     re.IGNORECASE,
 )
 _RESULT_BEFORE_RE = re.compile(
@@ -198,8 +202,9 @@ _DIGIT_SLASH_RE = re.compile(r"^/\s?\d")
 _GLUED_RE = re.compile(r"[A-Za-z][\w&]*")
 _ISO_DATE_AFTER_RE = re.compile(r"[-/]\d{1,2}(?:\b|[-/])")
 _FY_SHORT_RE = re.compile(r"(?:fy|cy|'|’)\s?$", re.IGNORECASE)
-_RANGE_AFTER_RE = re.compile(r"\s*(?:[-–]|to)\s*[$€£¥]?\s*\d")
-_DASH_RANGE_AFTER_RE = re.compile(r"\s*[-–]\s*\d")
+# A range's dash stays on its figure's line: one that opens the next line is a bullet or a sign.
+_RANGE_AFTER_RE = re.compile(r"[^\S\n]*(?:[-–]|to)\s*[$€£¥]?\s*\d")
+_DASH_RANGE_AFTER_RE = re.compile(r"[^\S\n]*[-–]\s*\d")
 _APPROX_RE = re.compile(
     r"(?:approx(?:imately|\.)?|about|around|roughly|nearly|almost|~|≈)\s*[$€£¥]?\s*$"
 )
@@ -874,6 +879,12 @@ def _prefix_match(b8: str) -> re.Match[str] | None:
     return _PREFIX_RE.search(b8, start)
 
 
+def _opens_line(before: str, at: int) -> bool:
+    """Does ``before[at]`` open its line (only spaces before it since a line break)?"""
+    head = before[:at].rstrip(" \t")
+    return head.endswith("\n") or (not head and len(before) < 60)
+
+
 def _read_prefix(
     before: str, pm: re.Match[str] | None
 ) -> tuple[str | None, bool, str | None, bool]:
@@ -904,8 +915,8 @@ def _read_prefix(
             nxt = before[start + 1] if start + 1 < len(before) else ""
             if prev.isalnum() or prev in ").%":
                 continue  # "2020-2022", "10-15", "COVID-19": a range or identifier, not a sign
-            if sg == "–" and nxt == " ":
-                continue
+            if (sg == "–" or _opens_line(before, start)) and nxt == " ":
+                continue  # an en dash before a space, a list bullet ("\n- 4.5 bn"): not signs
             if prev == " " and nxt == " " and _looks_like_expression_before(before[:start]):
                 continue  # "a - b" subtraction
             negative = True
