@@ -30,6 +30,7 @@ from pytest_llmeval.metrics.numeric.locale_tables import (
     names_a_loss_subject,
     negative_after_pattern,
     negative_before_pattern,
+    negative_split_patterns,
     percent_suffix_pattern,
     percent_suffix_words,
 )
@@ -178,12 +179,16 @@ _COMPARE_AFTER_RE = re.compile(
     r"^[\s,]*(?:in\s+(?:the\s+)?(?:prior|previous|preceding)\s+(?:fiscal\s+)?year|a\s+year\s+(?:earlier|ago|before)|last\s+year|previously)\b",
     re.IGNORECASE,
 )
+# A "-", "*" or "+" that opens the next line is a bullet of a list, not an operator.
+_NO_BULLET_NEXT = r"(?![ \t]*\n[ \t]*[-−–*•+][ \t])"
 _OPERATOR_AFTER_RE = re.compile(
-    r"^(?:\s*(?:[+/×÷^=]|\*(?!\*)|divided\s+by|multiplied\s+by)|\s+[-−–]\s|\s+(?:x|times|minus|plus)\s+[$€£¥(]?\s*\d)",
+    "^"
+    + _NO_BULLET_NEXT
+    + r"(?:\s*(?:[+/×÷^=]|\*(?!\*)|divided\s+by|multiplied\s+by)|\s+[-−–]\s|\s+(?:x|times|minus|plus)\s+[$€£¥(]?\s*\d)",
     re.IGNORECASE,
 )
 _OPERATOR_BEFORE_RE = re.compile(
-    r"(?=[+/×÷^*\d)%mbtdspaMBTDSPA])(?:[+/×÷^]|(?<!\*)\*|(?:[\d)%]|million|billion|thousand|bn|mn)\s*[-−–]\s+|divided\s+by|multiplied\s+by|\btimes|\bminus|\bplus|\bsum\s+of|\baverage\s+of)\s*[$€£¥(\[]*\s*$",
+    r"(?=[+/×÷^*\d)%mbtdspaMBTDSPA])(?:[+/×÷^]|(?<![\n*])\*|(?:[\d)%]|million|billion|thousand|bn|mn)[^\S\n]*[-−–]\s+|divided\s+by|multiplied\s+by|\btimes|\bminus|\bplus|\bsum\s+of|\baverage\s+of)\s*[$€£¥(\[]*\s*$",
     re.IGNORECASE,
 )
 _RESULT_BEFORE_RE = re.compile(
@@ -197,8 +202,9 @@ _DIGIT_SLASH_RE = re.compile(r"^/\s?\d")
 _GLUED_RE = re.compile(r"[A-Za-z][\w&]*")
 _ISO_DATE_AFTER_RE = re.compile(r"[-/]\d{1,2}(?:\b|[-/])")
 _FY_SHORT_RE = re.compile(r"(?:fy|cy|'|’)\s?$", re.IGNORECASE)
-_RANGE_AFTER_RE = re.compile(r"\s*(?:[-–]|to)\s*[$€£¥]?\s*\d")
-_DASH_RANGE_AFTER_RE = re.compile(r"\s*[-–]\s*\d")
+# A range's dash stays on its figure's line: one that opens the next line is a bullet or a sign.
+_RANGE_AFTER_RE = re.compile(r"[^\S\n]*(?:[-–]|to)\s*[$€£¥]?\s*\d")
+_DASH_RANGE_AFTER_RE = re.compile(r"[^\S\n]*[-–]\s*\d")
 _APPROX_RE = re.compile(
     r"(?:approx(?:imately|\.)?|about|around|roughly|nearly|almost|~|≈)\s*[$€£¥]?\s*$"
 )
@@ -307,6 +313,10 @@ _ROLE_OF_WORD_BEFORE = {
 _ORDINAL_FIRST = frozenset("sSnNrRtT")
 # Parenthesised amount right after a noun is an aside; after a verb, "=", ":" or in a table it is a negative.
 _ASIDE_LEAD_RE = re.compile(r"[A-Za-z][\w'’.-]*\s*$")
+# A bracket that opens a label's value or a table cell ("Net income: ($3.2 million)") restates
+# nothing: it is the value, and negative; one that opens a formula's operand is grouping.
+_LABEL_END_RE = re.compile(r"(?:[:=|]|^|\n)[ \t]*$")
+_VALUE_END_RE = re.compile(r"[ \t]*(?:[.;,|\n]|$)")
 _NEG_LEAD_RE = re.compile(
     r"(?:\b(?:is|was|were|are|be|been|of|at|to|by|as|totall?ed|totals|totaling|amounted|equals?|reported|recorded|reached|showing|shows|"
     r"minus|negative|loss|net|change|usd|eur|gbp|dollars|in\s+(?:thousands|millions|billions))|[=:|])\s*$",
@@ -701,7 +711,7 @@ def _build_candidate(
     outflow_line = decrease_verb = False
     if open_paren and (close or close2) and not negative:
         role, negative, outflow_line = _bracket_reading(
-            before, pm, sm, raw_num, role, currency, pct_text, scale_word, close, close2
+            before, pm, sm, raw_num, role, currency, pct_text, scale_word, close, close2, after
         )
         if negative:
             sign_source = "parentheses"
@@ -742,6 +752,8 @@ def _build_candidate(
     )  # fmt: skip
 
 
+_CENTS = "cents"
+_DIGIT_CENTS_RE = re.compile(r"[ \u00a0]?(?:cents?(?![^\W\d_])|¢)", re.IGNORECASE)
 _TRAILING_MINUS = frozenset("-−")
 # at the end of a line that no figure continues ("2019-\n2020" is a range)
 _TRAILING_MINUS_RE = re.compile(r"[-−](?=[.;]?[ \t]*(?:\n(?![ \t]*\d)|$))")
@@ -867,6 +879,12 @@ def _prefix_match(b8: str) -> re.Match[str] | None:
     return _PREFIX_RE.search(b8, start)
 
 
+def _opens_line(before: str, at: int) -> bool:
+    """Does ``before[at]`` open its line (only spaces before it since a line break)?"""
+    head = before[:at].rstrip(" \t")
+    return head.endswith("\n") or (not head and len(before) < 60)
+
+
 def _read_prefix(
     before: str, pm: re.Match[str] | None
 ) -> tuple[str | None, bool, str | None, bool]:
@@ -897,8 +915,8 @@ def _read_prefix(
             nxt = before[start + 1] if start + 1 < len(before) else ""
             if prev.isalnum() or prev in ").%":
                 continue  # "2020-2022", "10-15", "COVID-19": a range or identifier, not a sign
-            if sg == "–" and nxt == " ":
-                continue
+            if (sg == "–" or _opens_line(before, start)) and nxt == " ":
+                continue  # an en dash before a space, a list bullet ("\n- 4.5 bn"): not signs
             if prev == " " and nxt == " " and _looks_like_expression_before(before[:start]):
                 continue  # "a - b" subtraction
             negative = True
@@ -1017,6 +1035,10 @@ def _suffix_reading(
     first = after[:1]
     # gate: _suffix_match's test, first (most figures have no unit after them).
     start = after[1:2] if first == " " or first == "\u00a0" else first
+    if start == "c" or start == "¢":
+        cents = _DIGIT_CENTS_RE.match(after)
+        if cents is not None:  # "45 cents", "45¢": hundredths of a dollar, a scale of 0.01
+            return None, ("", _CENTS, currency or "USD", cents.end(), False, False)
     if start not in _SUFFIX_STARTS and start.isascii():
         return None, ("", None, currency, 0, False, False)
     if first == "%":
@@ -1083,12 +1105,18 @@ def _bracket_reading(
     scale_word: str | None,
     close: bool,
     close2: bool,
+    after: str = "",
 ) -> tuple[str, bool, bool]:
     """A number in brackets: (role, negative, on an outflow line). A restatement "(1.5 million)"
-    and a prose aside "net income ($9,542)" are asides, "(1)" is a footnote, else a negative."""
+    and a prose aside "net income ($9,542)" are asides, "(1)" is a footnote, else a negative;
+    ``after``: the text after the figure (a label's value ends its line, cell or sentence)."""
     paren_at = len(before) - len(pm.group(0)) if pm else len(before)
     lead = before[:paren_at]
-    if not close and close2:
+    if (
+        not close
+        and close2
+        and not (_LABEL_END_RE.search(lead) and _VALUE_END_RE.match(after, sm.end() if sm else 0))
+    ):
         return ("aside" if role == "value" else role), False, False
     if (
         raw_num.isdigit()
@@ -1145,8 +1173,10 @@ def _word_signed(
     "tapte", "Nettoverlust ... belief sich auf", "... decrease")? ``rest``: what follows the
     figure and its units, spaces skipped, ``hb`` its head's _HEAD_* flags; ``neg``: where sign
     keywords end in the text."""
-    if neg and any_within(neg, s - 60, s) and _signed_before(before.rsplit("\n", 1)[-1][-60:]):
-        return True
+    if neg and any_within(neg, s - 60, s):
+        line = before.rsplit("\n", 1)[-1][-60:]
+        if _signed_before(line) or _split_verb_signed(line, after[suffix_end : suffix_end + 60]):
+            return True
     # gates on the first character, then the first two letters of the word after the units (the
     # patterns skip spaces and commas first; a tail of only spaces fails them whatever follows).
     if not hb & _HEAD_NEG:
@@ -1176,6 +1206,14 @@ _SIGN_BEFORE = (
     ),
     (names_a_loss_subject, 60, _ASCII_WORD + _ASCII_SPACE + "'.$"),
 )
+
+
+def _split_verb_signed(before: str, after: str) -> bool:
+    """Does a verb split around the figure state a decrease ("gab um 1,2 Prozent nach")?"""
+    return any(
+        b.search(before) is not None and a.match(after) is not None
+        for b, a in negative_split_patterns()
+    )
 
 
 def _signed_before(ctx: str) -> bool:
@@ -1208,7 +1246,11 @@ def _names_a_decrease(before: str, rest: str = "") -> bool:
     if _COMPARATIVE_AFTER_RE.match(rest):
         return not _LOSS_NOUN_RE.search(ctx48)
     return bool(
-        (_DECREASE_VERB_RE.search(ctx48) or _OUTFLOW_WORD_RE.search(ctx48))
+        (
+            _DECREASE_VERB_RE.search(ctx48)
+            or _OUTFLOW_WORD_RE.search(ctx48)
+            or _split_verb_signed(ctx48, rest[:60])
+        )
         and not _LOSS_NOUN_RE.search(ctx48)
     )
 
@@ -1259,6 +1301,8 @@ _BASIS_POINT_WORDS = frozenset(
 def _scale_of(word: str, lang: NumberLanguage) -> float:
     """Multiplier of a scale word; the text's language decides where languages disagree
     (Norwegian "billion" is 1e12)."""
+    if word == _CENTS:
+        return 0.01
     key = word.lower().rstrip(".")
     if key in lang.scales and len(key) > 1:
         return lang.scales[key]

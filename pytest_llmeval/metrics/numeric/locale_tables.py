@@ -37,6 +37,9 @@ class NumberLanguage:
     negative_before: tuple[str, ...] = ()
     # Nouns right after a figure that make it negative ("3,5 % tap").
     negative_after: tuple[str, ...] = ()
+    # Verbs split around the figure, (stem before it, particle ending its clause after it), that
+    # make it negative: "gab um 1,2 Prozent nach", "ging um 3 % zurück".
+    negative_split: tuple[tuple[str, str], ...] = ()
     # Change words before a figure ("økte med"); the figure is a change, not a level.
     change_before: tuple[str, ...] = ()
     # Number words (units and tens), the decimal word ("komma"), and the multipliers.
@@ -433,6 +436,12 @@ GERMAN = NumberLanguage(
         "minus",
     ),
     negative_after=("verlust", "rückgang", "minus", "niedriger"),
+    negative_split=(
+        *((stem, "nach") for stem in ("gab", "gaben", "gibt", "geben")),
+        *((stem, "zurück") for stem in ("ging", "gingen", "geht", "gehen")),
+        *((stem, "ab") for stem in ("nahm", "nahmen", "nimmt", "sackte", "sackten", "rutschte")),
+        *((stem, "ein") for stem in ("brach", "brachen", "bricht", "büßte", "büßten", "büßt")),
+    ),
     change_before=("stieg um", "wuchs um", "erhöhte sich um", "zuwachs von", "anstieg um"),
     numbers=_compounds(
         {
@@ -756,12 +765,39 @@ def negative_words() -> frozenset[str]:
     """Single tokens that may start a negative phrase (cheap gate before the regex)."""
     out: set[str] = set()
     for t in LANGUAGES.values():
-        for phrase in (*t.negative_before, *t.negative_after):
+        for phrase in (*t.negative_before, *t.negative_after, *(v for v, _ in t.negative_split)):
             toks = phrase.split()
             out.update(w for w in toks if len(w) >= 4)
             if len(toks[0]) >= 3:
                 out.add(toks[0])
     return frozenset(out)
+
+
+@lru_cache(maxsize=1)
+def negative_split_patterns() -> tuple[tuple[re.Pattern[str], re.Pattern[str]], ...]:
+    """(before, after) pattern pairs of every table's split verbs, one pair a particle: the stem
+    a few words before the figure within its clause, the particle a few words after it, ending
+    the clause."""
+    stems: dict[str, set[str]] = {}
+    for t in LANGUAGES.values():
+        for stem, particle in t.negative_split:
+            stems.setdefault(particle, set()).add(stem)
+    return tuple(
+        (
+            re.compile(
+                r"(?<![^\W\d_])(?:" + _alternation(words) + r")"
+                r"(?:\s+(?:[^\W\d_]+|(?:19|20)\d\d)){0,5}?\s*(?:[$€£¥]\s*)?$",
+                re.IGNORECASE,
+            ),
+            re.compile(
+                r"^\s*(?:[^\W\d_]+\s+){0,4}?"
+                + re.escape(particle)
+                + r"(?![^\W\d_])\s*(?:[.,;:!?)]|$)",
+                re.IGNORECASE,
+            ),
+        )
+        for particle, words in sorted(stems.items())
+    )
 
 
 @lru_cache(maxsize=1)
