@@ -96,6 +96,8 @@ def _counts(out: _Lines, run: RunRecord, log: OutputLog, tally: Tally, worst: in
             f"retrieval: {len(retrieval)} samples, mean nDCG (harmonic) {ndcg:.3f}, mean precision {precision:.3f}"
         )
     out.add(f"refusals: {tally.count('refusal')}   needs review: {tally.count('needs_review')}")
+    if run.label_match is None:  # no labels given: nothing to say, nothing to import
+        return
     from pytest_llmeval.report.people import summary_lines as people_lines
 
     for line in people_lines(run.label_match, run.corrections, tuple(run.settings.models)):
@@ -229,9 +231,11 @@ def _repeats(out: _Lines, run: RunRecord, log: OutputLog, tally: Tally, worst: i
 
 def _comparisons(out: _Lines, run: RunRecord, log: OutputLog, tally: Tally, worst: int) -> None:
     """Several models side by side, and each comparison with the first model or the baseline."""
+    tallies = run.model_tallies()
+    if not tallies and run.comparison is None:  # one model, no baseline: nothing to compare
+        return
     from pytest_llmeval.regression.run_comparison import comparison_lines
 
-    tallies = run.model_tallies()
     if tallies:
         from pytest_llmeval.regression.multimodel import side_by_side
 
