@@ -96,8 +96,6 @@ def _counts(out: _Lines, run: RunRecord, log: OutputLog, tally: Tally, worst: in
             f"retrieval: {len(retrieval)} samples, mean nDCG (harmonic) {ndcg:.3f}, mean precision {precision:.3f}"
         )
     out.add(f"refusals: {tally.count('refusal')}   needs review: {tally.count('needs_review')}")
-    if run.label_match is None:  # no labels given: nothing to say, nothing to import
-        return
     from pytest_llmeval.report.people import summary_lines as people_lines
 
     for line in people_lines(run.label_match, run.corrections, tuple(run.settings.models)):
