@@ -115,8 +115,10 @@ class SampleRecord(Mapping[str, Any]):
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> SampleRecord:
         """A record from its builtins form; keys of no field go to :attr:`extra`."""
-        known = {key: value for key, value in data.items() if key in FIELDS}
-        extra = {key: value for key, value in data.items() if key not in FIELDS and key != "extra"}
+        known: dict[str, Any] = {}
+        extra: dict[str, Any] = {}
+        for key, value in data.items():  # one pass: this runs for every sample
+            (known if key in FIELDS else extra)[key] = value
         if "scores" not in known:
             known["scores"] = {}
         for key in ("kind", "nodeid", "sample_id", "file", "status"):
