@@ -119,7 +119,9 @@ class LLMEvalSession:
     # -- the run's start and end (called from plugin.py) ---------------------------
     def load_baseline(self) -> None:
         """Controller only, at configure time: a bad ``--llm-baseline`` is a usage error before anything runs."""
-        if not self.is_worker:
+        # the comparison modules load only for a run that uses them
+        settings = self.settings
+        if not self.is_worker and (settings.baseline or settings.fail_on_regression):
             from pytest_llmeval.regression.baseline import load_baseline
 
             self.baseline = load_baseline(self.settings, Path(self.config.invocation_params.dir))

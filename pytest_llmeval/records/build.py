@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_llmeval.collector import BadLineItem, GoldItem
+from pytest_llmeval.labels import answer_hash
 from pytest_llmeval.records.sample_record import FIELDS, GOLD, HELPER, SampleRecord
 from pytest_llmeval.run_state import GRADE_KEY, REPEATS_KEY
 
 if TYPE_CHECKING:
-    from pytest_llmeval.collector import BadLineItem, GoldItem
     from pytest_llmeval.options import Settings
     from pytest_llmeval.rubric import GradeResult
 
@@ -38,8 +39,6 @@ def record_for(
     """
     if report.when == "teardown":  # no kind of item records its teardown
         return None
-    from pytest_llmeval.collector import BadLineItem, GoldItem
-
     if isinstance(item, BadLineItem):
         return bad_line_record(item, components).to_json() if report.when == "setup" else None
     if isinstance(item, GoldItem):
@@ -53,7 +52,9 @@ def record_for(
             ).to_json()
         if report.when == "call":
             record = gold_record(item, "graded", settings, components).to_json()
-            item.config.hook.pytest_llmeval_sample_graded(item=item, record=record)
+            graded_hook = item.config.hook.pytest_llmeval_sample_graded
+            if graded_hook.get_hookimpls():  # calling a hook nobody implements still costs
+                graded_hook(item=item, record=record)
             return record
         return None
     if report.when == "call" and helper_results:
@@ -107,8 +108,6 @@ def gold_record(
 
 def _grade_fields(grade: GradeResult, fields: dict[str, Any], extra: dict[str, Any]) -> None:
     """What grading adds to a record: scores, components, the components' sample-level fields."""
-    from pytest_llmeval.labels import answer_hash
-
     fields.update(
         overall=grade.overall,
         tier=grade.tier,

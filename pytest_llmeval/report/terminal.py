@@ -229,9 +229,11 @@ def _repeats(out: _Lines, run: RunRecord, log: OutputLog, tally: Tally, worst: i
 
 def _comparisons(out: _Lines, run: RunRecord, log: OutputLog, tally: Tally, worst: int) -> None:
     """Several models side by side, and each comparison with the first model or the baseline."""
+    tallies = run.model_tallies()
+    if not tallies and run.comparison is None:  # one model, no baseline: nothing to compare
+        return
     from pytest_llmeval.regression.run_comparison import comparison_lines
 
-    tallies = run.model_tallies()
     if tallies:
         from pytest_llmeval.regression.multimodel import side_by_side
 

@@ -45,9 +45,8 @@ if TYPE_CHECKING:
     from pytest_llmeval.models.base import ChatModel
     from pytest_llmeval.registry import GradeContext
 
-__all__ = ["EXTRACTORS", "REVIEW_BETWEEN", "apply_extractor", "parse_value", "read_figure"]
+__all__ = ["REVIEW_BETWEEN", "apply_extractor", "parse_value", "read_figure"]
 
-EXTRACTORS = ("heuristic", "llm")
 SCALES = {"one": 1.0, "thousand": 1e3, "million": 1e6, "billion": 1e9}
 REVIEW_BETWEEN = "heuristic and LLM numeric readings"
 SCHEMA = "numeric_reading"
@@ -318,30 +317,14 @@ def _compare(
     return ok, val, verdict + (f" [{note}]" if note else "")
 
 
-def resolve_extractor(ctx: GradeContext, setting: Any) -> str:
-    """``eval_criteria.numeric.extractor`` > ``llm_numeric_extractor`` > heuristic."""
-    if setting is None:
-        run = getattr(ctx, "settings", None)
-        value = getattr(run, "numeric_extractor", None) if run is not None else None
-        setting = getattr(value, "value", value) or "heuristic"
-    if setting not in EXTRACTORS:
-        raise GraderError(
-            f"eval_criteria.numeric.extractor must be one of {', '.join(EXTRACTORS)}; got {setting!r}"
-        )
-    return str(setting)
-
-
 def apply_extractor(
     ctx: GradeContext,
     heuristic: NumericMatch,
     gold_value: Any,
     opts: dict[str, Any],
-    extractor: Any,
 ) -> NumericMatch:
-    """The numeric grader's result with the LLM reading beside the heuristic one (or unchanged
-    when the extractor is heuristic). Disagreement or an unusable reading: needs review, no pass."""
-    if resolve_extractor(ctx, extractor) != "llm":
-        return heuristic
+    """The numeric grader's result with the LLM reading beside the heuristic one (the ``llm``
+    extractor). Disagreement or an unusable reading: needs review, no pass."""
     if ctx.judge is None:
         raise GraderError(
             "eval_criteria.numeric.extractor 'llm' needs a judge model: --llm-judge=openai:MODEL "

@@ -619,6 +619,7 @@ _GRADE_KEYS = (
     "partial_credit",
     "extractor",
 )
+EXTRACTORS = ("heuristic", "llm")
 
 
 def grade(ctx: GradeContext) -> MetricResult:
@@ -652,9 +653,24 @@ def grade(ctx: GradeContext) -> MetricResult:
         result = numeric_match(ctx.response, gold, question=ctx.question, **settings)
     except (TypeError, ValueError) as exc:
         raise GraderError(f"eval_criteria.numeric: {exc}") from exc
+    if resolve_extractor(ctx, extractor) != "llm":
+        return result
     from pytest_llmeval.metrics.numeric.llm_reading import apply_extractor
 
-    return apply_extractor(ctx, result, gold, settings, extractor)
+    return apply_extractor(ctx, result, gold, settings)
+
+
+def resolve_extractor(ctx: GradeContext, setting: Any) -> str:
+    """``eval_criteria.numeric.extractor`` > ``llm_numeric_extractor`` > heuristic."""
+    if setting is None:
+        run = getattr(ctx, "settings", None)
+        value = getattr(run, "numeric_extractor", None) if run is not None else None
+        setting = getattr(value, "value", value) or "heuristic"
+    if setting not in EXTRACTORS:
+        raise GraderError(
+            f"eval_criteria.numeric.extractor must be one of {', '.join(EXTRACTORS)}; got {setting!r}"
+        )
+    return str(setting)
 
 
 _FILLER_RE = re.compile(

@@ -160,3 +160,40 @@ def test_help_shows_the_option_group_without_heavy_imports(project: Path) -> Non
         assert flag in run.stdout
     assert "llm_gold_files" in run.stdout  # the ini twin is listed too
     assert run.heavy == []
+
+
+# Modules a run needs only for what it was asked to do: a model (the answers here are in the gold
+# file), a baseline or a second model, the numeric grader's LLM extractor.
+NOT_ASKED_FOR = (
+    "pytest_llmeval.models.service",
+    "pytest_llmeval.models.engine",
+    "pytest_llmeval.regression.baseline",
+    "pytest_llmeval.regression.run_comparison",
+    "pytest_llmeval.metrics.numeric.llm_reading",
+)
+LOADED_PROBE = f"""
+import sys
+
+
+def pytest_unconfigure(config):
+    print("LOADED-PROBE", repr(sorted(m for m in {NOT_ASKED_FOR!r} if m in sys.modules)))
+    startup_probe(config)
+"""
+
+
+def test_pre_answered_numeric_run_loads_only_what_it_uses(tmp_path: Path) -> None:
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    # the startup probe under another name, called by this one
+    probe = PROBE_CONFTEST.replace("def pytest_unconfigure", "def startup_probe")
+    (tmp_path / "conftest.py").write_text(probe + LOADED_PROBE, encoding="utf-8")
+    (tmp_path / "figures_eval.jsonl").write_text(
+        '{"id": "rev", "question": "Revenue in 2023?", "expected": "$1,200 million", '
+        '"response": "Revenue was $1.2 billion.", "eval_criteria": {"accuracy": "numeric"}}\n',
+        encoding="utf-8",
+    )
+    run = run_pytest(tmp_path, "-q")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "llmeval summary" in run.stdout
+    match = re.search(r"^LOADED-PROBE (\[.*\])$", run.stdout, re.MULTILINE)
+    assert match, run.stdout
+    assert ast.literal_eval(match.group(1)) == []
