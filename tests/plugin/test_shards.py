@@ -214,11 +214,21 @@ def test_deselected_samples_are_reported_as_deselected(pytester: pytest.Pytester
     assert outcomes["deselected"] == 40 - len(chosen)
 
 
+@pytest.fixture(scope="module")
+def four_shard_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Four shard runs of one small suite: four pytest processes, made once per module."""
+    cwd = tmp_path_factory.mktemp("four_shards")
+    numeric_suite(cwd / "small_eval.jsonl", 60)
+    (cwd / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    sharded(cwd, "small_eval.jsonl", 4)
+    return cwd
+
+
 @pytest.fixture
-def four_shards(tmp_path: Path) -> list[Path]:
-    numeric_suite(tmp_path / "small_eval.jsonl", 60)
-    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-    return sharded(tmp_path, "small_eval.jsonl", 4)
+def four_shards(four_shard_runs: Path, tmp_path: Path) -> list[Path]:
+    """A copy of the four shard reports and their suite, for a test to edit and merge in."""
+    shutil.copytree(four_shard_runs, tmp_path, dirs_exist_ok=True)
+    return [tmp_path / f"shard{k}.json" for k in range(1, 5)]
 
 
 def edit(path: Path, change: Any) -> Path:
