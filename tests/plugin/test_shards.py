@@ -503,18 +503,21 @@ def test_baseline_labels_and_several_models_work_on_the_merged_run(tmp_path: Pat
 
 
 def test_adding_100_samples_to_a_collected_suite_moves_none(tmp_path: Path) -> None:
-    """The same, through collection: each shard of 2,100 samples keeps every sample it had of 2,000."""
+    """The same, through collection: each shard of a 500-sample suite keeps what it had of 400.
+
+    The shard function itself is checked on 2,000 keys above; here the wiring is the point.
+    """
     (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
 
     def selected(k: int) -> set[str]:
         result = run(tmp_path, *PYTEST, "--co", "big_eval.jsonl", f"--llm-shard={k}/4")
         return {line for line in result.stdout.splitlines() if line.startswith("big_eval.jsonl::")}
 
-    numeric_suite(tmp_path / "big_eval.jsonl", 2000)
+    numeric_suite(tmp_path / "big_eval.jsonl", 400)
     before = {k: selected(k) for k in (1, 2, 3, 4)}
-    numeric_suite(tmp_path / "big_eval.jsonl", 2100)
+    numeric_suite(tmp_path / "big_eval.jsonl", 500)
     after = {k: selected(k) for k in (1, 2, 3, 4)}
-    assert sum(map(len, before.values())) == 2000
-    assert sum(map(len, after.values())) == 2100
+    assert sum(map(len, before.values())) == 400
+    assert sum(map(len, after.values())) == 500
     for k in (1, 2, 3, 4):
         assert before[k] <= after[k]
