@@ -152,34 +152,55 @@ def merge(cwd: Path, paths: list[Path], *extra: str) -> subprocess.CompletedProc
     )
 
 
-@pytest.mark.parametrize("workers", [0, 2])
-def test_merged_example_suites_equal_the_unsharded_run(tmp_path: Path, workers: int) -> None:
-    shutil.copytree(REPO / "example_suites", tmp_path / "example_suites")
-    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-    gate = ("--llm-min-pass-rate=0.75",)
+EXAMPLES_GATE = ("--llm-min-pass-rate=0.75",)
+
+
+@pytest.fixture(scope="module")
+def whole_example_run(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """The example suites run unsharded, once per module, for each sharding to compare with.
+
+    Each sharding writes its shard, merged and JUnit files here too, over the previous one's.
+    """
+    cwd = tmp_path_factory.mktemp("whole_examples")
+    shutil.copytree(REPO / "example_suites", cwd / "example_suites")
+    (cwd / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     whole = run(
-        tmp_path,
+        cwd,
         *PYTEST,
         "example_suites",
-        f"--llm-report={tmp_path / 'whole.json'}",
+        f"--llm-report={cwd / 'whole.json'}",
         "--junitxml=whole.xml",
-        *gate,
+        *EXAMPLES_GATE,
     )
-    paths = sharded(tmp_path, "example_suites", 4, *gate, workers=workers)
+    return cwd, whole
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_merged_example_suites_equal_the_unsharded_run(
+    whole_example_run: tuple[Path, subprocess.CompletedProcess[str]], workers: int
+) -> None:
+    # the shards run where the whole run did: the reports hold the helper tests' file paths
+    cwd, whole = whole_example_run
+    for stale in [*cwd.glob("shard*.json"), cwd / "merged.json", cwd / "merged.xml"]:
+        stale.unlink(missing_ok=True)  # a previous sharding's files prove nothing about this one
+    gate = EXAMPLES_GATE
+    paths = sharded(cwd, "example_suites", 4, *gate, workers=workers)
     shards = [json.loads(p.read_text(encoding="utf-8"))["shard"] for p in paths]
     assert [s["index"] for s in shards] == [1, 2, 3, 4]
     assert {s["run_id"] for s in shards} == {"run-7"}
     assert len(shards[0]["gold_files"]) == 5
     assert all(s["gold_files"] == shards[0]["gold_files"] for s in shards)
-    merged = merge(tmp_path, paths, "--junitxml=merged.xml", *gate)
+    merged = merge(cwd, paths, "--junitxml=merged.xml", *gate)
     assert merged.returncode == whole.returncode == 1, merged.stdout + merged.stderr
-    assert comparable(tmp_path / "merged.json") == comparable(tmp_path / "whole.json")
+    assert comparable(cwd / "merged.json") == comparable(cwd / "whole.json")
     # one summary, one gate line, as the single job printed them
     assert "llmeval summary" in merged.stdout
     gate_line = next(line for line in whole.stdout.splitlines() if "llmeval gate" in line)
     assert gate_line in merged.stdout
     assert merged.stdout.count("testcase") == 0
-    assert (tmp_path / "merged.xml").read_text().count("<testcase") >= 40
+    assert (cwd / "merged.xml").read_text().count("<testcase") >= 40
 
 
 def test_merged_2000_sample_suite_equals_the_unsharded_run(tmp_path: Path) -> None:
