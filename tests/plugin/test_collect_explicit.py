@@ -15,11 +15,9 @@ HINT = (
 )
 
 
-def test_explicit_gold_file_is_collected_whatever_the_patterns(
-    pytester: pytest.Pytester, plugin_args: list[str]
-) -> None:
+def test_explicit_gold_file_is_collected_whatever_the_patterns(pytester: pytest.Pytester) -> None:
     write_suite(pytester, [SAMPLE], name="evals/qa.jsonl")
-    result = pytester.runpytest("evals/qa.jsonl", *plugin_args)
+    result = pytester.runpytest("evals/qa.jsonl")
     result.assert_outcomes(passed=1)
     assert "not found" not in result.stdout.str() + result.stderr.str()
 

@@ -144,7 +144,7 @@ def test_file_config_line_sets_defaults_and_must_come_first(pytester: pytest.Pyt
 
 
 def test_unknown_keys_are_located_errors_with_the_nearest_valid_key(
-    pytester: pytest.Pytester, plugin_args: list[str]
+    pytester: pytest.Pytester,
 ) -> None:
     good = {"question": "q", "expected": "Oslo", "response": "Oslo"}
     write_suite(
@@ -164,7 +164,7 @@ def test_unknown_keys_are_located_errors_with_the_nearest_valid_key(
             },
         ],
     )
-    result = pytester.runpytest("-rE", *plugin_args)
+    result = pytester.runpytest("-rE")
     result.assert_outcomes(passed=1, errors=5)
     result.stdout.fnmatch_lines_random(
         [

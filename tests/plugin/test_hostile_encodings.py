@@ -17,7 +17,7 @@ GOOD = {"question": "q", "eval_criteria": EXACT}
 
 
 def test_a_latin1_gold_line_is_one_located_error_and_the_rest_grades(
-    pytester: pytest.Pytester, plugin_args: list[str]
+    pytester: pytest.Pytester,
 ) -> None:
     good = json.dumps(
         {"id": "ok", "expected": "bokmål", "response": "bokmål", **GOOD}, ensure_ascii=False
@@ -28,7 +28,7 @@ def test_a_latin1_gold_line_is_one_located_error_and_the_rest_grades(
     (pytester.path / "qa_eval.jsonl").write_bytes(
         good + b"\n" + latin1 + b"\n" + good.replace(b'"ok"', b'"ok2"') + b"\n"
     )
-    result = pytester.runpytest("-rE", "--llm-report=r.json", *plugin_args)
+    result = pytester.runpytest("-rE", "--llm-report=r.json")
     result.assert_outcomes(passed=2, errors=1)
     column = latin1.index(b"\xe5") + 1
     result.stdout.fnmatch_lines(

@@ -34,15 +34,13 @@ BAD_LINES = {
 }
 
 
-def test_a_line_the_json_reader_cannot_hold_is_one_located_error(
-    pytester: pytest.Pytester, plugin_args: list[str]
-) -> None:
+def test_a_line_the_json_reader_cannot_hold_is_one_located_error(pytester: pytest.Pytester) -> None:
     lines: list[dict[str, object] | str] = []
     for i, (line, _) in enumerate(BAD_LINES.values()):
         lines += [{"id": f"good{i}", **GOOD}, line]
     write_suite(pytester, [*lines, {"id": "last", **GOOD}])
     write_suite(pytester, [{"id": "c", **GOOD}], name="other_eval.jsonl")
-    result = pytester.runpytest("-rE", *plugin_args)
+    result = pytester.runpytest("-rE")
     result.assert_outcomes(passed=len(BAD_LINES) + 2, errors=len(BAD_LINES))
     result.stdout.fnmatch_lines_random(
         [

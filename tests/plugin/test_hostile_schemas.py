@@ -61,7 +61,7 @@ def _sample(sid: str, schema: Any) -> dict[str, Any]:
 
 
 def test_refs_are_never_fetched_and_each_bad_one_is_its_lines_error(
-    pytester: pytest.Pytester, plugin_args: list[str], listener: tuple[int, list[str]]
+    pytester: pytest.Pytester, listener: tuple[int, list[str]]
 ) -> None:
     port, hits = listener
     secret = pytester.path / "secret.json"
@@ -102,7 +102,7 @@ def test_refs_are_never_fetched_and_each_bad_one_is_its_lines_error(
         "ref_eval.jsonl",
     )
     started = time.perf_counter()
-    result = pytester.runpytest("-rE", "--llm-report=r.json", *plugin_args)
+    result = pytester.runpytest("-rE", "--llm-report=r.json")
     assert time.perf_counter() - started < 60
     result.assert_outcomes(passed=2, errors=7)
     assert hits == []
@@ -133,9 +133,7 @@ def test_an_assertion_helper_with_a_remote_ref_fetches_nothing(
     assert hits == []
 
 
-def test_a_pattern_that_backtracks_grades_in_linear_time(
-    pytester: pytest.Pytester, plugin_args: list[str]
-) -> None:
+def test_a_pattern_that_backtracks_grades_in_linear_time(pytester: pytest.Pytester) -> None:
     evil = "a" * 33 + "!"
     schema = {
         "type": "object",
@@ -169,7 +167,7 @@ def test_a_pattern_that_backtracks_grades_in_linear_time(
         "p_eval.jsonl",
     )
     started = time.perf_counter()
-    result = pytester.runpytest(*plugin_args)
+    result = pytester.runpytest()
     assert time.perf_counter() - started < 30  # minutes in a backtracking engine
     result.assert_outcomes(passed=1, failed=2)
     result.stdout.fnmatch_lines_random(

@@ -30,15 +30,13 @@ def _outcome(passed: bool, review: bool) -> str:
     return "review" if review else ("pass" if passed else "fail")
 
 
-def test_a_gold_file_run_grades_as_the_function(
-    pytester: pytest.Pytester, plugin_args: list[str]
-) -> None:
+def test_a_gold_file_run_grades_as_the_function(pytester: pytest.Pytester) -> None:
     records = [
         {"id": f"s{i}", "question": q, "expected": golds, "response": answer}
         for i, (q, golds, answer) in enumerate(CASES)
     ]
     write_suite(pytester, records)
-    pytester.runpytest(*plugin_args, "--llm-report=r.json", "-p", "no:randomly")
+    pytester.runpytest("--llm-report=r.json", "-p", "no:randomly")
     report = json.loads((pytester.path / "r.json").read_text())
     by_id = {r["sample_id"]: r for r in report["sample_results"]}
     got, want = {}, {}
@@ -57,9 +55,7 @@ def test_a_gold_file_run_grades_as_the_function(
     assert want["s5"] != "pass"
 
 
-def test_a_day_inside_a_coarse_alias_must_be_the_finer_alias(
-    pytester: pytest.Pytester, plugin_args: list[str]
-) -> None:
+def test_a_day_inside_a_coarse_alias_must_be_the_finer_alias(pytester: pytest.Pytester) -> None:
     aliases = ["March 2019", "March 8, 2019"]
     records = [
         {
@@ -82,7 +78,7 @@ def test_a_day_inside_a_coarse_alias_must_be_the_finer_alias(
         },
     ]
     write_suite(pytester, records)
-    pytester.runpytest(*plugin_args, "--llm-report=r.json", "-p", "no:randomly")
+    pytester.runpytest("--llm-report=r.json", "-p", "no:randomly")
     report = json.loads((pytester.path / "r.json").read_text())
     status = {r["sample_id"]: r["status"] for r in report["sample_results"]}
     assert status == {"other-day": "fail", "same-day": "pass", "month": "pass"}

@@ -152,34 +152,55 @@ def merge(cwd: Path, paths: list[Path], *extra: str) -> subprocess.CompletedProc
     )
 
 
-@pytest.mark.parametrize("workers", [0, 2])
-def test_merged_example_suites_equal_the_unsharded_run(tmp_path: Path, workers: int) -> None:
-    shutil.copytree(REPO / "example_suites", tmp_path / "example_suites")
-    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-    gate = ("--llm-min-pass-rate=0.75",)
+EXAMPLES_GATE = ("--llm-min-pass-rate=0.75",)
+
+
+@pytest.fixture(scope="module")
+def whole_example_run(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """The example suites run unsharded, once per module, for each sharding to compare with.
+
+    Each sharding writes its shard, merged and JUnit files here too, over the previous one's.
+    """
+    cwd = tmp_path_factory.mktemp("whole_examples")
+    shutil.copytree(REPO / "example_suites", cwd / "example_suites")
+    (cwd / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     whole = run(
-        tmp_path,
+        cwd,
         *PYTEST,
         "example_suites",
-        f"--llm-report={tmp_path / 'whole.json'}",
+        f"--llm-report={cwd / 'whole.json'}",
         "--junitxml=whole.xml",
-        *gate,
+        *EXAMPLES_GATE,
     )
-    paths = sharded(tmp_path, "example_suites", 4, *gate, workers=workers)
+    return cwd, whole
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_merged_example_suites_equal_the_unsharded_run(
+    whole_example_run: tuple[Path, subprocess.CompletedProcess[str]], workers: int
+) -> None:
+    # the shards run where the whole run did: the reports hold the helper tests' file paths
+    cwd, whole = whole_example_run
+    for stale in [*cwd.glob("shard*.json"), cwd / "merged.json", cwd / "merged.xml"]:
+        stale.unlink(missing_ok=True)  # a previous sharding's files prove nothing about this one
+    gate = EXAMPLES_GATE
+    paths = sharded(cwd, "example_suites", 4, *gate, workers=workers)
     shards = [json.loads(p.read_text(encoding="utf-8"))["shard"] for p in paths]
     assert [s["index"] for s in shards] == [1, 2, 3, 4]
     assert {s["run_id"] for s in shards} == {"run-7"}
     assert len(shards[0]["gold_files"]) == 5
     assert all(s["gold_files"] == shards[0]["gold_files"] for s in shards)
-    merged = merge(tmp_path, paths, "--junitxml=merged.xml", *gate)
+    merged = merge(cwd, paths, "--junitxml=merged.xml", *gate)
     assert merged.returncode == whole.returncode == 1, merged.stdout + merged.stderr
-    assert comparable(tmp_path / "merged.json") == comparable(tmp_path / "whole.json")
+    assert comparable(cwd / "merged.json") == comparable(cwd / "whole.json")
     # one summary, one gate line, as the single job printed them
     assert "llmeval summary" in merged.stdout
     gate_line = next(line for line in whole.stdout.splitlines() if "llmeval gate" in line)
     assert gate_line in merged.stdout
     assert merged.stdout.count("testcase") == 0
-    assert (tmp_path / "merged.xml").read_text().count("<testcase") >= 40
+    assert (cwd / "merged.xml").read_text().count("<testcase") >= 40
 
 
 def test_merged_2000_sample_suite_equals_the_unsharded_run(tmp_path: Path) -> None:
@@ -214,11 +235,21 @@ def test_deselected_samples_are_reported_as_deselected(pytester: pytest.Pytester
     assert outcomes["deselected"] == 40 - len(chosen)
 
 
+@pytest.fixture(scope="module")
+def four_shard_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Four shard runs of one small suite: four pytest processes, made once per module."""
+    cwd = tmp_path_factory.mktemp("four_shards")
+    numeric_suite(cwd / "small_eval.jsonl", 60)
+    (cwd / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    sharded(cwd, "small_eval.jsonl", 4)
+    return cwd
+
+
 @pytest.fixture
-def four_shards(tmp_path: Path) -> list[Path]:
-    numeric_suite(tmp_path / "small_eval.jsonl", 60)
-    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-    return sharded(tmp_path, "small_eval.jsonl", 4)
+def four_shards(four_shard_runs: Path, tmp_path: Path) -> list[Path]:
+    """A copy of the four shard reports and their suite, for a test to edit and merge in."""
+    shutil.copytree(four_shard_runs, tmp_path, dirs_exist_ok=True)
+    return [tmp_path / f"shard{k}.json" for k in range(1, 5)]
 
 
 def edit(path: Path, change: Any) -> Path:
@@ -493,18 +524,21 @@ def test_baseline_labels_and_several_models_work_on_the_merged_run(tmp_path: Pat
 
 
 def test_adding_100_samples_to_a_collected_suite_moves_none(tmp_path: Path) -> None:
-    """The same, through collection: each shard of 2,100 samples keeps every sample it had of 2,000."""
+    """The same, through collection: each shard of a 500-sample suite keeps what it had of 400.
+
+    The shard function itself is checked on 2,000 keys above; here the wiring is the point.
+    """
     (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
 
     def selected(k: int) -> set[str]:
         result = run(tmp_path, *PYTEST, "--co", "big_eval.jsonl", f"--llm-shard={k}/4")
         return {line for line in result.stdout.splitlines() if line.startswith("big_eval.jsonl::")}
 
-    numeric_suite(tmp_path / "big_eval.jsonl", 2000)
+    numeric_suite(tmp_path / "big_eval.jsonl", 400)
     before = {k: selected(k) for k in (1, 2, 3, 4)}
-    numeric_suite(tmp_path / "big_eval.jsonl", 2100)
+    numeric_suite(tmp_path / "big_eval.jsonl", 500)
     after = {k: selected(k) for k in (1, 2, 3, 4)}
-    assert sum(map(len, before.values())) == 2000
-    assert sum(map(len, after.values())) == 2100
+    assert sum(map(len, before.values())) == 400
+    assert sum(map(len, after.values())) == 500
     for k in (1, 2, 3, 4):
         assert before[k] <= after[k]

@@ -110,11 +110,9 @@ def _records() -> list[dict[str, Any]]:
     return [{"id": i, "question": q, "expected": e, "response": r} for i, q, e, r, _ in CASES]
 
 
-def test_issue_cases_graded_right_in_a_default_gold_file_run(
-    pytester: pytest.Pytester, plugin_args: list[str]
-) -> None:
+def test_issue_cases_graded_right_in_a_default_gold_file_run(pytester: pytest.Pytester) -> None:
     write_suite(pytester, _records())
-    result = pytester.runpytest(*plugin_args, "--llm-report=r.json", "-p", "no:randomly")
+    result = pytester.runpytest("--llm-report=r.json", "-p", "no:randomly")
     report = json.loads((pytester.path / "r.json").read_text())
     by_id = {r["sample_id"]: r for r in report["sample_results"]}
     wrong = {
