@@ -13,63 +13,18 @@ import unicodedata
 from dataclasses import dataclass
 
 from pytest_llmeval.metrics.freetext.calendar import MONTH_ALTERNATION, MONTHS
+from pytest_llmeval.metrics.freetext.naming_tables import (
+    TEEN_ORDINALS,
+    TEENS,
+    TEN_ORDINALS,
+    TENS,
+    UNIT_ORDINALS,
+    UNITS,
+)
 
-_NUMBER_WORDS = {
-    w: n
-    for n, w in enumerate(
-        [
-            "zero",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-            "thirteen",
-            "fourteen",
-            "fifteen",
-            "sixteen",
-            "seventeen",
-            "eighteen",
-            "nineteen",
-            "twenty",
-        ]
-    )
-}
-_ORDINAL_WORDS = {
-    w: n
-    for n, w in enumerate(
-        [
-            "zeroth",
-            "first",
-            "second",
-            "third",
-            "fourth",
-            "fifth",
-            "sixth",
-            "seventh",
-            "eighth",
-            "ninth",
-            "tenth",
-            "eleventh",
-            "twelfth",
-            "thirteenth",
-            "fourteenth",
-            "fifteenth",
-            "sixteenth",
-            "seventeenth",
-            "eighteenth",
-            "nineteenth",
-            "twentieth",
-        ]
-    )
-}
+# "the second quarter", "two halves": number and ordinal words up to twenty (the naming tables')
+_NUMBER_WORDS = {w: n for n, w in enumerate((*UNITS, *TEENS, TENS[2]))}
+_ORDINAL_WORDS = {w: n for n, w in enumerate((*UNIT_ORDINALS, *TEEN_ORDINALS, TEN_ORDINALS[2]))}
 _ORDINAL = r"(?:\d{1,3}(?:st|nd|rd|th)|" + "|".join(_ORDINAL_WORDS) + r")"
 
 
