@@ -20,6 +20,7 @@ from pytest_llmeval.registry import GradeContext
 
 if TYPE_CHECKING:
     from pytest_llmeval.metrics.base import MetricResult
+    from pytest_llmeval.metrics.length import LengthBands
     from pytest_llmeval.models.base import Answer
     from pytest_llmeval.options import Settings
     from pytest_llmeval.registry import GraderRegistry
@@ -88,6 +89,7 @@ class ComponentRegistry:
             name: ComponentSpec(name, weight, path)
             for name, (weight, path) in BUILTIN_COMPONENTS.items()
         }
+        self.version = 0  # counts registrations: what a cache of the registry's contents keys on
 
     def names(self) -> list[str]:
         return list(self._specs)
@@ -98,6 +100,7 @@ class ComponentRegistry:
                 f"rubric component {name!r} must be callable(ctx) -> MetricResult | None, got {scorer!r}"
             )
         self._specs[name] = ComponentSpec(name, weight, scorer=scorer)
+        self.version += 1
 
     def default_weights(self) -> dict[str, float]:
         return {name: spec.weight for name, spec in self._specs.items()}
@@ -256,6 +259,22 @@ def _default_run_weights() -> dict[str, float]:
     return weights
 
 
+# (settings, its length bands, whether its llm_weights moved length): the same for every sample of
+# a run, so worked out once per settings object
+_RUN_LENGTH: list[tuple[Settings, LengthBands, bool]] = []
+
+
+def _run_length(settings: Settings) -> tuple[LengthBands, bool]:
+    from pytest_llmeval.metrics.length import LengthBands
+
+    if not _RUN_LENGTH or _RUN_LENGTH[0][0] is not settings:
+        changed = "length" in settings.weights and settings.weights != _default_run_weights()
+        _RUN_LENGTH[:] = [
+            (settings, LengthBands.from_mapping(dict(settings.length_bands)), changed)
+        ]
+    return _RUN_LENGTH[0][1], _RUN_LENGTH[0][2]
+
+
 def length(ctx: ComponentContext) -> MetricResult | None:
     """Answer length in bands (``llm_length_bands`` under ``eval_criteria.length_bands``).
 
@@ -271,13 +290,14 @@ def length(ctx: ComponentContext) -> MetricResult | None:
 
     assert ctx.settings is not None
     settings = ctx.settings
-    bands = LengthBands.from_mapping(
-        {**settings.length_bands, **(ctx.criteria.get("length_bands") or {})}
+    run_bands, run_weights_changed = _run_length(settings)
+    sample_bands = ctx.criteria.get("length_bands")
+    bands = (
+        LengthBands.from_mapping({**settings.length_bands, **sample_bands})
+        if sample_bands
+        else run_bands
     )
     ctx.record["length_tokens"] = count_tokens(ctx.response)
-    run_weights_changed = (
-        "length" in settings.weights and settings.weights != _default_run_weights()
-    )
     if not length_applies(
         ctx.expected,
         ctx.criteria,

@@ -185,8 +185,18 @@ class Rubric:
         self.registry = registry
         self.judge = judge
         self.components = components if components is not None else ComponentRegistry()
+        # (registry version, weights) of samples that set no weights of their own
+        self._run_weights: tuple[int, dict[str, float]] | None = None
 
     def weights_for(self, criteria: dict[str, Any]) -> dict[str, float]:
+        if criteria.get("weights"):
+            return self._weights(criteria)
+        version = self.components.version
+        if self._run_weights is None or self._run_weights[0] != version:
+            self._run_weights = (version, self._weights(criteria))
+        return dict(self._run_weights[1])
+
+    def _weights(self, criteria: dict[str, Any]) -> dict[str, float]:
         weights = self.components.default_weights()
         weights.update(self.settings.weights)
         weights.update({k: float(v) for k, v in (criteria.get("weights") or {}).items()})

@@ -100,9 +100,17 @@ class LLMEvalSession:
         self, item: pytest.Item, report: pytest.TestReport, helper_results: list[Any] | None
     ) -> dict[str, Any] | None:
         """The builtins record to attach to ``report`` (None when this phase adds nothing)."""
-        from pytest_llmeval.records.build import record_for
+        from pytest_llmeval.records.build import graded_hook_record, record_for
 
-        return record_for(item, report, helper_results, self.settings, self.components.names())
+        record = record_for(item, report, helper_results, self.settings, self.components.names())
+        if record is None:
+            return None
+        data = graded_hook_record(item, report, record)
+        if data is not None:
+            return data  # the book reads the hook's additions back from the report
+        data = record.to_json()
+        self.book.expect(data, record)
+        return data
 
     def crash_record(self, nodeid: str, message: str) -> dict[str, Any] | None:
         """The error record of a gold sample whose xdist worker died (None for other tests)."""

@@ -31,35 +31,40 @@ def record_for(
     helper_results: list[Any] | None,
     settings: Settings,
     components: Sequence[str],
-) -> dict[str, Any] | None:
-    """The builtins record to attach to ``report`` (None when this phase adds nothing).
-
-    A graded gold sample's record goes through ``pytest_llmeval_sample_graded`` first: what the
-    hook adds travels with it.
-    """
+) -> SampleRecord | None:
+    """The record of this phase of ``item`` (None when the phase adds nothing)."""
     if report.when == "teardown":  # no kind of item records its teardown
         return None
     if isinstance(item, BadLineItem):
-        return bad_line_record(item, components).to_json() if report.when == "setup" else None
+        return bad_line_record(item, components) if report.when == "setup" else None
     if isinstance(item, GoldItem):
         if report.when == "setup" and report.failed:
             return gold_record(
                 item, "error", settings, components, error=one_line(report.longreprtext)
-            ).to_json()
+            )
         if report.when == "setup" and report.skipped:
-            return gold_record(
-                item, "skipped", settings, components, error=skip_reason(report)
-            ).to_json()
+            return gold_record(item, "skipped", settings, components, error=skip_reason(report))
         if report.when == "call":
-            record = gold_record(item, "graded", settings, components).to_json()
-            graded_hook = item.config.hook.pytest_llmeval_sample_graded
-            if graded_hook.get_hookimpls():  # calling a hook nobody implements still costs
-                graded_hook(item=item, record=record)
-            return record
+            return gold_record(item, "graded", settings, components)
         return None
     if report.when == "call" and helper_results:
-        return helper_record(item, helper_results, report.passed, components).to_json()
+        return helper_record(item, helper_results, report.passed, components)
     return None
+
+
+def graded_hook_record(
+    item: pytest.Item, report: pytest.TestReport, record: SampleRecord
+) -> dict[str, Any] | None:
+    """A graded gold sample's builtins record after ``pytest_llmeval_sample_graded`` added to it;
+    None when no plugin implements the hook (the record then travels as built)."""
+    if report.when != "call" or not isinstance(item, GoldItem):
+        return None
+    graded_hook = item.config.hook.pytest_llmeval_sample_graded
+    if not graded_hook.get_hookimpls():
+        return None  # calling a hook nobody implements still costs
+    data = record.to_json()
+    graded_hook(item=item, record=data)
+    return data
 
 
 def gold_record(

@@ -16,18 +16,29 @@ class RecordBook:
         self.records: list[SampleRecord] = []
         self._index: dict[str, int] = {}  # nodeid -> position in records
         self._attempts: dict[str, list[str]] = {}  # nodeid -> statuses of attempts a rerun replaced
+        # id(builtins) -> (builtins, record) of records built in this process whose report has
+        # not arrived yet: the record is kept as built, not read back from its builtins
+        self._built: dict[int, tuple[dict[str, Any], SampleRecord]] = {}
+
+    def expect(self, data: dict[str, Any], record: SampleRecord) -> None:
+        """``record``, built here, travels on a report as ``data`` (its :meth:`~SampleRecord.to_json`)."""
+        self._built[id(data)] = (data, record)
 
     def add_report(self, report: pytest.TestReport) -> None:
         """The record a test report carries as builtins (``report.llmeval``), if any."""
         record: dict[str, Any] | None = getattr(report, "llmeval", None)
         if record is None:
             return
+        built = self._built.pop(id(record), None)
         if str(report.outcome) == "rerun":  # not one of pytest's own outcomes
             # pytest-rerunfailures: this attempt is replaced by the next one; only the final
             # outcome counts, earlier attempts are listed under the sample.
             self._attempts.setdefault(record["nodeid"], []).append(record["status"])
             return
-        self.add(SampleRecord.from_json(record))
+        if built is not None and built[0] is record:
+            self.add(built[1])
+        else:  # from an xdist worker or a shard
+            self.add(SampleRecord.from_json(record))
 
     def add(self, record: SampleRecord) -> None:
         attempts = self._attempts.pop(record.nodeid, None)
