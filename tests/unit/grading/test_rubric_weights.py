@@ -13,12 +13,13 @@ from pytest_llmeval.models.base import Answer
 from pytest_llmeval.options import Settings
 from pytest_llmeval.registry import GraderRegistry
 from pytest_llmeval.rubric import Rubric
+from pytest_llmeval.sample import Sample
 from pytest_llmeval.schema import normalise
 
 LONG_GOLD = " ".join(["word"] * 60)
 
 
-def sample(**criteria: object) -> object:
+def sample(**criteria: object) -> Sample:
     return normalise(
         {"id": "s", "question": "q?", "expected": LONG_GOLD, "eval_criteria": criteria},
         path="x.jsonl",
