@@ -53,6 +53,12 @@ def bounded_int(text: str) -> int:
     return int(text)
 
 
+def within_nesting(text: str, limit: int = MAX_NESTING) -> bool:
+    """True when ``text`` cannot hold containers nested past ``limit``: every array or object opens
+    with its own bracket, so a text with at most ``limit`` of them needs no walk of its value."""
+    return text.count("[") + text.count("{") <= limit
+
+
 def nesting(value: Any, limit: int = MAX_NESTING) -> int:
     """Depth of nested arrays/objects (stops counting past ``limit``), without recursion."""
     deepest, stack = 0, [(value, 1)]
@@ -127,7 +133,7 @@ def loads(text: str, *, max_nesting: int = MAX_NESTING) -> Any:
         found = _LONG_INT.search(text)
         where = ": " + _where(text, found.start(1)) if found and "integer" in str(exc) else ""
         raise JSONProblem(f"{str(exc).split(';')[0]}{where}") from None
-    if nesting(value, max_nesting) > max_nesting:
+    if not within_nesting(text, max_nesting) and nesting(value, max_nesting) > max_nesting:
         raise JSONProblem(f"{too_deep}: {_where(text, _too_deep_at(text, max_nesting))}")
     return value
 
@@ -145,7 +151,7 @@ def parse_line(line: str) -> tuple[Any, str | None]:
         return None, too_deep
     except ValueError as exc:  # long integers, NaN/Infinity, 1e999
         return None, f"invalid JSON: {str(exc).split(';')[0]}"
-    if nesting(value) > MAX_NESTING:
+    if not within_nesting(line) and nesting(value) > MAX_NESTING:
         return None, too_deep
     if _SURROGATE_ESCAPE.search(line):
         from pytest_llmeval.fileio import scrub_surrogates

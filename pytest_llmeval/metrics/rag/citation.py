@@ -40,6 +40,8 @@ BUILTIN_PATTERNS: dict[str, str] = {
     "source": r"\((?i:sources?|kilder?)\s{0,5}:\s{0,5}(?P<target>[^()\n]{1,500})\)",
     "numbered": r"\[(?P<target>\d{1,9}(?:\s{0,5}[,;–-]\s{0,5}\d{1,9}){0,50})\]",
 }
+# The character each built-in's every match opens with (a test holds them to the patterns).
+BUILTIN_OPENERS = {"markdown": "[", "law": "[", "standard": "[", "source": "(", "numbered": "["}
 # User patterns come from gold files and ini: they run on RE2 (linear time, no backtracking), so a
 # pattern like "(a+)+$" cannot hang a run. RE2 has no backreferences or lookaround.
 MAX_PATTERN_LENGTH = 1000
@@ -141,6 +143,21 @@ def _compile_pattern_tuple(patterns: tuple[Any, ...]) -> tuple[tuple[str, Any], 
     ]
     compiled.extend(("custom", _compile_user_pattern(raw)) for raw in custom)
     return tuple(compiled)
+
+
+@functools.lru_cache(maxsize=256)
+def _openers(compiled: tuple[tuple[str, Any], ...]) -> frozenset[str] | None:
+    """The characters a citation of these patterns must contain (every built-in opens with a literal
+    bracket or parenthesis); None with a user's pattern, which could start with anything."""
+    if any(kind == "custom" for kind, _ in compiled):
+        return None
+    return frozenset(BUILTIN_OPENERS[kind] for kind, _ in compiled)
+
+
+def _may_cite(response: str, compiled: Sequence[tuple[str, Any]]) -> bool:
+    """False only when no pattern can match: none of the characters every citation opens with."""
+    opens = _openers(tuple(compiled))
+    return opens is None or any(char in response for char in opens)
 
 
 def _compile_user_pattern(raw: str) -> Any:
@@ -713,7 +730,8 @@ def citation_component(
     """
     try:
         # An answer citing nothing is N/A unless citations are required: finding is all it costs.
-        if not required and not _find(response, _compile_patterns(patterns))[0]:
+        compiled = _compile_patterns(patterns)
+        if not required and not (_may_cite(response, compiled) and _find(response, compiled)[0]):
             return None
         result = citation_check(
             response, patterns=patterns, required=required, sources=sources, contexts=contexts
