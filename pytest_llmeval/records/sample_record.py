@@ -1,4 +1,4 @@
-"""One test's result as the run keeps it: a frozen :class:`SampleRecord`.
+"""One test's result as the run keeps it: a :class:`SampleRecord`.
 
 A record crosses processes (xdist workers, shard reports) as plain JSON data: :meth:`SampleRecord.to_json`
 gives the builtins dict and :meth:`SampleRecord.from_json` reads it back, so a record survives the trip
@@ -26,12 +26,16 @@ REPEAT_FIELDS = (
 )
 
 
-@dataclass(frozen=True, slots=True, eq=True)
+# Not frozen: a frozen dataclass sets each of these 50 fields through object.__setattr__, which
+# made building the record a fifth of what a gold sample costs beyond its grading. The run keeps
+# records in a frozen RunRecord, and nothing edits one: a change is a new record (replace()).
+@dataclass(slots=True, eq=True)
 class SampleRecord(Mapping[str, Any]):
     """One gold sample (or bad gold line, or hand-written test using ``assert_*`` helpers) after it ran.
 
     Read by attribute; the read-only mapping view (``record["status"]``) gives the keys of
     :meth:`to_json`, so code written against the builtins record reads this one alike.
+    A change is a new record (:meth:`replace`), never an edit.
     """
 
     kind: str  # GOLD or HELPER

@@ -132,6 +132,10 @@ def test_cache_is_bounded_and_skips_long_or_deep_answers(
     counted: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(engine, "LATEX_CACHE_SIZE", 3)
+    # small bounds: reading a 1,000-character sum or 31 nested groups twice costs seconds and
+    # proves no more than a short sum and a few groups past the bounds
+    monkeypatch.setattr(engine, "MAX_CACHED_LATEX", 60)
+    monkeypatch.setattr(engine, "MAX_CACHED_NESTING", 4)
     for n in range(5):
         engine.read_latex(_latex_match(f"${n}+x$"), 0)
     engine.read_latex(_latex_match("$4+x$"), 0)  # the newest entries stayed
