@@ -43,14 +43,26 @@ def _load_before_inner_runs() -> None:
 _load_before_inner_runs()
 
 
-# Inner runs have no ini of their own: pin pytest-asyncio's loop scope (else it warns) and keep
-# pytest-randomly (installed by the dev extra) from shuffling them; a test that wants it opts in.
-# No inner run uses hypothesis (the dev extra's property tests run in the outer session), and its
-# pytest plugin costs about 0.45 s of CPU at each start: half of what a subprocess run or an
-# xdist worker of an inner run spends before collecting.
-INNER_ADDOPTS = (
-    "-o asyncio_default_fixture_loop_scope=function -p no:randomly -p no:hypothesispytest"
+# Inner runs load none of the dev extra's other pytest plugins: pytest-randomly would shuffle them,
+# and the rest cost a subprocess or an xdist worker of an inner run a good share of its start
+# (hypothesis's alone about 0.45 s of CPU; together a quarter of what a worker spends before
+# collecting). A test of the plugin beside one of them opts in with inner_addopts(name).
+INNER_BLOCKED = (
+    "randomly",
+    "hypothesispytest",
+    "asyncio",
+    "anyio",
+    "html",
+    "metadata",
+    "rerunfailures",
+    "timeout",
 )
+INNER_ADDOPTS = " ".join(f"-p no:{name}" for name in INNER_BLOCKED)
+
+
+def inner_addopts(*enabled: str) -> str:
+    """The inner runs' addopts with the named dev plugins (entry-point names) left on."""
+    return " ".join(f"-p no:{name}" for name in INNER_BLOCKED if name not in enabled)
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import INNER_ADDOPTS, write_suite
+from tests.conftest import inner_addopts, write_suite
 
 EXACT = {"accuracy": "exact", "weights": {"length": 0}}
 SUITE = [
@@ -59,6 +59,15 @@ def test_helper_fails():
 """
 
 
+# The entry points each companion plugin registers (pytest-html needs pytest-metadata's).
+COMPANION_ENTRY_POINTS = {
+    "randomly": ("randomly",),
+    "html": ("html", "metadata"),
+    "timeout": ("timeout",),
+    "rerunfailures": ("rerunfailures",),
+}
+
+
 def comparable(report: dict[str, Any]) -> dict[str, Any]:
     """What must not depend on the companion plugin: aggregates, tallies and every sample's outcome."""
     return {
@@ -102,8 +111,8 @@ def test_companion_plugin_gives_the_plain_report(
         {"randomly": "pytest_randomly", "html": "pytest_html", "timeout": "pytest_timeout"}[plugin]
     )
     plain, plain_report = run(suite, "-p", "no:xdist")
-    # The inner runs block pytest-randomly by default (tests/conftest.py); this one opts in.
-    monkeypatch.setenv("PYTEST_ADDOPTS", INNER_ADDOPTS.replace("-p no:randomly", ""))
+    # The inner runs block the dev plugins by default (tests/conftest.py); this one opts in.
+    monkeypatch.setenv("PYTEST_ADDOPTS", inner_addopts(*COMPANION_ENTRY_POINTS[plugin]))
     beside, beside_report = run(suite, *args)
     assert beside.ret == plain.ret == pytest.ExitCode.TESTS_FAILED
     assert beside.parseoutcomes() == plain.parseoutcomes()
@@ -130,9 +139,10 @@ def pytest_llmeval_generate(sample, config):
 
 @pytest.mark.parametrize("xdist", [["-p", "no:xdist"], ["-n", "2"]], ids=["no-xdist", "xdist-2"])
 def test_reruns_count_each_sample_once_with_its_final_outcome(
-    pytester: pytest.Pytester, xdist: list[str]
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, xdist: list[str]
 ) -> None:
     pytest.importorskip("pytest_rerunfailures")
+    monkeypatch.setenv("PYTEST_ADDOPTS", inner_addopts(*COMPANION_ENTRY_POINTS["rerunfailures"]))
     question = {"question": "Capital of Norway?", "expected": "Oslo", "eval_criteria": EXACT}
     write_suite(pytester, [{"id": name, **question} for name in ("steady", "flaky", "stubborn")])
     pytester.makeconftest(FLAKY_CONFTEST)

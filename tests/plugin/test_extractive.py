@@ -543,7 +543,6 @@ def test_gold_file_selects_extractive_match(pytester: pytest.Pytester) -> None:
             },
         ],
     )
-    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
     result = pytester.runpytest("-p", "no:randomly")
     assert result.parseoutcomes() == {"passed": 2, "failed": 1}
     result.stdout.fnmatch_lines(["*wrong*"])

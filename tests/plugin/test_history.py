@@ -179,7 +179,8 @@ def test_gold_change_is_marked_and_not_a_regression(pytester: pytest.Pytester) -
 
 
 def _pytest_cmd(*args: str) -> list[str]:
-    return [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", *args]
+    quiet = ("-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:hypothesispytest")
+    return [sys.executable, "-m", "pytest", *quiet, *args]
 
 
 def test_concurrent_writers_lose_nothing(pytester: pytest.Pytester) -> None:

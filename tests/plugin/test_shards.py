@@ -91,10 +91,14 @@ def numeric_suite(path: Path, n: int, start: int = 0) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+# The outer session's addopts stay out of the runs here; hypothesis's plugin does too (no run here
+# uses it, and it costs a few tenths of a second at each of the dozens of starts).
+RUN_ADDOPTS = "-p no:hypothesispytest"
+
+
 def run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
     for name in (
-        "PYTEST_ADDOPTS",
         "PYTEST_XDIST_WORKER",
         "LLMEVAL_SHARD",
         "CI_NODE_INDEX",
@@ -102,6 +106,7 @@ def run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
         "CI_PIPELINE_ID",
     ):
         env.pop(name, None)
+    env["PYTEST_ADDOPTS"] = RUN_ADDOPTS
     return subprocess.run(
         [sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
     )
@@ -368,8 +373,9 @@ def sharded_jobs() -> tuple[dict[str, Any], dict[str, Any]]:
 def shell(cwd: Path, command: str, **env: str) -> subprocess.CompletedProcess[str]:
     """A job's command line as the runner's shell runs it (globs expanded), with the repo's python."""
     environ = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
-    for name in ("PYTEST_ADDOPTS", "PYTEST_XDIST_WORKER", "GITHUB_RUN_ID", "CI_PIPELINE_ID"):
+    for name in ("PYTEST_XDIST_WORKER", "GITHUB_RUN_ID", "CI_PIPELINE_ID"):
         environ.pop(name, None)
+    environ["PYTEST_ADDOPTS"] = RUN_ADDOPTS
     environ.update(env)
     command = (
         command.replace("python -m", f"{sys.executable} -m", 1)
