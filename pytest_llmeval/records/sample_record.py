@@ -26,9 +26,9 @@ REPEAT_FIELDS = (
 )
 
 
-# Not frozen: a frozen dataclass sets each of these 50 fields through object.__setattr__, which
-# made building the record a fifth of what a gold sample costs beyond its grading. The run keeps
-# records in a frozen RunRecord, and nothing edits one: a change is a new record (replace()).
+# Not frozen: a frozen dataclass sets each of these 50 fields through object.__setattr__, a fifth
+# of what a gold sample costs beyond its grading. The run keeps records in a frozen RunRecord, and
+# nothing edits one: a change is a new record (replace()).
 @dataclass(slots=True, eq=True)
 class SampleRecord(Mapping[str, Any]):
     """One gold sample (or bad gold line, or hand-written test using ``assert_*`` helpers) after it ran.
