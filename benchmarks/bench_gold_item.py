@@ -91,8 +91,8 @@ def write_files(base: Path, n: int) -> tuple[Path, Path]:
     return gold_dir / "numeric_eval.jsonl", plain_dir / "test_plain.py"
 
 
-def run(path: Path) -> tuple[float, int, int, float]:
-    """(seconds, peak RSS in KiB, exit code, CPU seconds) of one pytest run in a fresh interpreter."""
+def pytest_run(path: Path) -> tuple[list[str], dict[str, str]]:
+    """(command, environment) of one pytest run of ``path`` in a fresh interpreter."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
     command = [
         sys.executable,
@@ -105,6 +105,12 @@ def run(path: Path) -> tuple[float, int, int, float]:
         "-p",
         "no:randomly",
     ]
+    return command, env
+
+
+def run(path: Path) -> tuple[float, int, int, float]:
+    """(seconds, peak RSS in KiB, exit code, CPU seconds) of one pytest run in a fresh interpreter."""
+    command, env = pytest_run(path)
     done = subprocess.run(
         [sys.executable, "-c", WRAPPER, *command],
         cwd=path.parent,

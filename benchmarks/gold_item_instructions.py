@@ -13,7 +13,6 @@ project at ``--project`` samples. Cache misses are not counted: wall time can di
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import shutil
 import subprocess
@@ -22,31 +21,17 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_gold_item import ROOT, write_files
+from bench_gold_item import pytest_run, write_files
 
 COLLECTED = re.compile(r"Collected : (\d+)")
 
 
 def instructions(path: Path) -> int:
     """Instructions one pytest run of ``path`` executes (callgrind's Ir total)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "PYTHONHASHSEED": "0"}
+    command, env = pytest_run(path)
+    env["PYTHONHASHSEED"] = "0"
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # the warm-up writes the caches the counted runs read
-    command = [
-        "valgrind",
-        "--tool=callgrind",
-        "--callgrind-out-file=/dev/null",
-        sys.executable,
-        "-W",
-        "ignore",
-        "-m",
-        "pytest",
-        str(path),
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:randomly",
-    ]
+    command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *command]
     done = subprocess.run(command, cwd=path.parent, capture_output=True, text=True, env=env)
     found = COLLECTED.search(done.stderr)
     if done.returncode not in (0, 1) or found is None:

@@ -14,7 +14,7 @@ import pytest
 
 from pytest_llmeval.history.analysis import cochran_armitage
 from pytest_llmeval.history.store import History
-from tests.conftest import run_interrupted_at_s2
+from tests.conftest import INNER_ADDOPTS, run_interrupted_at_s2
 from tests.regression_helpers import MODEL, ids, make_suite, run, set_wrong
 
 N = 50
@@ -179,8 +179,7 @@ def test_gold_change_is_marked_and_not_a_regression(pytester: pytest.Pytester) -
 
 
 def _pytest_cmd(*args: str) -> list[str]:
-    quiet = ("-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:hypothesispytest")
-    return [sys.executable, "-m", "pytest", *quiet, *args]
+    return [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *INNER_ADDOPTS.split(), *args]
 
 
 def test_concurrent_writers_lose_nothing(pytester: pytest.Pytester) -> None:

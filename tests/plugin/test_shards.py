@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from pytest_llmeval.shard import ci_run_id, parse_shard, sample_key, shard_of
+from tests.conftest import INNER_ADDOPTS
 
 REPO = Path(__file__).resolve().parents[2]
 pytest_plugins = ["pytester"]
@@ -91,11 +92,6 @@ def numeric_suite(path: Path, n: int, start: int = 0) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-# The outer session's addopts stay out of the runs here; hypothesis's plugin does too (no run here
-# uses it, and it costs a few tenths of a second at each of the dozens of starts).
-RUN_ADDOPTS = "-p no:hypothesispytest"
-
-
 def run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
     for name in (
@@ -106,7 +102,8 @@ def run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
         "CI_PIPELINE_ID",
     ):
         env.pop(name, None)
-    env["PYTEST_ADDOPTS"] = RUN_ADDOPTS
+    # the inner runs' addopts, not the outer session's: none of the dev extra's other plugins
+    env["PYTEST_ADDOPTS"] = INNER_ADDOPTS
     return subprocess.run(
         [sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
     )
@@ -375,7 +372,7 @@ def shell(cwd: Path, command: str, **env: str) -> subprocess.CompletedProcess[st
     environ = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
     for name in ("PYTEST_XDIST_WORKER", "GITHUB_RUN_ID", "CI_PIPELINE_ID"):
         environ.pop(name, None)
-    environ["PYTEST_ADDOPTS"] = RUN_ADDOPTS
+    environ["PYTEST_ADDOPTS"] = INNER_ADDOPTS
     environ.update(env)
     command = (
         command.replace("python -m", f"{sys.executable} -m", 1)

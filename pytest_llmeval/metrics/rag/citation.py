@@ -40,8 +40,9 @@ BUILTIN_PATTERNS: dict[str, str] = {
     "source": r"\((?i:sources?|kilder?)\s{0,5}:\s{0,5}(?P<target>[^()\n]{1,500})\)",
     "numbered": r"\[(?P<target>\d{1,9}(?:\s{0,5}[,;–-]\s{0,5}\d{1,9}){0,50})\]",
 }
-# The character each built-in's every match opens with (a test holds them to the patterns).
-BUILTIN_OPENERS = {"markdown": "[", "law": "[", "standard": "[", "source": "(", "numbered": "["}
+# The character every match of a built-in opens with: each pattern starts with an escaped "[" or
+# "(" (a test holds them to that).
+BUILTIN_OPENERS = {kind: pattern[1] for kind, pattern in BUILTIN_PATTERNS.items()}
 # User patterns come from gold files and ini: they run on RE2 (linear time, no backtracking), so a
 # pattern like "(a+)+$" cannot hang a run. RE2 has no backreferences or lookaround.
 MAX_PATTERN_LENGTH = 1000
